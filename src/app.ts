@@ -1,0 +1,131 @@
+// buildApp(deps): the whole HTTP surface. Used by main.ts and by the tests.
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from './deps.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { loggerOptions } from './http/logging.ts';
+import { MODULES } from './modules/index.ts';
+
+export type App = FastifyInstance;
+
+/** Largest JSON body accepted (uploads have their own limits in the messages module). */
+export const JSON_BODY_LIMIT = 256 * 1024;
+export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL),
+    loggerInstance: undefined,
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: undefined,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+
+  await app.register(helmet, {
+    // The API answers JSON; the interactive docs and the sandbox checkout page need inline assets.
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+  await app.register(cors, { origin: '*', credentials: false, exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition'] });
+  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
+  await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 5, fieldSize: 16 * 1024 } });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // Account-scoped answers must never be cached by a browser or a proxy; routes that are public and
+  // cacheable (questionnaire catalogue) set their own Cache-Control first.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('cache-control') && request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Patient Treatment Service API',
+        version: '1.0.0',
+        description:
+          'The patient-facing API of a European telemedicine service. Design decisions for what the specification leaves open are in docs/.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as any,
+      },
+      servers: [{ url: deps.config.PUBLIC_BASE_URL }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /v1/users/token/' },
+          jwtAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Same token; declared for clients generated against the original API' },
+        },
+      },
+      tags: [
+        { name: 'accounts', description: 'Registration, verification and sign-in' },
+        { name: 'profile', description: 'The patient profile' },
+        { name: 'questionnaires', description: 'Questionnaire catalogue, drafts and submission' },
+        { name: 'billing', description: 'Checkout, payments, invoices, orders and prescriptions' },
+        { name: 'consultations', description: 'Consultations' },
+        { name: 'subscriptions', description: 'Subscriptions and renewals' },
+        { name: 'messages', description: 'The conversation with the medical team' },
+        { name: 'journal', description: 'Progress journal' },
+        { name: 'referrals', description: 'Referrals and attribution' },
+        { name: 'clinician', description: 'Doctors only (outside the patient surface)' },
+        { name: 'backoffice', description: 'Back office only (outside the patient surface)' },
+        { name: 'sandbox', description: 'Built-in sandbox payment provider pages' },
+        { name: 'operations', description: 'Health and readiness' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: false, uiConfig: { deepLinking: true } });
+
+  app.get('/v1/schema/', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('cache-control', 'public, max-age=60');
+    return app.swagger();
+  });
+
+  app.get(
+    '/healthz',
+    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: z.object({ status: z.literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'The database is reachable',
+        response: { 200: z.object({ status: z.literal('ready') }), 503: z.object({ status: z.literal('unavailable') }) },
+      },
+    },
+    async (_req, reply) => {
+      try {
+        await deps.db.query('select 1');
+        return { status: 'ready' as const };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable' as const });
+      }
+    },
+  );
+
+  for (const mod of MODULES) await app.register(async (scope) => mod(scope as unknown as App, deps));
+
+  return app as unknown as App;
+}

@@ -1,0 +1,68 @@
+// The environment, parsed once. The only module that reads process.env.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const csv = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: z.string().optional(),
+  BRAND_SLUG: z.string().min(1).default('demo'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('no-reply@localhost'),
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe']).default('sandbox'),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_API_HOST: z.string().optional(),
+  STRIPE_API_PORT: z.coerce.number().int().optional(),
+  STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+  GOOGLE_CLIENT_IDS: csv,
+  GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  GOOGLE_ISSUERS: z
+    .string()
+    .default('accounts.google.com,https://accounts.google.com')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  REDIS_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Token lifetimes and account security budgets (documented in docs/accounts.md).
+  ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
+  REFRESH_TOKEN_TTL_SECONDS: seconds(14 * 24 * 3600),
+  REGISTRATION_EMAIL_COOLDOWN_SECONDS: seconds(60),
+  OTP_TTL_SECONDS: seconds(10 * 60),
+  OTP_MAX_WRONG: seconds(5),
+  OTP_LOCKOUT_SECONDS: seconds(15 * 60),
+  RESET_TOKEN_TTL_SECONDS: seconds(3600),
+  FORGOT_PASSWORD_COOLDOWN_SECONDS: seconds(60),
+  SIGNIN_FAILURES_PER_ACCOUNT: seconds(10),
+  SIGNIN_FAILURES_PER_IP: seconds(50),
+  SIGNIN_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
+  REGISTRATIONS_PER_IP: seconds(100),
+  REGISTRATION_WINDOW_SECONDS: seconds(3600),
+  MAIL_DISPATCH_INTERVAL_MS: seconds(500),
+  SCHEDULER_INTERVAL_MS: seconds(30_000),
+});
+
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as a shell `VAR=` would suggest.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid environment:\n${lines}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    DATA_DIR: resolve(c.DATA_DIR),
+    PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+  };
+}

@@ -1,0 +1,108 @@
+// One small database interface over two drivers: embedded PGlite (Postgres in WASM, persisted under
+// DATA_DIR) and a node-postgres pool (DATABASE_URL). Repositories write plain parameterised SQL
+// against `Queryable`, so the same statements run on both.
+import { mkdirSync } from 'node:fs';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export type Row = Record<string, any>;
+
+export interface Queryable {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'pg';
+  /** Runs fn in one transaction; rolls back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Dates stay `YYYY-MM-DD` strings (a JS Date would shift them by the time zone); numerics and
+// 64-bit integers become numbers (counts and money fit comfortably in a double).
+const asString = (v: string) => v;
+const asNumber = (v: string) => Number(v);
+
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Db> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const db = new PGlite({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    parsers: {
+      [pgliteTypes.DATE]: asString,
+      [pgliteTypes.NUMERIC]: asNumber,
+      [pgliteTypes.INT8]: asNumber,
+    },
+  });
+  await db.waitReady;
+  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
+    async query<T extends Row>(sql: string, params: unknown[] = []) {
+      return (await q.query<T>(sql, params)).rows;
+    },
+  });
+  return {
+    kind: 'pglite',
+    ...wrap(db),
+    // PGlite has one connection: its transactions are exclusive, so they also serialise.
+    tx: (fn) => db.transaction((t) => fn(wrap(t))),
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
+    close: () => db.close(),
+    // Exposed for the test harness, which clones one migrated instance per test file.
+    dump: () => db.dumpDataDir('none'),
+  } as Db & { dump: () => Promise<Blob> };
+}
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: any) {
+    if (oid === 1082) return asString;
+    if (oid === 1700 || oid === 20) return asNumber;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export async function openPostgres(url: string, max = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers as any });
+  pool.on('error', () => {
+    /* an idle client died; the pool replaces it */
+  });
+  await pool.query('select 1');
+  return {
+    kind: 'pg',
+    async query<T extends Row>(sql: string, params: unknown[] = []) {
+      return (await pool.query(sql, params)).rows as T[];
+    },
+    async tx(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn({
+          async query<T extends Row>(sql: string, params: unknown[] = []) {
+            return (await client.query(sql, params)).rows as T[];
+          },
+        });
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** Postgres error code of a unique violation: callers turn it into a domain outcome. */
+export const isUniqueViolation = (err: unknown, constraint?: string) =>
+  typeof err === 'object' &&
+  err !== null &&
+  (err as any).code === '23505' &&
+  (constraint === undefined || (err as any).constraint === constraint || String((err as any).message).includes(constraint));

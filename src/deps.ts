@@ -1,0 +1,20 @@
+// What every module receives: built once in main.ts (or by the test harness) and passed down.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Db } from './db/index.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Limiters } from './lib/rate-limit.ts';
+import type { Scheduler } from './lib/scheduler.ts';
+import type { Secrets } from './lib/secrets.ts';
+import type { Dispatcher } from './mail/outbox.ts';
+
+export interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  secrets: Secrets;
+  limiters: Limiters;
+  mail: Dispatcher;
+  scheduler: Scheduler;
+  log: FastifyBaseLogger;
+}

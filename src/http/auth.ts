@@ -1,0 +1,77 @@
+// Bearer authentication. An access token is trusted only while its account is active and its
+// session (refresh family) is not revoked, so disabling an account or resetting a password takes
+// effect on the next request. Only HS256 is accepted (alg allowlist).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import type { Deps } from '../deps.ts';
+import { notAuthenticated, permissionDenied, tokenNotValid } from './errors.ts';
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  sessionId: string;
+  locale: string;
+  is_doctor: boolean;
+  is_backoffice_admin: boolean;
+  is_marketer: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: AuthUser | null;
+  }
+}
+
+export const TOKEN_ISSUER = 'patient-treatment-service';
+
+export async function verifyAccessToken(deps: Deps, token: string): Promise<AuthUser> {
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw tokenNotValid('Token is expired');
+    throw tokenNotValid('Token is invalid or expired');
+  }
+  if (payload.token_type !== 'access') throw tokenNotValid('Token has wrong type');
+  if (typeof payload.user_id !== 'string' || typeof payload.sid !== 'string') throw tokenNotValid();
+  const [row] = await deps.db.query(
+    `select u.id, u.email, u.locale, u.is_doctor, u.is_backoffice_admin, u.is_marketer
+       from users u join refresh_families f on f.user_id = u.id
+      where u.id = $1 and f.id = $2 and f.revoked_at is null and u.disabled_at is null and u.email_verified_at is not null`,
+    [payload.user_id, payload.sid],
+  );
+  if (!row) throw tokenNotValid('User is inactive or the session has ended');
+  return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer };
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw tokenNotValid('Authorization header must contain two space-delimited values');
+  return m[1];
+}
+
+export type Role = 'any' | 'doctor' | 'backoffice_admin' | 'marketer';
+
+/** preHandler: requires a valid access token; for staff roles, the role flag (else 403). */
+export function authenticate(deps: Deps, role: Role = 'any') {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = bearer(request);
+    if (!token) throw notAuthenticated();
+    const user = await verifyAccessToken(deps, token);
+    request.user = user;
+    if (role === 'doctor' && !user.is_doctor) throw permissionDenied();
+    if (role === 'backoffice_admin' && !user.is_backoffice_admin) throw permissionDenied();
+    if (role === 'marketer' && !user.is_marketer) throw permissionDenied();
+  };
+}
+
+/** The authenticated user inside a handler behind `authenticate`. */
+export function currentUser(request: FastifyRequest): AuthUser {
+  if (!request.user) throw notAuthenticated();
+  return request.user;
+}
+
+/** OpenAPI security requirement for bearer routes. */
+export const bearerSecurity = [{ bearerAuth: [] }];

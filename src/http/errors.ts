@@ -1,0 +1,144 @@
+// The error catalogue: every failure a client can see is an ApiError carrying its HTTP status and
+// the exact body shape of spec section 7. Clients branch on `code` / `error_name`, never on prose.
+import { randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly body: Record<string, unknown>,
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : typeof body.error === 'string' ? body.error : `HTTP ${status}`);
+  }
+}
+
+export type FieldErrors = Record<string, string[]>;
+
+// Shape: field-keyed object `{<field>: [<message>, ...]}` (no detail, no code).
+export const fieldErrors = (errors: FieldErrors) => new ApiError(400, errors);
+export const fieldError = (field: string, message: string) => fieldErrors({ [field]: [message] });
+
+// Shape: `{detail}` for a missing record (another account's record is the same 404).
+export const notFound = (detail = 'Not found.') => new ApiError(404, { detail });
+
+// Shape: `{error, code}` for sign-in, registration, identity provider and messages.
+export const errorCode = (status: number, code: string, error: string, extra: Record<string, unknown> = {}) =>
+  new ApiError(status, { error, code, ...extra });
+
+// Shape: `{error_name, ...}` for registration, verification and checkout refusals.
+export const errorName = (status: number, error_name: string, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
+  new ApiError(status, { error_name, message, ...extra }, headers);
+
+// Shape: `{code, ...extras}` for renewal options and confirmation.
+export const coded = (status: number, code: string, extra: Record<string, unknown> = {}) => new ApiError(status, { code, ...extra });
+
+// Shape: `{detail, code}` (permission, session checks, throttling).
+export const detailCode = (status: number, code: string, detail: string, headers?: Record<string, string>) =>
+  new ApiError(status, { detail, code }, headers);
+
+export const permissionDenied = () =>
+  detailCode(403, 'permission_denied', 'You do not have permission to perform this action.');
+
+export const throttled = (retryAfterSeconds: number) =>
+  detailCode(429, 'throttled', `Request was throttled. Expected available in ${Math.max(1, Math.ceil(retryAfterSeconds))} seconds.`, {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
+
+// Shape: `{detail, code, messages[]}` for token failures (SimpleJWT's body).
+export const tokenNotValid = (message = 'Token is invalid or expired', tokenType: 'access' | 'refresh' = 'access') =>
+  new ApiError(
+    401,
+    {
+      detail: 'Given token not valid for any token type',
+      code: 'token_not_valid',
+      messages: [{ token_class: tokenType === 'access' ? 'AccessToken' : 'RefreshToken', token_type: tokenType, message }],
+    },
+    { 'www-authenticate': 'Bearer realm="api"' },
+  );
+
+export const notAuthenticated = () =>
+  new ApiError(401, { detail: 'Authentication credentials were not provided.', code: 'not_authenticated' }, { 'www-authenticate': 'Bearer realm="api"' });
+
+// Response schemas of the shapes, for the OpenAPI document.
+export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta({ description: 'Field-keyed validation errors' });
+export const DetailSchema = z.object({ detail: z.string() });
+export const DetailCodeSchema = z.object({ detail: z.string(), code: z.string() });
+export const ErrorCodeSchema = z.object({ error: z.string(), code: z.string() }).catchall(z.unknown());
+export const ErrorNameSchema = z.object({ error_name: z.string(), message: z.string() }).catchall(z.unknown());
+export const CodeSchema = z.object({ code: z.string() }).catchall(z.unknown());
+export const TokenErrorSchema = z.object({
+  detail: z.string(),
+  code: z.string(),
+  messages: z.array(z.object({ token_class: z.string(), token_type: z.string(), message: z.string() })).optional(),
+});
+
+/** DRF-style message for one zod issue. */
+function messageFor(issue: { code: string; message: string; input?: unknown; expected?: string }): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'This field is required.';
+  if (issue.code === 'invalid_type' && issue.input === null) return 'This field may not be null.';
+  if (issue.code === 'invalid_type' && issue.expected === 'number') return 'A valid number is required.';
+  if (issue.code === 'invalid_type' && issue.expected === 'string') return 'Not a valid string.';
+  if (issue.code === 'invalid_type' && issue.expected === 'boolean') return 'Must be a valid boolean.';
+  if (issue.code === 'unrecognized_keys') return issue.message;
+  return issue.message;
+}
+
+/** Turns zod issues into a field-keyed object; root-level problems go under non_field_errors. */
+export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    const keys: string[] =
+      issue.code === 'unrecognized_keys' ? issue.keys.map((k: string) => [...(issue.path ?? []), k].join('.')) : [(issue.path ?? []).join('.') || 'non_field_errors'];
+    for (const key of keys) {
+      const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : messageFor(issue);
+      (out[key] ??= []).includes(message) || out[key].push(message);
+    }
+  }
+  return out;
+}
+
+export function installErrorHandling(app: FastifyInstance) {
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send({ detail: 'Not found.' });
+  });
+
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ApiError) {
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+      return reply.code(err.status).send(err.body);
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const issues = err.validation.map((v: any) => ({ ...v.params?.issue, path: v.params?.issue?.path ?? [] }));
+      // Path and query parameters: a malformed id in a path is simply not found.
+      if (err.validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' });
+      return reply.code(400).send(zodIssuesToFields(issues));
+    }
+    if (isResponseSerializationError(err)) {
+      const error_id = randomUUID();
+      request.log.error({ err, error_id, issues: err.cause?.issues?.map((i: any) => ({ path: i.path, code: i.code })) }, 'response did not match its schema');
+      return reply.code(500).send({ detail: 'A server error occurred.', code: 'server_error', error_id });
+    }
+    const status = err.statusCode ?? 500;
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err as any).type === 'entity.parse.failed' || err instanceof SyntaxError) {
+      return reply.code(400).send({ detail: 'JSON parse error: the request body is not valid JSON.' });
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+      return reply.code(413).send({ detail: 'Request body is too large.', code: 'payload_too_large' });
+    }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
+      return reply.code(415).send({ detail: 'Unsupported media type in request.', code: 'unsupported_media_type' });
+    }
+    if (status === 429) {
+      return reply.code(429).send({ detail: 'Request was throttled.', code: 'throttled' });
+    }
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: err.message || 'Bad request.', code: 'bad_request' });
+    }
+    const error_id = randomUUID();
+    request.log.error({ err, error_id }, 'unhandled error');
+    return reply.code(500).send({ detail: 'A server error occurred.', code: 'server_error', error_id });
+  });
+}

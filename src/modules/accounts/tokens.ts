@@ -1,0 +1,52 @@
+// Token pairs. Access tokens are short-lived JWTs; refresh tokens are JWTs whose jti is stored
+// hashed in refresh_tokens, grouped in a family (one sign-in session). Each refresh rotates the
+// token; presenting a used refresh token again revokes the whole family (OWASP ASVS 10.4.5).
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { TOKEN_ISSUER } from '../../http/auth.ts';
+import { sha256 } from '../../lib/crypto.ts';
+
+export interface TokenPair {
+  access: string;
+  refresh: string;
+}
+
+async function sign(deps: Deps, claims: Record<string, unknown>, ttlSeconds: number): Promise<string> {
+  const now = Math.floor(deps.clock.now().getTime() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(TOKEN_ISSUER)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds)
+    .setJti(String(claims.jti))
+    .sign(deps.secrets.jwtKey);
+}
+
+export function accessToken(deps: Deps, userId: string, familyId: string): Promise<string> {
+  return sign(deps, { token_type: 'access', user_id: userId, sid: familyId, jti: randomUUID() }, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+}
+
+/** Issues a refresh token in a family, storing its jti hashed. */
+export async function refreshToken(deps: Deps, q: Queryable, userId: string, familyId: string): Promise<string> {
+  const jti = randomUUID();
+  const ttl = deps.config.REFRESH_TOKEN_TTL_SECONDS;
+  await q.query('insert into refresh_tokens (jti_hash, family_id, expires_at) values ($1, $2, $3)', [
+    sha256(jti),
+    familyId,
+    new Date(deps.clock.now().getTime() + ttl * 1000),
+  ]);
+  return sign(deps, { token_type: 'refresh', user_id: userId, sid: familyId, jti }, ttl);
+}
+
+/** Starts a new session (refresh family) and returns its first token pair. */
+export async function issueTokenPair(deps: Deps, q: Queryable, userId: string): Promise<TokenPair> {
+  const [family] = await q.query<{ id: string }>('insert into refresh_families (user_id) values ($1) returning id', [userId]);
+  return { access: await accessToken(deps, userId, family.id), refresh: await refreshToken(deps, q, userId, family.id) };
+}
+
+/** Ends every session of an account (disable, password reset). Access tokens die with them. */
+export async function revokeAllSessions(q: Queryable, userId: string, reason: string): Promise<void> {
+  await q.query('update refresh_families set revoked_at = now(), revoke_reason = $2 where user_id = $1 and revoked_at is null', [userId, reason]);
+}

@@ -1,0 +1,5 @@
+// The journal module: not built yet.
+import type { App } from '../../app.ts';
+import type { Deps } from '../../deps.ts';
+
+export default async function journalModule(_app: App, _deps: Deps): Promise<void> {}

@@ -1,0 +1,75 @@
+// Assembles the dependencies from the configuration: database (embedded or server), migrations,
+// secrets, clock, rate limiters, mail dispatcher and scheduler. Shared by main.ts, cli.ts and tests.
+import { join } from 'node:path';
+import pino from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/index.ts';
+import { openPglite, openPostgres } from './db/index.ts';
+import { lockDataDir } from './db/lock.ts';
+import { migrate } from './db/migrate.ts';
+import type { Deps } from './deps.ts';
+import { createClock } from './lib/clock.ts';
+import { createLimiters } from './lib/rate-limit.ts';
+import { createScheduler } from './lib/scheduler.ts';
+import { loadSecrets } from './lib/secrets.ts';
+import { createDispatcher } from './mail/outbox.ts';
+import { fileTransport, smtpTransport, type MailTransport } from './mail/transports.ts';
+import { REDACT_PATHS } from './http/logging.ts';
+
+export interface Runtime {
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config): Promise<{ db: Db; release: () => void }> {
+  if (config.DATABASE_URL) return { db: await openPostgres(config.DATABASE_URL), release: () => undefined };
+  const release = lockDataDir(config.DATA_DIR);
+  try {
+    return { db: await openPglite({ dataDir: join(config.DATA_DIR, 'pglite') }), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+export function mailTransportFor(config: Config): MailTransport {
+  return config.SMTP_URL ? smtpTransport(config.SMTP_URL) : fileTransport(join(config.DATA_DIR, 'outbox'));
+}
+
+export async function createRuntime(
+  config: Config,
+  options: { db?: Db; transport?: MailTransport; migrate?: boolean; release?: () => void } = {},
+): Promise<Runtime> {
+  const opened = options.db ? { db: options.db, release: options.release ?? (() => undefined) } : await openDatabase(config);
+  const { db } = opened;
+  try {
+    if (options.migrate !== false) await migrate(db);
+    const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+    const transport = options.transport ?? mailTransportFor(config);
+    const deps: Deps = {
+      config,
+      db,
+      clock: await createClock(db),
+      secrets: await loadSecrets(db),
+      limiters: createLimiters(config),
+      mail: createDispatcher(db, transport, config.MAIL_FROM, log),
+      scheduler: createScheduler(log),
+      log: log as any,
+    };
+    return {
+      deps,
+      async close() {
+        await deps.mail.stop();
+        await deps.scheduler.stop();
+        await deps.limiters.close();
+        transport.close?.();
+        await db.close();
+        opened.release();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    opened.release();
+    throw err;
+  }
+}

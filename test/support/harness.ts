@@ -1,0 +1,201 @@
+// The test harness: a real app on a real database (a copy of the migrated template: PGlite, or
+// PostgreSQL when DATABASE_URL is set), mail captured in memory, and small HTTP helpers.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openPglite, openPostgres, type Db } from '../../src/db/index.ts';
+import type { Deps } from '../../src/deps.ts';
+import { memoryTransport, type OutgoingMail } from '../../src/mail/transports.ts';
+import { createRuntime } from '../../src/runtime.ts';
+
+export const TEST_BRAND = 'test-brand';
+export const TEST_BASE_URL = 'http://api.test.local';
+export const PASSWORD = 'Quiet-Harbour-Lantern-42';
+
+async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const template = inject('pgTemplate');
+  const url = process.env.DATABASE_URL;
+  if (template && url) {
+    const name = `pts_t_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // CREATE DATABASE ... TEMPLATE needs the template to have no other sessions: retry briefly.
+    for (let i = 0; ; i++) {
+      try {
+        await admin.query(`create database ${name} template ${template}`);
+        break;
+      } catch (err: any) {
+        if (i > 50 || err.code !== '55006') throw err;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    const db = await openPostgres(u.toString());
+    return {
+      db,
+      drop: async () => {
+        await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+        await admin.end();
+      },
+    };
+  }
+  const file = inject('pgliteTemplate');
+  const db = await openPglite({ loadDataDir: new Blob([readFileSync(file)]) });
+  return { db, drop: async () => undefined };
+}
+
+export interface TestContext {
+  app: App;
+  deps: Deps;
+  db: Db;
+  config: Config;
+  mails: OutgoingMail[];
+  /** Runs the mail dispatcher until the outbox is empty. */
+  flushMail(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
+export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const { db, drop } = await openTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
+    BRAND_SLUG: TEST_BRAND,
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    LOG_LEVEL: 'silent',
+    GOOGLE_CLIENT_IDS: 'test-client.apps.googleusercontent.com',
+    ...env,
+  });
+  const transport = memoryTransport();
+  const runtime = await createRuntime(config, { db, transport, migrate: false });
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.ready();
+  return {
+    app,
+    deps: runtime.deps,
+    db,
+    config,
+    mails: transport.sent,
+    async flushMail() {
+      while ((await runtime.deps.mail.runOnce()) > 0) {
+        /* drain */
+      }
+    },
+    async close() {
+      await app.close();
+      await runtime.close();
+      await drop();
+    },
+  };
+}
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface CallOptions {
+  token?: string;
+  brand?: boolean | string;
+  json?: unknown;
+  headers?: Record<string, string>;
+  payload?: string | Buffer;
+  ip?: string;
+}
+
+/** One HTTP request through fastify.inject. */
+export async function call<T = any>(ctx: { app: App }, method: string, url: string, opts: CallOptions = {}): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.brand) headers['x-brand-slug'] = opts.brand === true ? TEST_BRAND : opts.brand;
+  let payload: string | Buffer | undefined = opts.payload;
+  if (opts.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(opts.json);
+  }
+  const res = await ctx.app.inject({ method: method as any, url, headers, payload, remoteAddress: opts.ip ?? '127.0.0.1' });
+  let body: any;
+  try {
+    body = res.body ? JSON.parse(res.body) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.statusCode, body, text: res.body, headers: res.headers as any };
+}
+
+export const uniqueEmail = (tag = 'p') => `${tag}-${randomUUID().slice(0, 12)}@example.org`.replace(/\d/g, (d) => 'ghijklmnop'[Number(d)]);
+
+/** The 6-digit code of the newest mail to `to` (flushes the outbox first). */
+export async function latestCode(ctx: TestContext, to: string): Promise<string> {
+  await ctx.flushMail();
+  const mail = [...ctx.mails].reverse().find((m) => m.to === to && /\b\d{6}\b/.test(m.text));
+  if (!mail) throw new Error(`no code mailed to ${to}`);
+  return /\b(\d{6})\b/.exec(mail.text)![1];
+}
+
+export interface Patient {
+  id: string;
+  email: string;
+  access: string;
+  refresh: string;
+}
+
+/** Registers, verifies and signs in a patient. */
+export async function newPatient(ctx: TestContext, tag = 'p', extra: Record<string, unknown> = {}): Promise<Patient> {
+  const email = uniqueEmail(tag);
+  const reg = await call(ctx, 'POST', '/v1/users/register/', { brand: true, json: { email, password: PASSWORD, first_name: 'Ada', last_name: 'Lovelace', ...extra } });
+  if (reg.status !== 200) throw new Error(`register: ${reg.status} ${reg.text}`);
+  const otp = await latestCode(ctx, email);
+  const ver = await call(ctx, 'POST', '/v1/users/verify-email/', { brand: true, json: { email, otp } });
+  if (ver.status !== 200) throw new Error(`verify: ${ver.status} ${ver.text}`);
+  const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
+  if (tok.status !== 200) throw new Error(`token: ${tok.status} ${tok.text}`);
+  const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+  return { id: row.id, email, access: tok.body.access, refresh: tok.body.refresh };
+}
+
+/** Fills the profile fields that submission and checkout require. */
+export async function completeProfile(ctx: TestContext, p: Patient, extra: Record<string, unknown> = {}) {
+  const res = await call(ctx, 'PATCH', '/v1/users/profile/me/', {
+    token: p.access,
+    json: { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', ...extra },
+  });
+  if (res.status !== 200) throw new Error(`profile PATCH: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Creates a staff account directly (what `npm run cli -- create-staff` does) and signs it in. */
+export async function newStaff(ctx: TestContext, role: 'doctor' | 'backoffice_admin' | 'marketer'): Promise<Patient> {
+  const { createStaff } = await import('../../src/modules/accounts/service.ts');
+  const email = uniqueEmail(role.replace('_', ''));
+  await createStaff(ctx.deps, { email, password: PASSWORD, role, firstName: 'Staff', lastName: role });
+  const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
+  if (tok.status !== 200) throw new Error(`staff token: ${tok.status} ${tok.text}`);
+  const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+  return { id: row.id, email, access: tok.body.access, refresh: tok.body.refresh };
+}
+
+/**
+ * Inserts a verified, active patient straight into the database and signs it in, without the
+ * register/verify flow (for tests of other modules). Profile columns may be set through `columns`.
+ */
+export async function seedPatient(ctx: TestContext, columns: Record<string, unknown> = {}): Promise<Patient> {
+  const { issueTokenPair } = await import('../../src/modules/accounts/tokens.ts');
+  const email = uniqueEmail('seed');
+  const cols = { email, first_name: 'Ada', last_name: 'Lovelace', email_verified_at: new Date(), referral_code: randomBytes(5).toString('hex').toUpperCase(), ...columns };
+  const keys = Object.keys(cols);
+  const [row] = await ctx.db.query<{ id: string }>(
+    `insert into users (${keys.join(', ')}) values (${keys.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
+    Object.values(cols).map((v) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v)),
+  );
+  const pair = await issueTokenPair(ctx.deps, ctx.db, row.id);
+  return { id: row.id, email, ...pair };
+}
