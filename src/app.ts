@@ -16,6 +16,19 @@ import { MODULES } from './modules/index.ts';
 
 export type App = FastifyInstance;
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  hidden: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered (the OpenAPI test checks each is documented). */
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 /** Largest JSON body accepted (uploads have their own limits in the messages module). */
 export const JSON_BODY_LIMIT = 256 * 1024;
 export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -35,6 +48,14 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     },
     ajv: undefined,
   }).withTypeProvider<ZodTypeProvider>();
+
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', registeredRoutes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') registeredRoutes.push({ method, url: route.url, hidden: Boolean((route.schema as any)?.hide) });
+    }
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -103,7 +124,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
 
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: z.object({ status: z.literal('ok') }) } } },
+    { schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: z.object({ status: z.literal('ok') }) } } },
     async () => ({ status: 'ok' as const }),
   );
   app.get(
@@ -112,6 +133,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
       schema: {
         tags: ['operations'],
         summary: 'The database is reachable',
+        security: [],
         response: { 200: z.object({ status: z.literal('ready') }), 503: z.object({ status: z.literal('unavailable') }) },
       },
     },

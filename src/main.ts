@@ -2,6 +2,7 @@
 // (stop accepting, drain in-flight requests, stop background work, close the database).
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { startPgBossTrigger } from './lib/scheduler.ts';
 import { createRuntime } from './runtime.ts';
 
 async function main() {
@@ -9,7 +10,11 @@ async function main() {
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime.deps);
   runtime.deps.mail.start(config.MAIL_DISPATCH_INTERVAL_MS);
-  runtime.deps.scheduler.start(config.SCHEDULER_INTERVAL_MS);
+  // Due work (charges, renewal windows, reminders): pg-boss on PostgreSQL so that one process of
+  // many runs it each minute; an in-process timer on the embedded database (one process).
+  const stopBoss = config.DATABASE_URL
+    ? await startPgBossTrigger(config.DATABASE_URL, runtime.deps.scheduler, runtime.deps.log)
+    : (runtime.deps.scheduler.start(config.SCHEDULER_INTERVAL_MS), async () => undefined);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -20,6 +25,7 @@ async function main() {
     force.unref();
     try {
       await app.close(); // waits for in-flight requests
+      await stopBoss();
       await runtime.close();
       process.exit(0);
     } catch (err) {

@@ -55,3 +55,27 @@ export function createScheduler(log: { warn: (o: object, m: string) => void }): 
     },
   };
 }
+
+/**
+ * On PostgreSQL, pg-boss triggers the due work once a minute across all processes (one of them
+ * runs it; the singleton key keeps two runs from overlapping). Returns a stop function.
+ */
+export async function startPgBossTrigger(
+  connectionString: string,
+  scheduler: Scheduler,
+  log: { warn: (o: object, m: string) => void },
+): Promise<() => Promise<void>> {
+  const { default: PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler' });
+  boss.on('error', (err: any) => log.warn({ err: { message: err?.message, code: err?.code } }, 'pg-boss error'));
+  await boss.start();
+  const queue = 'run-due-work';
+  await boss.createQueue(queue, { name: queue, policy: 'singleton' } as any);
+  await boss.schedule(queue, '* * * * *');
+  await boss.work(queue, async () => {
+    await scheduler.runDue();
+  });
+  return async () => {
+    await boss.stop({ graceful: true, timeout: 10_000, wait: true });
+  };
+}
