@@ -94,7 +94,8 @@ export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
       issue.code === 'unrecognized_keys' ? issue.keys.map((k: string) => [...(issue.path ?? []), k].join('.')) : [(issue.path ?? []).join('.') || 'non_field_errors'];
     for (const key of keys) {
       const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : messageFor(issue);
-      (out[key] ??= []).includes(message) || out[key].push(message);
+      const list = (out[key] ??= []);
+      if (!list.includes(message)) list.push(message);
     }
   }
   return out;
