@@ -1,5 +1,136 @@
-// The backoffice module: not built yet.
+// The back office (/v1/backoffice/, backoffice_admin only): find accounts, disable/enable them,
+// refund payments. Every action is audit-logged.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema, fieldErrors, notFound } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { revokeAllSessions } from '../accounts/tokens.ts';
+import { PaymentSchema, toPayment } from '../billing/payments.ts';
+import { refundPayment } from '../billing/service.ts';
+import { audit } from '../consultations/service.ts';
 
-export default async function backofficeModule(_app: App, _deps: Deps): Promise<void> {}
+const IdParams = z.object({ id: z.uuid() });
+const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+const ts = z.iso.datetime({ offset: true });
+
+const StaffUser = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    is_active: z.boolean(),
+    email_verified: z.boolean(),
+    disabled_at: ts.nullable(),
+    is_doctor: z.boolean(),
+    is_backoffice_admin: z.boolean(),
+    is_marketer: z.boolean(),
+    locale: z.string(),
+    consultation_count: z.number().int(),
+    created_at: ts,
+  })
+  .meta({ id: 'BackofficeUser' });
+
+const toUser = (u: any) => ({
+  id: u.id,
+  email: u.email,
+  first_name: u.first_name,
+  last_name: u.last_name,
+  is_active: !u.disabled_at,
+  email_verified: Boolean(u.email_verified_at),
+  disabled_at: u.disabled_at ? new Date(u.disabled_at).toISOString() : null,
+  is_doctor: u.is_doctor,
+  is_backoffice_admin: u.is_backoffice_admin,
+  is_marketer: u.is_marketer,
+  locale: u.locale,
+  consultation_count: u.consultation_count ?? 0,
+  created_at: new Date(u.created_at).toISOString(),
+});
+
+const USER_SELECT = 'select u.*, (select count(*)::int from consultations c where c.user_id = u.id) as consultation_count from users u';
+
+export default async function backofficeModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const admin = authenticate(deps, 'backoffice_admin');
+
+  r.get(
+    '/v1/backoffice/users/',
+    {
+      preHandler: admin,
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Find accounts by email',
+        description: '`email`: case-insensitive substring (an exact address finds that account). Oldest first.',
+        security: bearerSecurity,
+        querystring: PageQuery.extend({ email: z.string().max(320).optional() }),
+        response: { 200: pageSchema(StaffUser), 400: FieldErrorsSchema, ...staffErrors },
+      },
+    },
+    async (request) => {
+      const p = pageParams(request.query);
+      const email = (request.query.email ?? '').trim().toLowerCase();
+      const pattern = `%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const [{ n }] = await deps.db.query("select count(*)::int as n from users where lower(email) like $1 escape '\\'", [pattern]);
+      const rows = await deps.db.query(`${USER_SELECT} where lower(u.email) like $1 escape '\\' order by u.created_at, u.id limit $2 offset $3`, [pattern, p.limit, p.offset]);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, n, rows.map(toUser));
+    },
+  );
+
+  for (const action of ['disable', 'enable'] as const) {
+    r.post(
+      `/v1/backoffice/users/:id/${action}/`,
+      {
+        preHandler: admin,
+        schema: {
+          tags: ['backoffice'],
+          summary: action === 'disable' ? 'Disable an account (ends every session at once)' : 'Enable a disabled account',
+          description: action === 'disable' ? 'Sets disabled_at and revokes every refresh family: access tokens stop working on the next request; sign-in answers 403 user_inactive. An admin cannot disable their own account (400). Idempotent.' : 'Clears disabled_at. Idempotent.',
+          security: bearerSecurity,
+          params: IdParams,
+          response: { 200: StaffUser, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema },
+        },
+      },
+      async (request) => {
+        const actor = currentUser(request).id;
+        if (action === 'disable' && request.params.id === actor) throw fieldErrors({ non_field_errors: ['You cannot disable your own account.'] });
+        await deps.db.tx(async (q) => {
+          const [u] = await q.query('select id from users where id = $1 for update', [request.params.id]);
+          if (!u) throw notFound();
+          if (action === 'disable') {
+            await q.query('update users set disabled_at = coalesce(disabled_at, $2), updated_at = now() where id = $1', [u.id, deps.clock.now()]);
+            await revokeAllSessions(q, u.id, 'account_disabled');
+          } else {
+            await q.query('update users set disabled_at = null, updated_at = now() where id = $1', [u.id]);
+          }
+          await audit(q, actor, `user.${action}d`, 'user', u.id);
+        });
+        const [row] = await deps.db.query(`${USER_SELECT} where u.id = $1`, [request.params.id]);
+        return toUser(row);
+      },
+    );
+  }
+
+  r.post(
+    '/v1/backoffice/payments/:id/refund/',
+    {
+      preHandler: admin,
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Refund a payment, fully or partly',
+        description: 'amount_cents omitted: the whole remaining amount. Refunds through the payment provider, then updates refunded_amount_cents, net_amount_cents, status (partially_refunded | refunded) and refund. A full refund of a consultation still waiting for review (or rejected) moves it to refunded.',
+        security: bearerSecurity,
+        params: IdParams,
+        body: z.object({ amount_cents: z.number().int().positive().optional(), reason: z.string().max(500).optional() }),
+        response: { 200: PaymentSchema, 400: FieldErrorsSchema, ...staffErrors, 404: z.union([DetailSchema, DetailCodeSchema]), 502: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const updated = await refundPayment(deps, currentUser(request).id, request.params.id, request.body.amount_cents, request.body.reason ?? '');
+      const [u] = await deps.db.query('select email from users where id = $1', [updated.user_id]);
+      return toPayment(updated, u.email, deps.config.PUBLIC_BASE_URL);
+    },
+  );
+}

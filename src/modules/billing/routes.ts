@@ -1,5 +1,196 @@
-// The billing module: not built yet.
+// The billing module: checkout, session checks, payments, invoices, orders, prescriptions and the
+// patient's consultations; the sandbox checkout pages; the Stripe webhook; the recurring-charge job.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { providerFor } from '../../payments/index.ts';
+import { registerSandboxPages } from '../../payments/sandbox-pages.ts';
+import { registerStripeWebhook } from '../../payments/stripe-webhook.ts';
+import consultationRoutes from '../consultations/routes.ts';
+import { PRESCRIPTION_SELECT, toPrescription } from '../consultations/repository.ts';
+import { PrescriptionSchema } from '../consultations/schemas.ts';
+import { OrderSchema, listOrders } from './orders.ts';
+import { PaymentSchema, toPayment } from './payments.ts';
+import { invoicePdf, prescriptionPdf } from './pdf.ts';
+import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
+import { assertProfileComplete } from './profile-check.ts';
+import { checkSession, checkout, finaliseInTx, runDueCharges } from './service.ts';
 
-export default async function billingModule(_app: App, _deps: Deps): Promise<void> {}
+const IdParams = z.object({ id: z.uuid() });
+const auth401 = { 401: TokenErrorSchema };
+
+export default async function billingModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const base = deps.config.PUBLIC_BASE_URL;
+
+  deps.scheduler.register('billing.recurring-charges', () => runDueCharges(deps));
+
+  r.post(
+    '/v1/users/checkout/',
+    {
+      // The profile check runs before the body is validated: PROFILE_INCOMPLETE comes first.
+      preValidation: [authenticate(deps), async (request) => assertProfileComplete(deps.db, currentUser(request).id)],
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a checkout for a consultation',
+        description:
+          'Refusals, in order: 400 PROFILE_INCOMPLETE {error_name, missing_fields}; 400 field errors; 400 SUBMISSION_REQUIRED (no submitted questionnaire in the category); 400 SUBMISSION_NOT_ELIGIBLE {outcome} (latest submission ineligible or emergency); 400 PLAN_NOT_AVAILABLE; 409 CONSULTATION_ALREADY_OPEN {consultation_id}. Success: checkout_url + session_id of the provider page, or covered_by_subscription true with the consultation created at once. See docs/billing.md.',
+        security: bearerSecurity,
+        body: CheckoutBody,
+        response: { 200: CheckoutResponse, 400: z.union([ErrorNameSchema, FieldErrorsSchema]), ...auth401, 409: ErrorNameSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      return checkout(deps, { id: user.id, email: user.email }, request.body);
+    },
+  );
+
+  for (const provider of ['sandbox', 'stripe'] as const) {
+    r.get(
+      `/v1/users/${provider}/session/:id/`,
+      {
+        preHandler: authenticate(deps),
+        schema: {
+          tags: ['billing'],
+          summary: `State of a ${provider} checkout session`,
+          description: `A paid session is finalised here if the provider webhook has not done it yet (exactly one consultation and payment per session). Unknown, another account's, or another provider's session: 404 {detail, code: "${provider}_session_not_found"}.`,
+          security: bearerSecurity,
+          params: z.object({ id: z.string().max(255) }),
+          response: { 200: SessionResponse, ...auth401, 404: DetailCodeSchema },
+        },
+      },
+      async (request) => checkSession(deps, currentUser(request).id, provider, request.params.id),
+    );
+  }
+
+  r.get(
+    '/v1/users/payments/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['billing'],
+        summary: 'Payments of the account, newest first',
+        description: 'Ordering: `ordering=created_at|-created_at|amount_cents|-amount_cents` (default -created_at).',
+        security: bearerSecurity,
+        querystring: PageQuery,
+        response: { 200: pageSchema(PaymentSchema), ...auth401 },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const p = pageParams(request.query);
+      const order = { created_at: 'created_at', amount_cents: 'amount_cents' } as Record<string, string>;
+      const raw = typeof request.query.ordering === 'string' ? request.query.ordering : '';
+      const col = order[raw.replace(/^-/, '')];
+      const orderSql = col ? `${col} ${raw.startsWith('-') ? 'desc' : 'asc'}, id ${raw.startsWith('-') ? 'desc' : 'asc'}` : 'created_at desc, id desc';
+      const [{ n }] = await deps.db.query('select count(*)::int as n from payments where user_id = $1', [user.id]);
+      const rows = await deps.db.query(`select * from payments where user_id = $1 order by ${orderSql} limit $2 offset $3`, [user.id, p.limit, p.offset]);
+      return pageEnvelope(request, base, p, n, rows.map((row) => toPayment(row, user.email, base)));
+    },
+  );
+
+  r.get(
+    '/v1/users/payments/:id/invoice/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['billing'],
+        summary: 'Invoice of a payment (PDF)',
+        description: 'application/pdf, Content-Disposition attachment. Seller, patient, line item, VAT treatment (exempt medical care), amounts and refunds.',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const [p] = await deps.db.query(
+        "select p.*, u.first_name, u.last_name, u.email, u.addresses from payments p join users u on u.id = p.user_id where p.id = $1 and p.user_id = $2",
+        [request.params.id, user.id],
+      );
+      if (!p) throw notFound();
+      const addr = Array.isArray(p.addresses) && p.addresses[0] ? p.addresses[0] : null;
+      const address = addr ? [addr.line1, addr.line2, [addr.postal_code, addr.city].filter(Boolean).join(' '), addr.country].filter((x: unknown) => typeof x === 'string' && x) : [];
+      const number = p.invoice_number ? `INV-${p.invoice_number}` : `FAILED-${String(p.id).slice(0, 8)}`;
+      const pdf = await invoicePdf({
+        number,
+        issuedAt: new Date(p.captured_at ?? p.created_at),
+        patient: { name: `${p.first_name} ${p.last_name}`.trim(), email: p.email, address },
+        payment: { ...(p as any), captured_at: p.captured_at ? new Date(p.captured_at) : null },
+        refunds: p.refund?.refunds ?? [],
+      });
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="invoice-${number.replace(/[^A-Za-z0-9-]/g, '')}.pdf"`).send(pdf);
+    },
+  );
+
+  r.get(
+    '/v1/users/orders/',
+    {
+      preHandler: authenticate(deps),
+      schema: { tags: ['billing'], summary: 'Orders of the account (bare array, newest first)', security: bearerSecurity, response: { 200: z.array(OrderSchema), ...auth401 } },
+    },
+    async (request) => listOrders(deps.db, currentUser(request).id),
+  );
+
+  r.get(
+    '/v1/users/prescriptions/',
+    {
+      preHandler: authenticate(deps),
+      schema: { tags: ['billing'], summary: 'Prescriptions of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(PrescriptionSchema), ...auth401 } },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const p = pageParams(request.query);
+      const [{ n }] = await deps.db.query('select count(*)::int as n from prescriptions where user_id = $1', [user.id]);
+      const rows = await deps.db.query(`${PRESCRIPTION_SELECT} where r.user_id = $1 order by r.issued_at desc, r.id desc limit $2 offset $3`, [user.id, p.limit, p.offset]);
+      return pageEnvelope(request, base, p, n, rows.map((row) => toPrescription(row, base)));
+    },
+  );
+
+  r.get(
+    '/v1/users/prescriptions/:id/pdf/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['billing'],
+        summary: 'A prescription as PDF',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const [rx] = await deps.db.query(
+        `${PRESCRIPTION_SELECT.replace('from prescriptions r', ', pu.first_name as patient_first_name, pu.last_name as patient_last_name, pu.date_of_birth, pu.email as patient_email from prescriptions r join users pu on pu.id = r.user_id')} where r.id = $1 and r.user_id = $2`,
+        [request.params.id, user.id],
+      );
+      if (!rx) throw notFound();
+      const pdf = await prescriptionPdf({
+        id: rx.id,
+        issuedAt: new Date(rx.issued_at),
+        validUntil: rx.valid_until ? new Date(rx.valid_until) : null,
+        patient: { name: `${rx.patient_first_name} ${rx.patient_last_name}`.trim(), date_of_birth: rx.date_of_birth, email: rx.patient_email },
+        doctor: { name: `${rx.doctor_first_name} ${rx.doctor_last_name}`.trim(), license: rx.doctor_license_number },
+        treatment_name: rx.treatment_name,
+        dosage: rx.dosage,
+        supply_days: rx.supply_days,
+        instructions: rx.instructions,
+      });
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="prescription-${String(rx.id).slice(0, 8)}.pdf"`).send(pdf);
+    },
+  );
+
+  await consultationRoutes(app, deps);
+
+  registerSandboxPages(app, deps, async (sessionId) => {
+    const state = await providerFor(deps, 'sandbox').retrieveSession(deps.db, sessionId);
+    if (state) await deps.db.tx((q) => finaliseInTx(deps, q, sessionId, state));
+  });
+  registerStripeWebhook(app, deps);
+}

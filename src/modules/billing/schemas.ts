@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+export const CheckoutBody = z.object({
+  category: z.string().min(1).max(64).meta({ description: 'Questionnaire category key, e.g. weight_loss, hair_growth' }),
+  plan: z.enum(['one_off', 'subscription']).default('one_off'),
+  treatment_id: z.string().min(1).max(255).optional().meta({ description: 'Default: the treatment suggested by the eligible submission, else the first treatment sold on this plan' }),
+  dosage: z.string().min(1).max(255).optional().meta({ description: 'Default: the suggested dosage, else the first step of the dosage ladder' }),
+  success_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns after payment; {CHECKOUT_SESSION_ID} is replaced' }),
+  cancel_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns when the patient declines' }),
+});
+
+export const CheckoutResponse = z
+  .object({
+    covered_by_subscription: z.boolean(),
+    checkout_url: z.string().nullable(),
+    session_id: z.string().nullable(),
+    provider: z.string().nullable(),
+    consultation_id: z.uuid().nullable(),
+    plan: z.enum(['one_off', 'subscription']),
+    category: z.string(),
+    treatment_id: z.string(),
+    dosage: z.string(),
+    amount_cents: z.number().int(),
+    currency: z.string(),
+    supply_days: z.number().int().nullable(),
+    expires_at: z.iso.datetime({ offset: true }).nullable(),
+  })
+  .meta({ id: 'CheckoutResult' });
+
+export const SessionResponse = z
+  .object({
+    id: z.string(),
+    provider: z.string(),
+    status: z.enum(['open', 'paid', 'declined', 'expired']),
+    category: z.string(),
+    plan: z.string(),
+    treatment_id: z.string(),
+    dosage: z.string(),
+    amount_cents: z.number().int(),
+    currency: z.string(),
+    checkout_url: z.string().nullable(),
+    consultation_id: z.uuid().nullable(),
+    payment_id: z.uuid().nullable(),
+    subscription_id: z.uuid().nullable(),
+    expires_at: z.iso.datetime({ offset: true }),
+    finalised_at: z.iso.datetime({ offset: true }).nullable(),
+  })
+  .meta({ id: 'CheckoutSession' });

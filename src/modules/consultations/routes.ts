@@ -1,0 +1,37 @@
+// The patient's consultations (registered by the billing module).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
+import { ConsultationSchema } from './schemas.ts';
+import { getConsultationForUser } from './service.ts';
+
+export default async function consultationRoutes(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/v1/users/consultations/',
+    {
+      preHandler: authenticate(deps),
+      schema: { tags: ['consultations'], summary: 'Consultations of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ConsultationSchema), 401: TokenErrorSchema } },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const p = pageParams(request.query);
+      const n = await countForUser(deps.db, user.id);
+      const rows = await pageForUser(deps.db, user.id, p.limit, p.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, n, await serialiseConsultations(deps.db, deps, rows));
+    },
+  );
+  r.get(
+    '/v1/users/consultations/:id/',
+    {
+      preHandler: authenticate(deps),
+      schema: { tags: ['consultations'], summary: 'One consultation of the account', security: bearerSecurity, params: z.object({ id: z.uuid() }), response: { 200: ConsultationSchema, 401: TokenErrorSchema, 404: DetailSchema } },
+    },
+    async (request) => getConsultationForUser(deps, currentUser(request).id, request.params.id),
+  );
+}

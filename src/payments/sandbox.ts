@@ -1,0 +1,66 @@
+// The built-in sandbox provider: no network, no keys. Checkout sessions are rows of
+// checkout_sessions; the hosted page (sandbox-pages.ts) marks them paid or declined.
+//
+// Test cards (documented in docs/billing.md, same numbers as Stripe's test cards):
+//   4242 4242 4242 4242  succeeds (the default on the page)
+//   4000 0000 0000 0002  declined at checkout (card_declined)
+//   4000 0000 0000 9995  declined at checkout (insufficient_funds)
+//   4000 0000 0000 0341  succeeds at checkout, every later recurring charge fails (card_declined)
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, RenewalCharge, SessionState } from './types.ts';
+
+export const SANDBOX_SESSION_TTL_MS = 24 * 3600 * 1000;
+
+export const SANDBOX_CARDS: Record<string, { outcome: 'succeeds' | 'declined' | 'renewals_fail'; brand: string; declineCode?: string }> = {
+  '4242424242424242': { outcome: 'succeeds', brand: 'visa' },
+  '5555555555554444': { outcome: 'succeeds', brand: 'mastercard' },
+  '4000000000000002': { outcome: 'declined', brand: 'visa', declineCode: 'card_declined' },
+  '4000000000009995': { outcome: 'declined', brand: 'visa', declineCode: 'insufficient_funds' },
+  '4000000000000341': { outcome: 'renewals_fail', brand: 'visa' },
+};
+
+/** Last4 of the card whose recurring charges fail. */
+export const RENEWAL_FAIL_LAST4 = '0341';
+
+export const newSandboxId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
+
+export function sandboxProvider(baseUrl: string, clock: Clock): PaymentProvider {
+  return {
+    name: 'sandbox',
+    async createCheckoutSession(_q: Queryable, _req: CheckoutRequest): Promise<CreatedCheckout> {
+      const id = newSandboxId('cs_sandbox');
+      return { id, url: `${baseUrl}/sandbox/checkout/${id}/`, expiresAt: new Date(clock.now().getTime() + SANDBOX_SESSION_TTL_MS) };
+    },
+    async retrieveSession(q: Queryable, sessionId: string): Promise<SessionState | null> {
+      const [row] = await q.query("select * from checkout_sessions where id = $1 and provider = 'sandbox'", [sessionId]);
+      if (!row) return null;
+      let status = row.status as SessionState['status'];
+      if (status === 'open' && new Date(row.expires_at).getTime() <= clock.now().getTime()) status = 'expired';
+      return {
+        id: row.id,
+        status,
+        clientReferenceId: row.user_id,
+        amountCents: row.amount_cents,
+        providerPaymentId: row.provider_payment_id,
+        providerSubscriptionId: row.provider_subscription_id,
+        cardBrand: row.payment_method_brand,
+        cardLast4: row.payment_method_last4,
+        declineCode: row.decline_code,
+      };
+    },
+    async chargeRenewal(charge: RenewalCharge): Promise<ChargeResult> {
+      const providerPaymentId = `py_sandbox_${charge.idempotencyKey}`;
+      if (charge.cardLast4 === RENEWAL_FAIL_LAST4) return { ok: false, providerPaymentId, failureCode: 'card_declined' };
+      return { ok: true, providerPaymentId };
+    },
+    async refund(): Promise<RefundResult> {
+      return { id: newSandboxId('re_sandbox'), status: 'succeeded' };
+    },
+    async billingPortalUrl(): Promise<string | null> {
+      // The sandbox keeps no stored card to manage.
+      return null;
+    },
+  };
+}

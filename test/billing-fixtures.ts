@@ -1,0 +1,42 @@
+// Shared set-up for the billing, clinician, back-office and Stripe tests.
+import { randomUUID } from 'node:crypto';
+import { call, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+
+export async function readyPatient(ctx: TestContext, category = 'weight_loss', outcome = 'eligible', extra: Record<string, unknown> = {}): Promise<Patient> {
+  const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', ...extra });
+  await addSubmission(ctx, p.id, category, outcome);
+  return p;
+}
+
+export async function addSubmission(ctx: TestContext, userId: string, category: string, outcome = 'eligible') {
+  const answers = [
+    { step_id: 1, question_key: 'height_cm', value: 180 },
+    { step_id: 1, question_key: 'weight_kg', value: 105 },
+    { step_id: 2, question_key: 'conditions', values: { diabetes: false } },
+  ];
+  const [row] = await ctx.db.query(
+    'insert into questionnaire_submissions (user_id, category, version_id, answers, outcome, result) values ($1, $2, $3, $4::jsonb, $5, $6::jsonb) returning id',
+    [userId, category, randomUUID(), JSON.stringify(answers), outcome, JSON.stringify({ bmi: 32.4, reasons: [] })],
+  );
+  return row.id as string;
+}
+
+export async function staff(ctx: TestContext, role: 'doctor' | 'backoffice_admin'): Promise<Patient> {
+  try {
+    const { newStaff } = await import('./support/harness.ts');
+    return await newStaff(ctx, role);
+  } catch {
+    return seedPatient(ctx, role === 'doctor' ? { is_doctor: true, doctor_license_number: 'LANR-123456789' } : { is_backoffice_admin: true });
+  }
+}
+
+/** Checkout + sandbox Pay; returns the session id and the finalised session view. */
+export async function paySandbox(ctx: TestContext, p: Patient, body: Record<string, unknown> = { category: 'weight_loss', plan: 'subscription' }, card?: string) {
+  const co = await call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: body });
+  if (co.status !== 200) throw new Error(`checkout ${co.status} ${co.text}`);
+  const path = new URL(co.body.checkout_url).pathname;
+  const pay = await call(ctx, 'POST', `${path}pay/`, { payload: card ? `card_number=${card}` : '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  if (pay.status !== 303) throw new Error(`pay ${pay.status} ${pay.text}`);
+  const s = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: p.access });
+  return { checkout: co.body, session: s.body, redirect: pay.headers.location as string };
+}
