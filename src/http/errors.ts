@@ -112,7 +112,13 @@ export function installErrorHandling(app: FastifyInstance) {
       return reply.code(err.status).send(err.body);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const issues = err.validation.map((v: any) => ({ ...v.params?.issue, path: v.params?.issue?.path ?? [] }));
+      // fastify-type-provider-zod 7 puts the issue's fields under params, its code in keyword, its
+      // message in message and its path in instancePath.
+      const issues = err.validation.map((v: any) =>
+        v.params?.issue
+          ? { ...v.params.issue, path: v.params.issue.path ?? [] }
+          : { ...v.params, code: v.keyword, message: v.message, path: String(v.instancePath ?? '').split('/').filter(Boolean) },
+      );
       // Path and query parameters: a malformed id in a path is simply not found.
       if (err.validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' });
       return reply.code(400).send(zodIssuesToFields(issues));
