@@ -7,7 +7,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { installErrorHandling } from './http/errors.ts';
@@ -114,6 +114,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
       ],
     },
     transform: jsonSchemaTransform,
+    // Schemas with .meta({ id }) become components/schemas entries that the $refs point to.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: false, uiConfig: { deepLinking: true } });
 
