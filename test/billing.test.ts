@@ -245,6 +245,56 @@ describe('plans: covered consultations and recurring charges', () => {
   });
 });
 
+describe('plan lifecycle', () => {
+  it('four failed charges cancel the plan; cancel_at_period_end ends it at the period end', async () => {
+    const bad = await readyPatient(ctx);
+    const b = await paySandbox(ctx, bad, { category: 'weight_loss', plan: 'subscription' }, '4000000000000341');
+    await ctx.db.query("update subscriptions set current_period_end = now() - interval '1 minute' where id = $1", [b.session.subscription_id]);
+    for (let i = 0; i < 4; i++) {
+      await ctx.db.query('update subscriptions set next_charge_attempt_at = null where id = $1', [b.session.subscription_id]);
+      await ctx.deps.scheduler.runDue();
+    }
+    const [s1] = await ctx.db.query('select status, failed_attempts, canceled_at from subscriptions where id = $1', [b.session.subscription_id]);
+    expect(s1).toMatchObject({ status: 'canceled', failed_attempts: 4 });
+    const failed = await ctx.db.query("select count(*)::int as n from payments where subscription_id = $1 and status = 'failed'", [b.session.subscription_id]);
+    expect(failed[0].n).toBe(4);
+
+    const p = await readyPatient(ctx);
+    const g = await paySandbox(ctx, p);
+    await ctx.db.query("update subscriptions set cancel_at_period_end = true, current_period_end = now() - interval '1 minute' where id = $1", [g.session.subscription_id]);
+    await ctx.deps.scheduler.runDue();
+    const [s2] = await ctx.db.query('select status, canceled_at from subscriptions where id = $1', [g.session.subscription_id]);
+    expect(s2.status).toBe('canceled');
+    expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.count).toBe(1);
+  });
+
+  it('parallel checkouts covered by a plan create one consultation', async () => {
+    const p = await readyPatient(ctx);
+    const { session } = await paySandbox(ctx, p);
+    await ctx.db.query("update consultations set status = 'approved' where id = $1", [session.consultation_id]);
+    const rs = await Promise.all(Array.from({ length: 8 }, () => call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: { category: 'weight_loss', plan: 'subscription' } })));
+    expect(rs.filter((r) => r.status === 200 && r.body.covered_by_subscription)).toHaveLength(1);
+    expect(rs.filter((r) => r.status === 409).every((r) => r.body.error_name === 'CONSULTATION_ALREADY_OPEN')).toBe(true);
+    const [{ n }] = await ctx.db.query('select count(*)::int as n from consultations where user_id = $1', [p.id]);
+    expect(n).toBe(2);
+  });
+
+  it('an expired sandbox session cannot be paid; the sandbox has no billing portal', async () => {
+    const p = await readyPatient(ctx);
+    const co = await call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: { category: 'weight_loss', plan: 'one_off' } });
+    await ctx.db.query("update checkout_sessions set expires_at = now() - interval '1 second' where id = $1", [co.body.session_id]);
+    const s = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: p.access });
+    expect(s.body.status).toBe('expired');
+    const pay = await call(ctx, 'POST', `${new URL(co.body.checkout_url).pathname}pay/`);
+    expect(pay.status).toBe(303);
+    expect(pay.headers.location).toContain('/checkout/cancelled/');
+    expect((await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access })).body.count).toBe(0);
+    const portal = await call(ctx, 'POST', '/v1/users/billing-portal/', { token: p.access, json: {} });
+    expect(portal.body).toEqual({ url: null, provider: null });
+    expect((await call(ctx, 'GET', `/sandbox/checkout/cs_sandbox_${'0'.repeat(32)}/`)).status).toBe(404);
+  });
+});
+
 describe('records', () => {
   it('lists are paginated envelopes, orders a bare array', async () => {
     const p = await seedPatient(ctx);

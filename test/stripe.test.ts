@@ -62,6 +62,9 @@ async function fakeStripe(): Promise<Fake> {
         if (!s) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such checkout.session: '${m[1]}'` } });
         return send(200, s);
       }
+      if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
+        return send(200, { id: `bps_${hex()}`, object: 'billing_portal.session', customer: body.get('customer'), url: `https://billing.stripe.test/p/session/${hex()}` });
+      }
       if (req.method === 'POST' && url.pathname === '/v1/refunds') {
         return send(200, { id: `re_${hex()}`, object: 'refund', amount: Number(body.get('amount')), payment_intent: body.get('payment_intent'), status: 'succeeded' });
       }
@@ -99,7 +102,7 @@ function webhook(event: Record<string, unknown>, secret = WEBHOOK_SECRET) {
 function pay(sessionId: string, plan: 'one_off' | 'subscription') {
   const s = fake.sessions.get(sessionId);
   Object.assign(s, { status: 'complete', payment_status: 'paid' });
-  if (plan === 'subscription') Object.assign(s, { subscription: `sub_${hex()}`, invoice: `in_${hex()}` });
+  if (plan === 'subscription') Object.assign(s, { subscription: `sub_${hex()}`, invoice: `in_${hex()}`, customer: `cus_${hex()}` });
   else s.payment_intent = `pi_${hex()}`;
   return s;
 }
@@ -169,7 +172,13 @@ describe('stripe checkout', () => {
     expect(rs.slice(20).map((r) => r.body.duplicate).sort()).toEqual([false, true]);
     expect(await counts(p.id)).toEqual([1, 1, 1]);
     const [sub] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
-    expect(sub).toMatchObject({ provider: 'stripe', provider_subscription_id: s.subscription, status: 'active', cycle_days: 28 });
+    expect(sub).toMatchObject({ provider: 'stripe', provider_subscription_id: s.subscription, provider_customer_id: s.customer, status: 'active', cycle_days: 28 });
+    const portal = await call(ctx, 'POST', '/v1/users/billing-portal/', { token: p.access, json: { return_url: 'https://app.example.org/account' } });
+    expect(portal.status).toBe(200);
+    expect(portal.body).toMatchObject({ provider: 'stripe', url: expect.stringMatching(/^https:\/\/billing\.stripe\.test\//) });
+    const portalReq = fake.requests.filter((x) => x.path === '/v1/billing_portal/sessions').pop()!;
+    expect(portalReq.body.get('customer')).toBe(s.customer);
+    expect(portalReq.body.get('return_url')).toBe('https://app.example.org/account');
   });
 
   it("another account's session is 404 and finalises nothing; a webhook for a session bound to someone else is ignored", async () => {

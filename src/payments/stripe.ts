@@ -34,6 +34,7 @@ export function stripeSessionState(s: any): SessionState {
     amountCents: typeof s.amount_total === 'number' ? s.amount_total : null,
     providerPaymentId: idOf(s.payment_intent) ?? idOf(s.invoice) ?? (paid ? s.id : null),
     providerSubscriptionId: idOf(s.subscription),
+    providerCustomerId: idOf(s.customer),
     cardBrand: card?.brand ?? null,
     cardLast4: card?.last4 ?? null,
     declineCode: null,

@@ -46,6 +46,8 @@ export interface SessionState {
   /** The provider's id of the captured payment (payment intent / invoice / sandbox charge). */
   providerPaymentId: string | null;
   providerSubscriptionId: string | null;
+  /** The provider's customer (Stripe: cus_...), when it has one. */
+  providerCustomerId?: string | null;
   cardBrand: string | null;
   cardLast4: string | null;
   declineCode: string | null;

@@ -18,7 +18,7 @@ import { PaymentSchema, toPayment } from './payments.ts';
 import { invoicePdf, prescriptionPdf } from './pdf.ts';
 import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
 import { assertProfileComplete } from './profile-check.ts';
-import { checkSession, checkout, finaliseInTx, runDueCharges } from './service.ts';
+import { billingPortal, checkSession, checkout, finaliseInTx, runDueCharges } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
@@ -67,6 +67,23 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
       async (request) => checkSession(deps, currentUser(request).id, provider, request.params.id),
     );
   }
+
+  r.post(
+    '/v1/users/billing-portal/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['billing'],
+        summary: "Link to the payment provider's billing portal",
+        description:
+          'Where the patient updates the card of their plan (Stripe customer portal). `url` is null when the account has no live plan or the provider has no portal (sandbox). `return_url`: where the portal sends the patient back.',
+        security: bearerSecurity,
+        body: z.object({ return_url: z.string().max(2000).optional() }).optional(),
+        response: { 200: z.object({ url: z.string().nullable(), provider: z.string().nullable() }), 400: FieldErrorsSchema, ...auth401 },
+      },
+    },
+    async (request) => billingPortal(deps, currentUser(request).id, request.body?.return_url),
+  );
 
   r.get(
     '/v1/users/payments/',

@@ -114,6 +114,12 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const covered = await deps.db.tx(async (q) => {
     const sub = await coveringSubscription(q, user.id, input.category, now);
     if (!sub) return null;
+    // Re-checked under the plan's row lock: parallel checkouts create one covered consultation.
+    const [again] = await q.query("select id from consultations where user_id = $1 and category = $2 and status in ('pending_review', 'needs_information') limit 1", [
+      user.id,
+      input.category,
+    ]);
+    if (again) throw errorName(409, 'CONSULTATION_ALREADY_OPEN', 'A consultation of this category is already waiting for a doctor.', { consultation_id: again.id });
     const c = await createConsultation(q, {
       userId: user.id,
       category: input.category,
@@ -274,8 +280,8 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
     const cycle = row.cycle_days ?? 28;
     const [sub] = await q.query(
       `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, provider_subscription_id, price_cents, currency, interval, interval_count,
-         cycle_days, started_at, current_period_start, current_period_end, payment_method_brand, payment_method_last4, created_at, updated_at)
-       values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, 'day', $9, $9, $10, $10, $11, $12, $13, $10, $10) returning id`,
+         cycle_days, started_at, current_period_start, current_period_end, payment_method_brand, payment_method_last4, provider_customer_id, created_at, updated_at)
+       values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, 'day', $9, $9, $10, $10, $11, $12, $13, $14, $10, $10) returning id`,
       [
         row.user_id,
         row.category,
@@ -290,6 +296,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
         new Date(now.getTime() + cycle * DAY_MS),
         state.cardBrand,
         state.cardLast4,
+        state.providerCustomerId ?? null,
       ],
     );
     subscriptionId = sub.id;
@@ -328,9 +335,10 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
   );
   const [updated] = await q.query(
     `update checkout_sessions set status = 'paid', finalised_at = $2, consultation_id = $3, provider_payment_id = $4, provider_subscription_id = $5,
-       payment_method_brand = coalesce($6, payment_method_brand), payment_method_last4 = coalesce($7, payment_method_last4), updated_at = now()
+       payment_method_brand = coalesce($6, payment_method_brand), payment_method_last4 = coalesce($7, payment_method_last4),
+       provider_customer_id = coalesce($8, provider_customer_id), updated_at = now()
      where id = $1 returning *`,
-    [row.id, now, consultation.id, providerPaymentId, state.providerSubscriptionId, state.cardBrand, state.cardLast4],
+    [row.id, now, consultation.id, providerPaymentId, state.providerSubscriptionId, state.cardBrand, state.cardLast4, state.providerCustomerId ?? null],
   );
   return updated;
 }
@@ -497,4 +505,19 @@ export async function refundPayment(deps: Deps, actorId: string, paymentId: stri
     await audit(q, actorId, 'payment.refunded', 'payment', p.id, { amount_cents: amount, provider_refund_id: r.id });
     return updated;
   });
+}
+
+/** A link to the provider's page where the patient manages the card of their plans (null: none). */
+export async function billingPortal(deps: Deps, userId: string, returnUrl: string | undefined): Promise<{ url: string | null; provider: string | null }> {
+  const [sub] = await deps.db.query(
+    "select provider, provider_customer_id from subscriptions where user_id = $1 and status <> 'canceled' order by created_at desc limit 1",
+    [userId],
+  );
+  if (!sub) return { url: null, provider: null };
+  const url = await providerFor(deps, sub.provider).billingPortalUrl({
+    userId,
+    providerCustomerId: sub.provider_customer_id,
+    returnUrl: safeUrl('return_url', returnUrl) ?? `${deps.config.PUBLIC_BASE_URL}/checkout/complete/`,
+  });
+  return { url, provider: sub.provider };
 }
