@@ -50,6 +50,11 @@ describe('checkout', () => {
     expect(r.body).toEqual({ detail: expect.any(String), code: 'sandbox_session_not_found' });
     const s = await call(ctx, 'GET', `/v1/users/stripe/session/cs_test_x/`, { token: p.access });
     expect(s.body.code).toBe('stripe_session_not_found');
+    const long = await call(ctx, 'GET', `/v1/users/sandbox/session/${'x'.repeat(90)}/`, { token: p.access });
+    expect(long.status).toBe(404);
+    expect(long.body.code).toBe('sandbox_session_not_found');
+    const noToken = await call(ctx, 'GET', `/v1/users/sandbox/session/cs_x/`);
+    expect(noToken.status).toBe(401);
   });
 });
 

@@ -60,7 +60,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
           summary: `State of a ${provider} checkout session`,
           description: `A paid session is finalised here if the provider webhook has not done it yet (exactly one consultation and payment per session). Unknown, another account's, or another provider's session: 404 {detail, code: "${provider}_session_not_found"}.`,
           security: bearerSecurity,
-          params: z.object({ id: z.string().max(255) }),
+          params: z.object({ id: z.string() }),
           response: { 200: SessionResponse, ...auth401, 404: DetailCodeSchema },
         },
       },

@@ -345,6 +345,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
 
 /** GET /v1/users/{provider}/session/{id}/: the session's state; finalises a paid session. */
 export async function checkSession(deps: Deps, userId: string, providerName: string, sessionId: string): Promise<SessionView> {
+  if (sessionId.length > 255) throw sessionNotFound(providerName);
   const [own] = await deps.db.query('select * from checkout_sessions where id = $1 and user_id = $2 and provider = $3', [sessionId, userId, providerName]);
   if (!own) throw sessionNotFound(providerName);
   if (own.finalised_at) return viewOf(deps.db, own);
