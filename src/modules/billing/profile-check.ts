@@ -24,7 +24,7 @@ const REQUIRED = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country
 
 export async function missingFields(q: Queryable, userId: string): Promise<string[]> {
   const ext = await profileService();
-  if (ext) return ext.missingProfileFields(q, userId);
+  if (ext) return (await ext.missingProfileFields(q, userId)) ?? [];
   const [u] = await q.query('select first_name, last_name, date_of_birth, gender, country_of_residence from users where id = $1', [userId]);
   if (!u) return [...REQUIRED];
   return REQUIRED.filter((f) => u[f] === null || u[f] === undefined || u[f] === '');
@@ -37,7 +37,8 @@ export async function assertProfileComplete(q: Queryable, userId: string): Promi
   const ext = await profileService();
   if (ext && typeof ext.profileIncomplete === 'function') {
     const err = ext.profileIncomplete(missing);
-    if (err) throw err;
+    // The profile module's helper builds the ApiError; anything else falls through to ours.
+    if (err instanceof Error) throw err;
   }
   throw errorName(400, 'PROFILE_INCOMPLETE', 'Complete your profile before checkout.', { missing_fields: missing });
 }
