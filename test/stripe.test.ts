@@ -62,6 +62,10 @@ async function fakeStripe(): Promise<Fake> {
         if (!s) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such checkout.session: '${m[1]}'` } });
         return send(200, s);
       }
+      const inv = /^\/v1\/invoices\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && inv) {
+        return send(200, { id: inv[1], object: 'invoice', payments: { object: 'list', data: [{ object: 'invoice_payment', status: 'paid', payment: { type: 'payment_intent', payment_intent: `pi_for_${inv[1]}` } }] } });
+      }
       if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
         return send(200, { id: `bps_${hex()}`, object: 'billing_portal.session', customer: body.get('customer'), url: `https://billing.stripe.test/p/session/${hex()}` });
       }
@@ -173,6 +177,12 @@ describe('stripe checkout', () => {
     expect(await counts(p.id)).toEqual([1, 1, 1]);
     const [sub] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
     expect(sub).toMatchObject({ provider: 'stripe', provider_subscription_id: s.subscription, provider_customer_id: s.customer, status: 'active', cycle_days: 28 });
+    // Refunding the plan's first payment (recorded by invoice id) refunds the invoice's payment intent.
+    const admin = await staff(ctx, 'backoffice_admin');
+    const [first] = await ctx.db.query('select id from payments where user_id = $1', [p.id]);
+    const rf = await call(ctx, 'POST', `/v1/backoffice/payments/${first.id}/refund/`, { token: admin.access, json: { amount_cents: 100 } });
+    expect(rf.status).toBe(200);
+    expect(fake.requests.filter((x) => x.path === '/v1/refunds').pop()!.body.get('payment_intent')).toBe(`pi_for_${s.invoice}`);
     const portal = await call(ctx, 'POST', '/v1/users/billing-portal/', { token: p.access, json: { return_url: 'https://app.example.org/account' } });
     expect(portal.status).toBe(200);
     expect(portal.body).toMatchObject({ provider: 'stripe', url: expect.stringMatching(/^https:\/\/billing\.stripe\.test\//) });

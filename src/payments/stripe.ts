@@ -83,7 +83,17 @@ export function stripeProvider(config: Config): PaymentProvider {
       return { ok: 'provider_managed' };
     },
     async refund({ providerPaymentId, amountCents, idempotencyKey }): Promise<RefundResult> {
-      const target = providerPaymentId.startsWith('ch_') ? { charge: providerPaymentId } : { payment_intent: providerPaymentId };
+      let target: { charge: string } | { payment_intent: string };
+      if (providerPaymentId.startsWith('ch_')) target = { charge: providerPaymentId };
+      else if (providerPaymentId.startsWith('in_')) {
+        // A plan's payment is recorded by its invoice id: refund the invoice's payment intent.
+        const inv: any = await stripe.invoices.retrieve(providerPaymentId, { expand: ['payments'] });
+        const pi = idOf(inv.payment_intent) ?? idOf(inv.payments?.data?.find((p: any) => p.status === 'paid')?.payment?.payment_intent ?? inv.payments?.data?.[0]?.payment?.payment_intent);
+        const charge = idOf(inv.charge);
+        if (pi) target = { payment_intent: pi };
+        else if (charge) target = { charge };
+        else throw new Error(`invoice ${providerPaymentId} has no payment to refund`);
+      } else target = { payment_intent: providerPaymentId };
       const refund = await stripe.refunds.create({ ...target, amount: amountCents }, { idempotencyKey });
       const status = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
       return { id: refund.id, status };
