@@ -273,10 +273,14 @@ describe('plan lifecycle', () => {
     expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.count).toBe(1);
   });
 
-  it('parallel checkouts covered by a plan create one consultation', async () => {
+  it('a used submission needs a new one; parallel checkouts covered by a plan create one consultation', async () => {
     const p = await readyPatient(ctx);
     const { session } = await paySandbox(ctx, p);
     await ctx.db.query("update consultations set status = 'approved' where id = $1", [session.consultation_id]);
+    const used = await call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: { category: 'weight_loss', plan: 'subscription' } });
+    expect(used.status).toBe(409);
+    expect(used.body).toMatchObject({ error_name: 'SUBMISSION_ALREADY_USED', consultation_id: session.consultation_id });
+    await addSubmission(ctx, p.id, 'weight_loss');
     const rs = await Promise.all(Array.from({ length: 8 }, () => call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: { category: 'weight_loss', plan: 'subscription' } })));
     expect(rs.filter((r) => r.status === 200 && r.body.covered_by_subscription)).toHaveLength(1);
     expect(rs.filter((r) => r.status === 409).every((r) => r.body.error_name === 'CONSULTATION_ALREADY_OPEN')).toBe(true);

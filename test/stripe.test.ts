@@ -212,6 +212,13 @@ describe('stripe webhooks', () => {
     const bad = await webhook({ id: `evt_${hex()}`, type: 'checkout.session.completed', data: { object: {} } }, 'whsec_wrong');
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('invalid_signature');
+    // The signature covers the exact bytes: the same JSON re-serialised does not verify.
+    const payload = JSON.stringify({ id: `evt_${hex()}`, object: 'event', type: 'ping.unknown', data: { object: {} } });
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const reformatted = await call(ctx, 'POST', '/v1/webhooks/stripe/', { payload: JSON.stringify(JSON.parse(payload), null, 2), headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    expect(reformatted.status).toBe(400);
+    const exact = await call(ctx, 'POST', '/v1/webhooks/stripe/', { payload, headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': header } });
+    expect(exact.status).toBe(200);
     const none = await call(ctx, 'POST', '/v1/webhooks/stripe/', { json: { id: 'evt_x' } });
     expect(none.status).toBe(400);
     const id = `evt_${hex()}`;

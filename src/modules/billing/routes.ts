@@ -38,7 +38,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
         tags: ['billing'],
         summary: 'Start a checkout for a consultation',
         description:
-          'Refusals, in order: 400 PROFILE_INCOMPLETE {error_name, missing_fields}; 400 field errors; 400 SUBMISSION_REQUIRED (no submitted questionnaire in the category); 400 SUBMISSION_NOT_ELIGIBLE {outcome} (latest submission ineligible or emergency); 400 PLAN_NOT_AVAILABLE; 409 CONSULTATION_ALREADY_OPEN {consultation_id}. Success: checkout_url + session_id of the provider page, or covered_by_subscription true with the consultation created at once. See docs/billing.md.',
+          'Refusals, in order: 400 PROFILE_INCOMPLETE {error_name, missing_fields}; 400 field errors; 400 SUBMISSION_REQUIRED (no submitted questionnaire in the category); 400 SUBMISSION_NOT_ELIGIBLE {outcome} (latest submission ineligible or emergency); 400 PLAN_NOT_AVAILABLE; 409 CONSULTATION_ALREADY_OPEN {consultation_id}; 409 SUBMISSION_ALREADY_USED {consultation_id} (the latest submission already has a consultation: submit again). Success: checkout_url + session_id of the provider page, or covered_by_subscription true with the consultation created at once. See docs/billing.md.',
         security: bearerSecurity,
         body: CheckoutBody,
         response: { 200: CheckoutResponse, 400: z.union([ErrorNameSchema, FieldErrorsSchema]), ...auth401, 409: ErrorNameSchema },

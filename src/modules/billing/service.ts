@@ -110,6 +110,14 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   ]);
   if (open) throw errorName(409, 'CONSULTATION_ALREADY_OPEN', 'A consultation of this category is already waiting for a doctor.', { consultation_id: open.id });
 
+  // Each consultation is decided on its own questionnaire: a submission already used by a
+  // consultation (other than a cancelled or refunded one) needs a new submission first.
+  const [used] = await deps.db.query(
+    "select id from consultations where user_id = $1 and questionnaire_submission_id = $2 and status not in ('cancelled', 'refunded') limit 1",
+    [user.id, submission.id],
+  );
+  if (used) throw errorName(409, 'SUBMISSION_ALREADY_USED', 'Submit the questionnaire again before a new consultation.', { consultation_id: used.id, category: input.category });
+
   // Covered by an active plan: the consultation is created at once, without a payment.
   const covered = await deps.db.tx(async (q) => {
     const sub = await coveringSubscription(q, user.id, input.category, now);
