@@ -5,12 +5,11 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema, fieldErrors, notFound } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { revokeAllSessions } from '../accounts/tokens.ts';
 import { PaymentSchema, toPayment } from '../billing/payments.ts';
 import { refundPayment } from '../billing/service.ts';
-import { audit } from '../consultations/service.ts';
+import { findUsers, setAccountActive } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -34,24 +33,6 @@ const StaffUser = z
   })
   .meta({ id: 'BackofficeUser' });
 
-const toUser = (u: any) => ({
-  id: u.id,
-  email: u.email,
-  first_name: u.first_name,
-  last_name: u.last_name,
-  is_active: !u.disabled_at,
-  email_verified: Boolean(u.email_verified_at),
-  disabled_at: u.disabled_at ? new Date(u.disabled_at).toISOString() : null,
-  is_doctor: u.is_doctor,
-  is_backoffice_admin: u.is_backoffice_admin,
-  is_marketer: u.is_marketer,
-  locale: u.locale,
-  consultation_count: u.consultation_count ?? 0,
-  created_at: new Date(u.created_at).toISOString(),
-});
-
-const USER_SELECT = 'select u.*, (select count(*)::int from consultations c where c.user_id = u.id) as consultation_count from users u';
-
 export default async function backofficeModule(app: App, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const admin = authenticate(deps, 'backoffice_admin');
@@ -71,11 +52,8 @@ export default async function backofficeModule(app: App, deps: Deps): Promise<vo
     },
     async (request) => {
       const p = pageParams(request.query);
-      const email = (request.query.email ?? '').trim().toLowerCase();
-      const pattern = `%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const [{ n }] = await deps.db.query("select count(*)::int as n from users where lower(email) like $1 escape '\\'", [pattern]);
-      const rows = await deps.db.query(`${USER_SELECT} where lower(u.email) like $1 escape '\\' order by u.created_at, u.id limit $2 offset $3`, [pattern, p.limit, p.offset]);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, n, rows.map(toUser));
+      const { count, results } = await findUsers(deps, request.query.email ?? '', p.limit, p.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
     },
   );
 
@@ -93,23 +71,7 @@ export default async function backofficeModule(app: App, deps: Deps): Promise<vo
           response: { 200: StaffUser, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema },
         },
       },
-      async (request) => {
-        const actor = currentUser(request).id;
-        if (action === 'disable' && request.params.id === actor) throw fieldErrors({ non_field_errors: ['You cannot disable your own account.'] });
-        await deps.db.tx(async (q) => {
-          const [u] = await q.query('select id from users where id = $1 for update', [request.params.id]);
-          if (!u) throw notFound();
-          if (action === 'disable') {
-            await q.query('update users set disabled_at = coalesce(disabled_at, $2), updated_at = now() where id = $1', [u.id, deps.clock.now()]);
-            await revokeAllSessions(q, u.id, 'account_disabled');
-          } else {
-            await q.query('update users set disabled_at = null, updated_at = now() where id = $1', [u.id]);
-          }
-          await audit(q, actor, `user.${action}d`, 'user', u.id);
-        });
-        const [row] = await deps.db.query(`${USER_SELECT} where u.id = $1`, [request.params.id]);
-        return toUser(row);
-      },
+      async (request) => setAccountActive(deps, currentUser(request).id, request.params.id, action === 'enable'),
     );
   }
 

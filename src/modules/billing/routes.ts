@@ -11,10 +11,11 @@ import { providerFor } from '../../payments/index.ts';
 import { registerSandboxPages } from '../../payments/sandbox-pages.ts';
 import { registerStripeWebhook } from '../../payments/stripe-webhook.ts';
 import consultationRoutes from '../consultations/routes.ts';
-import { PRESCRIPTION_SELECT, toPrescription } from '../consultations/repository.ts';
+import { toPrescription } from '../consultations/repository.ts';
 import { PrescriptionSchema } from '../consultations/schemas.ts';
 import { OrderSchema, listOrders } from './orders.ts';
 import { PaymentSchema, toPayment } from './payments.ts';
+import { countPayments, countPrescriptions, pagePayments, pagePrescriptions, paymentForInvoice, paymentOrder, prescriptionForPdf } from './repository.ts';
 import { invoicePdf, prescriptionPdf } from './pdf.ts';
 import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
 import { assertProfileComplete } from './profile-check.ts';
@@ -101,12 +102,8 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
-      const order = { created_at: 'created_at', amount_cents: 'amount_cents' } as Record<string, string>;
-      const raw = typeof request.query.ordering === 'string' ? request.query.ordering : '';
-      const col = order[raw.replace(/^-/, '')];
-      const orderSql = col ? `${col} ${raw.startsWith('-') ? 'desc' : 'asc'}, id ${raw.startsWith('-') ? 'desc' : 'asc'}` : 'created_at desc, id desc';
-      const [{ n }] = await deps.db.query('select count(*)::int as n from payments where user_id = $1', [user.id]);
-      const rows = await deps.db.query(`select * from payments where user_id = $1 order by ${orderSql} limit $2 offset $3`, [user.id, p.limit, p.offset]);
+      const n = await countPayments(deps.db, user.id);
+      const rows = await pagePayments(deps.db, user.id, paymentOrder(request.query.ordering), p.limit, p.offset);
       return pageEnvelope(request, base, p, n, rows.map((row) => toPayment(row, user.email, base)));
     },
   );
@@ -126,10 +123,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const [p] = await deps.db.query(
-        "select p.*, u.first_name, u.last_name, u.email, u.addresses from payments p join users u on u.id = p.user_id where p.id = $1 and p.user_id = $2",
-        [request.params.id, user.id],
-      );
+      const p = await paymentForInvoice(deps.db, user.id, request.params.id);
       if (!p) throw notFound();
       const addr = Array.isArray(p.addresses) && p.addresses[0] ? p.addresses[0] : null;
       const address = addr ? [addr.line1, addr.line2, [addr.postal_code, addr.city].filter(Boolean).join(' '), addr.country].filter((x: unknown) => typeof x === 'string' && x) : [];
@@ -163,8 +157,8 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
-      const [{ n }] = await deps.db.query('select count(*)::int as n from prescriptions where user_id = $1', [user.id]);
-      const rows = await deps.db.query(`${PRESCRIPTION_SELECT} where r.user_id = $1 order by r.issued_at desc, r.id desc limit $2 offset $3`, [user.id, p.limit, p.offset]);
+      const n = await countPrescriptions(deps.db, user.id);
+      const rows = await pagePrescriptions(deps.db, user.id, p.limit, p.offset);
       return pageEnvelope(request, base, p, n, rows.map((row) => toPrescription(row, base)));
     },
   );
@@ -183,10 +177,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const [rx] = await deps.db.query(
-        `${PRESCRIPTION_SELECT.replace('from prescriptions r', ', pu.first_name as patient_first_name, pu.last_name as patient_last_name, pu.date_of_birth, pu.email as patient_email from prescriptions r join users pu on pu.id = r.user_id')} where r.id = $1 and r.user_id = $2`,
-        [request.params.id, user.id],
-      );
+      const rx = await prescriptionForPdf(deps.db, user.id, request.params.id);
       if (!rx) throw notFound();
       const pdf = await prescriptionPdf({
         id: rx.id,

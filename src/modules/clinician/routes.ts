@@ -5,13 +5,12 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { billingCategory } from '../billing/catalogue.ts';
-import { serialiseConsultations } from '../consultations/repository.ts';
 import { ConsultationSchema } from '../consultations/schemas.ts';
 import { approveConsultation, rejectConsultation, requestInformation } from '../consultations/service.ts';
 import { CONSULTATION_STATUSES } from '../consultations/status.ts';
+import { consultationForReview, reviewQueue } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -33,13 +32,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
   const r = app.withTypeProvider<ZodTypeProvider>();
   const doctor = authenticate(deps, 'doctor');
 
-  async function detail(id: string) {
-    const [row] = await deps.db.query('select * from consultations where id = $1', [id]);
-    if (!row) throw notFound();
-    const [c] = await serialiseConsultations(deps.db, deps, [row]);
-    const cat = await billingCategory(row.category);
-    return { ...c, treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })) };
-  }
+  const detail = (id: string) => consultationForReview(deps, id);
 
   r.get(
     '/v1/clinician/consultations/',
@@ -56,14 +49,8 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
     },
     async (request) => {
       const p = pageParams(request.query);
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (request.query.status) where.push(`status = $${params.push(request.query.status)}`);
-      if (request.query.category) where.push(`category = $${params.push(request.query.category)}`);
-      const w = where.length ? `where ${where.join(' and ')}` : '';
-      const [{ n }] = await deps.db.query(`select count(*)::int as n from consultations ${w}`, params);
-      const rows = await deps.db.query(`select * from consultations ${w} order by created_at asc, id asc limit ${p.limit} offset ${p.offset}`, params);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, n, await serialiseConsultations(deps.db, deps, rows));
+      const { count, results } = await reviewQueue(deps, { status: request.query.status, category: request.query.category, ...p });
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
     },
   );
 

@@ -1,0 +1,38 @@
+// The review desk's reads. Decisions live in consultations/service.ts (approve, reject,
+// request-information), so that status rules stay in one place.
+import type { Deps } from '../../deps.ts';
+import { notFound } from '../../http/errors.ts';
+import { billingCategory } from '../billing/catalogue.ts';
+import { serialiseConsultations } from '../consultations/repository.ts';
+
+export interface QueueFilter {
+  status?: string;
+  category?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Consultations for review, oldest first (first come, first served). */
+export async function reviewQueue(deps: Deps, f: QueueFilter) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (f.status) where.push(`status = $${params.push(f.status)}`);
+  if (f.category) where.push(`category = $${params.push(f.category)}`);
+  const w = where.length ? `where ${where.join(' and ')}` : '';
+  const [{ n }] = await deps.db.query(`select count(*)::int as n from consultations ${w}`, params);
+  const rows = await deps.db.query(`select * from consultations ${w} order by created_at asc, id asc limit $${params.length + 1} offset $${params.length + 2}`, [
+    ...params,
+    f.limit,
+    f.offset,
+  ]);
+  return { count: n as number, results: await serialiseConsultations(deps.db, deps, rows) };
+}
+
+/** A consultation with its submission, eligibility result and the category's treatment options. */
+export async function consultationForReview(deps: Deps, id: string) {
+  const [row] = await deps.db.query('select * from consultations where id = $1', [id]);
+  if (!row) throw notFound();
+  const [c] = await serialiseConsultations(deps.db, deps, [row]);
+  const cat = await billingCategory(row.category);
+  return { ...c, treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })) };
+}
