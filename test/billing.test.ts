@@ -294,6 +294,9 @@ describe('plan lifecycle', () => {
     await ctx.db.query("update checkout_sessions set expires_at = now() - interval '1 second' where id = $1", [co.body.session_id]);
     const s = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: p.access });
     expect(s.body.status).toBe('expired');
+    await ctx.deps.scheduler.runDue();
+    const [row] = await ctx.db.query('select status from checkout_sessions where id = $1', [co.body.session_id]);
+    expect(row.status).toBe('expired');
     const pay = await call(ctx, 'POST', `${new URL(co.body.checkout_url).pathname}pay/`);
     expect(pay.status).toBe(303);
     expect(pay.headers.location).toContain('/checkout/cancelled/');

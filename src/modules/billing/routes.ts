@@ -19,7 +19,7 @@ import { countPayments, countPrescriptions, pagePayments, pagePrescriptions, pay
 import { invoicePdf, prescriptionPdf } from './pdf.ts';
 import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
 import { assertProfileComplete } from './profile-check.ts';
-import { billingPortal, checkSession, checkout, finaliseInTx, runDueCharges } from './service.ts';
+import { billingPortal, checkSession, checkout, expireSessions, finaliseInTx, runDueCharges } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
@@ -29,6 +29,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   const base = deps.config.PUBLIC_BASE_URL;
 
   deps.scheduler.register('billing.recurring-charges', () => runDueCharges(deps));
+  deps.scheduler.register('billing.expire-checkout-sessions', () => expireSessions(deps));
 
   r.post(
     '/v1/users/checkout/',

@@ -530,3 +530,8 @@ export async function billingPortal(deps: Deps, userId: string, returnUrl: strin
   });
   return { url, provider: sub.provider };
 }
+
+/** Scheduler job: open checkout sessions past their expiry become `expired` (idempotent). */
+export async function expireSessions(deps: Deps): Promise<void> {
+  await deps.db.query("update checkout_sessions set status = 'expired', updated_at = now() where status = 'open' and expires_at <= $1", [deps.clock.now()]);
+}
