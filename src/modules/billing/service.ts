@@ -453,8 +453,13 @@ export async function runDueCharges(deps: Deps): Promise<void> {
     if (due.length === 0) return;
     let progressed = false;
     for (const { id } of due) {
-      const r = await chargeSubscriptionCycle(deps, id, 'subscription_cycle');
-      if (r.outcome === 'charged' || r.outcome === 'failed') progressed = true;
+      try {
+        const r = await chargeSubscriptionCycle(deps, id, 'subscription_cycle');
+        if (r.outcome === 'charged' || r.outcome === 'failed') progressed = true;
+      } catch (err: any) {
+        // One plan's provider error must not stop the others; the next run retries it.
+        deps.log.warn({ subscriptionId: id, err: { message: err?.message, code: err?.code } }, 'recurring charge failed to run');
+      }
     }
     if (!progressed) return;
   }
