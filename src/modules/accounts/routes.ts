@@ -1,5 +1,178 @@
-// The accounts module: not built yet.
+// Account endpoints (spec 4.1, 5): thin routes over service.ts.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { hasBrand, requireBrand } from '../../http/brand.ts';
+import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import {
+  ForgotBody,
+  GoogleBody,
+  LogoutBody,
+  MessageSchema,
+  RefreshBody,
+  RefreshedSchema,
+  RegisterBody,
+  ResetBody,
+  TokenBody,
+  TokenPairSchema,
+  VerifiedSchema,
+  VerifyBody,
+} from './schemas.ts';
+import * as accounts from './service.ts';
 
-export default async function accountsModule(_app: App, _deps: Deps): Promise<void> {}
+const tags = ['accounts'];
+const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
+
+export default async function accountsModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const brand = deps.config.BRAND_SLUG;
+
+  r.post(
+    '/v1/users/register/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Register (creates an unverified account and emails a 6-digit code)',
+        description:
+          'Requires `X-Brand-Slug`. Registering the address of a pending signup again re-issues a code after the email cooldown (429 `REGISTRATION_RATE_LIMITED` inside it, the code already sent stays valid). The address of an active, staff, Google-backed or disabled account: 400 `registration_not_allowed`. A suppressed address: 406 `REGISTRATION_EMAIL_UNDELIVERABLE`.',
+        body: RegisterBody,
+        response: { 200: MessageSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 406: ErrorNameSchema, 429: ErrorNameSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      await accounts.register(deps, request.body, request.ip);
+      return { message: accounts.REGISTER_MESSAGE };
+    },
+  );
+
+  r.post(
+    '/v1/users/verify-email/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Verify the email with the emailed code; answers a token pair',
+        description:
+          'Requires `X-Brand-Slug`. Missing fields: 400 `VERIFY_EMAIL_INVALID_REQUEST`; wrong or expired code: 400 `VERIFY_EMAIL_INVALID_CODE`; after 5 wrong codes: 429 `VERIFY_EMAIL_TOO_MANY_ATTEMPTS` for 15 minutes, extended by every further attempt.',
+        body: VerifyBody,
+        response: { 200: VerifiedSchema, 400: ErrorNameSchema.or(ErrorCodeSchema), 429: ErrorNameSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return accounts.verifyEmail(deps, request.body.email, request.body.otp);
+    },
+  );
+
+  r.post(
+    '/v1/users/token/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Sign in: exchange email and password for a token pair',
+        description:
+          'Requires `X-Brand-Slug` (missing or wrong: the same 401 `invalid_credentials` as a wrong password). 403 `user_inactive` for a disabled account, 400 `google_account` for a Google account without a password, 429 after repeated failures.',
+        body: TokenBody,
+        response: { 200: TokenPairSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: ErrorCodeSchema, 403: ErrorCodeSchema, ...throttled },
+      },
+    },
+    async (request) => accounts.signIn(deps, request.body.email, request.body.password, request.ip, hasBrand(request, brand)),
+  );
+
+  r.post(
+    '/v1/users/token/refresh/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Rotate a refresh token: answers a new access and refresh token',
+        description:
+          'Requires `X-Brand-Slug` (400 `invalid_brand` otherwise). The refresh token is single-use: presenting a used one ends its whole session (every token of that sign-in).',
+        body: RefreshBody,
+        response: { 200: RefreshedSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: TokenErrorSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return accounts.refresh(deps, request.body.refresh);
+    },
+  );
+
+  r.post(
+    '/v1/users/logout/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Sign out: ends the session of the access token (and of `refresh`, when it is the caller’s)',
+        body: LogoutBody.optional(),
+        response: { 200: MessageSchema, 400: FieldErrorsSchema, 401: TokenErrorSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await accounts.logout(deps, user.id, user.sessionId, request.body?.refresh);
+      return { message: 'Signed out.' };
+    },
+  );
+
+  r.post(
+    '/v1/users/google-login/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Sign in or sign up with a Google ID token (`credential`)',
+        description: 'Requires `X-Brand-Slug`. Answers the token pair. The linking rule for an existing account with the same email is in docs/accounts.md.',
+        body: GoogleBody,
+        response: { 200: TokenPairSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: ErrorCodeSchema, 403: ErrorCodeSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return accounts.googleLogin(deps, request.body.credential, request.body.locale);
+    },
+  );
+
+  r.post(
+    '/v1/users/forgot-password/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Email a password-reset link (same answer whether or not the address has an account)',
+        body: ForgotBody,
+        response: { 200: MessageSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema) },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      await accounts.forgotPassword(deps, request.body.email);
+      return { message: accounts.FORGOT_MESSAGE };
+    },
+  );
+
+  r.post(
+    '/v1/users/reset-password/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Set a new password with the token from the emailed link; ends every session',
+        body: ResetBody,
+        response: { 200: MessageSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema) },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      await accounts.resetPassword(deps, request.body.token, request.body.password);
+      return { message: 'Your password has been changed. Sign in with the new password.' };
+    },
+  );
+
+}

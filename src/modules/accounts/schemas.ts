@@ -1,0 +1,43 @@
+// Request and response shapes of the account endpoints.
+import { z } from 'zod';
+
+export const LocaleSchema = z.enum(['de', 'en', 'es', 'fr', 'it', 'nl', 'pt']);
+const email = z.string().trim().max(254).pipe(z.email({ error: 'Enter a valid email address.' }));
+
+export const RegisterBody = z.object({
+  email,
+  password: z.string().max(1024),
+  first_name: z.string().max(150).optional(),
+  last_name: z.string().max(150).optional(),
+  locale: LocaleSchema.optional(),
+  referral_code: z.string().max(32).optional().meta({ description: "A referrer's code: the new account is attributed to that referrer" }),
+});
+
+// Missing fields answer VERIFY_EMAIL_INVALID_REQUEST rather than field errors (spec 4.1), so the
+// schema accepts anything and the service checks.
+export const VerifyBody = z.object({ email: z.unknown().optional(), otp: z.unknown().optional() }).meta({
+  description: '`email` and `otp` (the 6-digit code) are both required',
+});
+
+export const TokenBody = z.object({ email: z.string().max(254), password: z.string().max(1024) });
+export const RefreshBody = z.object({ refresh: z.string().max(4096) });
+export const LogoutBody = z.object({ refresh: z.string().max(4096).optional() });
+export const GoogleBody = z.object({
+  credential: z.unknown().optional().meta({ description: 'The Google ID token (Google Identity Services `credential`)' }),
+  locale: LocaleSchema.optional(),
+});
+export const ForgotBody = z.object({ email: z.string().max(254) });
+export const ResetBody = z.object({ token: z.string().max(512), password: z.string().max(1024) });
+
+export const MessageSchema = z.object({ message: z.string() });
+
+export const TokenPairSchema = z.object({
+  access: z.string(),
+  refresh: z.string(),
+  is_doctor: z.boolean(),
+  is_backoffice_admin: z.boolean(),
+  is_marketer: z.boolean(),
+});
+
+export const VerifiedSchema = TokenPairSchema.extend({ message: z.string() });
+export const RefreshedSchema = z.object({ access: z.string(), refresh: z.string() });

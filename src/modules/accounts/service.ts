@@ -1,0 +1,411 @@
+// Account rules: registration with an emailed one-time code, verification with lockout, sign-in with
+// failure budgets, rotating refresh tokens with reuse detection, Google sign-in, password reset,
+// staff accounts and disabling. Design decisions: docs/accounts.md.
+import { jwtVerify, createRemoteJWKSet, errors as joseErrors } from 'jose';
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { ApiError, errorCode, errorName, fieldErrors, tokenNotValid } from '../../http/errors.ts';
+import { TOKEN_ISSUER } from '../../http/auth.ts';
+import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { passwordChangedMail, passwordResetMail, verificationCodeMail } from './mail.ts';
+import { burnPasswordCheck, hashPassword, passwordProblems, verifyPassword } from './passwords.ts';
+import {
+  findUserByEmail,
+  findUserByGoogleSub,
+  findUserById,
+  findVerification,
+  insertUser,
+  isSuppressed,
+  normaliseEmail,
+  referrerIdByCode,
+  suppressEmail,
+  upsertVerification,
+  type UserRow,
+} from './repository.ts';
+import { accessToken, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
+
+export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
+const TOO_MANY_CODES = 'Too many incorrect codes. Please request a new code shortly.';
+
+const roleFlags = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => ({
+  is_doctor: u.is_doctor,
+  is_backoffice_admin: u.is_backoffice_admin,
+  is_marketer: u.is_marketer,
+});
+const isPrivileged = (u: UserRow) => u.is_doctor || u.is_backoffice_admin || u.is_marketer;
+const retryAfter = (seconds: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
+
+const registrationRateLimited = (seconds: number) =>
+  errorName(429, 'REGISTRATION_RATE_LIMITED', 'Please wait before requesting another code.', { retry_after: Math.max(1, Math.ceil(seconds)) }, retryAfter(seconds));
+
+function weakPassword(password: string, email: string): void {
+  const problems = passwordProblems(password, email);
+  if (problems.length) throw fieldErrors({ password: problems });
+}
+
+// ---------------------------------------------------------------- registration and verification
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  first_name?: string;
+  last_name?: string;
+  locale?: string;
+  referral_code?: string;
+}
+
+export async function register(deps: Deps, input: RegisterInput, ip: string): Promise<void> {
+  const { config } = deps;
+  const email = normaliseEmail(input.email);
+  await deps.limiters.budget('register-ip', config.REGISTRATIONS_PER_IP, config.REGISTRATION_WINDOW_SECONDS).consume(ip, registrationRateLimited);
+  weakPassword(input.password, email);
+  if (await isSuppressed(deps.db, email)) {
+    throw errorName(406, 'REGISTRATION_EMAIL_UNDELIVERABLE', 'Mail to this address cannot be delivered. Please use a different address.');
+  }
+  const passwordHash = await hashPassword(input.password);
+  const now = deps.clock.now();
+  const code = sixDigitCode();
+
+  await deps.db.tx(async (q) => {
+    const existing = await findUserByEmail(q, email, true);
+    let userId: string;
+    let locale = input.locale ?? 'en';
+    if (existing) {
+      // Active, privileged, Google-backed or disabled: one identical refusal (an account-takeover path).
+      if (existing.email_verified_at || isPrivileged(existing) || existing.google_sub || existing.disabled_at) {
+        throw errorCode(400, 'registration_not_allowed', 'This email address cannot be used to register a new account.');
+      }
+      const pending = await findVerification(q, existing.id);
+      if (pending) {
+        const wait = (pending.last_sent_at.getTime() + config.REGISTRATION_EMAIL_COOLDOWN_SECONDS * 1000 - now.getTime()) / 1000;
+        if (wait > 0) throw registrationRateLimited(wait);
+      }
+      // The pending signup takes the latest details: whoever proves the mailbox owns the account.
+      await q.query(
+        `update users set password_hash = $2, first_name = coalesce($3, first_name), last_name = coalesce($4, last_name),
+                locale = coalesce($5, locale), updated_at = now() where id = $1`,
+        [existing.id, passwordHash, input.first_name ?? null, input.last_name ?? null, input.locale ?? null],
+      );
+      userId = existing.id;
+      locale = input.locale ?? existing.locale;
+    } else {
+      const referredBy = input.referral_code ? await referrerIdByCode(q, input.referral_code) : null;
+      userId = await insertUser(q, {
+        email,
+        passwordHash,
+        verified: false,
+        firstName: input.first_name,
+        lastName: input.last_name,
+        locale,
+        referredBy,
+      });
+    }
+    await upsertVerification(q, userId, keyedHash(deps.secrets.codeKey, code), now, config.OTP_TTL_SECONDS);
+    await enqueueMail(q, email, verificationCodeMail, locale, { code, minutes: Math.round(config.OTP_TTL_SECONDS / 60) });
+  });
+}
+
+type VerifyOutcome = { ok: true; pair: TokenPair; user: UserRow } | { ok: false; error: ApiError };
+
+export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown) {
+  if (typeof rawEmail !== 'string' || !rawEmail.trim() || (typeof rawOtp !== 'string' && typeof rawOtp !== 'number') || String(rawOtp).trim() === '') {
+    throw errorName(400, 'VERIFY_EMAIL_INVALID_REQUEST', 'Both email and otp are required.');
+  }
+  const otp = String(rawOtp).trim();
+  const { config } = deps;
+  const now = deps.clock.now();
+  const invalid = errorName(400, 'VERIFY_EMAIL_INVALID_CODE', 'The code is invalid or has expired.');
+  const lockedOut = (until: Date) => errorName(429, 'VERIFY_EMAIL_TOO_MANY_ATTEMPTS', TOO_MANY_CODES, {}, retryAfter((until.getTime() - now.getTime()) / 1000));
+
+  // The failure counters must be saved even though the answer is an error: the transaction returns
+  // the outcome and the error is thrown after it commits.
+  const outcome = await deps.db.tx<VerifyOutcome>(async (q) => {
+    const user = await findUserByEmail(q, rawEmail, true);
+    if (!user || user.email_verified_at) return { ok: false, error: invalid };
+    const v = await findVerification(q, user.id);
+    if (!v) return { ok: false, error: invalid };
+    const lockFor = new Date(now.getTime() + config.OTP_LOCKOUT_SECONDS * 1000);
+    if (v.locked_until && v.locked_until > now) {
+      // Every attempt during the lockout extends it, even with the right code.
+      await q.query('update email_verifications set locked_until = $2 where user_id = $1', [user.id, lockFor]);
+      return { ok: false, error: lockedOut(lockFor) };
+    }
+    const matches = /^\d{6}$/.test(otp) && safeEqual(keyedHash(deps.secrets.codeKey, otp), v.code_hash);
+    if (!matches || v.expires_at <= now) {
+      const failures = v.failed_attempts + 1;
+      if (failures >= config.OTP_MAX_WRONG) {
+        await q.query('update email_verifications set failed_attempts = $2, locked_until = $3 where user_id = $1', [user.id, failures, lockFor]);
+        return { ok: false, error: lockedOut(lockFor) };
+      }
+      await q.query('update email_verifications set failed_attempts = $2 where user_id = $1', [user.id, failures]);
+      return { ok: false, error: invalid };
+    }
+    await q.query('delete from email_verifications where user_id = $1', [user.id]);
+    await q.query('update users set email_verified_at = $2, updated_at = now() where id = $1', [user.id, now]);
+    return { ok: true, pair: await issueTokenPair(deps, q, user.id), user };
+  });
+  if (!outcome.ok) throw outcome.error;
+  return { message: 'Your email address is verified.', ...outcome.pair, ...roleFlags(outcome.user) };
+}
+
+// ---------------------------------------------------------------- sign-in and tokens
+
+const invalidCredentials = () => errorCode(401, 'invalid_credentials', 'No active account found with the given credentials.');
+
+export async function signIn(deps: Deps, email: string, password: string, ip: string, brandOk: boolean) {
+  const { config } = deps;
+  const window = config.SIGNIN_FAILURE_WINDOW_SECONDS;
+  const perIp = deps.limiters.budget('signin-fail-ip', config.SIGNIN_FAILURES_PER_IP, window);
+  const perAccount = deps.limiters.budget('signin-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, window);
+  const accountKey = sha256(normaliseEmail(email));
+  await perIp.check(ip);
+  await perAccount.check(accountKey);
+
+  const fail = async () => {
+    await Promise.all([perIp.penalise(ip), perAccount.penalise(accountKey)]);
+    return invalidCredentials();
+  };
+  const user = brandOk ? await findUserByEmail(deps.db, email) : undefined;
+  if (!user || !user.password_hash) {
+    await burnPasswordCheck(password); // same cost as a real check
+    if (user && !user.password_hash && user.google_sub) {
+      throw errorCode(400, 'google_account', 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.');
+    }
+    throw await fail();
+  }
+  if (!(await verifyPassword(user.password_hash, password))) throw await fail();
+  if (!user.email_verified_at) throw await fail();
+  if (user.disabled_at) throw errorCode(403, 'user_inactive', 'This account is disabled.');
+  await perAccount.reset(accountKey);
+  const pair = await issueTokenPair(deps, deps.db, user.id);
+  return { ...pair, ...roleFlags(user) };
+}
+
+export async function refresh(deps: Deps, token: string) {
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+  } catch (err) {
+    throw tokenNotValid(err instanceof joseErrors.JWTExpired ? 'Token is expired' : 'Token is invalid or expired', 'refresh');
+  }
+  if (payload.token_type !== 'refresh' || typeof payload.jti !== 'string' || typeof payload.user_id !== 'string') {
+    throw tokenNotValid('Token has wrong type', 'refresh');
+  }
+  const jtiHash = sha256(payload.jti);
+  const outcome = await deps.db.tx(async (q) => {
+    const [row] = await q.query(
+      `select t.used_at, t.expires_at, f.id as family_id, f.revoked_at, f.user_id
+         from refresh_tokens t join refresh_families f on f.id = t.family_id
+        where t.jti_hash = $1 for update of t, f`,
+      [jtiHash],
+    );
+    if (!row || row.revoked_at || row.user_id !== payload.user_id) return { error: 'Token is blacklisted' };
+    if (row.used_at) {
+      // Reuse of a rotated token: someone else may hold it. End the whole session.
+      await q.query("update refresh_families set revoked_at = now(), revoke_reason = 'refresh_reuse' where id = $1", [row.family_id]);
+      return { error: 'Token is blacklisted' };
+    }
+    if (row.expires_at <= deps.clock.now()) return { error: 'Token is expired' };
+    const user = await findUserById(q, row.user_id);
+    if (!user || user.disabled_at || !user.email_verified_at) return { error: 'User is inactive' };
+    await q.query('update refresh_tokens set used_at = now() where jti_hash = $1', [jtiHash]);
+    return {
+      pair: { access: await accessToken(deps, user.id, row.family_id), refresh: await refreshToken(deps, q, user.id, row.family_id) },
+    };
+  });
+  if ('error' in outcome) throw tokenNotValid(outcome.error, 'refresh');
+  return outcome.pair;
+}
+
+/** Ends the caller's session, and the session of the given refresh token when it is the caller's. */
+export async function logout(deps: Deps, userId: string, sessionId: string, refreshTokenValue?: string) {
+  const families = [sessionId];
+  if (refreshTokenValue) {
+    try {
+      const { payload } = await jwtVerify(refreshTokenValue, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER });
+      if (payload.user_id === userId && typeof payload.sid === 'string') families.push(payload.sid);
+    } catch {
+      /* an invalid refresh token changes nothing more */
+    }
+  }
+  await deps.db.query("update refresh_families set revoked_at = now(), revoke_reason = 'logout' where user_id = $1 and id = any($2::uuid[]) and revoked_at is null", [
+    userId,
+    families,
+  ]);
+}
+
+// ---------------------------------------------------------------- Google sign-in
+
+let jwks: { url: string; set: ReturnType<typeof createRemoteJWKSet> } | undefined;
+
+export async function googleLogin(deps: Deps, credential: unknown, locale?: string) {
+  const { config } = deps;
+  if (typeof credential !== 'string' || !credential.trim()) {
+    throw errorCode(400, 'credential_required', 'The Google credential is required.');
+  }
+  if (config.GOOGLE_CLIENT_IDS.length === 0) throw errorCode(400, 'google_login_disabled', 'Google sign-in is not enabled.');
+  if (!jwks || jwks.url !== config.GOOGLE_JWKS_URL) jwks = { url: config.GOOGLE_JWKS_URL, set: createRemoteJWKSet(new URL(config.GOOGLE_JWKS_URL)) };
+  let claims: Record<string, unknown>;
+  try {
+    ({ payload: claims } = await jwtVerify(credential, jwks.set, {
+      algorithms: ['RS256'],
+      audience: config.GOOGLE_CLIENT_IDS,
+      issuer: config.GOOGLE_ISSUERS,
+      currentDate: deps.clock.now(),
+    }));
+  } catch {
+    throw errorCode(401, 'invalid_google_credential', 'The Google credential could not be verified.');
+  }
+  const sub = typeof claims.sub === 'string' ? claims.sub : '';
+  const email = typeof claims.email === 'string' ? normaliseEmail(claims.email) : '';
+  if (!sub || !email || claims.email_verified !== true) {
+    throw errorCode(401, 'invalid_google_credential', 'The Google account has no verified email address.');
+  }
+  const result = await deps.db.tx(async (q) => {
+    let user = await findUserByGoogleSub(q, sub);
+    if (!user) {
+      const byEmail = await findUserByEmail(q, email, true);
+      if (byEmail) {
+        // Linking rule (docs/accounts.md): staff accounts never link; a verified password account
+        // links (both sides proved the mailbox); an unverified signup is taken over by the Google
+        // owner of the address and its password, set by whoever registered it, is removed.
+        if (isPrivileged(byEmail)) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
+        if (byEmail.google_sub && byEmail.google_sub !== sub) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
+        if (byEmail.email_verified_at) {
+          await q.query('update users set google_sub = $2, updated_at = now() where id = $1', [byEmail.id, sub]);
+        } else {
+          await q.query('update users set google_sub = $2, password_hash = null, email_verified_at = now(), updated_at = now() where id = $1', [byEmail.id, sub]);
+          await q.query('delete from email_verifications where user_id = $1', [byEmail.id]);
+        }
+        user = (await findUserById(q, byEmail.id))!;
+      } else {
+        const id = await insertUser(q, {
+          email,
+          passwordHash: null,
+          googleSub: sub,
+          verified: true,
+          firstName: typeof claims.given_name === 'string' ? claims.given_name.slice(0, 150) : '',
+          lastName: typeof claims.family_name === 'string' ? claims.family_name.slice(0, 150) : '',
+          locale: locale ?? 'en',
+        });
+        user = (await findUserById(q, id))!;
+      }
+    }
+    if (user.disabled_at) return { error: errorCode(403, 'user_inactive', 'This account is disabled.') };
+    return { pair: await issueTokenPair(deps, q, user.id), user };
+  });
+  if ('error' in result) throw result.error;
+  return { ...result.pair, ...roleFlags(result.user) };
+}
+
+// ---------------------------------------------------------------- password reset
+
+export const FORGOT_MESSAGE = 'If an account exists for this address, we sent a link to reset the password.';
+
+export async function forgotPassword(deps: Deps, rawEmail: string): Promise<void> {
+  const { config } = deps;
+  const email = normaliseEmail(rawEmail);
+  await deps.db.tx(async (q) => {
+    const user = await findUserByEmail(q, email, true);
+    if (!user || user.disabled_at || (!user.email_verified_at && !user.google_sub)) return;
+    if (await isSuppressed(q, email)) return;
+    const [recent] = await q.query('select 1 from password_reset_tokens where user_id = $1 and created_at > $2', [
+      user.id,
+      new Date(deps.clock.now().getTime() - config.FORGOT_PASSWORD_COOLDOWN_SECONDS * 1000),
+    ]);
+    if (recent) return; // cooldown: the link already sent stays valid
+    const token = randomToken(32);
+    await q.query('insert into password_reset_tokens (token_hash, user_id, expires_at, created_at) values ($1, $2, $3, $4)', [
+      sha256(token),
+      user.id,
+      new Date(deps.clock.now().getTime() + config.RESET_TOKEN_TTL_SECONDS * 1000),
+      deps.clock.now(),
+    ]);
+    const link = `${config.PUBLIC_BASE_URL}/reset-password/?token=${encodeURIComponent(token)}`;
+    await enqueueMail(q, user.email, passwordResetMail, user.locale, { link, minutes: Math.round(config.RESET_TOKEN_TTL_SECONDS / 60) });
+  });
+}
+
+export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
+  const invalid = errorCode(400, 'invalid_reset_token', 'This reset link is invalid or has expired. Request a new one.');
+  const [row] = await deps.db.query<{ user_id: string; email: string }>(
+    `select t.user_id, u.email from password_reset_tokens t join users u on u.id = t.user_id
+      where t.token_hash = $1 and t.used_at is null and t.expires_at > $2 and u.disabled_at is null`,
+    [sha256(token), deps.clock.now()],
+  );
+  if (!row) throw invalid;
+  weakPassword(password, row.email);
+  const passwordHash = await hashPassword(password);
+  const done = await deps.db.tx(async (q) => {
+    // Single use, also under concurrency: only the request that marks the token used goes on.
+    const claimed = await q.query('update password_reset_tokens set used_at = now() where token_hash = $1 and used_at is null returning user_id', [sha256(token)]);
+    if (claimed.length === 0) return false;
+    await q.query('update password_reset_tokens set used_at = now() where user_id = $1 and used_at is null', [row.user_id]);
+    // The link proved the mailbox, so a pending signup becomes verified; a Google account gains a password.
+    await q.query('update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1', [
+      row.user_id,
+      passwordHash,
+    ]);
+    await q.query('delete from email_verifications where user_id = $1', [row.user_id]);
+    await revokeAllSessions(q, row.user_id, 'password_reset');
+    const [u] = await q.query<{ locale: string }>('select locale from users where id = $1', [row.user_id]);
+    await enqueueMail(q, row.email, passwordChangedMail, u.locale, {});
+    return true;
+  });
+  if (!done) throw invalid;
+}
+
+// ---------------------------------------------------------------- operators
+
+export type StaffRole = 'doctor' | 'backoffice_admin' | 'marketer';
+
+export async function createStaff(
+  deps: Deps,
+  input: { email: string; password: string; role: StaffRole; firstName?: string; lastName?: string; licenseNumber?: string },
+): Promise<string> {
+  const email = normaliseEmail(input.email);
+  const problems = passwordProblems(input.password, email);
+  if (problems.length) throw new Error(`weak password: ${problems.join(' ')}`);
+  const passwordHash = await hashPassword(input.password);
+  return deps.db.tx(async (q) => {
+    const existing = await findUserByEmail(q, email, true);
+    const flag = `is_${input.role}`;
+    if (existing) {
+      // Promoting an existing account: it becomes verified staff with this password.
+      await q.query(`update users set ${flag} = true, password_hash = $2, email_verified_at = coalesce(email_verified_at, now()),
+                     doctor_license_number = coalesce($3, doctor_license_number), updated_at = now() where id = $1`, [existing.id, passwordHash, input.licenseNumber ?? null]);
+      return existing.id;
+    }
+    return insertUser(q, {
+      email,
+      passwordHash,
+      verified: true,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      roles: { [flag]: true },
+      doctorLicenseNumber: input.licenseNumber ?? null,
+    });
+  });
+}
+
+/** Disables an account and ends every session at once (access tokens are refused immediately). */
+export async function setAccountDisabled(deps: Deps, q: Queryable, userId: string, disabled: boolean): Promise<boolean> {
+  const rows = await q.query(
+    `update users set disabled_at = case when $2 then coalesce(disabled_at, now()) else null end, updated_at = now() where id = $1 returning id`,
+    [userId, disabled],
+  );
+  if (rows.length && disabled) await revokeAllSessions(q, userId, 'disabled');
+  return rows.length > 0;
+}
+
+export async function setDisabledByEmail(deps: Deps, email: string, disabled: boolean): Promise<boolean> {
+  return deps.db.tx(async (q) => {
+    const user = await findUserByEmail(q, email, true);
+    return user ? setAccountDisabled(deps, q, user.id, disabled) : false;
+  });
+}
+
+export async function addSuppression(deps: Deps, email: string, reason: string): Promise<void> {
+  await suppressEmail(deps.db, email, reason);
+}
