@@ -1,0 +1,86 @@
+// Profile shapes (spec 2.2). Read-only fields are not in the PATCH body schema: sent anyway, they are
+// ignored, as DRF ignores read-only fields (docs/profile.md).
+import { z } from 'zod';
+import { OrderSchema } from '../billing/orders.ts';
+
+export const CATEGORY_KEYS = [
+  'hair_growth',
+  'weight_loss',
+  'sexual_health',
+  'premature_ejaculation',
+  'chlamydia',
+  'urinary_tract_infection',
+  'emergency_contraception',
+  'hiv_prep',
+] as const;
+
+export const GENDER_CODES = ['0', '1', '2', '3'] as const;
+export const LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
+export const MAX_ADDRESSES = 5;
+
+export const AddressSchema = z
+  .object({
+    label: z.string().max(50).default(''),
+    line1: z.string().trim().min(1, 'This field may not be blank.').max(200),
+    line2: z.string().max(200).default(''),
+    city: z.string().trim().min(1, 'This field may not be blank.').max(120),
+    postal_code: z.string().trim().min(1, 'This field may not be blank.').max(20),
+    country: z.string().regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.').transform((s) => s.toUpperCase()),
+    is_default: z.boolean().default(false),
+  })
+  .meta({ id: 'Address' });
+
+const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
+
+export const ProfilePatch = z.object({
+  first_name: z.string().max(150, maxLen(150)).optional(),
+  last_name: z.string().max(150, maxLen(150)).optional(),
+  date_of_birth: z
+    .string({ error: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.')
+    .nullable()
+    .optional(),
+  gender: z
+    .union([z.string(), z.number().int()])
+    .transform((g) => String(g))
+    .pipe(z.enum(GENDER_CODES, { error: 'Must be one of "0", "1", "2", "3".' }))
+    .optional()
+    .meta({ description: '0 male, 1 female, 2 diverse / non-binary, 3 prefers not to say' }),
+  country_of_residence: z.string().max(3, 'Use a supported ISO 3166 alpha-3 code.').nullable().optional(),
+  timezone: z.string().max(64, maxLen(64)).optional(),
+  locale: z.enum(LOCALES, { error: 'Must be one of de, en, es, fr, it, nl, pt.' }).optional(),
+  city: z.string().max(120, maxLen(120)).nullable().optional(),
+  postal_code: z.string().max(20, maxLen(20)).nullable().optional(),
+  issuing_state: z.string().max(200, maxLen(200)).optional(),
+  document_number: z.string().max(50, maxLen(50)).nullable().optional(),
+  document_type: z.enum(['PASSPORT', 'ID_CARD'], { error: 'Must be one of PASSPORT, ID_CARD.' }).nullable().optional(),
+  addresses: z.array(AddressSchema).max(MAX_ADDRESSES, `At most ${MAX_ADDRESSES} addresses.`).optional(),
+});
+export type ProfilePatchInput = z.infer<typeof ProfilePatch>;
+
+export const ProfileSchema = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    date_of_birth: z.string().nullable(),
+    gender: z.string().nullable(),
+    country_of_residence: z.string().nullable(),
+    timezone: z.string(),
+    locale: z.string(),
+    city: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    issuing_state: z.string(),
+    document_number: z.string().nullable(),
+    document_type: z.string().nullable(),
+    addresses: z.array(AddressSchema),
+    is_doctor: z.boolean(),
+    is_backoffice_admin: z.boolean(),
+    is_marketer: z.boolean(),
+    is_referrer: z.boolean(),
+    forms_completed: z.object(Object.fromEntries(CATEGORY_KEYS.map((k) => [k, z.boolean()])) as Record<(typeof CATEGORY_KEYS)[number], z.ZodBoolean>),
+    orders: z.array(OrderSchema),
+  })
+  .meta({ id: 'Profile' });
+export type Profile = z.infer<typeof ProfileSchema>;

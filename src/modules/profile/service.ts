@@ -1,0 +1,117 @@
+// Profile rules (spec 2.2, 4.2, 8). Design decisions: docs/profile.md.
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { errorName, fieldErrors, type FieldErrors } from '../../http/errors.ts';
+import { isSupportedCountry } from '../../lib/countries.ts';
+import { decrypt, encrypt } from '../../lib/crypto.ts';
+import { listOrders } from '../billing/orders.ts';
+import { profileRow, submittedCategories, updateProfile } from './repository.ts';
+import { CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
+
+export const MIN_AGE = 18;
+
+/** Fields that submission and checkout need, in this order. */
+export const REQUIRED_FOR_CARE = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
+
+export async function missingProfileFields(q: Queryable, userId: string): Promise<string[]> {
+  const [u] = await q.query(`select ${REQUIRED_FOR_CARE.join(', ')} from users where id = $1`, [userId]);
+  if (!u) return [...REQUIRED_FOR_CARE];
+  return REQUIRED_FOR_CARE.filter((f) => u[f] === null || u[f] === undefined || String(u[f]).trim() === '');
+}
+
+export const profileIncomplete = (missing: string[]) =>
+  errorName(400, 'PROFILE_INCOMPLETE', 'Complete your profile first.', { missing_fields: missing });
+
+/** Whole years between a YYYY-MM-DD birth date and today (UTC). */
+export function ageOn(dateOfBirth: string, today: Date): number {
+  const [y, m, d] = dateOfBirth.split('-').map(Number);
+  let age = today.getUTCFullYear() - y;
+  const month = today.getUTCMonth() + 1;
+  if (month < m || (month === m && today.getUTCDate() < d)) age--;
+  return age;
+}
+
+function isRealDate(value: string): boolean {
+  const [y, m, d] = value.split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+export function isIanaZone(zone: string): boolean {
+  if (!zone || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return /\//.test(zone) || zone === 'UTC';
+  } catch {
+    return false;
+  }
+}
+
+export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
+  const row = await profileRow(deps.db, userId);
+  const submitted = await submittedCategories(deps.db, userId);
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    date_of_birth: row.date_of_birth,
+    gender: row.gender,
+    country_of_residence: row.country_of_residence,
+    timezone: row.timezone,
+    locale: row.locale,
+    city: row.city,
+    postal_code: row.postal_code,
+    issuing_state: row.issuing_state,
+    document_number: row.document_number_enc ? decrypt(deps.secrets.documentKey, row.document_number_enc) : null,
+    document_type: row.document_type,
+    addresses: row.addresses ?? [],
+    is_doctor: row.is_doctor,
+    is_backoffice_admin: row.is_backoffice_admin,
+    is_marketer: row.is_marketer,
+    is_referrer: row.is_referrer,
+    forms_completed: Object.fromEntries(CATEGORY_KEYS.map((k) => [k, submitted.has(k)])) as Profile['forms_completed'],
+    orders: await listOrders(deps.db, userId),
+  };
+}
+
+export async function patchProfile(deps: Deps, userId: string, input: ProfilePatchInput): Promise<Profile> {
+  const errors: FieldErrors = {};
+  const columns: Record<string, unknown> = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+
+  for (const key of ['first_name', 'last_name', 'gender', 'locale', 'city', 'postal_code', 'issuing_state', 'document_type'] as const) {
+    if (input[key] !== undefined) columns[key] = input[key];
+  }
+  if (input.date_of_birth !== undefined) {
+    const dob = input.date_of_birth;
+    if (dob === null) columns.date_of_birth = null;
+    else if (!isRealDate(dob)) add('date_of_birth', 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+    else if (dob > deps.clock.now().toISOString().slice(0, 10)) add('date_of_birth', 'The date of birth cannot be in the future.');
+    else if (dob < '1900-01-01') add('date_of_birth', 'Enter a real date of birth.');
+    else if (ageOn(dob, deps.clock.now()) < MIN_AGE) add('date_of_birth', `You must be at least ${MIN_AGE} years old to use this service.`);
+    else columns.date_of_birth = dob;
+  }
+  if (input.country_of_residence !== undefined) {
+    const code = input.country_of_residence?.toUpperCase() ?? null;
+    if (code !== null && !isSupportedCountry(code)) add('country_of_residence', `"${input.country_of_residence}" is not a supported country.`);
+    else columns.country_of_residence = code;
+  }
+  if (input.timezone !== undefined) {
+    if (input.timezone !== '' && !isIanaZone(input.timezone)) add('timezone', 'Enter a valid IANA time zone, such as Europe/Berlin.');
+    else columns.timezone = input.timezone;
+  }
+  if (input.document_number !== undefined) {
+    columns.document_number_enc = input.document_number ? encrypt(deps.secrets.documentKey, input.document_number) : null;
+  }
+  if (input.addresses !== undefined) {
+    input.addresses.forEach((a, i) => {
+      if (!isSupportedCountry(a.country)) add(`addresses.${i}.country`, `"${a.country}" is not a supported country.`);
+    });
+    if (input.addresses.filter((a) => a.is_default).length > 1) add('addresses', 'Only one address can be the default.');
+    columns.addresses = JSON.stringify(input.addresses);
+  }
+  if (Object.keys(errors).length) throw fieldErrors(errors);
+  await updateProfile(deps.db, userId, columns);
+  return getProfile(deps, userId);
+}
