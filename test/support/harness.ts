@@ -10,7 +10,7 @@ import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Db } from '../../src/db/index.ts';
 import type { Deps } from '../../src/deps.ts';
-import { memoryTransport, type OutgoingMail } from '../../src/mail/transports.ts';
+import { memoryTransport, type MailTransport, type OutgoingMail } from '../../src/mail/transports.ts';
 import { createRuntime } from '../../src/runtime.ts';
 
 export const TEST_BRAND = 'test-brand';
@@ -62,7 +62,7 @@ export interface TestContext {
 }
 
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+export async function createTestContext(env: Record<string, string> = {}, options: { transport?: MailTransport } = {}): Promise<TestContext> {
   const { db, drop } = await openTestDatabase();
   const config = loadConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
@@ -72,7 +72,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     GOOGLE_CLIENT_IDS: 'test-client.apps.googleusercontent.com',
     ...env,
   });
-  const transport = memoryTransport();
+  const memory = memoryTransport();
+  const transport = options.transport ?? memory;
   const runtime = await createRuntime(config, { db, transport, migrate: false });
   const app = await buildApp(runtime.deps, { logger: false });
   await app.ready();
@@ -81,7 +82,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     deps: runtime.deps,
     db,
     config,
-    mails: transport.sent,
+    mails: memory.sent,
     async flushMail() {
       while ((await runtime.deps.mail.runOnce()) > 0) {
         /* drain */

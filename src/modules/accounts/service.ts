@@ -133,12 +133,13 @@ export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown
     }
     const matches = /^\d{6}$/.test(otp) && safeEqual(keyedHash(deps.secrets.codeKey, otp), v.code_hash);
     if (!matches || v.expires_at <= now) {
-      const failures = v.failed_attempts + 1;
+      // A lockout that has run out starts a fresh count.
+      const failures = (v.locked_until && v.locked_until <= now ? 0 : v.failed_attempts) + 1;
       if (failures >= config.OTP_MAX_WRONG) {
         await q.query('update email_verifications set failed_attempts = $2, locked_until = $3 where user_id = $1', [user.id, failures, lockFor]);
         return { ok: false, error: lockedOut(lockFor) };
       }
-      await q.query('update email_verifications set failed_attempts = $2 where user_id = $1', [user.id, failures]);
+      await q.query('update email_verifications set failed_attempts = $2, locked_until = null where user_id = $1', [user.id, failures]);
       return { ok: false, error: invalid };
     }
     await q.query('delete from email_verifications where user_id = $1', [user.id]);

@@ -1,0 +1,95 @@
+// Operator commands: `npm run cli -- <command> [--flag value ...]`.
+// On the embedded database the command takes the DATA_DIR lock, so it refuses to run while a server
+// holds the database (stop the server first); on PostgreSQL it runs beside the servers.
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { migrate } from './db/migrate.ts';
+import { addSuppression, createStaff, setDisabledByEmail, type StaffRole } from './modules/accounts/service.ts';
+import { createRuntime, openDatabase } from './runtime.ts';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  create-staff --email E --password P --role doctor|backoffice_admin|marketer [--first-name F] [--last-name L] [--license N]
+  disable-account --email E        disable an account and end all its sessions at once
+  enable-account --email E         enable a disabled account
+  suppress-email --email E [--reason R]   add an address to the mail suppression list (bounces, complaints)
+  migrate                          apply pending database migrations
+`;
+
+const ROLES: StaffRole[] = ['doctor', 'backoffice_admin', 'marketer'];
+
+export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<{ code: number; out: string }> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    strict: false,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      license: { type: 'string' },
+      reason: { type: 'string' },
+    },
+  });
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+
+  if (command === 'migrate') {
+    const { db, release } = await openDatabase(config);
+    try {
+      const applied = await migrate(db);
+      return { code: 0, out: applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date' };
+    } finally {
+      await db.close();
+      release();
+    }
+  }
+  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email'].includes(command ?? '')) return { code: 2, out: USAGE };
+  const email = str('email');
+  if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
+
+  const runtime = await createRuntime(config);
+  try {
+    switch (command) {
+      case 'create-staff': {
+        const role = str('role') as StaffRole | undefined;
+        const password = str('password');
+        if (!role || !ROLES.includes(role)) return { code: 2, out: `--role must be one of ${ROLES.join(', ')}` };
+        if (!password) return { code: 2, out: '--password is required' };
+        try {
+          const id = await createStaff(runtime.deps, { email, password, role, firstName: str('first-name'), lastName: str('last-name'), licenseNumber: str('license') });
+          return { code: 0, out: `staff account ${email} (${role}) ready: ${id}` };
+        } catch (err: any) {
+          return { code: 1, out: err.message };
+        }
+      }
+      case 'disable-account':
+      case 'enable-account': {
+        const found = await setDisabledByEmail(runtime.deps, email, command === 'disable-account');
+        return found ? { code: 0, out: `${command === 'disable-account' ? 'disabled' : 'enabled'} ${email}` } : { code: 1, out: `no account for ${email}` };
+      }
+      default: {
+        await addSuppression(runtime.deps, email, str('reason') ?? 'operator');
+        return { code: 0, out: `suppressed ${email}` };
+      }
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runCli(process.argv.slice(2))
+    .then(({ code, out }) => {
+      (code === 0 ? console.log : console.error)(out);
+      process.exit(code);
+    })
+    .catch((err) => {
+      console.error(err instanceof DataDirLockedError ? err.message : err instanceof Error ? err.message : err);
+      process.exit(1);
+    });
+}
