@@ -107,6 +107,9 @@ export function installErrorHandling(app: FastifyInstance) {
   });
 
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // Error bodies are built here from the catalogue, never from records, so they are serialised as
+    // they are: a route's response schema must not turn a client error into a 500.
+    reply.serializer(JSON.stringify);
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
       return reply.code(err.status).send(err.body);

@@ -58,7 +58,7 @@ export default async function accountsModule(app: App, deps: Deps): Promise<void
         description:
           'Requires `X-Brand-Slug`. Missing fields: 400 `VERIFY_EMAIL_INVALID_REQUEST`; wrong or expired code: 400 `VERIFY_EMAIL_INVALID_CODE`; after 5 wrong codes: 429 `VERIFY_EMAIL_TOO_MANY_ATTEMPTS` for 15 minutes, extended by every further attempt.',
         body: VerifyBody,
-        response: { 200: VerifiedSchema, 400: ErrorNameSchema.or(ErrorCodeSchema), 429: ErrorNameSchema },
+        response: { 200: VerifiedSchema, 400: ErrorNameSchema.or(ErrorCodeSchema).or(FieldErrorsSchema), 429: ErrorNameSchema },
       },
     },
     async (request) => {
