@@ -18,7 +18,20 @@ export const GENDER_CODES = ['0', '1', '2', '3'] as const;
 export const LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
 export const MAX_ADDRESSES = 5;
 
+// Output shape (no transforms: the serializer encodes responses, and transforms are one-way).
 export const AddressSchema = z
+  .object({
+    label: z.string(),
+    line1: z.string(),
+    line2: z.string(),
+    city: z.string(),
+    postal_code: z.string(),
+    country: z.string(),
+    is_default: z.boolean(),
+  })
+  .meta({ id: 'Address' });
+
+export const AddressInput = z
   .object({
     label: z.string().max(50).default(''),
     line1: z.string().trim().min(1, 'This field may not be blank.').max(200),
@@ -27,8 +40,7 @@ export const AddressSchema = z
     postal_code: z.string().trim().min(1, 'This field may not be blank.').max(20),
     country: z.string().regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.').transform((s) => s.toUpperCase()),
     is_default: z.boolean().default(false),
-  })
-  .meta({ id: 'Address' });
+  });
 
 const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
 
@@ -54,7 +66,7 @@ export const ProfilePatch = z.object({
   issuing_state: z.string().max(200, maxLen(200)).optional(),
   document_number: z.string().max(50, maxLen(50)).nullable().optional(),
   document_type: z.enum(['PASSPORT', 'ID_CARD'], { error: 'Must be one of PASSPORT, ID_CARD.' }).nullable().optional(),
-  addresses: z.array(AddressSchema).max(MAX_ADDRESSES, `At most ${MAX_ADDRESSES} addresses.`).optional(),
+  addresses: z.array(AddressInput).max(MAX_ADDRESSES, `At most ${MAX_ADDRESSES} addresses.`).optional(),
 });
 export type ProfilePatchInput = z.infer<typeof ProfilePatch>;
 
