@@ -1,0 +1,227 @@
+// The questionnaire catalogue: versioned data files under catalogue/categories/<slug>/v<n>.json,
+// validated by zod at start-up (an invalid file stops the process). Format: docs/catalogue.md.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const CATEGORY_SLUGS = [
+  'hair_growth', 'weight_loss', 'sexual_health', 'premature_ejaculation', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep',
+] as const;
+
+const Text = z.object(Object.fromEntries(LOCALES.map((l) => [l, z.string().min(1)])) as Record<Locale, z.ZodString>).strict();
+export type LocalisedText = z.infer<typeof Text>;
+
+export type Condition =
+  | { answer: string; eq?: unknown; in?: unknown[]; includes_any?: string[]; includes_none_of?: string[]; gt?: number; gte?: number; lt?: number; lte?: number }
+  | { computed: 'bmi' | 'age'; gt?: number; gte?: number; lt?: number; lte?: number }
+  | { profile: 'gender' | 'country_of_residence'; in: string[] }
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition };
+const cmp = { gt: z.number().optional(), gte: z.number().optional(), lt: z.number().optional(), lte: z.number().optional() };
+export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
+  z.union([
+    z.object({ answer: z.string(), eq: z.unknown().optional(), in: z.array(z.unknown()).optional(), includes_any: z.array(z.string()).optional(), includes_none_of: z.array(z.string()).optional(), ...cmp }).strict(),
+    z.object({ computed: z.enum(['bmi', 'age']), ...cmp }).strict(),
+    z.object({ profile: z.enum(['gender', 'country_of_residence']), in: z.array(z.string()) }).strict(),
+    z.object({ all: z.array(ConditionSchema).min(1) }).strict(),
+    z.object({ any: z.array(ConditionSchema).min(1) }).strict(),
+    z.object({ not: ConditionSchema }).strict(),
+  ]),
+) as z.ZodType<Condition>;
+
+const QuestionSchema = z
+  .object({
+    question_key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    type: z.enum(['boolean', 'single_choice', 'multiple_choice', 'number', 'date', 'text']),
+    required: z.boolean(),
+    text: Text,
+    options: z.array(z.object({ value: z.string(), label: Text }).strict()).optional(),
+    unit: z.string().optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+    max_length: z.number().int().positive().optional(),
+    visible_if: ConditionSchema.optional(),
+  })
+  .strict()
+  .refine((q) => !['single_choice', 'multiple_choice'].includes(q.type) || (q.options?.length ?? 0) >= 2, 'choice questions need options');
+export type Question = z.infer<typeof QuestionSchema>;
+
+const StepSchema = z.object({ step_id: z.number().int().positive(), title: Text, questions: z.array(QuestionSchema).min(1) }).strict();
+export type Step = z.infer<typeof StepSchema>;
+
+export const RuleSchema = z
+  .object({
+    code: z.string().regex(/^[A-Z0-9_]+$/),
+    kind: z.enum(['red_flag', 'ineligible', 'exclude_treatment', 'caution']),
+    source: z.string().min(1),
+    when: ConditionSchema,
+    treatments: z.array(z.string()).optional(),
+    alternative: z.string().optional(),
+  })
+  .strict();
+export type Rule = z.infer<typeof RuleSchema>;
+
+export const TreatmentSchema = z
+  .object({
+    treatment_id: z.string().regex(/^[a-z0-9-]+$/),
+    name: z.string(),
+    strengths: z.array(z.string()).min(1),
+    dosage_ladder: z.array(z.string()).min(1).nullable(),
+    min_weeks_per_step: z.number().int().positive().nullable(),
+    supply_days: z.number().int().positive(),
+    plan_cycle_days: z.number().int().positive().nullable(),
+    one_off_price_cents: z.number().int().positive(),
+    plan_price_cents: z.number().int().positive().nullable(),
+    currency: z.literal('EUR'),
+    source: z.string(),
+  })
+  .strict();
+export type Treatment = z.infer<typeof TreatmentSchema> & { /** dosage_ladder, or the strengths when not titrated (billing's choice list). */ dosages: string[] };
+
+const VersionFileSchema = z
+  .object({
+    format: z.literal(1),
+    category: z
+      .object({ slug: z.enum(CATEGORY_SLUGS), id: z.uuid(), default_plan: z.enum(['subscription', 'one_off']), title: Text, description: Text, treatments: z.array(TreatmentSchema).min(1) })
+      .strict(),
+    version: z
+      .object({
+        id: z.uuid(),
+        number: z.number().int().positive(),
+        published_at: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+        steps: z.array(StepSchema).min(1),
+        rules: z.array(RuleSchema).min(1),
+        renewal: z.object({ safety_steps: z.array(StepSchema).min(1), review_steps: z.literal('questionnaire') }).strict(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export interface Version {
+  id: string;
+  number: number;
+  published_at: string;
+  category: string;
+  category_id: string;
+  steps: Step[];
+  rules: Rule[];
+  renewal: { safety_steps: Step[]; review_steps: 'questionnaire' };
+}
+export interface Category {
+  slug: string;
+  id: string;
+  default_plan: 'subscription' | 'one_off';
+  title: LocalisedText;
+  description: LocalisedText;
+  treatments: Treatment[];
+  versions: Version[];
+  current_version_id: string;
+}
+
+/** Cross-checks a version beyond the shape: unique ids and keys, rules name existing questions, options and treatments. */
+export function checkVersionConsistency(file: z.infer<typeof VersionFileSchema>): string[] {
+  const problems: string[] = [];
+  const { category, version } = file;
+  const questions = new Map<string, Question>();
+  const steps = new Set<number>();
+  for (const s of version.steps) {
+    if (steps.has(s.step_id)) problems.push(`duplicate step_id ${s.step_id}`);
+    steps.add(s.step_id);
+    for (const q of s.questions) {
+      if (questions.has(q.question_key)) problems.push(`duplicate question_key ${q.question_key}`);
+      questions.set(q.question_key, q);
+    }
+  }
+  const treatmentIds = new Set(category.treatments.map((t) => t.treatment_id));
+  for (const t of category.treatments) {
+    if (t.dosage_ladder && t.min_weeks_per_step === null) problems.push(`${t.treatment_id}: a dosage ladder needs min_weeks_per_step`);
+    if ((t.plan_price_cents === null) !== (t.plan_cycle_days === null)) problems.push(`${t.treatment_id}: plan price and cycle go together`);
+  }
+  const walk = (c: Condition, where: string) => {
+    if ('answer' in c) {
+      const q = questions.get(c.answer);
+      if (!q) return problems.push(`${where}: unknown question ${c.answer}`);
+      for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${where}: unknown option ${o}`);
+    } else if ('all' in c) c.all.forEach((x) => walk(x, where));
+    else if ('any' in c) c.any.forEach((x) => walk(x, where));
+    else if ('not' in c) walk(c.not, where);
+  };
+  for (const r of version.rules) {
+    walk(r.when, r.code);
+    for (const t of r.treatments ?? []) if (!treatmentIds.has(t)) problems.push(`${r.code}: unknown treatment ${t}`);
+    if (r.kind === 'exclude_treatment' && !r.treatments?.length) problems.push(`${r.code}: exclude_treatment needs treatments`);
+    if (r.kind === 'ineligible' && !r.alternative) problems.push(`${r.code}: ineligible rules name an alternative`);
+  }
+  for (const s of version.steps) for (const q of s.questions) if (q.visible_if) walk(q.visible_if, q.question_key);
+  return problems;
+}
+
+export const CATALOGUE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/categories');
+
+export function loadCatalogue(dir = CATALOGUE_DIR): Map<string, Category> {
+  const out = new Map<string, Category>();
+  const versionIds = new Set<string>();
+  for (const slug of readdirSync(dir).sort()) {
+    for (const name of readdirSync(join(dir, slug)).filter((f) => /^v\d+\.json$/.test(f)).sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)))) {
+      const where = `catalogue/categories/${slug}/${name}`;
+      const parsed = VersionFileSchema.safeParse(JSON.parse(readFileSync(join(dir, slug, name), 'utf8')));
+      if (!parsed.success) throw new Error(`${where}: ${z.prettifyError(parsed.error)}`);
+      const file = parsed.data;
+      const problems = checkVersionConsistency(file);
+      if (file.category.slug !== slug) problems.push(`slug ${file.category.slug} in folder ${slug}`);
+      if (`v${file.version.number}.json` !== name) problems.push('version number does not match the file name');
+      if (versionIds.has(file.version.id)) problems.push(`duplicate version id ${file.version.id}`);
+      if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
+      versionIds.add(file.version.id);
+      const version: Version = { ...file.version, category: slug, category_id: file.category.id };
+      // The newest version carries the category's current metadata and treatments.
+      const prev = out.get(slug);
+      out.set(slug, {
+        ...file.category,
+        treatments: file.category.treatments.map((t) => ({ ...t, dosages: t.dosage_ladder ?? t.strengths })),
+        versions: [...(prev?.versions ?? []), version],
+        current_version_id: version.id,
+      });
+    }
+  }
+  for (const slug of CATEGORY_SLUGS) if (!out.has(slug)) throw new Error(`catalogue: category ${slug} is missing`);
+  return out;
+}
+
+const CATALOGUE = loadCatalogue();
+const VERSIONS = new Map<string, Version>([...CATALOGUE.values()].flatMap((c) => c.versions.map((v) => [v.id, v] as const)));
+
+export const listCategories = (): Category[] => CATEGORY_SLUGS.map((s) => CATALOGUE.get(s)!);
+export const getCategory = (slug: string): Category | undefined => CATALOGUE.get(slug);
+export const getCategoryById = (id: string): Category | undefined => listCategories().find((c) => c.id === id);
+export const findTreatment = (slug: string, treatmentId: string): Treatment | undefined => getCategory(slug)?.treatments.find((t) => t.treatment_id === treatmentId);
+export const getVersion = (versionId: string): Version | undefined => VERSIONS.get(versionId);
+export function currentVersion(slug: string): Version | undefined {
+  const c = getCategory(slug);
+  return c ? VERSIONS.get(c.current_version_id) : undefined;
+}
+/** Renewal screens (subscriptions): the safety screen for the current treatment, and the broader review (the full current questionnaire) when the patient declares a change. */
+export function renewalScreen(slug: string): { safety_steps: Step[]; review_steps: Step[] } | undefined {
+  const v = currentVersion(slug);
+  return v ? { safety_steps: v.renewal.safety_steps, review_steps: v.steps } : undefined;
+}
+
+/** Picks a locale from ?locale= or Accept-Language (q-weighted); English when nothing matches. */
+export function pickLocale(query: string | undefined, acceptLanguage: string | undefined): Locale {
+  if (query && (LOCALES as readonly string[]).includes(query.toLowerCase())) return query.toLowerCase() as Locale;
+  const prefs = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { lang: tag.trim().toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+    })
+    .filter((p) => p.lang && p.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const p of prefs) if ((LOCALES as readonly string[]).includes(p.lang)) return p.lang as Locale;
+  return 'en';
+}
