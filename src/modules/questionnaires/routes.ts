@@ -1,5 +1,153 @@
-// The questionnaires module: not built yet.
+// Questionnaire endpoints (spec 2.7, 4.3). Catalogue and schema are public; answers need a token.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { currentVersion, listCategories, pickLocale, type Category, type Locale, type Step } from './catalogue.ts';
+import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmitResponseSchema } from './schemas.ts';
+import { categoryOr404, getProgress, patchProgress, submit, treatmentOut } from './service.ts';
 
-export default async function questionnairesModule(_app: App, _deps: Deps): Promise<void> {}
+const LocaleQuery = z.object({ locale: z.string().max(10).optional() });
+const SlugParams = z.object({ slug: z.string().max(64) });
+
+const categoryOut = (c: Category, locale: Locale) => {
+  const v = currentVersion(c.slug)!;
+  return { id: c.id, slug: c.slug, title: c.title[locale], description: c.description[locale], default_plan: c.default_plan, version: v.id, version_number: v.number };
+};
+export const stepsOut = (steps: Step[], locale: Locale) =>
+  steps.map((s) => ({
+    step_id: s.step_id,
+    title: s.title[locale],
+    questions: s.questions.map((q) => ({
+      question_key: q.question_key,
+      type: q.type,
+      required: q.required,
+      text: q.text[locale],
+      ...(q.options ? { options: q.options.map((o) => ({ value: o.value, label: o.label[locale] })) } : {}),
+      ...(q.unit !== undefined ? { unit: q.unit } : {}),
+      ...(q.min !== undefined ? { min: q.min } : {}),
+      ...(q.max !== undefined ? { max: q.max } : {}),
+      ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
+      ...(q.visible_if ? { visible_if: q.visible_if as Record<string, unknown> } : {}),
+    })),
+  }));
+
+/** Public, cacheable bodies: strong ETag over the body, 304 on a matching If-None-Match. */
+function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown): boolean {
+  const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  reply.header('ETag', etag).header('Cache-Control', 'public, max-age=300').header('Vary', 'Accept-Language');
+  const inm = request.headers['if-none-match'];
+  if (!inm) return false;
+  const tags = inm.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+}
+
+const localeOf = (request: FastifyRequest) => pickLocale((request.query as any)?.locale, request.headers['accept-language']);
+
+export default async function questionnairesModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema), 403: DetailCodeSchema };
+  const notModified = { 304: z.null().describe('Not modified: the If-None-Match ETag matches.') };
+
+  r.get(
+    '/v1/users/questionnaires/categories/',
+    {
+      schema: {
+        tags: ['questionnaires'],
+        security: [],
+        summary: 'Questionnaire categories (public)',
+        description: 'The eight treatment categories with their current questionnaire version, localised by `?locale=` or `Accept-Language` (de en es fr it nl pt; English otherwise). Cacheable: ETag, If-None-Match gives 304.',
+        querystring: LocaleQuery,
+        response: { 200: CategoriesResponseSchema, ...notModified },
+      },
+    },
+    async (request, reply) => {
+      const locale = localeOf(request);
+      const body = { locale, categories: listCategories().map((c) => categoryOut(c, locale)) };
+      if (cacheable(request, reply, body)) return reply.code(304).send(null);
+      return body;
+    },
+  );
+
+  r.get(
+    '/v1/users/questionnaires/:slug/schema/',
+    {
+      schema: {
+        tags: ['questionnaires'],
+        security: [],
+        summary: 'A category’s current questionnaire (public)',
+        description:
+          'Ordered steps of questions (boolean, single_choice, multiple_choice, number with unit and bounds, date, text) with options, required flags and visibility conditions (`visible_if` on the profile or earlier answers), plus the treatments with prices. Eligibility rules are not published. Localised; ETag/If-None-Match; unknown slug 404 {detail}.',
+        params: SlugParams,
+        querystring: LocaleQuery,
+        response: { 200: SchemaResponseSchema, ...notModified, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const locale = localeOf(request);
+      const c = categoryOr404(request.params.slug);
+      const v = currentVersion(c.slug)!;
+      const body = { ...categoryOut(c, locale), locale, published_at: v.published_at, treatments: c.treatments.map(treatmentOut), steps: stepsOut(v.steps, locale) };
+      if (cacheable(request, reply, body)) return reply.code(304).send(null);
+      return body;
+    },
+  );
+
+  r.get(
+    '/v1/users/questionnaires/:slug/progress/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['questionnaires'],
+        security: bearerSecurity,
+        summary: 'The patient’s saved draft',
+        description: '`{progress: {id, category (uuid), version (uuid), data[]}, emergency}`; an empty draft (`data: []`) when nothing is saved yet. `emergency` is the emergency notice when saved answers contain a red flag, else null. Unknown category: 404 {detail} naming it.',
+        params: SlugParams,
+        querystring: LocaleQuery,
+        response: { 200: ProgressResponseSchema, ...unauthorised, 404: DetailSchema },
+      },
+    },
+    async (request) => getProgress(deps, currentUser(request).id, request.params.slug, localeOf(request)),
+  );
+
+  r.patch(
+    '/v1/users/questionnaires/:slug/progress/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['questionnaires'],
+        security: bearerSecurity,
+        summary: 'Save the draft (whole answer array replaced)',
+        description:
+          'Body `{data: [{step_id, question_key, value | values}]}`: the full cumulative answer set; omitted answers are erased. Each answer is checked against the current version (question exists in that step, type, options, bounds); a 400 is keyed `data[<index>].<field>`. A red-flag answer is reported at once in `emergency`.',
+        params: SlugParams,
+        querystring: LocaleQuery,
+        body: ProgressPatchSchema,
+        response: { 200: ProgressResponseSchema, 400: FieldErrorsSchema, ...unauthorised, 404: DetailSchema },
+      },
+    },
+    async (request) => patchProgress(deps, currentUser(request).id, request.params.slug, request.body.data, localeOf(request)),
+  );
+
+  r.post(
+    '/v1/users/questionnaires/:slug/submit/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        tags: ['questionnaires'],
+        security: bearerSecurity,
+        summary: 'Submit the draft for eligibility and doctor review',
+        description:
+          'No body. Outcomes are 200s: `eligible` (treatments, next_step checkout), `ineligible` (reasons with codes and sources, alternative), `emergency` (emergency number of the country; no checkout), `held_for_review` (an answer that decided an earlier ineligible outcome changed: the doctor decides; checkout allowed). 400 PROFILE_INCOMPLETE {missing_fields}; 400 QUESTIONNAIRE_INCOMPLETE {missing_answers}; 404 unknown category.',
+        params: SlugParams,
+        querystring: LocaleQuery,
+        response: { 200: SubmitResponseSchema, 400: ErrorNameSchema, ...unauthorised, 404: DetailSchema },
+      },
+    },
+    async (request) => submit(deps, currentUser(request).id, request.params.slug, localeOf(request)),
+  );
+}

@@ -1,0 +1,186 @@
+// The eligibility engine: a pure function of (catalogue version, profile, answers, now). No I/O, no
+// clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
+import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
+import { ageOn } from '../profile/service.ts';
+import { getCategory, type Condition, type Locale, type Question, type Rule, type Version } from './catalogue.ts';
+import { alternativeText, emergencyText, reasonText } from './messages.ts';
+
+export interface AnswerItem {
+  step_id: number;
+  question_key: string;
+  value?: string | number | boolean | null;
+  values?: Record<string, unknown>;
+}
+export interface EngineProfile {
+  date_of_birth: string | null;
+  gender: string | null;
+  country_of_residence: string | null;
+}
+export interface Reason {
+  code: string;
+  kind: Rule['kind'];
+  source: string;
+  treatments: string[];
+  message: string;
+}
+export interface EmergencyNotice {
+  number: string;
+  numbers: string[];
+  non_emergency: { number: string; label: string }[];
+  codes: string[];
+  message: string;
+}
+export interface Outcome {
+  outcome: 'eligible' | 'ineligible' | 'emergency';
+  next_step: 'checkout' | 'in_person_care' | 'emergency_services';
+  /** Treatments the patient may choose (empty unless eligible). */
+  treatments: string[];
+  reasons: Reason[];
+  cautions: Reason[];
+  alternative: { code: string; message: string } | null;
+  emergency: EmergencyNotice | null;
+  /** Question keys (and `profile.<field>`) of the rules that made the outcome ineligible or excluded a treatment. */
+  deciding_keys: string[];
+  bmi: number | null;
+  age: number | null;
+}
+
+/** Selected options of a multiple-choice answer (`values: {option: true}`), or the scalar for others. */
+export function answerMap(version: Version, answers: AnswerItem[]): Map<string, unknown> {
+  const types = new Map(version.steps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
+  const out = new Map<string, unknown>();
+  for (const a of answers) {
+    const q = types.get(a.question_key);
+    if (!q) continue;
+    if (q.type === 'multiple_choice') {
+      const v = a.values && typeof a.values === 'object' ? Object.entries(a.values).filter(([, on]) => on === true).map(([k]) => k) : [];
+      out.set(a.question_key, v);
+    } else if (a.value !== undefined && a.value !== null) out.set(a.question_key, a.value);
+  }
+  return out;
+}
+
+interface Facts {
+  answers: Map<string, unknown>;
+  profile: EngineProfile;
+  age: number | null;
+  bmi: number | null;
+}
+
+function compare(v: unknown, c: { gt?: number; gte?: number; lt?: number; lte?: number }): boolean {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+  if (c.gt !== undefined && !(v > c.gt)) return false;
+  if (c.gte !== undefined && !(v >= c.gte)) return false;
+  if (c.lt !== undefined && !(v < c.lt)) return false;
+  if (c.lte !== undefined && !(v <= c.lte)) return false;
+  return true;
+}
+
+/** Evaluates a condition; a condition on an unanswered question is false. */
+export function holds(c: Condition, f: Facts): boolean {
+  if ('all' in c) return c.all.every((x) => holds(x, f));
+  if ('any' in c) return c.any.some((x) => holds(x, f));
+  if ('not' in c) return !holds(c.not, f);
+  if ('profile' in c) {
+    const v = f.profile[c.profile];
+    return v !== null && v !== undefined && c.in.includes(String(v));
+  }
+  if ('computed' in c) return compare(c.computed === 'bmi' ? f.bmi : f.age, c);
+  if (!f.answers.has(c.answer)) return false;
+  const v = f.answers.get(c.answer);
+  if ('eq' in c && c.eq !== undefined && v !== c.eq) return false;
+  if (c.in && !c.in.includes(v)) return false;
+  if (c.includes_any && !(Array.isArray(v) && v.some((x) => c.includes_any!.includes(x)))) return false;
+  if (c.includes_none_of && !(Array.isArray(v) && v.length > 0 && !v.some((x) => c.includes_none_of!.includes(x)))) return false;
+  if ((c.gt ?? c.gte ?? c.lt ?? c.lte) !== undefined && !compare(v, c)) return false;
+  return true;
+}
+
+function keysOf(c: Condition): string[] {
+  if ('all' in c) return c.all.flatMap(keysOf);
+  if ('any' in c) return c.any.flatMap(keysOf);
+  if ('not' in c) return keysOf(c.not);
+  if ('profile' in c) return [`profile.${c.profile}`];
+  if ('computed' in c) return c.computed === 'bmi' ? ['height_cm', 'weight_kg'] : ['profile.date_of_birth'];
+  return [c.answer];
+}
+
+/** Body-mass index from height_cm and weight_kg answers, exact (no float drift at 27 and 30). */
+export function bmiOf(answers: Map<string, unknown>): number | null {
+  const h = answers.get('height_cm');
+  const w = answers.get('weight_kg');
+  if (typeof h !== 'number' || typeof w !== 'number' || h <= 0) return null;
+  return (w * 10000) / (h * h);
+}
+
+function facts(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
+  const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null };
+  const all = answerMap(version, answers);
+  // Answers to questions that are hidden for this patient do not count.
+  for (const s of version.steps) for (const q of s.questions) if (all.has(q.question_key) && isVisible(q, { ...f, answers: all })) f.answers.set(q.question_key, all.get(q.question_key));
+  f.bmi = bmiOf(f.answers);
+  return f;
+}
+
+const isVisible = (q: Question, f: Facts) => !q.visible_if || holds(q.visible_if, f);
+
+/** Visible required questions without an answer (submission refuses them). */
+export function missingAnswers(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
+  const f = facts(version, profile, answers, now);
+  const all = answerMap(version, answers);
+  const missing: string[] = [];
+  for (const s of version.steps)
+    for (const q of s.questions) {
+      if (!q.required || !isVisible(q, { ...f, answers: all })) continue;
+      const v = all.get(q.question_key);
+      if (v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && v.trim() === '')) missing.push(q.question_key);
+    }
+  return missing;
+}
+
+export function emergencyNotice(country: string | null, codes: string[], locale: Locale): EmergencyNotice {
+  const c = countryByCode(country);
+  const number = emergencyNumberFor(country);
+  return { number, numbers: c?.emergency_numbers ?? ['112'], non_emergency: c?.non_emergency ?? [], codes, message: emergencyText(locale, number) };
+}
+
+/** Red-flag rules that fire on the given (possibly incomplete) answers: used on draft save too. */
+export function redFlags(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
+  const f = facts(version, profile, answers, now);
+  return version.rules.filter((r) => r.kind === 'red_flag' && holds(r.when, f)).map((r) => r.code);
+}
+
+export function evaluate(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date, locale: Locale = 'en'): Outcome {
+  const f = facts(version, profile, answers, now);
+  const fired = version.rules.filter((r) => holds(r.when, f));
+  const reason = (r: Rule): Reason => ({ code: r.code, kind: r.kind, source: r.source, treatments: r.treatments ?? [], message: reasonText(locale, r) });
+  const base = { bmi: f.bmi === null ? null : Math.round(f.bmi * 100) / 100, age: f.age };
+  const red = fired.filter((r) => r.kind === 'red_flag');
+  if (red.length) {
+    return {
+      ...base, outcome: 'emergency', next_step: 'emergency_services', treatments: [], reasons: red.map(reason), cautions: [],
+      alternative: { code: 'emergency_services', message: alternativeText(locale, 'emergency_services') },
+      emergency: emergencyNotice(profile.country_of_residence, red.map((r) => r.code), locale), deciding_keys: [...new Set(red.flatMap((r) => keysOf(r.when)))],
+    };
+  }
+  const category = getCategory(version.category);
+  const all = (category?.treatments ?? []).map((t) => t.treatment_id);
+  const excluding = fired.filter((r) => r.kind === 'exclude_treatment');
+  const excluded = new Set(excluding.flatMap((r) => r.treatments ?? []));
+  const allowed = all.filter((t) => !excluded.has(t));
+  const hard = fired.filter((r) => r.kind === 'ineligible');
+  const cautions = fired.filter((r) => r.kind === 'caution' && (!r.treatments?.length || r.treatments.some((t) => allowed.includes(t)))).map(reason);
+  if (hard.length || allowed.length === 0) {
+    const deciding = hard.length ? hard : excluding;
+    const alt = deciding.find((r) => r.alternative)?.alternative ?? 'general_practitioner';
+    return {
+      ...base, outcome: 'ineligible', next_step: 'in_person_care', treatments: [], reasons: deciding.map(reason), cautions: [],
+      alternative: { code: alt, message: alternativeText(locale, alt) }, emergency: null,
+      deciding_keys: [...new Set(deciding.flatMap((r) => keysOf(r.when)))],
+    };
+  }
+  return {
+    ...base, outcome: 'eligible', next_step: 'checkout', treatments: allowed, reasons: excluding.map(reason), cautions, alternative: null, emergency: null,
+    deciding_keys: [...new Set(excluding.flatMap((r) => keysOf(r.when)))],
+  };
+}

@@ -1,0 +1,113 @@
+// Localised texts of engine outcomes (seven locales). No health details beyond the outcome itself.
+import type { Locale, Rule } from './catalogue.ts';
+
+type T = Record<Locale, string>;
+
+const KIND: Record<Rule['kind'], T> = {
+  red_flag: {
+    en: 'One of your answers may need urgent medical attention.',
+    de: 'Eine Ihrer Antworten kann dringende ärztliche Hilfe erfordern.',
+    es: 'Una de sus respuestas puede requerir atención médica urgente.',
+    fr: 'L’une de vos réponses peut nécessiter une prise en charge médicale urgente.',
+    it: 'Una delle sue risposte può richiedere assistenza medica urgente.',
+    nl: 'Een van uw antwoorden kan dringende medische hulp vereisen.',
+    pt: 'Uma das suas respostas pode exigir cuidados médicos urgentes.',
+  },
+  ineligible: {
+    en: 'Based on your answers, this treatment cannot safely be prescribed online.',
+    de: 'Aufgrund Ihrer Antworten kann diese Behandlung nicht sicher online verschrieben werden.',
+    es: 'Según sus respuestas, este tratamiento no puede recetarse en línea de forma segura.',
+    fr: 'D’après vos réponses, ce traitement ne peut pas être prescrit en ligne en toute sécurité.',
+    it: 'In base alle sue risposte, questo trattamento non può essere prescritto online in sicurezza.',
+    nl: 'Op basis van uw antwoorden kan deze behandeling niet veilig online worden voorgeschreven.',
+    pt: 'Com base nas suas respostas, este tratamento não pode ser prescrito online com segurança.',
+  },
+  exclude_treatment: {
+    en: 'Based on your answers, one of the treatments is not suitable for you.',
+    de: 'Aufgrund Ihrer Antworten ist eine der Behandlungen für Sie nicht geeignet.',
+    es: 'Según sus respuestas, uno de los tratamientos no es adecuado para usted.',
+    fr: 'D’après vos réponses, l’un des traitements ne vous convient pas.',
+    it: 'In base alle sue risposte, uno dei trattamenti non è adatto a lei.',
+    nl: 'Op basis van uw antwoorden is een van de behandelingen niet geschikt voor u.',
+    pt: 'Com base nas suas respostas, um dos tratamentos não é adequado para si.',
+  },
+  caution: {
+    en: 'The doctor will check this answer carefully before prescribing.',
+    de: 'Die Ärztin oder der Arzt prüft diese Antwort vor der Verschreibung sorgfältig.',
+    es: 'El médico revisará esta respuesta con atención antes de recetar.',
+    fr: 'Le médecin examinera attentivement cette réponse avant de prescrire.',
+    it: 'Il medico valuterà attentamente questa risposta prima di prescrivere.',
+    nl: 'De arts bekijkt dit antwoord zorgvuldig voordat er iets wordt voorgeschreven.',
+    pt: 'O médico verificará esta resposta com cuidado antes de prescrever.',
+  },
+};
+
+const ALTERNATIVES: Record<string, T> = {
+  general_practitioner: {
+    en: 'Please see your family doctor in person.', de: 'Bitte wenden Sie sich persönlich an Ihre Hausarztpraxis.', es: 'Acuda en persona a su médico de cabecera.',
+    fr: 'Veuillez consulter votre médecin traitant en personne.', it: 'Si rivolga di persona al suo medico di base.', nl: 'Ga alstublieft persoonlijk naar uw huisarts.', pt: 'Consulte presencialmente o seu médico de família.',
+  },
+  dermatologist: {
+    en: 'Please see a dermatologist in person.', de: 'Bitte lassen Sie sich persönlich dermatologisch untersuchen.', es: 'Acuda en persona a un dermatólogo.',
+    fr: 'Veuillez consulter un dermatologue en personne.', it: 'Si rivolga di persona a un dermatologo.', nl: 'Ga alstublieft persoonlijk naar een dermatoloog.', pt: 'Consulte presencialmente um dermatologista.',
+  },
+  sexual_health_clinic: {
+    en: 'Please visit a sexual health clinic.', de: 'Bitte suchen Sie eine Beratungsstelle für sexuelle Gesundheit auf.', es: 'Acuda a un centro de salud sexual.',
+    fr: 'Veuillez vous rendre dans un centre de santé sexuelle.', it: 'Si rivolga a un centro per la salute sessuale.', nl: 'Ga alstublieft naar een soa-poli of centrum voor seksuele gezondheid.', pt: 'Dirija-se a uma consulta de saúde sexual.',
+  },
+  copper_iud: {
+    en: 'A copper IUD fitted within 5 days is the most effective option: contact a doctor or clinic today.', de: 'Eine Kupferspirale innerhalb von 5 Tagen ist die wirksamste Option: kontaktieren Sie noch heute eine Praxis.', es: 'Un DIU de cobre colocado en 5 días es la opción más eficaz: contacte hoy con un médico o clínica.',
+    fr: 'Un DIU au cuivre posé dans les 5 jours est l’option la plus efficace : contactez un médecin aujourd’hui.', it: 'Una spirale al rame entro 5 giorni è l’opzione più efficace: contatti oggi un medico.', nl: 'Een koperspiraal binnen 5 dagen is de meest effectieve optie: neem vandaag contact op met een arts.', pt: 'Um DIU de cobre colocado em 5 dias é a opção mais eficaz: contacte hoje um médico.',
+  },
+  pregnancy_test: {
+    en: 'Please take a pregnancy test and speak to a doctor.', de: 'Bitte machen Sie einen Schwangerschaftstest und sprechen Sie mit einer Ärztin oder einem Arzt.', es: 'Hágase una prueba de embarazo y hable con un médico.',
+    fr: 'Faites un test de grossesse et parlez-en à un médecin.', it: 'Faccia un test di gravidanza e ne parli con un medico.', nl: 'Doe een zwangerschapstest en overleg met een arts.', pt: 'Faça um teste de gravidez e fale com um médico.',
+  },
+  hiv_test: {
+    en: 'Please take a 4th-generation HIV test first; PrEP starts after a negative test within 7 days.', de: 'Bitte machen Sie zuerst einen HIV-Test der 4. Generation; PrEP beginnt nach einem negativen Test innerhalb von 7 Tagen.', es: 'Hágase primero una prueba de VIH de 4.ª generación; la PrEP empieza tras una prueba negativa de los últimos 7 días.',
+    fr: 'Faites d’abord un test VIH de 4e génération ; la PrEP commence après un test négatif de moins de 7 jours.', it: 'Faccia prima un test HIV di 4ª generazione; la PrEP inizia dopo un test negativo degli ultimi 7 giorni.', nl: 'Doe eerst een hivtest van de 4e generatie; PrEP start na een negatieve test van hooguit 7 dagen oud.', pt: 'Faça primeiro um teste de VIH de 4.ª geração; a PrEP começa após um teste negativo com menos de 7 dias.',
+  },
+  hiv_specialist: {
+    en: 'Please see an HIV specialist for care.', de: 'Bitte wenden Sie sich an eine HIV-Schwerpunktpraxis.', es: 'Acuda a un especialista en VIH.',
+    fr: 'Veuillez consulter un spécialiste du VIH.', it: 'Si rivolga a uno specialista HIV.', nl: 'Ga alstublieft naar een hivbehandelaar.', pt: 'Consulte um especialista em VIH.',
+  },
+  emergency_services: {
+    en: 'Call the emergency number or go to the nearest emergency department now.', de: 'Rufen Sie jetzt den Notruf oder gehen Sie in die nächste Notaufnahme.', es: 'Llame ahora al número de emergencias o acuda a urgencias.',
+    fr: 'Appelez maintenant le numéro d’urgence ou rendez-vous aux urgences les plus proches.', it: 'Chiami subito il numero di emergenza o vada al pronto soccorso più vicino.', nl: 'Bel nu het alarmnummer of ga naar de dichtstbijzijnde spoedeisende hulp.', pt: 'Ligue já para o número de emergência ou dirija-se às urgências mais próximas.',
+  },
+};
+
+const EMERGENCY: T = {
+  en: 'Your answers suggest you may need urgent care. Call {n} now or go to the nearest emergency department. This questionnaire cannot continue.',
+  de: 'Ihre Antworten deuten darauf hin, dass Sie dringend Hilfe brauchen. Rufen Sie jetzt {n} an oder gehen Sie in die nächste Notaufnahme. Dieser Fragebogen kann nicht fortgesetzt werden.',
+  es: 'Sus respuestas indican que puede necesitar atención urgente. Llame ahora al {n} o acuda a urgencias. Este cuestionario no puede continuar.',
+  fr: 'Vos réponses indiquent que vous pourriez avoir besoin de soins urgents. Appelez le {n} maintenant ou rendez-vous aux urgences. Ce questionnaire ne peut pas continuer.',
+  it: 'Le sue risposte indicano che potrebbe aver bisogno di cure urgenti. Chiami subito il {n} o vada al pronto soccorso. Questo questionario non può continuare.',
+  nl: 'Uw antwoorden wijzen erop dat u mogelijk dringend zorg nodig heeft. Bel nu {n} of ga naar de spoedeisende hulp. Deze vragenlijst kan niet verder.',
+  pt: 'As suas respostas sugerem que pode precisar de cuidados urgentes. Ligue já para o {n} ou dirija-se às urgências. Este questionário não pode continuar.',
+};
+
+export const HELD_FOR_REVIEW: T = {
+  en: 'You changed an answer that decided an earlier result. A doctor will review your questionnaire before any treatment is offered.',
+  de: 'Sie haben eine Antwort geändert, die ein früheres Ergebnis entschieden hat. Eine Ärztin oder ein Arzt prüft Ihren Fragebogen, bevor eine Behandlung angeboten wird.',
+  es: 'Ha cambiado una respuesta que decidió un resultado anterior. Un médico revisará su cuestionario antes de ofrecer tratamiento.',
+  fr: 'Vous avez modifié une réponse qui a décidé d’un résultat précédent. Un médecin examinera votre questionnaire avant de proposer un traitement.',
+  it: 'Ha modificato una risposta che aveva determinato un risultato precedente. Un medico esaminerà il questionario prima di proporre un trattamento.',
+  nl: 'U heeft een antwoord gewijzigd dat een eerdere uitkomst bepaalde. Een arts beoordeelt uw vragenlijst voordat er een behandeling wordt aangeboden.',
+  pt: 'Alterou uma resposta que decidiu um resultado anterior. Um médico vai rever o seu questionário antes de oferecer tratamento.',
+};
+
+export const reasonText = (locale: Locale, rule: Rule) => KIND[rule.kind][locale];
+export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? ALTERNATIVES.general_practitioner)[locale];
+export const emergencyText = (locale: Locale, number: string) => EMERGENCY[locale].replace('{n}', number);
+export const ALTERNATIVE_CODES = Object.keys(ALTERNATIVES);
+
+export const ELIGIBLE: T = {
+  en: 'You can choose a treatment and go on to checkout. A doctor reviews your answers before anything is prescribed.',
+  de: 'Sie können eine Behandlung wählen und zur Kasse gehen. Eine Ärztin oder ein Arzt prüft Ihre Antworten vor jeder Verschreibung.',
+  es: 'Puede elegir un tratamiento y pasar al pago. Un médico revisa sus respuestas antes de recetar nada.',
+  fr: 'Vous pouvez choisir un traitement et passer au paiement. Un médecin examine vos réponses avant toute prescription.',
+  it: 'Può scegliere un trattamento e procedere al pagamento. Un medico esamina le sue risposte prima di qualsiasi prescrizione.',
+  nl: 'U kunt een behandeling kiezen en afrekenen. Een arts beoordeelt uw antwoorden voordat er iets wordt voorgeschreven.',
+  pt: 'Pode escolher um tratamento e avançar para o pagamento. Um médico revê as suas respostas antes de qualquer prescrição.',
+};

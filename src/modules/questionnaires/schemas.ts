@@ -1,0 +1,103 @@
+// Request and response shapes of the questionnaires module. Response schemas are plain (no transforms).
+import { z } from 'zod';
+
+const Scalar = z.union([z.string().max(2000), z.number(), z.boolean()]);
+export const AnswerItemSchema = z
+  .object({
+    step_id: z.number().int(),
+    question_key: z.string().min(1).max(100),
+    value: Scalar.optional(),
+    values: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .meta({ id: 'QuestionnaireAnswer', description: 'An answer: `value` (scalar) for boolean, single_choice, number, date and text questions; `values` ({option: true}) for multiple_choice.' });
+export type AnswerItemInput = z.infer<typeof AnswerItemSchema>;
+
+export const ProgressPatchSchema = z.object({ data: z.array(AnswerItemSchema).max(200) }).strict();
+
+const AnswerOut = z.object({
+  step_id: z.number(),
+  question_key: z.string(),
+  value: Scalar.optional(),
+  values: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const EmergencySchema = z
+  .object({
+    number: z.string(),
+    numbers: z.array(z.string()),
+    non_emergency: z.array(z.object({ number: z.string(), label: z.string() })),
+    codes: z.array(z.string()),
+    message: z.string(),
+  })
+  .meta({ id: 'EmergencyNotice' });
+
+export const ProgressResponseSchema = z.object({
+  progress: z.object({ id: z.string(), category: z.string(), version: z.string(), data: z.array(AnswerOut), updated_at: z.string() }),
+  emergency: EmergencySchema.nullable(),
+});
+
+export const TreatmentOut = z
+  .object({
+    treatment_id: z.string(),
+    name: z.string(),
+    strengths: z.array(z.string()),
+    dosage_ladder: z.array(z.string()).nullable(),
+    min_weeks_per_step: z.number().nullable(),
+    supply_days: z.number(),
+    plan_cycle_days: z.number().nullable(),
+    one_off_price_cents: z.number(),
+    plan_price_cents: z.number().nullable(),
+    currency: z.string(),
+  })
+  .meta({ id: 'QuestionnaireTreatment' });
+
+const QuestionOut = z.object({
+  question_key: z.string(),
+  type: z.string(),
+  required: z.boolean(),
+  text: z.string(),
+  options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
+  unit: z.string().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  max_length: z.number().optional(),
+  visible_if: z.record(z.string(), z.unknown()).optional(),
+});
+const StepOut = z.object({ step_id: z.number(), title: z.string(), questions: z.array(QuestionOut) });
+
+export const CategoryOut = z.object({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  description: z.string(),
+  default_plan: z.string(),
+  version: z.string(),
+  version_number: z.number(),
+});
+export const CategoriesResponseSchema = z.object({ locale: z.string(), categories: z.array(CategoryOut) });
+export const SchemaResponseSchema = CategoryOut.extend({
+  locale: z.string(),
+  published_at: z.string(),
+  treatments: z.array(TreatmentOut),
+  steps: z.array(StepOut),
+});
+
+const ReasonOut = z.object({ code: z.string(), kind: z.string(), source: z.string(), treatments: z.array(z.string()), message: z.string() });
+export const SubmitResponseSchema = z
+  .object({
+    id: z.string(),
+    category: z.string(),
+    category_id: z.string(),
+    version: z.string(),
+    outcome: z.enum(['eligible', 'ineligible', 'emergency', 'held_for_review']),
+    next_step: z.string(),
+    message: z.string(),
+    treatments: z.array(TreatmentOut),
+    reasons: z.array(ReasonOut),
+    cautions: z.array(ReasonOut),
+    alternative: z.object({ code: z.string(), message: z.string() }).nullable(),
+    emergency: EmergencySchema.nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'QuestionnaireSubmission' });
