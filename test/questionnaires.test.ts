@@ -23,7 +23,7 @@ describe('public catalogue', () => {
     expect(res.body.categories.map((c: any) => c.slug)).toEqual([...CATEGORY_SLUGS]);
     expect(res.body.categories.find((c: any) => c.slug === 'weight_loss').title).toBe('Gewichtsabnahme');
     expect(res.headers['cache-control']).toMatch(/public/);
-    const again = await call(ctx, 'GET', '/v1/users/questionnaires/categories/?locale=de', { headers: { 'if-none-match': res.headers.etag } });
+    const again = await call(ctx, 'GET', '/v1/users/questionnaires/categories/?locale=de', { headers: { 'if-none-match': String(res.headers.etag) } });
     expect(again.status).toBe(304);
   });
 
@@ -39,7 +39,7 @@ describe('public catalogue', () => {
     const fr = await call(ctx, 'GET', '/v1/users/questionnaires/weight_loss/schema/', { headers: { 'accept-language': 'fr-CH, en;q=0.5' } });
     expect(fr.body.locale).toBe('fr');
     expect(fr.body.title).toBe('Perte de poids');
-    const etag = fr.headers.etag;
+    const etag = String(fr.headers.etag);
     expect(etag).toBeTruthy();
     const cached = await call(ctx, 'GET', '/v1/users/questionnaires/weight_loss/schema/', { headers: { 'accept-language': 'fr-CH, en;q=0.5', 'if-none-match': etag } });
     expect(cached.status).toBe(304);

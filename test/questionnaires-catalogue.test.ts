@@ -1,0 +1,78 @@
+// The catalogue files are valid, complete and consistent; the loader refuses broken files.
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CATALOGUE_DIR, CATEGORY_SLUGS, currentVersion, findTreatment, getCategory, getVersion, listCategories, loadCatalogue, pickLocale, renewalScreen,
+} from '../src/modules/questionnaires/catalogue.ts';
+import { ALTERNATIVE_CODES } from '../src/modules/questionnaires/messages.ts';
+
+describe('catalogue', () => {
+  it('loads and validates all eight categories', () => {
+    const cats = loadCatalogue();
+    expect([...cats.keys()].sort()).toEqual([...CATEGORY_SLUGS].sort());
+    expect(listCategories().map((c) => c.slug)).toEqual([...CATEGORY_SLUGS]);
+    expect(new Set(listCategories().map((c) => c.id)).size).toBe(8);
+  });
+
+  it('exposes treatments, versions and renewal screens', () => {
+    expect(getCategory('astrology')).toBeUndefined();
+    const sema = findTreatment('weight_loss', 'semaglutide')!;
+    expect(sema.dosage_ladder).toEqual(['0.25 mg', '0.5 mg', '1 mg', '1.7 mg', '2.4 mg']);
+    expect(sema.min_weeks_per_step).toBe(4);
+    expect(sema.supply_days).toBe(28);
+    expect(sema.currency).toBe('EUR');
+    expect(findTreatment('hair_growth', 'finasteride')!.supply_days).toBe(30);
+    expect(findTreatment('hair_growth', 'nope')).toBeUndefined();
+    expect(getCategory('weight_loss')!.default_plan).toBe('subscription');
+    expect(getCategory('hair_growth')!.default_plan).toBe('subscription');
+    for (const s of CATEGORY_SLUGS.filter((x) => x !== 'weight_loss' && x !== 'hair_growth')) expect(getCategory(s)!.default_plan).toBe('one_off');
+    for (const s of CATEGORY_SLUGS) {
+      const v = currentVersion(s)!;
+      expect(getVersion(v.id)).toBe(v);
+      const screen = renewalScreen(s)!;
+      expect(screen.safety_steps.length).toBeGreaterThan(0);
+      expect(screen.review_steps).toBe(v.steps);
+      for (const t of getCategory(s)!.treatments) {
+        expect(t.one_off_price_cents).toBeGreaterThan(0);
+        expect(t.dosages.length).toBeGreaterThan(0);
+      }
+    }
+    const wl = renewalScreen('weight_loss')!.safety_steps.flatMap((st) => st.questions.map((q) => q.question_key));
+    expect(wl).toEqual(expect.arrayContaining(['current_weight_kg', 'significant_side_effects', 'pregnant_or_planning', 'new_medication']));
+  });
+
+  it('every rule names a source and a known alternative; every category has red flags', () => {
+    for (const s of CATEGORY_SLUGS) {
+      const v = currentVersion(s)!;
+      expect(v.rules.some((r) => r.kind === 'red_flag')).toBe(true);
+      for (const r of v.rules) {
+        expect(r.source).toMatch(/^(UNSOURCED|[A-Z]+\d)/);
+        if (r.alternative) expect(ALTERNATIVE_CODES).toContain(r.alternative);
+      }
+    }
+  });
+
+  it('refuses a file with a missing translation or an unknown question in a rule', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cat-'));
+    cpSync(CATALOGUE_DIR, dir, { recursive: true });
+    const file = join(dir, 'chlamydia/v1.json');
+    const good = readFileSync(file, 'utf8');
+    const json = JSON.parse(good);
+    delete json.category.title.pt;
+    writeFileSync(file, JSON.stringify(json));
+    expect(() => loadCatalogue(dir)).toThrow(/chlamydia/);
+    const json2 = JSON.parse(good);
+    json2.version.rules[0].when = { answer: 'no_such_question', eq: true };
+    writeFileSync(file, JSON.stringify(json2));
+    expect(() => loadCatalogue(dir)).toThrow(/unknown question/);
+  });
+
+  it('picks the locale from ?locale= then Accept-Language', () => {
+    expect(pickLocale('nl', 'de')).toBe('nl');
+    expect(pickLocale(undefined, 'xx, pt-BR;q=0.8, de;q=0.9')).toBe('de');
+    expect(pickLocale('zz', 'ja')).toBe('en');
+    expect(pickLocale(undefined, undefined)).toBe('en');
+  });
+});
