@@ -162,6 +162,7 @@ describe.each(CATEGORY_SLUGS.map((s) => [s]))('%s', (slug) => {
   const baseFor = (p: Partial<EngineProfile> | undefined) => (slug === 'weight_loss' && p?.gender === '1' ? [...fx.eligible, ...wlF] : fx.eligible);
   const cases: Case[] = [
     ...CASES[slug],
+    ...['ESP', 'FRA'].map((country): Case => ({ name: `resident of ${country}`, profile: { gender: fx.gender, country_of_residence: country }, outcome: 'ineligible', codes: ['COUNTRY_NO_ONLINE_PRESCRIBING'] })),
     ...GENERAL.map(([o, code]): Case => ({ name: `general red flag ${o}`, profile: { gender: fx.gender }, changes: [m(1, 'urgent_symptoms', [o])], outcome: 'emergency', codes: [code] })),
   ];
   it.each(cases.map((c) => [c.name, c]))('%s', (_name, c) => {
