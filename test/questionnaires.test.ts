@@ -1,4 +1,5 @@
 // HTTP tests of the questionnaires module: public catalogue, drafts, submission outcomes, cross-account.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, completeProfile, createTestContext, seedPatient, type TestContext } from './support/harness.ts';
 import { CATEGORY_SLUGS } from '../src/modules/questionnaires/catalogue.ts';
@@ -228,5 +229,45 @@ describe('submit rules', () => {
     const res = await call(ctx, 'POST', '/v1/users/questionnaires/tarot/submit/', { token: p.access });
     expect(res.status).toBe(404);
     expect(res.body.detail).toMatch(/tarot/);
+  });
+});
+
+describe('robustness', () => {
+  it('never answers 5xx to random PATCH bodies, and submit after them never 5xx', async () => {
+    const p = await patient();
+    const item = fc.record(
+      {
+        step_id: fc.oneof(fc.integer({ min: -2, max: 4 }), fc.jsonValue()),
+        question_key: fc.oneof(fc.constantFrom('height_cm', 'weight_kg', 'urgent_symptoms', 'weight_conditions', 'glp1_allergy', 'x'), fc.jsonValue()),
+        value: fc.jsonValue(),
+        values: fc.oneof(fc.dictionary(fc.constantFrom('none', 'chest_pain', 'hypertension', 'zzz'), fc.jsonValue()), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.record({ data: fc.array(item, { maxLength: 6 }) })), async (json) => {
+        const res = await call(ctx, 'PATCH', '/v1/users/questionnaires/weight_loss/progress/', { token: p.access, json });
+        expect(res.status, res.text).toBeLessThan(500);
+        if (res.status === 200) {
+          const sub = await call(ctx, 'POST', '/v1/users/questionnaires/weight_loss/submit/', { token: p.access });
+          expect(sub.status, sub.text).toBeLessThan(500);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('latestEligibleSubmission returns the latest payable submission only', async () => {
+    const { latestEligibleSubmission } = await import('../src/modules/questionnaires/service.ts');
+    const p = await patient();
+    expect(await latestEligibleSubmission(ctx.db, p.id, 'hiv_prep')).toBeNull();
+    const ok = await submitWith('hiv_prep', FIXTURES.hiv_prep.eligible, p.access);
+    const got = await latestEligibleSubmission(ctx.db, p.id, 'hiv_prep');
+    expect(got?.id).toBe(ok.body.id);
+    expect(got?.answers).toEqual(FIXTURES.hiv_prep.eligible);
+    await submitWith('hiv_prep', FIXTURES.hiv_prep.emergency, p.access);
+    expect(await latestEligibleSubmission(ctx.db, p.id, 'hiv_prep')).toBeNull();
+    const other = await patient();
+    expect(await latestEligibleSubmission(ctx.db, other.id, 'hiv_prep')).toBeNull();
   });
 });
