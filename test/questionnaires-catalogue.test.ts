@@ -76,3 +76,19 @@ describe('catalogue', () => {
     expect(pickLocale(undefined, undefined)).toBe('en');
   });
 });
+
+describe('renewal screens for the subscriptions module', () => {
+  it('localises the safety screen and validates answers against it', async () => {
+    const { localisedSteps } = await import('../src/modules/questionnaires/catalogue.ts');
+    const { validateAnswers } = await import('../src/modules/questionnaires/service.ts');
+    const { missingAnswers } = await import('../src/modules/questionnaires/engine.ts');
+    const screen = renewalScreen('weight_loss')!;
+    const de = localisedSteps(screen.safety_steps, 'de');
+    expect(de[0].questions[0].text).toBe('Ihr aktuelles Gewicht');
+    const set = { category: 'weight_loss', steps: screen.safety_steps };
+    const answers = validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 88 }]);
+    const prof = { date_of_birth: '1980-01-01', gender: '0', country_of_residence: 'DEU' };
+    expect(missingAnswers(set, prof, answers, new Date())).toEqual(['significant_side_effects', 'new_medication']);
+    expect(() => validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 1 }])).toThrow();
+  });
+});

@@ -225,3 +225,23 @@ export function pickLocale(query: string | undefined, acceptLanguage: string | u
   for (const p of prefs) if ((LOCALES as readonly string[]).includes(p.lang)) return p.lang as Locale;
   return 'en';
 }
+
+/** Steps with texts in one locale (the public schema shape; also for renewal screens). */
+export const localisedSteps = (steps: Step[], locale: Locale) =>
+  steps.map((s) => ({
+    step_id: s.step_id,
+    title: s.title[locale],
+    questions: s.questions.map((q) => ({
+      question_key: q.question_key,
+      type: q.type,
+      required: q.required,
+      text: q.text[locale],
+      ...(q.options ? { options: q.options.map((o) => ({ value: o.value, label: o.label[locale] })) } : {}),
+      ...(q.unit !== undefined ? { unit: q.unit } : {}),
+      ...(q.min !== undefined ? { min: q.min } : {}),
+      ...(q.max !== undefined ? { max: q.max } : {}),
+      ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
+      ...(q.visible_if ? { visible_if: q.visible_if as Record<string, unknown> } : {}),
+    })),
+  }));
+

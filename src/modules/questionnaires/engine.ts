@@ -2,7 +2,10 @@
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
 import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
 import { ageOn } from '../profile/service.ts';
-import { getCategory, type Condition, type Locale, type Question, type Rule, type Version } from './catalogue.ts';
+import { getCategory, type Condition, type Locale, type Question, type Rule, type Step, type Version } from './catalogue.ts';
+
+/** A question set: a version, or a renewal screen (`{category, steps}`). */
+export type QuestionSet = { category: string; steps: Step[] };
 import { alternativeText, emergencyText, reasonText } from './messages.ts';
 
 export interface AnswerItem {
@@ -46,7 +49,7 @@ export interface Outcome {
 }
 
 /** Selected options of a multiple-choice answer (`values: {option: true}`), or the scalar for others. */
-export function answerMap(version: Version, answers: AnswerItem[]): Map<string, unknown> {
+export function answerMap(version: QuestionSet, answers: AnswerItem[]): Map<string, unknown> {
   const types = new Map(version.steps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
   const out = new Map<string, unknown>();
   for (const a of answers) {
@@ -113,7 +116,7 @@ export function bmiOf(answers: Map<string, unknown>): number | null {
   return (w * 10000) / (h * h);
 }
 
-function facts(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
+function facts(version: QuestionSet, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
   const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null };
   const all = answerMap(version, answers);
   // Answers to questions that are hidden for this patient do not count.
@@ -125,7 +128,7 @@ function facts(version: Version, profile: EngineProfile, answers: AnswerItem[], 
 const isVisible = (q: Question, f: Facts) => !q.visible_if || holds(q.visible_if, f);
 
 /** Visible required questions without an answer (submission refuses them). */
-export function missingAnswers(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
+export function missingAnswers(version: QuestionSet, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
   const f = facts(version, profile, answers, now);
   const all = answerMap(version, answers);
   const missing: string[] = [];

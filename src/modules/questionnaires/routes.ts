@@ -7,7 +7,7 @@ import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { currentVersion, listCategories, pickLocale, type Category, type Locale, type Step } from './catalogue.ts';
+import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
 import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmitResponseSchema } from './schemas.ts';
 import { categoryOr404, getProgress, patchProgress, submit, treatmentOut } from './service.ts';
 
@@ -18,24 +18,6 @@ const categoryOut = (c: Category, locale: Locale) => {
   const v = currentVersion(c.slug)!;
   return { id: c.id, slug: c.slug, title: c.title[locale], description: c.description[locale], default_plan: c.default_plan, version: v.id, version_number: v.number };
 };
-export const stepsOut = (steps: Step[], locale: Locale) =>
-  steps.map((s) => ({
-    step_id: s.step_id,
-    title: s.title[locale],
-    questions: s.questions.map((q) => ({
-      question_key: q.question_key,
-      type: q.type,
-      required: q.required,
-      text: q.text[locale],
-      ...(q.options ? { options: q.options.map((o) => ({ value: o.value, label: o.label[locale] })) } : {}),
-      ...(q.unit !== undefined ? { unit: q.unit } : {}),
-      ...(q.min !== undefined ? { min: q.min } : {}),
-      ...(q.max !== undefined ? { max: q.max } : {}),
-      ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
-      ...(q.visible_if ? { visible_if: q.visible_if as Record<string, unknown> } : {}),
-    })),
-  }));
-
 /** Public, cacheable bodies: strong ETag over the body, 304 on a matching If-None-Match. */
 function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown): boolean {
   const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;

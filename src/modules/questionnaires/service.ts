@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { missingProfileFields, profileIncomplete } from '../profile/service.ts';
 import { currentVersion, getCategory, getVersion, type Category, type Locale, type Question, type Treatment, type Version } from './catalogue.ts';
-import { answerMap, emergencyNotice, evaluate, missingAnswers, redFlags, type AnswerItem, type EngineProfile } from './engine.ts';
+import { answerMap, emergencyNotice, evaluate, missingAnswers, redFlags, type AnswerItem, type EngineProfile, type QuestionSet } from './engine.ts';
 import { ELIGIBLE, HELD_FOR_REVIEW } from './messages.ts';
 import { deleteDraft, ensureDraft, insertSubmission, latestSubmission, lockDraft, profileFacts, saveDraft } from './repository.ts';
 import type { AnswerItemInput } from './schemas.ts';
@@ -69,7 +69,7 @@ function checkAnswer(q: Question, a: AnswerItemInput): string | null {
 }
 
 /** Validates an answer array against a version; errors keyed `data[<index>]...` naming the item. */
-export function validateAnswers(version: Version, data: AnswerItemInput[]): AnswerItem[] {
+export function validateAnswers(version: QuestionSet, data: AnswerItemInput[]): AnswerItem[] {
   const errors: FieldErrors = {};
   const where = new Map(version.steps.flatMap((s) => s.questions.map((q) => [q.question_key, { step: s.step_id, q }] as const)));
   const seen = new Set<string>();
