@@ -214,6 +214,26 @@ describe('submit rules', () => {
     expect(high.body.outcome).toBe('held_for_review');
   });
 
+  it('holds for review a resubmission that withdraws a red-flag answer', async () => {
+    const p = await patient();
+    const em = await submitWith('sexual_health', FIXTURES.sexual_health.emergency, p.access);
+    expect(em.body.outcome).toBe('emergency');
+    const again = await submitWith('sexual_health', FIXTURES.sexual_health.eligible, p.access);
+    expect(again.body.outcome).toBe('held_for_review');
+    const third = await submitWith('sexual_health', FIXTURES.sexual_health.eligible, p.access);
+    expect(third.body.outcome).toBe('held_for_review');
+  });
+
+  it('an unchanged deciding answer stays ineligible; unrelated changes do not hold an eligible patient', async () => {
+    const p = await patient();
+    expect((await submitWith('hiv_prep', FIXTURES.hiv_prep.ineligible, p.access)).body.outcome).toBe('ineligible');
+    const same = await submitWith('hiv_prep', withAnswers(FIXTURES.hiv_prep.ineligible, v(2, 'nephrotoxic_drugs', true)), p.access);
+    expect(same.body.outcome).toBe('ineligible');
+    const q = await patient();
+    expect((await submitWith('hiv_prep', FIXTURES.hiv_prep.eligible, q.access)).body.outcome).toBe('eligible');
+    expect((await submitWith('hiv_prep', withAnswers(FIXTURES.hiv_prep.eligible, v(2, 'nephrotoxic_drugs', true)), q.access)).body.outcome).toBe('eligible');
+  });
+
   it('parallel submissions of one draft store one submission', async () => {
     const p = await patient();
     await call(ctx, 'PATCH', '/v1/users/questionnaires/hiv_prep/progress/', { token: p.access, json: { data: FIXTURES.hiv_prep.eligible } });

@@ -35,11 +35,11 @@ export async function deleteDraft(q: Queryable, userId: string, draftId: string)
   await q.query('delete from questionnaire_drafts where id = $1 and user_id = $2', [draftId, userId]);
 }
 
-export async function latestSubmission(q: Queryable, userId: string, category: string, outcome?: string) {
+export async function latestSubmission(q: Queryable, userId: string, category: string, outcomes?: string[]) {
   const [row] = await q.query(
     `select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions
-      where user_id = $1 and category = $2 ${outcome ? 'and outcome = $3' : ''} order by created_at desc, id desc limit 1`,
-    outcome ? [userId, category, outcome] : [userId, category],
+      where user_id = $1 and category = $2 ${outcomes ? 'and outcome = any($3::text[])' : ''} order by created_at desc, id desc limit 1`,
+    outcomes ? [userId, category, outcomes] : [userId, category],
   );
   return row ?? null;
 }

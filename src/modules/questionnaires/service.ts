@@ -123,7 +123,7 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
   return progressOut(category, row, await draftEmergency(deps.db, userId, version.id, answers, now, locale));
 }
 
-/** Anti-gaming rule: did an answer (or profile field) that decided the last ineligible outcome change? */
+/** Anti-gaming rule: did an answer (or profile field) that decided the last ineligible or emergency outcome change? */
 function changedDecidingAnswers(prev: any, version: Version, answers: AnswerItem[], profile: EngineProfile): string[] {
   const keys: string[] = prev?.result?.deciding_keys ?? [];
   if (!keys.length) return [];
@@ -163,7 +163,7 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
     let message = result.outcome === 'eligible' ? '' : result.outcome === 'emergency' ? result.emergency!.message : `${result.reasons[0]?.message ?? ''} ${result.alternative?.message ?? ''}`.trim();
     let changed: string[] = [];
     if (result.outcome === 'eligible') {
-      const prev = await latestSubmission(q, userId, slug, 'ineligible');
+      const prev = await latestSubmission(q, userId, slug, ['ineligible', 'emergency']);
       changed = prev ? changedDecidingAnswers(prev, version, answers, profile) : [];
       if (changed.length) {
         outcome = 'held_for_review';
