@@ -92,3 +92,14 @@ describe('renewal screens for the subscriptions module', () => {
     expect(() => validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 1 }])).toThrow();
   });
 });
+
+describe('published versions are immutable', () => {
+  it('every version file matches its recorded hash, and every file is recorded', async () => {
+    const { createHash } = await import('node:crypto');
+    const { readdirSync } = await import('node:fs');
+    const recorded = JSON.parse(readFileSync(join(CATALOGUE_DIR, '../published-versions.json'), 'utf8')).versions as Record<string, string>;
+    const files = readdirSync(CATALOGUE_DIR).flatMap((s) => readdirSync(join(CATALOGUE_DIR, s)).map((f) => `${s}/${f}`));
+    expect(files.sort()).toEqual(Object.keys(recorded).sort());
+    for (const f of files) expect(createHash('sha256').update(readFileSync(join(CATALOGUE_DIR, f))).digest('hex'), f).toBe(recorded[f]);
+  });
+});
