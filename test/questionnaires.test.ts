@@ -291,3 +291,32 @@ describe('robustness', () => {
     expect(await latestEligibleSubmission(ctx.db, other.id, 'hiv_prep')).toBeNull();
   });
 });
+
+describe('checkout integration', () => {
+  it('an eligible or held submission can be paid for; ineligible and emergency cannot', async () => {
+    const p = await patient();
+    await submitWith('weight_loss', FIXTURES.weight_loss.eligible, p.access);
+    const ok = await call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: { category: 'weight_loss', plan: 'subscription' } });
+    expect(ok.status, ok.text).toBe(200);
+    for (const kind of ['ineligible', 'emergency'] as const) {
+      const q = await patient();
+      await submitWith('hair_growth', FIXTURES.hair_growth[kind], q.access);
+      const no = await call(ctx, 'POST', '/v1/users/checkout/', { token: q.access, json: { category: 'hair_growth', plan: 'one_off' } });
+      expect(no.status).toBe(400);
+      expect(no.body).toMatchObject({ error_name: 'SUBMISSION_NOT_ELIGIBLE', outcome: kind });
+    }
+  });
+});
+
+describe('prototype-named fields', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('an unknown body field "%s" is a field-keyed 400', async (key) => {
+    const p = await patient();
+    const res = await ctx.app.inject({
+      method: 'PATCH',
+      url: '/v1/users/questionnaires/weight_loss/progress/',
+      headers: { authorization: `Bearer ${p.access}`, 'content-type': 'application/json' },
+      payload: `{"data": [], "${key}": 1}`,
+    });
+    expect(res.statusCode, res.body).toBe(400);
+  });
+});

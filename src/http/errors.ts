@@ -88,13 +88,14 @@ function messageFor(issue: { code: string; message: string; input?: unknown; exp
 
 /** Turns zod issues into a field-keyed object; root-level problems go under non_field_errors. */
 export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
-  const out: FieldErrors = {};
+  // No prototype: body keys such as "constructor" or "__proto__" are plain field names here.
+  const out: FieldErrors = Object.create(null);
   for (const issue of issues) {
     const keys: string[] =
       issue.code === 'unrecognized_keys' ? issue.keys.map((k: string) => [...(issue.path ?? []), k].join('.')) : [(issue.path ?? []).join('.') || 'non_field_errors'];
     for (const key of keys) {
       const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : messageFor(issue);
-      const list = (out[key] ??= []);
+      const list = Object.hasOwn(out, key) ? out[key] : (out[key] = []);
       if (!list.includes(message)) list.push(message);
     }
   }
