@@ -289,3 +289,11 @@ describe('property: random answers', () => {
     });
   }
 });
+
+describe('explanations', () => {
+  it('name the treatments a rule concerns', () => {
+    const out = evaluate(currentVersion('hair_growth')!, profile({ gender: '1' }), FIXTURES.hair_growth.eligible, NOW, 'it');
+    expect(out.reasons[0].message).toMatch(/Finasteride 1 mg tablets/);
+    expect(out.reasons[0].message).toMatch(/trattamenti/);
+  });
+});

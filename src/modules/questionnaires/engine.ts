@@ -156,7 +156,11 @@ export function redFlags(version: Version, profile: EngineProfile, answers: Answ
 export function evaluate(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date, locale: Locale = 'en'): Outcome {
   const f = facts(version, profile, answers, now);
   const fired = version.rules.filter((r) => holds(r.when, f));
-  const reason = (r: Rule): Reason => ({ code: r.code, kind: r.kind, source: r.source, treatments: r.treatments ?? [], message: reasonText(locale, r) });
+  const names = new Map((getCategory(version.category)?.treatments ?? []).map((t) => [t.treatment_id, t.name]));
+  const reason = (r: Rule): Reason => {
+    const named = (r.treatments ?? []).map((t) => names.get(t) ?? t);
+    return { code: r.code, kind: r.kind, source: r.source, treatments: r.treatments ?? [], message: named.length ? `${reasonText(locale, r)} (${named.join(', ')})` : reasonText(locale, r) };
+  };
   const base = { bmi: f.bmi === null ? null : Math.round(f.bmi * 100) / 100, age: f.age };
   const red = fired.filter((r) => r.kind === 'red_flag');
   if (red.length) {
