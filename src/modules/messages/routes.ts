@@ -1,5 +1,158 @@
-// The messages module: not built yet.
+// Messages with the medical team (spec 2.5, 4.6), patient and doctor sides.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema, errorCode } from '../../http/errors.ts';
+import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { MAX_FILE_BYTES } from './files.ts';
+import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
+import * as messages from './service.ts';
 
-export default async function messagesModule(_app: App, _deps: Deps): Promise<void> {}
+const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+const FileResponse = z.string().meta({ description: 'The file itself (application/pdf, image/jpeg, image/png or image/heic)', format: 'binary' });
+
+/** Reads a multipart send: the `file` part (as a buffer, with the size limit) and `content`. */
+async function readMultipart(request: FastifyRequest): Promise<{ content?: string; upload?: messages.Upload }> {
+  let content: string | undefined;
+  let upload: messages.Upload | undefined;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } })) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (part.fieldname === 'file') upload = { data, truncated: part.file.truncated };
+      } else if (part.fieldname === 'content') {
+        content = String(part.value);
+      }
+    }
+  } catch (err: any) {
+    if (err?.code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
+    if (err?.code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
+    throw errorCode(400, 'invalid_multipart', 'The multipart body could not be read.');
+  }
+  return { content, upload };
+}
+
+function sendFile(reply: FastifyReply, file: { data: Buffer; contentType: string; name: string }) {
+  reply.header('content-type', file.contentType);
+  reply.header('content-disposition', `attachment; filename="${file.name}"`);
+  return reply.send(file.data);
+}
+
+export default async function messagesModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const patient = { tags: ['messages'], security: bearerSecurity };
+  const doctor = { tags: ['clinician'], security: bearerSecurity };
+
+  r.get(
+    '/v1/users/conversations/',
+    {
+      preHandler: authenticate(deps),
+      schema: { ...patient, summary: 'The patient’s conversation with the medical team (one, created on first need)', querystring: PageQuery, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
+    },
+    async (request) => {
+      const results = await messages.listForPatient(deps, currentUser(request).id);
+      const params = pageParams(request.query);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, results.length, results.slice(params.offset, params.offset + params.limit));
+    },
+  );
+
+  r.get(
+    '/v1/users/conversations/:id/messages/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...patient,
+        summary: 'Messages of the conversation, oldest first (bare array); marks the team’s messages read',
+        params: IdParams,
+        response: { 200: z.array(MessageSchema), 404: DetailSchema, ...unauthorised },
+      },
+    },
+    async (request) => messages.readAsPatient(deps, currentUser(request).id, request.params.id),
+  );
+
+  r.post(
+    '/v1/users/conversations/:id/messages/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...patient,
+        summary: 'Send a message (JSON `content`, or multipart with `file` and optional `content`); answers 201 with the conversation',
+        description:
+          'At least one of content or file. Content max 5000 characters. File: PDF, JPEG, PNG or HEIC by its bytes, max 10 MiB (413 `file_too_large`). Emergency wording adds an `emergency` notice with the country’s number; the message is still delivered and flagged for the team.',
+        params: IdParams,
+        body: SendJsonBody.optional(),
+        response: { 201: SendResponseSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 404: DetailSchema, 413: ErrorCodeSchema, ...unauthorised },
+      },
+    },
+    async (request, reply) => {
+      const userId = currentUser(request).id;
+      const input = request.isMultipart() ? await readMultipart(request) : { content: request.body?.content };
+      const out = await messages.sendAsPatient(deps, userId, request.params.id, input.content, input.upload);
+      return reply.code(201).send(out);
+    },
+  );
+
+  r.get(
+    '/v1/users/conversations/:id/messages/:message_id/file/',
+    {
+      preHandler: authenticate(deps),
+      schema: { ...patient, summary: 'Download a message’s file (owner only)', params: FileParams, response: { 200: FileResponse, 404: DetailSchema, ...unauthorised } },
+    },
+    async (request, reply) => sendFile(reply, await messages.patientFile(deps, currentUser(request).id, request.params.id, request.params.message_id)),
+  );
+
+  // The medical team's side.
+  r.get(
+    '/v1/clinician/conversations/',
+    {
+      preHandler: authenticate(deps, 'doctor'),
+      schema: {
+        ...doctor,
+        summary: 'Patient conversations, flagged (emergency wording) first, then most recent',
+        querystring: PageQuery,
+        response: { 200: pageSchema(ClinicianConversationSchema), 403: DetailCodeSchema, ...unauthorised },
+      },
+    },
+    async (request) => {
+      const params = pageParams(request.query);
+      const { count, results } = await messages.listForClinician(deps, params.limit, params.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+    },
+  );
+
+  r.get(
+    '/v1/clinician/conversations/:id/messages/',
+    {
+      preHandler: authenticate(deps, 'doctor'),
+      schema: { ...doctor, summary: 'Read a conversation (marks the patient’s messages read)', params: IdParams, response: { 200: z.array(MessageSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
+    },
+    async (request) => messages.readAsClinician(deps, request.params.id),
+  );
+
+  r.post(
+    '/v1/clinician/conversations/:id/messages/',
+    {
+      preHandler: authenticate(deps, 'doctor'),
+      schema: {
+        ...doctor,
+        summary: 'Reply to the patient (emails a notification without health details)',
+        params: IdParams,
+        body: z.object({ content: z.string() }),
+        response: { 201: ClinicianConversationSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await messages.replyAsClinician(deps, currentUser(request).id, request.params.id, request.body.content)),
+  );
+
+  r.get(
+    '/v1/clinician/conversations/:id/messages/:message_id/file/',
+    {
+      preHandler: authenticate(deps, 'doctor'),
+      schema: { ...doctor, summary: 'Download a file a patient sent', params: FileParams, response: { 200: FileResponse, 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
+    },
+    async (request, reply) => sendFile(reply, await messages.clinicianFile(deps, request.params.id, request.params.message_id)),
+  );
+}
