@@ -14,7 +14,7 @@ const PHRASES: Record<string, string[]> = {
   fr: ['douleur thoracique', 'douleur a la poitrine', 'douleurs dans la poitrine', 'difficulte a respirer', 'je ne peux pas respirer', 'essoufflement',
     'reaction allergique grave', 'anaphylaxie', 'suicidaire', 'suicide', 'me tuer', 'en finir'],
   it: ['dolore al petto', 'dolore toracico', 'difficolta a respirare', 'non riesco a respirare', 'reazione allergica grave', 'anafilassi',
-    'suicida', 'suicidio', 'togliermi la vita', 'voglio morire'],
+    'suicida', 'suicidi', 'suicidio', 'pensieri suicidi', 'togliermi la vita', 'voglio morire'],
   nl: ['pijn op de borst', 'borstpijn', 'moeite met ademhalen', 'kan niet ademen', 'benauwd', 'ernstige allergische reactie', 'anafylaxie',
     'suicidaal', 'zelfmoord', 'suicide', 'mezelf van het leven beroven', 'wil dood'],
   pt: ['dor no peito', 'dor toracica', 'dificuldade em respirar', 'dificuldade para respirar', 'nao consigo respirar', 'reacao alergica grave',

@@ -76,6 +76,11 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.post(
     '/v1/users/conversations/:id/messages/',
     {
+      // A multipart body is read in the handler (streamed, with its size limit); the JSON schema
+      // applies to JSON bodies only.
+      preValidation: async (request) => {
+        if (request.isMultipart() || request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
+      },
       preHandler: authenticate(deps),
       schema: {
         ...patient,
@@ -83,7 +88,7 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
         description:
           'At least one of content or file. Content max 5000 characters. File: PDF, JPEG, PNG or HEIC by its bytes, max 10 MiB (413 `file_too_large`). Emergency wording adds an `emergency` notice with the country’s number; the message is still delivered and flagged for the team.',
         params: IdParams,
-        body: SendJsonBody.optional(),
+        body: SendJsonBody,
         response: { 201: SendResponseSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 404: DetailSchema, 413: ErrorCodeSchema, ...unauthorised },
       },
     },
