@@ -1,0 +1,93 @@
+// Progress journal shapes (spec 2.6). Input schemas may coerce; output schemas are plain.
+import { z } from 'zod';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i;
+export const TIME_24H = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+export const WEIGHT_MIN = 20;
+export const WEIGHT_MAX = 500;
+const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
+
+const dateField = z.string().regex(DATE, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+// DRF's FloatField accepts numbers and numeric strings.
+const weight = z
+  .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'A valid number is required.').transform(Number)], { error: 'A valid number is required.' })
+  .pipe(z.number({ error: 'A valid number is required.' }).min(WEIGHT_MIN, `Ensure this value is greater than or equal to ${WEIGHT_MIN}.`).max(WEIGHT_MAX, `Ensure this value is less than or equal to ${WEIGHT_MAX}.`));
+const injectedAt = z
+  .string()
+  .refine((s) => OFFSET.test(s) && !Number.isNaN(Date.parse(s)), 'Enter a date and time with its UTC offset, e.g. 2026-11-20T08:00:00+01:00.');
+
+export const WeightCreate = z.object({ weight_kg: weight, logged_on: dateField.optional(), note: z.string().max(1000, maxLen(1000)).optional() });
+export const WeightPatch = WeightCreate.partial();
+export const WeightSchema = z
+  .object({ id: z.uuid(), created_at: z.string(), updated_at: z.string(), weight_kg: z.number(), logged_on: z.string(), note: z.string() })
+  .meta({ id: 'WeightEntry' });
+
+export const SITES = ['abdomen', 'thigh', 'upper_arm'] as const;
+export const InjectionCreate = z.object({
+  medication: z.string().max(64, maxLen(64)).optional(),
+  dose: z.string().trim().min(1, 'This field may not be blank.').max(80, maxLen(80)),
+  injected_at: injectedAt,
+  injection_site: z.enum(SITES, { error: 'Must be one of abdomen, thigh, upper_arm.' }).nullable().optional(),
+  note: z.string().max(1000, maxLen(1000)).optional(),
+});
+export const InjectionPatch = InjectionCreate.partial();
+export const InjectionSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    medication: z.string(),
+    dose: z.string(),
+    injected_at: z.string(),
+    injection_site: z.enum(SITES).nullable(),
+    note: z.string(),
+  })
+  .meta({ id: 'InjectionEntry' });
+
+export const PlanPatch = z.object({
+  medication: z.string().max(64, maxLen(64)).optional(),
+  anchor_weekday: z.number({ error: 'A valid integer is required.' }).int('A valid integer is required.').min(0, 'Ensure this value is greater than or equal to 0.').max(6, 'Ensure this value is less than or equal to 6.').optional(),
+  preferred_time: z.string().max(16, maxLen(16)).regex(TIME_24H, 'Use HH:MM on a 24-hour clock.').optional(),
+  starts_on: dateField.optional(),
+  active: z.boolean().optional(),
+});
+export const PlanSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    medication: z.string(),
+    anchor_weekday: z.number().int().meta({ description: '0 = Monday ... 6 = Sunday' }),
+    preferred_time: z.string(),
+    starts_on: z.string(),
+    active: z.boolean(),
+  })
+  .meta({ id: 'InjectionPlan' });
+
+export const NoteCreate = z.object({ content: z.string().trim().min(1, 'This field may not be blank.').max(5000, maxLen(5000)) });
+export const NoteSchema = z.object({ id: z.uuid(), content: z.string(), created_at: z.string(), updated_at: z.string() }).meta({ id: 'JournalNote' });
+
+export const SEVERITIES = ['mild', 'moderate', 'severe'] as const;
+export const SideEffectCreate = z.object({
+  symptom: z.string().trim().min(1, 'This field may not be blank.').max(200, maxLen(200)),
+  severity: z.enum(SEVERITIES, { error: 'Must be one of mild, moderate, severe.' }),
+  started_on: dateField.nullable().optional(),
+  note: z.string().max(2000, maxLen(2000)).optional(),
+});
+export const SideEffectSchema = z
+  .object({
+    id: z.uuid(),
+    symptom: z.string(),
+    severity: z.enum(SEVERITIES),
+    started_on: z.string().nullable(),
+    note: z.string(),
+    flagged: z.boolean(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'SideEffectReport' });
+export const SideEffectCreatedSchema = SideEffectSchema.extend({
+  emergency: z.object({ number: z.string(), message: z.string() }).nullable(),
+});
+
+export const IdParams = z.object({ id: z.uuid() });
