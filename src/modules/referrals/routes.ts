@@ -1,5 +1,117 @@
-// The referrals module: not built yet.
+// Referrals (spec 2.10, 4.5) and attribution events from the landing funnel.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import * as referrals from './service.ts';
 
-export default async function referralsModule(_app: App, _deps: Deps): Promise<void> {}
+export const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
+
+const ReferredSchema = z
+  .object({
+    referred_user_id: z.uuid(),
+    initials: z.string(),
+    joined_at: z.string(),
+    referred_at: z.string(),
+    gross_cents: z.number().int(),
+    commission_cents: z.number().int(),
+    tx_count: z.number().int(),
+  })
+  .meta({ id: 'ReferredPerson' });
+
+const SummarySchema = z
+  .object({
+    referral_code: z.string(),
+    share_url: z.string(),
+    referred_count: z.number().int(),
+    tx_count: z.number().int(),
+    gross_cents: z.number().int(),
+    net_cents: z.number().int(),
+    commission_rate_percent: z.number(),
+    commission_cents: z.number().int(),
+    currency: z.string(),
+  })
+  .meta({ id: 'ReferralSummary' });
+
+const TransactionSchema = z
+  .object({
+    payment_id: z.uuid(),
+    referred_user_id: z.uuid(),
+    initials: z.string(),
+    amount_cents: z.number().int(),
+    refunded_amount_cents: z.number().int(),
+    net_cents: z.number().int(),
+    commission_cents: z.number().int(),
+    currency: z.string(),
+    status: z.string(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'ReferralTransaction' });
+
+const short = (n: number) => z.string().trim().max(n);
+const AttributionBody = z.object({
+  event: z.enum(['landing_view', 'signup_started', 'signup_completed'], { error: 'Must be one of landing_view, signup_started, signup_completed.' }),
+  referral_code: short(32).optional(),
+  utm_source: short(100).optional(),
+  utm_medium: short(100).optional(),
+  utm_campaign: short(100).optional(),
+  landing_path: short(500).optional(),
+});
+
+export default async function referralsModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const common = { tags: ['referrals'], security: bearerSecurity };
+  const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+
+  r.get(
+    '/v1/users/referrals/me/referred/',
+    {
+      preHandler: authenticate(deps),
+      schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: PageQuery, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
+    },
+    async (request) => {
+      const params = pageParams(request.query);
+      const { count, results } = await referrals.referred(deps, currentUser(request).id, params.limit, params.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+    },
+  );
+
+  r.get(
+    '/v1/users/referrals/me/',
+    { preHandler: authenticate(deps), schema: { ...common, summary: 'Referral code, share link, totals and commission', response: { 200: SummarySchema, ...unauthorised } } },
+    async (request) => referrals.summary(deps, currentUser(request).id),
+  );
+
+  r.get(
+    '/v1/users/referrals/me/transactions/',
+    {
+      preHandler: authenticate(deps),
+      schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: PageQuery, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
+    },
+    async (request) => {
+      const params = pageParams(request.query);
+      const { count, results } = await referrals.transactions(deps, currentUser(request).id, params.limit, params.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+    },
+  );
+
+  r.post(
+    '/v1/users/referrals/attribution-events/',
+    {
+      schema: {
+        tags: ['referrals'],
+        security: [],
+        summary: 'Record a landing-funnel event for later attribution (no token; rate-limited per IP)',
+        body: AttributionBody,
+        response: { 202: z.object({ id: z.uuid() }), 400: FieldErrorsSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request, reply) => {
+      await deps.limiters.budget('attribution-ip', ATTRIBUTION_EVENTS_PER_MINUTE, 60).consume(request.ip);
+      return reply.code(202).send({ id: await referrals.recordAttribution(deps, request.body, request.ip) });
+    },
+  );
+}

@@ -1,0 +1,60 @@
+// SQL of referrals. A referrer sees only people whose referred_by is the referrer's id, and of them
+// only initials and money figures.
+import type { Queryable } from '../../db/index.ts';
+
+/** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
+const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
+
+export async function countReferred(q: Queryable, referrerId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>('select count(*)::int as n from users where referred_by = $1 and email_verified_at is not null', [referrerId]);
+  return row.n;
+}
+
+export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number) {
+  return q.query(
+    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at,
+            coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::int as gross_cents,
+            coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::int as net_cents,
+            (count(p.id) filter (where ${COUNTED}))::int as tx_count
+       from users u left join payments p on p.user_id = u.id
+      where u.referred_by = $1 and u.email_verified_at is not null
+      group by u.id order by u.created_at desc, u.id desc limit $2 offset $3`,
+    [referrerId, limit, offset],
+  );
+}
+
+export async function totals(q: Queryable, referrerId: string) {
+  const [row] = await q.query(
+    `select coalesce(sum(p.amount_cents), 0)::int as gross_cents,
+            coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::int as net_cents,
+            count(p.id)::int as tx_count
+       from payments p join users u on u.id = p.user_id
+      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,
+    [referrerId],
+  );
+  return row as { gross_cents: number; net_cents: number; tx_count: number };
+}
+
+export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number) {
+  return q.query(
+    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at
+       from payments p join users u on u.id = p.user_id
+      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}
+      order by p.created_at desc, p.id desc limit $2 offset $3`,
+    [referrerId, limit, offset],
+  );
+}
+
+export async function referrerByCode(q: Queryable, code: string): Promise<string | null> {
+  const [row] = await q.query<{ id: string }>('select id from users where referral_code = upper($1) and disabled_at is null', [code]);
+  return row?.id ?? null;
+}
+
+export async function insertEvent(q: Queryable, e: Record<string, unknown>): Promise<string> {
+  const keys = Object.keys(e);
+  const [row] = await q.query<{ id: string }>(
+    `insert into attribution_events (${keys.join(', ')}) values (${keys.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
+    keys.map((k) => e[k]),
+  );
+  return row.id;
+}
