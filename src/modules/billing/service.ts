@@ -447,7 +447,11 @@ export async function runDueCharges(deps: Deps): Promise<void> {
   for (let round = 0; round < 50; round++) {
     const due = await deps.db.query(
       `select id from subscriptions where status in ('active', 'past_due') and provider <> 'stripe' and not cancel_at_period_end and current_period_end <= $1
-         and (next_charge_attempt_at is null or next_charge_attempt_at <= $1) order by current_period_end limit 100`,
+         and (next_charge_attempt_at is null or next_charge_attempt_at <= $1)
+         -- a renewal opened for this period must be approved by a doctor before the next supply is charged
+         and not exists (select 1 from consultations c where c.subscription_id = subscriptions.id and c.origin = 'renewal'
+                          and c.renewal_period_end = subscriptions.current_period_end and c.status <> 'approved')
+         order by current_period_end limit 100`,
       [now],
     );
     if (due.length === 0) return;

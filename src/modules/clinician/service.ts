@@ -14,7 +14,8 @@ export interface QueueFilter {
 
 /** Consultations for review, oldest first (first come, first served). */
 export async function reviewQueue(deps: Deps, f: QueueFilter) {
-  const where: string[] = [];
+  // A renewal still waiting for the patient's choice is not ready for a doctor.
+  const where: string[] = ["coalesce(patient_choice_status, '') <> 'pending'"];
   const params: unknown[] = [];
   if (f.status) where.push(`status = $${params.push(f.status)}`);
   if (f.category) where.push(`category = $${params.push(f.category)}`);

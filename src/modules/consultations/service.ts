@@ -125,6 +125,10 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
        values ($1, $2, $3, 'awaiting_fulfilment', $4::jsonb, $5::jsonb, $6, $6) returning id`,
       [c.user_id, c.id, rx.id, JSON.stringify(items), address ? JSON.stringify(address) : null, now],
     );
+    // An approved renewal or early order sets the plan's treatment and dose for what follows.
+    if (c.subscription_id && ['renewal', 'early_order'].includes(c.origin)) {
+      await q.query('update subscriptions set treatment_id = $2, dosage = $3, updated_at = now() where id = $1', [c.subscription_id, treatment.id, dosage]);
+    }
     await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, { from: c.status, prescription_id: rx.id, order_id: order.id });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };

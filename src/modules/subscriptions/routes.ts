@@ -1,5 +1,155 @@
-// The subscriptions module: not built yet.
+// Subscriptions and renewals (spec 2.8, 2.9, 4.4), and the sandbox test clock (back office).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
+import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema, coded } from '../../http/errors.ts';
+import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { billingPortal } from '../billing/service.ts';
+import { pickLocale } from '../questionnaires/catalogue.ts';
+import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
+import * as subs from './service.ts';
 
-export default async function subscriptionsModule(_app: App, _deps: Deps): Promise<void> {}
+const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+const IdParams = z.object({ id: z.uuid() });
+
+export default async function subscriptionsModule(app: App, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const common = { tags: ['subscriptions'], security: bearerSecurity };
+
+  // Renewal cycle: open the renewal screen ahead of the period end; pause plans whose renewal was
+  // missed (their charge is deferred by billing until a doctor approves the renewal).
+  deps.scheduler.register('subscriptions.renewal-cycle', async () => {
+    await subs.openRenewals(deps);
+    await subs.pauseMissedRenewals(deps);
+  });
+
+  r.get(
+    '/v1/users/subscriptions/renewal-options/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...common,
+        summary: 'What the patient can do next in a category: confirm a pending renewal, order early, re-order, or why not',
+        querystring: z.object({ category: z.string().max(64).optional(), locale: z.string().max(10).optional() }),
+        response: { 200: RenewalOptionsSchema, 400: CodeSchema, ...unauthorised },
+      },
+    },
+    async (request) => {
+      const category = request.query.category;
+      if (!category) throw coded(400, 'invalid_category', { detail: 'The category query parameter is required.' });
+      return subs.renewalOptions(deps, currentUser(request).id, category, pickLocale(request.query.locale, request.headers['accept-language']));
+    },
+  );
+
+  r.post(
+    '/v1/users/subscriptions/pending-choice/confirm/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...common,
+        summary: 'Confirm the renewal choice (dose, treatment, safety answers); it then goes to a doctor’s review',
+        description:
+          '400 `renewal_answers_required` + `missing_keys`; 400 `renewal_answer_ineligible` + `question_key`; 400 `invalid_treatment_variant`; 400 `dose_step_not_allowed`; 404 `{}` when the consultation is not the caller’s renewal; 409 `patient_choice_not_pending` + `patient_choice_status`.',
+        body: ConfirmBody,
+        response: { 200: ConfirmResultSchema, 400: CodeSchema.or(FieldErrorsSchema), 404: z.object({}), 409: CodeSchema, ...unauthorised },
+      },
+    },
+    async (request) => subs.confirmRenewal(deps, currentUser(request).id, request.body),
+  );
+
+  r.get(
+    '/v1/users/subscriptions/',
+    { preHandler: authenticate(deps), schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PageQuery, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
+    async (request) => {
+      const params = pageParams(request.query);
+      const { count, results } = await subs.listSubscriptions(deps, currentUser(request).id, params.limit, params.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+    },
+  );
+
+  r.get(
+    '/v1/users/subscriptions/billing-portal/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...common,
+        summary: 'A link to manage the card and invoices (Stripe customer portal, or the sandbox page)',
+        querystring: z.object({ return_url: z.string().url().max(2000).optional() }),
+        response: { 200: z.object({ url: z.string().nullable(), provider: z.string().nullable() }), 400: FieldErrorsSchema, ...unauthorised },
+      },
+    },
+    async (request) => billingPortal(deps, currentUser(request).id, request.query.return_url),
+  );
+
+  r.get(
+    '/v1/users/subscriptions/:id/',
+    { preHandler: authenticate(deps), schema: { ...common, summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, ...unauthorised } } },
+    async (request) => subs.getSubscription(deps, currentUser(request).id, request.params.id),
+  );
+
+  for (const [action, cancel, summary] of [
+    ['cancel', true, 'Cancel at the end of the current period (nothing more is charged)'],
+    ['resume', false, 'Undo a cancellation requested for the period end'],
+  ] as const) {
+    r.post(
+      `/v1/users/subscriptions/:id/${action}/`,
+      {
+        preHandler: authenticate(deps),
+        schema: { ...common, summary, params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised } },
+      },
+      async (request) => subs.setCancelAtPeriodEnd(deps, currentUser(request).id, request.params.id, cancel),
+    );
+  }
+
+  r.post(
+    '/v1/users/subscriptions/:id/early-order/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...common,
+        summary: 'Order the next supply now (charged at once, reviewed by a doctor), once per period inside the early-order window',
+        params: IdParams,
+        response: {
+          200: z.object({ consultation_id: z.uuid(), subscription: SubscriptionSchema }),
+          402: ErrorCodeSchema,
+          404: DetailSchema,
+          409: CodeSchema,
+          ...unauthorised,
+        },
+      },
+    },
+    async (request) => subs.earlyOrder(deps, currentUser(request).id, request.params.id),
+  );
+
+  // The sandbox test clock: back office only, sandbox provider only.
+  const clockSchema = z.object({ now: z.string(), offset_seconds: z.number() });
+  const clockOut = () => ({ now: deps.clock.now().toISOString(), offset_seconds: Math.round(deps.clock.offsetMs() / 1000) });
+  const sandboxOnly = async () => {
+    if (deps.config.PAYMENT_PROVIDER !== 'sandbox') throw coded(404, 'test_clock_unavailable', { detail: 'The test clock exists only with the sandbox payment provider.' });
+  };
+  const staff = { tags: ['backoffice'], security: bearerSecurity };
+  r.get(
+    '/v1/backoffice/test-clock/',
+    { preHandler: [authenticate(deps, 'backoffice_admin'), sandboxOnly], schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
+    async () => clockOut(),
+  );
+  r.post(
+    '/v1/backoffice/test-clock/advance/',
+    {
+      preHandler: [authenticate(deps, 'backoffice_admin'), sandboxOnly],
+      schema: {
+        ...staff,
+        summary: 'Move the service’s time forward and run the due work (renewals, charges, reminders); sandbox only',
+        body: z.object({ days: z.number().int().min(0).max(400).default(0), seconds: z.number().int().min(0).max(400 * 86400).default(0) }),
+        response: { 200: clockSchema, 400: FieldErrorsSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised },
+      },
+    },
+    async (request) => {
+      await deps.clock.advance((request.body.days * 86400 + request.body.seconds) * 1000);
+      await deps.scheduler.runDue();
+      return clockOut();
+    },
+  );
+}

@@ -1,0 +1,449 @@
+// Subscriptions after the first approval: renewal options, the patient's renewal choice, the renewal
+// cycle (window, deferred charge, pause), plan management and early orders. Design: docs/renewals.md.
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
+import { chargeSubscriptionCycle } from '../billing/service.ts';
+import { createConsultation, transition } from '../consultations/service.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { renewalOpenMail, renewalPausedMail } from './mail.ts';
+import { findTreatment, getCategory, localisedSteps, renewalScreen, type Locale, type Step } from '../questionnaires/catalogue.ts';
+
+const DAY = 86_400_000;
+/** The renewal screen opens this many days before the period ends. */
+export const RENEWAL_WINDOW_DAYS = 7;
+/** An early order (next supply now) is possible this many days before the period ends. */
+export const EARLY_ORDER_WINDOW_DAYS = 10;
+/** A one-off approval can be re-ordered (express) within this many days of the decision. */
+export const EXPRESS_VALIDITY_DAYS = 180;
+/** Weight-loss renewals need a weight logged within this many days (journal or the screen). */
+export const WEIGHT_RECENCY_DAYS = 90;
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** The current period was produced by an early order (another one waits for the next period). */
+const earlyOrderedThisPeriod = (s: any) =>
+  Boolean(s.early_ordered_period_end) && new Date(s.early_ordered_period_end).getTime() === new Date(s.current_period_end).getTime();
+
+export function subscriptionOut(s: any, now: Date) {
+  const lockedUntil = s.current_period_end ? new Date(new Date(s.current_period_end).getTime() - EARLY_ORDER_WINDOW_DAYS * DAY) : null;
+  const advanced = earlyOrderedThisPeriod(s);
+  const locked = Boolean(lockedUntil && lockedUntil > now) || advanced;
+  return {
+    id: s.id,
+    status: s.status,
+    price_cents: s.price_cents,
+    currency: s.currency,
+    started_at: iso(s.started_at)!,
+    current_period_start: iso(s.current_period_start)!,
+    current_period_end: iso(s.current_period_end)!,
+    cancel_at_period_end: s.cancel_at_period_end,
+    canceled_at: iso(s.canceled_at),
+    treatment_id: s.treatment_id,
+    category: s.category,
+    interval: s.interval,
+    interval_count: s.interval_count,
+    cycle_days: s.cycle_days,
+    payment_method_brand: s.payment_method_brand,
+    payment_method_last4: s.payment_method_last4,
+    early_order_locked_until: iso(advanced ? s.current_period_end : lockedUntil),
+    early_order_locked: locked,
+  };
+}
+
+// ---------------------------------------------------------------- lookups (account-scoped)
+
+async function liveSubscription(q: Queryable, userId: string, category: string) {
+  const [s] = await q.query(
+    `select * from subscriptions where user_id = $1 and category = $2 and status in ('active', 'past_due', 'paused')
+      order by created_at desc limit 1`,
+    [userId, category],
+  );
+  return s;
+}
+
+async function pendingRenewal(q: Queryable, userId: string, subscriptionId: string) {
+  const [c] = await q.query(
+    `select * from consultations where user_id = $1 and subscription_id = $2 and origin = 'renewal' and patient_choice_status = 'pending'
+      order by created_at desc limit 1`,
+    [userId, subscriptionId],
+  );
+  return c;
+}
+
+async function lastApproved(q: Queryable, userId: string, category: string) {
+  const [c] = await q.query(
+    `select * from consultations where user_id = $1 and category = $2 and status = 'approved' order by decided_at desc limit 1`,
+    [userId, category],
+  );
+  return c;
+}
+
+// ---------------------------------------------------------------- renewal options (2.8)
+
+function ladderOf(slug: string, treatmentId: string, dosage: string) {
+  const t = findTreatment(slug, treatmentId);
+  if (!t) return null;
+  const dosages = t.dosage_ladder ?? t.strengths;
+  const i = Math.max(0, dosages.indexOf(dosage));
+  const current = dosages.includes(dosage) ? dosage : dosages[0];
+  const atMax = t.dosage_ladder ? i === dosages.length - 1 : true;
+  return { dosages, current, next: atMax ? current : dosages[i + 1], held_at_max: atMax && Boolean(t.dosage_ladder) };
+}
+
+function priceFor(slug: string, treatmentId: string | null, sub: any) {
+  if (sub) {
+    return { amount_cents: sub.price_cents, currency: sub.currency, interval: sub.interval, interval_count: sub.interval_count, cycle_days: sub.cycle_days, plan: 'subscription' as const, supply_days: sub.cycle_days };
+  }
+  const category = getCategory(slug);
+  const t = treatmentId ? findTreatment(slug, treatmentId) : category?.treatments[0];
+  if (!category || !t) return null;
+  if (category.default_plan === 'subscription' && t.plan_price_cents != null) {
+    const cycle = t.plan_cycle_days ?? t.supply_days;
+    return { amount_cents: t.plan_price_cents, currency: t.currency, interval: 'day', interval_count: cycle, cycle_days: cycle, plan: 'subscription' as const, supply_days: cycle };
+  }
+  return { amount_cents: t.one_off_price_cents, currency: t.currency, interval: null, interval_count: null, cycle_days: null, plan: 'one_off' as const, supply_days: t.supply_days };
+}
+
+function bmiFrom(answers: any[]): number | null {
+  const get = (k: string) => Number(answers.find((a) => a?.question_key === k)?.value ?? NaN);
+  const h = get('height_cm');
+  const w = get('weight_kg');
+  return h > 0 && w > 0 ? Math.round((w / (h / 100) ** 2) * 10) / 10 : null;
+}
+
+export async function renewalOptions(deps: Deps, userId: string, slug: string, locale: Locale) {
+  const category = getCategory(slug);
+  if (!category) throw coded(400, 'invalid_category', { detail: `Unknown category "${slug}".` });
+  const now = deps.clock.now();
+  const q = deps.db;
+  const sub = await liveSubscription(q, userId, slug);
+  const approved = await lastApproved(q, userId, slug);
+  const [firstSubmission] = await q.query('select answers from questionnaire_submissions where user_id = $1 and category = $2 order by created_at asc limit 1', [userId, slug]);
+  const [latestSubmission] = await q.query('select answers from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc limit 1', [userId, slug]);
+
+  let mode: 'pending_choice' | 'early_order' | 'express_reorder' | 'blocked' = 'blocked';
+  let blocked: string | null = null;
+  let pendingId: string | null = null;
+  let express = null;
+  const lockedUntil = sub ? new Date(new Date(sub.current_period_end).getTime() - EARLY_ORDER_WINDOW_DAYS * DAY) : null;
+
+  if (sub) {
+    const pending = await pendingRenewal(q, userId, sub.id);
+    const [open] = await q.query(
+      `select 1 from consultations where user_id = $1 and category = $2 and status in ('pending_review', 'needs_information') and coalesce(patient_choice_status, '') <> 'pending' limit 1`,
+      [userId, slug],
+    );
+    if (pending) [mode, pendingId] = ['pending_choice', pending.id];
+    else if (sub.status === 'past_due') blocked = 'subscription_payment_required';
+    else if (sub.cancel_at_period_end) blocked = 'early_order_subscription_ending';
+    else if (open) blocked = 'early_order_pending_review';
+    else if (earlyOrderedThisPeriod(sub)) blocked = 'early_order_period_already_advanced';
+    else if (lockedUntil! > now) blocked = 'early_order_period_unavailable';
+    else mode = 'early_order';
+  } else if (approved && approved.decided_at && now.getTime() - new Date(approved.decided_at).getTime() <= EXPRESS_VALIDITY_DAYS * DAY) {
+    mode = 'express_reorder';
+    express = {
+      consultation_id: approved.id,
+      treatment_id: approved.treatment_id,
+      dosage: approved.dosage,
+      approved_at: iso(approved.decided_at)!,
+      valid_until: iso(new Date(new Date(approved.decided_at).getTime() + EXPRESS_VALIDITY_DAYS * DAY))!,
+    };
+  } else {
+    blocked = 'no_prior_treatment';
+  }
+  if (mode !== 'blocked') blocked = null;
+
+  const current = sub
+    ? { treatment_id: sub.treatment_id, dosage: sub.dosage, source: 'subscription' }
+    : approved
+      ? { treatment_id: approved.treatment_id, dosage: approved.dosage, source: 'consultation' }
+      : null;
+  const screen = renewalScreen(slug);
+  const safety = screen ? localisedSteps(screen.safety_steps, locale) : [];
+  const review = screen ? localisedSteps(screen.review_steps, locale) : [];
+  const renewalKeys = new Set([...(screen?.safety_steps ?? []), ...(screen?.review_steps ?? [])].flatMap((s: Step) => s.questions.map((qq) => qq.question_key)));
+  const prefill = ((latestSubmission?.answers as any[]) ?? []).filter((a) => renewalKeys.has(a?.question_key)).map((a) => ({ question_key: a.question_key, ...(a.values !== undefined ? { values: a.values } : { value: a.value }) }));
+  const baseline = bmiFrom((firstSubmission?.answers as any[]) ?? []);
+  const hasPrior = Boolean(sub || approved);
+  return {
+    category: slug,
+    mode,
+    blocked_code: blocked,
+    subscription: sub ? subscriptionOut(sub, now) : null,
+    pending_consultation_id: pendingId,
+    current,
+    ladder: current ? ladderOf(slug, current.treatment_id, current.dosage) : null,
+    alternatives: category.treatments
+      .filter((t) => t.treatment_id !== current?.treatment_id)
+      .map((t) => ({ treatment_id: t.treatment_id, name: t.name, dosages: t.dosage_ladder ?? t.strengths })),
+    required_steps: safety,
+    review_steps: review,
+    reusable_prefill: prefill,
+    baseline_bmi: baseline,
+    baseline_unknown: baseline === null,
+    plan: sub ? ('subscription' as const) : ('one_off' as const),
+    price: hasPrior ? priceFor(slug, current?.treatment_id ?? null, sub) : null,
+    period: { current_period_end: iso(sub?.current_period_end), early_order_locked_until: sub ? subscriptionOut(sub, now).early_order_locked_until : null },
+    express,
+  };
+}
+
+// ---------------------------------------------------------------- confirm the renewal choice (2.9)
+
+export interface ConfirmInput {
+  consultation_id: string;
+  treatment_id?: string;
+  dosage?: string;
+  changed: boolean;
+  answers: { question_key: string; values: Record<string, unknown> }[];
+  change_note: string;
+}
+
+/** The scalar an answer carries: `values.value`, else its first entry. */
+function answerValue(values: Record<string, unknown>): unknown {
+  if ('value' in values) return values.value;
+  const first = Object.values(values)[0];
+  return first;
+}
+const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'yes' || v === 'true';
+
+/** Required question keys of steps, honouring profile-based visibility (e.g. pregnancy). */
+function requiredKeys(steps: Step[], gender: string | null): string[] {
+  return steps.flatMap((s) =>
+    s.questions
+      .filter((qq) => qq.required)
+      .filter((qq) => {
+        const cond = qq.visible_if as any;
+        if (cond && cond.profile === 'gender' && Array.isArray(cond.in)) return gender !== null && cond.in.includes(gender);
+        return !cond || cond.profile !== undefined ? true : true;
+      })
+      .map((qq) => qq.question_key),
+  );
+}
+
+export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmInput) {
+  const now = deps.clock.now();
+  const outcome = await deps.db.tx(async (q) => {
+    // The row lock serialises concurrent confirms: the second one sees the decided status.
+    const [c] = await q.query(
+      `select c.*, u.gender from consultations c join users u on u.id = c.user_id
+        where c.id = $1 and c.user_id = $2 and c.origin = 'renewal' for update of c`,
+      [input.consultation_id, userId],
+    );
+    if (!c) return { error: new ApiError(404, {}) };
+    if (c.patient_choice_status !== 'pending') return { error: coded(409, 'patient_choice_not_pending', { patient_choice_status: c.patient_choice_status }) };
+    const [sub] = await q.query('select * from subscriptions where id = $1 and user_id = $2 for update', [c.subscription_id, userId]);
+    const fromTreatment = sub?.treatment_id ?? c.treatment_id;
+    const fromDosage = sub?.dosage ?? c.dosage;
+    const treatmentId = input.treatment_id ?? fromTreatment;
+    const treatment = findTreatment(c.category, treatmentId);
+    const dosages = treatment ? (treatment.dosage_ladder ?? treatment.strengths) : [];
+    const dosage = input.dosage ?? (treatmentId === fromTreatment ? fromDosage : dosages[0]);
+    if (!treatment || !dosages.includes(dosage)) {
+      return { error: coded(400, 'invalid_treatment_variant', { detail: 'This treatment or dosage is not in the catalogue for the category.', treatment_id: treatmentId, dosage }) };
+    }
+
+    // The safety screen of the current treatment, plus the broader review when something changed.
+    const screen = renewalScreen(c.category)!;
+    const answers = new Map(input.answers.map((a) => [a.question_key, answerValue(a.values)]));
+    const needed = [...requiredKeys(screen.safety_steps, c.gender), ...(input.changed ? requiredKeys(screen.review_steps, c.gender) : [])];
+    const missing = [...new Set(needed.filter((k) => answers.get(k) === undefined || answers.get(k) === null || answers.get(k) === ''))];
+    if (c.category === 'weight_loss' && !answers.has('current_weight_kg')) {
+      const [recent] = await q.query('select 1 from weight_entries where user_id = $1 and logged_on >= $2 limit 1', [
+        userId,
+        new Date(now.getTime() - WEIGHT_RECENCY_DAYS * DAY).toISOString().slice(0, 10),
+      ]);
+      if (recent) missing.splice(missing.indexOf('current_weight_kg') >>> 0, missing.includes('current_weight_kg') ? 1 : 0);
+    }
+    if (missing.length) return { error: coded(400, 'renewal_answers_required', { missing_keys: missing }) };
+    if (truthy(answers.get('pregnant_or_planning'))) {
+      return { error: coded(400, 'renewal_answer_ineligible', { question_key: 'pregnant_or_planning', detail: 'This treatment cannot be continued in pregnancy or when planning one. Please talk to a doctor.' }) };
+    }
+
+    // Dose rules: same, one step down (or more), or exactly one step up after the minimum weeks at
+    // the current step and without significant side effects.
+    let doseChange: { from: string; to: string; direction: 'up' | 'down' } | null = null;
+    if (treatmentId === fromTreatment && dosage !== fromDosage && treatment.dosage_ladder) {
+      const from = treatment.dosage_ladder.indexOf(fromDosage);
+      const to = treatment.dosage_ladder.indexOf(dosage);
+      if (to > from) {
+        if (to - from > 1) return { error: coded(400, 'dose_step_not_allowed', { detail: 'A dose can go up one step at a time.' }) };
+        const [since] = await q.query(
+          `select max(decided_at) as at from consultations where user_id = $1 and category = $2 and status = 'approved' and treatment_id = $3 and dosage = $4`,
+          [userId, c.category, fromTreatment, fromDosage],
+        );
+        const startedAt = since?.at ?? sub?.started_at;
+        // The new dose starts with the next period: count the weeks at the current dose until then.
+        const startsOn = sub ? Math.max(now.getTime(), new Date(sub.current_period_end).getTime()) : now.getTime();
+        const weeks = startedAt ? (startsOn - new Date(startedAt).getTime()) / (7 * DAY) : 0;
+        if (weeks < (treatment.min_weeks_per_step ?? 4)) {
+          return { error: coded(400, 'dose_step_not_allowed', { detail: `A step up needs at least ${treatment.min_weeks_per_step ?? 4} weeks at the current dose.` }) };
+        }
+        if (truthy(answers.get('significant_side_effects'))) {
+          return { error: coded(400, 'dose_step_not_allowed', { detail: 'With significant side effects the dose is not increased; stay or step down.' }) };
+        }
+      }
+      doseChange = { from: fromDosage, to: dosage, direction: to > from ? 'up' : 'down' };
+    }
+    const treatmentChange = treatmentId !== fromTreatment ? { from: fromTreatment, to: treatmentId } : null;
+    const details = { ...(c.renewal_details ?? {}), choice: { treatment_id: treatmentId, dosage, changed: input.changed, change_note: input.change_note, answers: input.answers, dose_change: doseChange, treatment_change: treatmentChange, confirmed_at: now.toISOString() } };
+    // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
+    await q.query(
+      `update consultations set patient_choice_status = 'confirmed', treatment_id = $2, dosage = $3, renewal_details = $4::jsonb,
+              form_snapshot = $5::jsonb, updated_at = now() where id = $1`,
+      [c.id, treatmentId, dosage, JSON.stringify(details), JSON.stringify(input.answers.map((a) => ({ step_id: 0, question_key: a.question_key, values: a.values })))],
+    );
+    // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
+    if (sub?.status === 'paused') await q.query("update subscriptions set status = 'active', paused_at = null, updated_at = now() where id = $1", [sub.id]);
+    return {
+      result: {
+        consultation_id: c.id,
+        patient_choice_status: 'confirmed',
+        treatment_id: treatmentId,
+        dosage,
+        dose_change: doseChange,
+        treatment_change: treatmentChange,
+        renewal_screen_completed: true,
+      },
+    };
+  });
+  if ('error' in outcome) throw outcome.error;
+  return outcome.result;
+}
+
+// ---------------------------------------------------------------- the renewal cycle (scheduler)
+
+/** Opens the renewal screen RENEWAL_WINDOW_DAYS before a period ends: one renewal per period. */
+export async function openRenewals(deps: Deps): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.db.query(
+    `select s.* from subscriptions s
+      where s.status = 'active' and not s.cancel_at_period_end and s.current_period_end - make_interval(days => $2) <= $1
+        and not exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal' and c.renewal_period_end = s.current_period_end)`,
+    [now, RENEWAL_WINDOW_DAYS],
+  );
+  let opened = 0;
+  for (const s of due) {
+    try {
+      await deps.db.tx(async (q) => {
+        const c = await createConsultation(q, {
+          userId: s.user_id,
+          category: s.category,
+          plan: 'subscription',
+          origin: 'renewal',
+          supplyDays: s.cycle_days,
+          treatmentId: s.treatment_id,
+          dosage: s.dosage,
+          subscriptionId: s.id,
+          formSnapshot: [],
+          patientChoiceStatus: 'pending',
+          renewalDetails: { period_end: new Date(s.current_period_end).toISOString() },
+        });
+        await q.query('update consultations set renewal_period_end = $2 where id = $1', [c.id, s.current_period_end]);
+        const [u] = await q.query('select email, locale from users where id = $1', [s.user_id]);
+        await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: `${deps.config.PUBLIC_BASE_URL}/renewal/` });
+      });
+      opened++;
+    } catch (err: any) {
+      if (err?.code !== '23505') throw err; // another process opened it first
+    }
+  }
+  return opened;
+}
+
+/**
+ * A period that ends with the renewal choice still pending: the charge is deferred (billing skips
+ * plans whose renewal is not approved) and the plan is paused until the patient confirms.
+ */
+export async function pauseMissedRenewals(deps: Deps): Promise<void> {
+  const now = deps.clock.now();
+  // A renewal the doctor rejected ends the plan when its period ends.
+  await deps.db.query(
+    `update subscriptions s set status = 'canceled', canceled_at = $1, updated_at = now()
+      where s.status in ('active', 'paused') and s.current_period_end <= $1
+        and exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal'
+                    and c.renewal_period_end = s.current_period_end and c.status = 'rejected')`,
+    [now],
+  );
+  await deps.db.tx(async (q) => {
+    const paused = await q.query(
+      `update subscriptions s set status = 'paused', paused_at = $1, updated_at = now()
+        where s.status = 'active' and s.current_period_end <= $1
+          and exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal' and c.patient_choice_status = 'pending')
+        returning s.user_id`,
+      [now],
+    );
+    for (const { user_id } of paused) {
+      const [u] = await q.query('select email, locale from users where id = $1', [user_id]);
+      await enqueueMail(q, u.email, renewalPausedMail, u.locale, { link: `${deps.config.PUBLIC_BASE_URL}/renewal/` });
+    }
+  });
+}
+
+// ---------------------------------------------------------------- plan management
+
+async function ownSubscription(q: Queryable, userId: string, id: string, lock = false) {
+  const [s] = await q.query(`select * from subscriptions where id = $1 and user_id = $2${lock ? ' for update' : ''}`, [id, userId]);
+  if (!s) throw notFound();
+  return s;
+}
+
+export async function listSubscriptions(deps: Deps, userId: string, limit: number, offset: number) {
+  const [{ n }] = await deps.db.query('select count(*)::int as n from subscriptions where user_id = $1', [userId]);
+  const rows = await deps.db.query('select * from subscriptions where user_id = $1 order by created_at desc, id desc limit $2 offset $3', [userId, limit, offset]);
+  const now = deps.clock.now();
+  return { count: n, results: rows.map((s) => subscriptionOut(s, now)) };
+}
+
+export async function getSubscription(deps: Deps, userId: string, id: string) {
+  return subscriptionOut(await ownSubscription(deps.db, userId, id), deps.clock.now());
+}
+
+export async function setCancelAtPeriodEnd(deps: Deps, userId: string, id: string, cancel: boolean) {
+  const s = await deps.db.tx(async (q) => {
+    const sub = await ownSubscription(q, userId, id, true);
+    if (!['active', 'past_due', 'paused'].includes(sub.status)) throw errorCode(409, 'subscription_not_active', 'This plan has ended.');
+    const [row] = await q.query('update subscriptions set cancel_at_period_end = $2, updated_at = now() where id = $1 returning *', [id, cancel]);
+    return row;
+  });
+  return subscriptionOut(s, deps.clock.now());
+}
+
+/** Early order: the next supply now (charged, then reviewed and ordered), once per period, inside the window. */
+export async function earlyOrder(deps: Deps, userId: string, id: string) {
+  const sub = await ownSubscription(deps.db, userId, id);
+  const options = await renewalOptions(deps, userId, sub.category, 'en');
+  if (options.mode !== 'early_order' || options.subscription?.id !== id) {
+    throw coded(409, options.blocked_code ?? 'early_order_unavailable', { detail: 'An early order is not possible for this plan now.' });
+  }
+  const periodEnd = new Date(sub.current_period_end);
+  const consultation = await deps.db.tx(async (q) => {
+    const [locked] = await q.query('select * from subscriptions where id = $1 for update', [id]);
+    if (earlyOrderedThisPeriod(locked) || new Date(locked.current_period_end).getTime() !== periodEnd.getTime()) return null;
+    const c = await createConsultation(q, {
+      userId,
+      category: sub.category,
+      plan: 'subscription',
+      origin: 'early_order',
+      supplyDays: sub.cycle_days,
+      treatmentId: sub.treatment_id,
+      dosage: sub.dosage,
+      subscriptionId: id,
+      formSnapshot: [],
+      renewalDetails: { period_end: periodEnd.toISOString() },
+    });
+    await q.query('update consultations set renewal_period_end = $2 where id = $1', [c.id, periodEnd]);
+    return c;
+  });
+  if (!consultation) throw coded(409, 'early_order_period_already_advanced', { detail: 'This period was already advanced.' });
+  const charge = await chargeSubscriptionCycle(deps, id, 'early_order', { consultationId: consultation.id, force: true });
+  if (charge.outcome !== 'charged') {
+    await deps.db.tx((q) => transition(q, consultation.id, 'cancelled', {}));
+    throw errorCode(402, 'payment_failed', 'The payment for the early order failed. Update the card in the billing portal and try again.');
+  }
+  // Mark the period the early order produced: a second early order waits for the next period.
+  await deps.db.query('update subscriptions set early_ordered_period_end = current_period_end, updated_at = now() where id = $1', [id]);
+  return { consultation_id: consultation.id, subscription: await getSubscription(deps, userId, id) };
+}
