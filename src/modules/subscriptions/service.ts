@@ -277,8 +277,9 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
         const startedAt = since?.at ?? sub?.started_at;
         // The new dose starts with the next period: count the weeks at the current dose until then.
         const startsOn = sub ? Math.max(now.getTime(), new Date(sub.current_period_end).getTime()) : now.getTime();
-        const weeks = startedAt ? (startsOn - new Date(startedAt).getTime()) / (7 * DAY) : 0;
-        if (weeks < (treatment.min_weeks_per_step ?? 4)) {
+        // Whole days: a plan approved minutes after its payment still has its 28 days at the dose.
+        const days = startedAt ? Math.round((startsOn - new Date(startedAt).getTime()) / DAY) : 0;
+        if (days < 7 * (treatment.min_weeks_per_step ?? 4)) {
           return { error: coded(400, 'dose_step_not_allowed', { detail: `A step up needs at least ${treatment.min_weeks_per_step ?? 4} weeks at the current dose.` }) };
         }
         if (truthy(answers.get('significant_side_effects'))) {
