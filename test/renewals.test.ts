@@ -281,7 +281,13 @@ describe('plan management and the test clock', () => {
     expect(c.body.cancel_at_period_end).toBe(true);
     const r = await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/resume/`);
     expect(r.body.cancel_at_period_end).toBe(false);
+    const before = (await as(p, 'GET', `/v1/users/subscriptions/${subscriptionId}/`)).body.current_period_end;
+    const moved = await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 14 });
+    expect(new Date(moved.body.current_period_end).getTime()).toBe(new Date(before).getTime() + 14 * DAY);
+    expect((await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 1 })).body.code).toBe('already_postponed');
+    expect((await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 15 })).status).toBe(400);
     const other = await seedPatient(ctx);
+    expect((await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 1 })).status).toBe(404);
     for (const path of [`/v1/users/subscriptions/${subscriptionId}/`]) expect((await call(ctx, 'GET', path, { token: other.access })).status).toBe(404);
     expect((await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/cancel/`)).status).toBe(404);
     expect((await as(other, 'GET', '/v1/users/subscriptions/')).body.count).toBe(0);

@@ -6,3 +6,5 @@ create unique index consultations_renewal_period_key on consultations (subscript
 alter table subscriptions add column early_ordered_period_end timestamptz;
 alter table subscriptions add column paused_at timestamptz;
 alter table subscriptions add column renewal_reminded_at timestamptz;
+-- the period end a postponement moved (a period can be postponed once)
+alter table subscriptions add column postponed_period_end timestamptz;

@@ -104,6 +104,21 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   }
 
   r.post(
+    '/v1/users/subscriptions/:id/postpone/',
+    {
+      preHandler: authenticate(deps),
+      schema: {
+        ...common,
+        summary: `Move the next renewal date and charge later by 1 to ${subs.MAX_POSTPONE_DAYS} days (once per period, active plans)`,
+        params: IdParams,
+        body: z.object({ days: z.number().int().min(1).max(subs.MAX_POSTPONE_DAYS) }),
+        response: { 200: SubscriptionSchema, 400: FieldErrorsSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised },
+      },
+    },
+    async (request) => subs.postpone(deps, currentUser(request).id, request.params.id, request.body.days),
+  );
+
+  r.post(
     '/v1/users/subscriptions/:id/early-order/',
     {
       preHandler: authenticate(deps),

@@ -412,6 +412,30 @@ export async function setCancelAtPeriodEnd(deps: Deps, userId: string, id: strin
   return subscriptionOut(s, deps.clock.now());
 }
 
+export const MAX_POSTPONE_DAYS = 14;
+
+/**
+ * Moves the next renewal date (and charge) later by 1 to 14 days, once per period, while the plan
+ * is active; an open renewal moves with it.
+ */
+export async function postpone(deps: Deps, userId: string, id: string, days: number) {
+  const s = await deps.db.tx(async (q) => {
+    const sub = await ownSubscription(q, userId, id, true);
+    if (sub.status !== 'active') throw errorCode(409, 'subscription_not_active', 'Only an active plan can be postponed.');
+    if (sub.postponed_period_end && new Date(sub.postponed_period_end).getTime() === new Date(sub.current_period_end).getTime()) {
+      throw errorCode(409, 'already_postponed', 'This period was already postponed once.');
+    }
+    const end = new Date(new Date(sub.current_period_end).getTime() + days * DAY);
+    await q.query(
+      "update consultations set renewal_period_end = $3, updated_at = now() where subscription_id = $1 and origin = 'renewal' and renewal_period_end = $2",
+      [id, sub.current_period_end, end],
+    );
+    const [row] = await q.query('update subscriptions set current_period_end = $2, postponed_period_end = $2, updated_at = now() where id = $1 returning *', [id, end]);
+    return row;
+  });
+  return subscriptionOut(s, deps.clock.now());
+}
+
 /** Early order: the next supply now (charged, then reviewed and ordered), once per period, inside the window. */
 export async function earlyOrder(deps: Deps, userId: string, id: string) {
   const sub = await ownSubscription(deps.db, userId, id);
