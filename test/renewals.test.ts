@@ -246,8 +246,16 @@ describe('two cycles of a weight-loss plan through HTTP', () => {
     payments = (await as(p, 'GET', '/v1/users/payments/')).body.results;
     expect(payments[0]).toMatchObject({ status: 'failed', failure_code: expect.any(String) });
     expect((await options(p)).blocked_code).toBe('subscription_payment_required');
-    await ctx.db.query("update subscriptions set payment_method_last4 = '4242' where id = $1", [sub.id]); // the card is replaced in the portal
-    await advance(1);
+    // The patient replaces the card in the sandbox billing portal; the next run retries the charge.
+    const portal = await as(p, 'POST', '/v1/users/billing-portal/', {});
+    expect(portal.body.provider).toBe('sandbox');
+    const portalPath = new URL(portal.body.url).pathname;
+    const portalPage = await call(ctx, 'GET', portalPath);
+    expect(portalPage.text, portalPage.text).toContain('ending 0341');
+    const replaced = await call(ctx, 'POST', `${portalPath}card/`, { payload: `subscription_id=${sub.id}&card_number=4242424242424242`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(replaced.status).toBe(303);
+    expect((await call(ctx, 'GET', '/sandbox/portal/not-a-token/')).status).toBe(404);
+    await ctx.deps.scheduler.runDue();
     payments = (await as(p, 'GET', '/v1/users/payments/')).body.results;
     expect(payments[0]).toMatchObject({ status: 'succeeded', is_recurring: true });
     expect((await as(p, 'GET', `/v1/users/subscriptions/${sub.id}/`)).body.status).toBe('active');

@@ -14,7 +14,7 @@ export function providerFor(deps: Deps, name: string = deps.config.PAYMENT_PROVI
   if (!byName) cache.set(deps, (byName = new Map()));
   let p = byName.get(name);
   if (!p) {
-    if (name === 'sandbox') p = sandboxProvider(deps.config.PUBLIC_BASE_URL, deps.clock);
+    if (name === 'sandbox') p = sandboxProvider(deps.config.PUBLIC_BASE_URL, deps.clock, deps.secrets.jwtKey);
     else if (name === 'stripe') p = stripeProvider(deps.config);
     else throw new Error(`unknown payment provider ${name}`);
     byName.set(name, p);

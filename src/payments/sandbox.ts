@@ -6,7 +6,7 @@
 //   4000 0000 0000 0002  declined at checkout (card_declined)
 //   4000 0000 0000 9995  declined at checkout (insufficient_funds)
 //   4000 0000 0000 0341  succeeds at checkout, every later recurring charge fails (card_declined)
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, RenewalCharge, SessionState } from './types.ts';
@@ -26,7 +26,26 @@ export const RENEWAL_FAIL_LAST4 = '0341';
 
 export const newSandboxId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
 
-export function sandboxProvider(baseUrl: string, clock: Clock): PaymentProvider {
+/**
+ * A 1-hour capability token for the sandbox billing portal (what Stripe's portal sessions are):
+ * `<account id hex>.<expiry seconds>.<HMAC-SHA256, 128 bits>`, short enough for a path segment.
+ */
+export function sandboxPortalToken(key: Uint8Array, clock: Clock, userId: string): string {
+  const body = `${userId.replace(/-/g, '')}.${Math.floor(clock.now().getTime() / 1000) + 3600}`;
+  return `${body}.${createHmac('sha256', key).update(`sandbox_portal:${body}`).digest('base64url').slice(0, 22)}`;
+}
+
+/** The account id of a valid, unexpired portal token, else null. */
+export function sandboxPortalAccount(key: Uint8Array, clock: Clock, token: string): string | null {
+  const m = /^([0-9a-f]{32})\.(\d{1,12})\.([A-Za-z0-9_-]{22})$/.exec(token);
+  if (!m) return null;
+  const expected = createHmac('sha256', key).update(`sandbox_portal:${m[1]}.${m[2]}`).digest('base64url').slice(0, 22);
+  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(m[3])) || Number(m[2]) * 1000 <= clock.now().getTime()) return null;
+  const h = m[1];
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export function sandboxProvider(baseUrl: string, clock: Clock, portalKey?: Uint8Array): PaymentProvider {
   return {
     name: 'sandbox',
     async createCheckoutSession(_q: Queryable, _req: CheckoutRequest): Promise<CreatedCheckout> {
@@ -58,9 +77,9 @@ export function sandboxProvider(baseUrl: string, clock: Clock): PaymentProvider 
     async refund(): Promise<RefundResult> {
       return { id: newSandboxId('re_sandbox'), status: 'succeeded' };
     },
-    async billingPortalUrl(): Promise<string | null> {
-      // The sandbox keeps no stored card to manage.
-      return null;
+    async billingPortalUrl({ userId, returnUrl }): Promise<string | null> {
+      if (!portalKey) return null;
+      return `${baseUrl}/sandbox/portal/${sandboxPortalToken(portalKey, clock, userId)}/?return_url=${encodeURIComponent(returnUrl)}`;
     },
   };
 }

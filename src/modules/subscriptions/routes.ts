@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema, coded } from '../../http/errors.ts';
 import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
-import { billingPortal } from '../billing/service.ts';
+import { registerSandboxPortal } from '../../payments/sandbox-portal.ts';
 import { pickLocale } from '../questionnaires/catalogue.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
 import * as subs from './service.ts';
@@ -20,6 +20,9 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
 
   // Renewal cycle: open the renewal screen ahead of the period end; pause plans whose renewal was
   // missed (their charge is deferred by billing until a doctor approves the renewal).
+  // The sandbox's stand-in for Stripe's customer portal (POST /v1/users/billing-portal/ links to it).
+  if (deps.config.PAYMENT_PROVIDER === 'sandbox') registerSandboxPortal(app, deps);
+
   deps.scheduler.register('subscriptions.renewal-cycle', async () => {
     await subs.openRenewals(deps);
     await subs.pauseMissedRenewals(deps);
@@ -67,20 +70,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
       const { count, results } = await subs.listSubscriptions(deps, currentUser(request).id, params.limit, params.offset);
       return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
     },
-  );
-
-  r.get(
-    '/v1/users/subscriptions/billing-portal/',
-    {
-      preHandler: authenticate(deps),
-      schema: {
-        ...common,
-        summary: 'A link to manage the card and invoices (Stripe customer portal, or the sandbox page)',
-        querystring: z.object({ return_url: z.string().url().max(2000).optional() }),
-        response: { 200: z.object({ url: z.string().nullable(), provider: z.string().nullable() }), 400: FieldErrorsSchema, ...unauthorised },
-      },
-    },
-    async (request) => billingPortal(deps, currentUser(request).id, request.query.return_url),
   );
 
   r.get(
