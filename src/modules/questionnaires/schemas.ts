@@ -52,7 +52,8 @@ export const TreatmentOut = z
   })
   .meta({ id: 'QuestionnaireTreatment' });
 
-const QuestionOut = z.object({
+// A question and a step as served in a locale (the public schema and the renewal screens).
+export const QuestionOut = z.object({
   question_key: z.string(),
   type: z.string(),
   required: z.boolean(),
@@ -64,7 +65,7 @@ const QuestionOut = z.object({
   max_length: z.number().optional(),
   visible_if: z.record(z.string(), z.unknown()).optional(),
 });
-const StepOut = z.object({ step_id: z.number(), title: z.string(), questions: z.array(QuestionOut) });
+export const StepOut = z.object({ step_id: z.number(), title: z.string(), questions: z.array(QuestionOut) });
 
 export const CategoryOut = z.object({
   id: z.string(),

@@ -1,5 +1,6 @@
 // Subscription and renewal shapes (spec 2.8, 2.9, 4.4).
 import { z } from 'zod';
+import { StepOut } from '../questionnaires/schemas.ts';
 
 export const SubscriptionSchema = z
   .object({
@@ -23,18 +24,6 @@ export const SubscriptionSchema = z
     early_order_locked: z.boolean(),
   })
   .meta({ id: 'Subscription' });
-
-const QuestionOut = z.object({
-  question_key: z.string(),
-  type: z.string(),
-  required: z.boolean(),
-  text: z.string(),
-  options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
-  unit: z.string().optional(),
-  min: z.number().optional(),
-  max: z.number().optional(),
-});
-const StepOut = z.object({ step_id: z.number().int(), title: z.string(), questions: z.array(QuestionOut) });
 
 export const PriceSchema = z.object({
   amount_cents: z.number().int(),
