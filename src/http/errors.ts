@@ -75,6 +75,9 @@ export const TokenErrorSchema = z.object({
   messages: z.array(z.object({ token_class: z.string(), token_type: z.string(), message: z.string() })).optional(),
 });
 
+/** The 401 answers of a bearer route: a bad token, or none. */
+export const UnauthorisedResponses = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+
 /** DRF-style message for one zod issue. */
 function messageFor(issue: { code: string; message: string; input?: unknown; expected?: string }): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'This field is required.';

@@ -62,6 +62,17 @@ export function pageEnvelope<T>(request: FastifyRequest, baseUrl: string, params
   return { count, next, previous, results };
 }
 
+/** Answers a list route: reads limit/offset, fetches that page, and wraps it in the envelope. */
+export async function respondPage<T>(
+  request: FastifyRequest,
+  baseUrl: string,
+  fetch: (params: PageParams) => Promise<{ count: number; results: T[] }>,
+): Promise<Page<T>> {
+  const params = pageParams(request.query as Record<string, unknown>);
+  const { count, results } = await fetch(params);
+  return pageEnvelope(request, baseUrl, params, count, results);
+}
+
 export const pageSchema = <T extends z.ZodType>(item: T) =>
   z.object({
     count: z.number().int(),

@@ -6,7 +6,7 @@ import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { PaymentSchema, toPayment } from '../billing/payments.ts';
 import { refundPayment } from '../billing/service.ts';
 import { findUsers, setAccountActive } from './service.ts';
@@ -51,9 +51,7 @@ export default async function backofficeModule(app: App, deps: Deps): Promise<vo
       },
     },
     async (request) => {
-      const p = pageParams(request.query);
-      const { count, results } = await findUsers(deps, request.query.email ?? '', p.limit, p.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => findUsers(deps, request.query.email ?? '', limit, offset));
     },
   );
 

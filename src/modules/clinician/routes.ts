@@ -6,7 +6,7 @@ import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ConsultationSchema } from '../consultations/schemas.ts';
 import { approveConsultation, rejectConsultation, requestInformation } from '../consultations/service.ts';
 import { CONSULTATION_STATUSES } from '../consultations/status.ts';
@@ -48,9 +48,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
       },
     },
     async (request) => {
-      const p = pageParams(request.query);
-      const { count, results } = await reviewQueue(deps, { status: request.query.status, category: request.query.category, ...p });
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => reviewQueue(deps, { status: request.query.status, category: request.query.category, limit, offset }));
     },
   );
 

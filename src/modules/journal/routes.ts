@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import {
   IdParams,
   InjectionCreate,
@@ -26,7 +26,7 @@ import {
 import * as journal from './service.ts';
 
 const BASE = '/v1/users/journal';
-const errors = { 401: TokenErrorSchema.or(DetailCodeSchema), 403: DetailCodeSchema };
+const errors = { ...UnauthorisedResponses, 403: DetailCodeSchema };
 const withBody = { 400: FieldErrorsSchema, ...errors };
 const withId = { 404: DetailSchema, ...errors };
 
@@ -48,9 +48,7 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
       `${BASE}/${path}/`,
       { preHandler: auth, schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema as z.ZodType), ...errors } } },
       async (request) => {
-        const params = pageParams(request.query);
-        const { count, results } = await journal.list(deps, table, uid(request), params.limit, params.offset, out as (r: any) => unknown);
-        return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+        return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out as (r: any) => unknown));
       },
     );
   }

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema, errorCode } from '../../http/errors.ts';
-import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
 import * as messages from './service.ts';
 
-const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+const unauthorised = UnauthorisedResponses;
 const FileResponse = z.string().meta({ description: 'The file itself (application/pdf, image/jpeg, image/png or image/heic)', format: 'binary' });
 
 /** Reads a multipart send: the `file` part (as a buffer, with the size limit) and `content`. */
@@ -54,8 +54,7 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
     },
     async (request) => {
       const results = await messages.listForPatient(deps, currentUser(request).id);
-      const params = pageParams(request.query);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, results.length, results.slice(params.offset, params.offset + params.limit));
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, async ({ limit, offset }) => ({ count: results.length, results: results.slice(offset, offset + limit) }));
     },
   );
 
@@ -122,9 +121,7 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
       },
     },
     async (request) => {
-      const params = pageParams(request.query);
-      const { count, results } = await messages.listForClinician(deps, params.limit, params.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset));
     },
   );
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import * as referrals from './service.ts';
 
 export const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
@@ -64,7 +64,7 @@ const AttributionBody = z.object({
 export default async function referralsModule(app: App, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['referrals'], security: bearerSecurity };
-  const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+  const unauthorised = UnauthorisedResponses;
 
   r.get(
     '/v1/users/referrals/me/referred/',
@@ -73,9 +73,7 @@ export default async function referralsModule(app: App, deps: Deps): Promise<voi
       schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: PageQuery, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
     },
     async (request) => {
-      const params = pageParams(request.query);
-      const { count, results } = await referrals.referred(deps, currentUser(request).id, params.limit, params.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.referred(deps, currentUser(request).id, limit, offset));
     },
   );
 
@@ -92,9 +90,7 @@ export default async function referralsModule(app: App, deps: Deps): Promise<voi
       schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: PageQuery, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
     },
     async (request) => {
-      const params = pageParams(request.query);
-      const { count, results } = await referrals.transactions(deps, currentUser(request).id, params.limit, params.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.transactions(deps, currentUser(request).id, limit, offset));
     },
   );
 

@@ -4,14 +4,14 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema, coded } from '../../http/errors.ts';
-import { pageEnvelope, pageParams, PageQuery, pageSchema } from '../../http/pagination.ts';
+import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { registerSandboxPortal } from '../../payments/sandbox-portal.ts';
 import { pickLocale } from '../questionnaires/catalogue.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
 import * as subs from './service.ts';
 
-const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
+const unauthorised = UnauthorisedResponses;
 const IdParams = z.object({ id: z.uuid() });
 
 export default async function subscriptionsModule(app: App, deps: Deps): Promise<void> {
@@ -66,9 +66,7 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
     '/v1/users/subscriptions/',
     { preHandler: authenticate(deps), schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PageQuery, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
     async (request) => {
-      const params = pageParams(request.query);
-      const { count, results } = await subs.listSubscriptions(deps, currentUser(request).id, params.limit, params.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, params, count, results);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => subs.listSubscriptions(deps, currentUser(request).id, limit, offset));
     },
   );
 
