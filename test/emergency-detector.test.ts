@@ -119,6 +119,13 @@ describe('the detector', () => {
     const a = detectEmergency(long);
     expect(performance.now() - started).toBeLessThan(250);
     expect(detectEmergency(long)).toEqual(a);
+    // Repeated trigger words (the windowed patterns' worst case) stay well under a second.
+    for (const w of ['stomach ', 'douleur au ventre ', 'dolor ', 'cant ', 'erection ']) {
+      const t = w.repeat(Math.ceil(5000 / w.length)).slice(0, 5000);
+      const s = performance.now();
+      detectEmergency(t);
+      expect(performance.now() - s, w).toBeLessThan(1000);
+    }
   });
 
   it('names a source for every category', () => {
