@@ -14,6 +14,8 @@ import {
   emergencyNotice,
   mentionsEmergency,
   normaliseText,
+  repairTypos,
+  TYPO_VOCABULARY,
 } from '../src/lib/emergency.ts';
 
 const main = loadCorpus(CORPUS_FILES.main);
@@ -92,6 +94,18 @@ describe('the detector', () => {
       'Het is vandaag benauwd weer', 'een flauwe grap', 'ich fühle mich ohnmächtig gegenüber der Bürokratie', 'erection for an hour, all good',
       'an erection lasting 2 hours', 'I hurt myself at the gym', 'my father had a heart attack years ago', 'rendez-vous à l’aveugle', 'Blinddarm', 'svendita di fine stagione',
     ]) expect(detectEmergency(text), text).toEqual([]);
+  });
+
+  it('reads a long key word with one typo, but leaves short look-alikes alone', () => {
+    expect(repairTypos(normaliseText('suacidal priapsim anaphalactic zelfmoortgedachten respirrar'))).toBe(' suicidal priapism anaphylactic zelfmoordgedachten respirar ');
+    expect(repairTypos(normaliseText('nothing to repair here'))).toBeNull();
+    for (const [text, category] of [['suacidal', 'suicidal'], ['priapsim', 'priapism'], ['douleur thoraxique', 'chest_pain'], ['no puedo respirrar', 'breathing'], ['Atemnott', 'breathing']]) {
+      expect(emergencyCategories(text), text).toEqual([category]);
+    }
+    expect(TYPO_VOCABULARY.every((w) => w.length >= 7)).toBe(true);
+    for (const text of ['the election count took 5 hours', 'I lost 5 kilo', 'I painted the bedroom', 'intense abdominals workout', 'sono venuto ieri', 'resto nel letto con un po di dolore alla schiena']) {
+      expect(detectEmergency(text), text).toEqual([]);
+    }
   });
 
   it('flags a negated mention (recall first, documented)', () => {

@@ -42,7 +42,7 @@ export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
   pancreatitis: 'S1 (pancreatitis on GLP-1 treatment); the symptom wording (severe abdominal pain, to the back, vomiting) UNSOURCED',
   priapism: 'E4 (erection lasting more than 4 hours: emergency care)',
   sudden_vision_or_hearing_loss: 'E4 (sudden loss of vision or hearing)',
-  fainting: 'P2 (fainting or its warning signs)',
+  fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
 };
 
 export const DETECTOR_LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
@@ -90,9 +90,9 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       '(?:im|i am) having a heart ?attack', 'think (?:im|i am|its|it is|i m) (?:having )?a heart ?attack', 'heart ?attack right now'),
     ...r('breathing',
       // "can't breathe" / "i cant breath" / "cannot breathe", but not "can't breathe through my nose" (a cold).
-      `(?:cant|cannot|can not|couldnt|could not|unable to) ${W}{0,2}(?:breathe?|brethe|breth)\\b(?! (?:through|thru|out of|with) (?:my|the) nose\\b)`,
+      `(?:cant|cnat|cannot|can not|couldnt|could not|unable to) ${W}{0,2}(?:breathe?|brethe|breth)\\b(?! (?:through|thru|out of|with) (?:my|the) nose\\b)`,
       '(?:cant|cannot|can not|couldnt|could not) (?:catch|get) (?:my |enough )?(?:breath|air)',
-      'short(?:ness)? of breathe?', '(?:can|could) (?:hardly|barely|scarcely) (?:breathe?|breath)',
+      'short(?:ness|nes)? of bre\\w*', '(?:can|could) (?:hardly|barely|scarcely) (?:breathe?|breath)',
       `(?:difficulty|difficulties|trouble|problems?|struggling|struggle|hard|harder|barely able) ${W}{0,1}(?:breathing|to breathe?)`,
       'breathless\\w*', '(?:gasping|gasp) for (?:air|breath)', '(?:not|stopped) breathing', 'suffocat\\w*'),
     ...r('anaphylaxis',
@@ -102,7 +102,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `(?:throat|tongue|lips?|face|mouth) (?:is |are |feels |has |have |keeps )?${W}{0,4}(?:swell\\w*|swollen|closing)`,
       'swollen (?:throat|tongue|lips?|face)', 'swelling (?:of|in) (?:my|the) (?:throat|tongue|lips?|face)', 'adrenaline (?:pen|injector|shot)'),
     ...r('suicidal',
-      'kill(?:ing)? myself', 'self ?harm\\w*', 'hurting myself on purpose',
+      'kill?(?:ing)? myself', 'self ?harm\\w*', 'hurting myself on purpose',
       `(?:want|wanna|going|gonna|planning|plan|thinking|think|thought|thoughts) ${W}{0,3}(?:hurt|harm|hurting|harming) myself`,
       'end(?:ing)? (?:my|it) (?:own )?life', 'end it (?:all|tonight|today|now)',
       '(?:no|dont see the|do not see the|see no|dont see any|do not see any) point (?:in )?(?:living|going on|carrying on|being alive)',
@@ -122,7 +122,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('sudden_vision_or_hearing_loss',
       `(?:sudden|suddenly) ${W}{0,3}(?:lost|losing|loss of|lose) (?:my |the )?${W}{0,1}(?:vision|sight|eyesight|hearing)`,
       '(?:vision|sight|eyesight) loss', `(?:vision|sight) ${W}{0,1}(?:went|gone|goes|going|turned) (?:black|dark|blank)`, 'loss of (?:vision|sight|eyesight)', '(?:lost|losing) (?:my |the )?(?:vision|sight|eyesight)',
-      `(?:sudden|suddenly) ${W}{0,2}(?:deaf\\w*|hearing loss)`, '(?:vision|sight|eyesight) (?:is |has |just )?(?:gone|disappeared)', '(?:went|gone|going|go) (?:blind|deaf)',
+      `(?:sudden|suddenly) ${W}{0,2}(?:deaf\\w*|hearing loss|blind\\w*)`, '(?:vision|sight|eyesight) (?:is |has |just )?(?:gone|disappeared)', '(?:went|gone|going|go) (?:blind|deaf)',
       `blind in ${W}{0,2}eye`, '(?:cant|cannot|can not|couldnt|could not) see (?:anything|a thing|out of|with (?:my|one)|from (?:my|one))'),
     ...r('fainting',
       'faint(?:ed|ing)', '(?:feel|feeling|felt|going to|gonna|about to|almost|nearly|might|i) faint', 'pass(?:ed|ing)? out\\b(?! (?:the|a|some|these|those|flyers|leaflets|papers)\\b)',
@@ -206,7 +206,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `(?:oppression|serrement|pression|poids|serre|brulure\\w*) ${W}{0,2}(?:dans la|sur la|a la) poitrine`, 'oppression thoracique',
       `(?:fais|faire|en train de faire) ${W}{0,1}(?:une crise cardiaque|un infarctus)`),
     ...r('breathing',
-      `arrive (?:pas|plus) ${W}{0,1}a respirer`, `(?:peux|peut|pouvais) (?:pas|plus) ${W}{0,1}respirer`,
+      `arrive (?:pas|plus) ${W}{0,1}a respir\\w*`, `(?:peux|peut|pouvais) (?:pas|plus) ${W}{0,1}respir\\w*`,
       `(?:du mal|difficult\\w*|peine|gene) ${W}{0,1}(?:a|pour) respirer`, 'essouffl\\w*', 'souffle court',
       'manque (?:d )?air', 'manque de souffle', 'etouff\\w*', 'suffoqu\\w*', 'suffocat\\w*', 'detresse respiratoire',
       'respire (?:tres )?mal', 'ne respire plus'),
@@ -355,22 +355,83 @@ export interface EmergencyMatch {
   pattern: string;
 }
 
+// Misspelling repair: a word of at least 6 letters one edit (insert, delete, substitute, swap two
+// neighbours) away from one of these long key words is read as that word ("suacidal", "priapsim",
+// "anaphalactic", "zelfmoortgedachten", "respirrar"). Only long, distinctive words are listed: short
+// ones collide with ordinary words ("kilo"/"kill", "letto"/"petto", "venuto"/"svenuto",
+// "election"/"erection", "painted"/"fainted", "abdominals"/"abdominal" are why those are absent). The patterns run on the text as written and on
+// the repaired text; a match on either counts.
+export const TYPO_VOCABULARY: readonly string[] = [
+  // en
+  'suicidal', 'suicide', 'anaphylactic', 'anaphylaxis', 'shortness', 'breathe', 'breathing', 'breathless', 'unconscious',
+  'consciousness', 'priapism', 'pancreatitis',
+  // de
+  'brustschmerzen', 'brustschmerz', 'atemnot', 'luftnot', 'suizidgedanken', 'selbstmord', 'selbstmordgedanken', 'bewusstlos',
+  'ohnmachtig', 'anaphylaxie', 'anaphylaktisch', 'anaphylaktischer', 'pankreatitis', 'kurzatmig', 'umbringen', 'bauchschmerzen',
+  // es
+  'respirar', 'suicidio', 'suicidarme', 'desmayado', 'desmayada', 'anafilaxia', 'anafilactico', 'toracico', 'pancreatitis',
+  // fr
+  'respirer', 'thoracique', 'poitrine', 'suicider', 'suicidaire', 'anaphylactique', 'essouffle', 'essoufflee', 'pancreatite',
+  // it
+  'respirare', 'suicidio', 'anafilassi', 'anafilattico', 'pancreatite',
+  // nl
+  'zelfmoord', 'zelfmoordgedachten', 'kortademig', 'benauwd', 'ademhalen', 'flauwgevallen', 'bewusteloos', 'anafylaxie',
+  'alvleesklierontsteking', 'borstpijn',
+  // pt
+  'toracica', 'desmaiei', 'desmaiar', 'anafilatico', 'priapismo',
+];
+const VOCAB = new Set(TYPO_VOCABULARY);
+
+/** True when a and b are at most one edit apart (Damerau: insert, delete, substitute, adjacent swap). */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swap
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1); // deletion / insertion
+}
+
+/** The normalised text with every near-miss of a key word replaced by the key word (null: nothing to repair). */
+export function repairTypos(normalised: string): string | null {
+  let changed = false;
+  const words = normalised
+    .trim()
+    .split(' ')
+    .map((w) => {
+      if (w.length < 6 || VOCAB.has(w)) return w;
+      for (const v of VOCAB) {
+        if (oneEditApart(w, v)) {
+          changed = true;
+          return v;
+        }
+      }
+      return w;
+    });
+  return changed ? ` ${words.join(' ')} ` : null;
+}
+
 /** Every category the text matches (first matching pattern of each), in EMERGENCY_CATEGORIES order. */
 export function detectEmergency(text: string): EmergencyMatch[] {
   const t = normaliseText(text);
+  const repaired = repairTypos(t);
   const found = new Map<EmergencyCategory, EmergencyMatch>();
   for (const c of COMPILED) {
-    if (!found.has(c.category) && c.regex.test(t)) found.set(c.category, { category: c.category, locale: c.locale, pattern: c.source });
+    if (!found.has(c.category) && (c.regex.test(t) || (repaired !== null && c.regex.test(repaired)))) {
+      found.set(c.category, { category: c.category, locale: c.locale, pattern: c.source });
+    }
   }
   return EMERGENCY_CATEGORIES.filter((c) => found.has(c)).map((c) => found.get(c)!);
 }
 
 export const emergencyCategories = (text: string): EmergencyCategory[] => detectEmergency(text).map((m) => m.category);
 
-export function mentionsEmergency(text: string): boolean {
-  const t = normaliseText(text);
-  return COMPILED.some((c) => c.regex.test(t));
-}
+export const mentionsEmergency = (text: string): boolean => detectEmergency(text).length > 0;
 
 const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
 
