@@ -207,7 +207,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `(?:fais|faire|en train de faire) ${W}{0,1}(?:une crise cardiaque|un infarctus)`),
     ...r('breathing',
       `arrive (?:pas|plus) ${W}{0,1}a respir\\w*`, `(?:peux|peut|pouvais) (?:pas|plus) ${W}{0,1}respir\\w*`,
-      `(?:du mal|difficult\\w*|peine|gene) ${W}{0,1}(?:a|pour) respirer`, 'essouffl\\w*', 'souffle court',
+      `(?:du mal|difficult\\w*|peine|gene) ${W}{0,1}(?:a|pour) respirer`, 'essouffl\\w*\\b(?! (?:apres|pendant|en faisant) (?:le |du |la |mon |ma )?(?:sport|course|jogging|footing|velo|natation)\\b)', 'souffle court',
       'manque (?:d )?air', 'manque de souffle', 'etouff\\w*', 'suffoqu\\w*', 'suffocat\\w*', 'detresse respiratoire',
       'respire (?:tres )?mal', 'ne respire plus'),
     ...r('anaphylaxis',
