@@ -5,7 +5,7 @@ import { addSubmission, paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ CORS_ORIGINS: 'https://app.example.org' });
 });
 afterAll(async () => {
   await ctx?.close();

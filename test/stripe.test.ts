@@ -85,6 +85,7 @@ beforeAll(async () => {
   fake = await fakeStripe();
   ctx = await createTestContext({
     PAYMENT_PROVIDER: 'stripe',
+    CORS_ORIGINS: 'https://app.example.org',
     STRIPE_SECRET_KEY: 'sk_test_' + hex(),
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_HOST: '127.0.0.1',

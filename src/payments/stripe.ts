@@ -98,6 +98,12 @@ export function stripeProvider(config: Config): PaymentProvider {
       const status = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
       return { id: refund.id, status };
     },
+    async cancelSubscription(providerSubscriptionId: string): Promise<void> {
+      await stripe.subscriptions.cancel(providerSubscriptionId);
+    },
+    async expireSession(sessionId: string): Promise<void> {
+      await stripe.checkout.sessions.expire(sessionId);
+    },
     async billingPortalUrl({ providerCustomerId, returnUrl }): Promise<string | null> {
       if (!providerCustomerId) return null;
       const portal = await stripe.billingPortal.sessions.create({ customer: providerCustomerId, return_url: returnUrl });

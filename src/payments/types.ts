@@ -81,6 +81,10 @@ export interface PaymentProvider {
   retrieveSession(q: Queryable, sessionId: string): Promise<SessionState | null>;
   chargeRenewal(charge: RenewalCharge): Promise<ChargeResult>;
   refund(input: { providerPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<RefundResult>;
+  /** Ends a plan the provider bills itself (Stripe), e.g. one opened by a duplicate checkout. */
+  cancelSubscription?(providerSubscriptionId: string): Promise<void>;
+  /** Closes an open checkout page so it can no longer be paid (a newer checkout replaced it). */
+  expireSession?(sessionId: string): Promise<void>;
   /** A link where the patient manages the payment method (Stripe billing portal). */
   billingPortalUrl(input: { userId: string; providerCustomerId: string | null; returnUrl: string }): Promise<string | null>;
 }

@@ -31,7 +31,13 @@ export const SessionResponse = z
   .object({
     id: z.string(),
     provider: z.string(),
-    status: z.enum(['open', 'paid', 'declined', 'expired']),
+    status: z.enum(['open', 'paid', 'declined', 'expired', 'refunded']).meta({
+      description: '`refunded`: paid, but for a review already paid for (another tab or session); refunded at once, nothing created',
+    }),
+    refund_reason: z
+      .enum(['submission_already_paid', 'consultation_already_open', 'plan_already_active'])
+      .nullable()
+      .meta({ description: 'Why a paid session was refunded as a duplicate (null otherwise)' }),
     category: z.string(),
     plan: z.string(),
     treatment_id: z.string(),

@@ -12,6 +12,8 @@ import { providerFor } from '../../payments/index.ts';
 import type { SessionState } from '../../payments/types.ts';
 import { createConsultation, audit } from '../consultations/service.ts';
 import { transition, canTransition } from '../consultations/status.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { duplicateRefundMail, formatAmount } from './mail.ts';
 import { billingCategory, oneOffSupplyDays, planCycleDays, priceFor, type BillingTreatment } from './catalogue.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -49,7 +51,11 @@ function pickTreatment(treatments: BillingTreatment[], plan: 'one_off' | 'subscr
   return priced.find((t) => t.id === suggested) ?? priced[0] ?? null;
 }
 
-function safeUrl(field: string, raw: string | undefined): string | undefined {
+/**
+ * Where the provider may send the browser after payment: only this service's own pages and the
+ * web app origins in CORS_ORIGINS (no open redirect through a payment page).
+ */
+function safeUrl(deps: Deps, field: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   let u: URL;
   try {
@@ -58,6 +64,8 @@ function safeUrl(field: string, raw: string | undefined): string | undefined {
     throw fieldErrors({ [field]: ['Enter a valid URL.'] });
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw fieldErrors({ [field]: ['Only http and https URLs are accepted.'] });
+  const allowed = [new URL(deps.config.PUBLIC_BASE_URL).origin, ...deps.config.CORS_ORIGINS];
+  if (!allowed.includes(u.origin)) throw fieldErrors({ [field]: [`Only pages of this service or its web app are accepted (${allowed.join(', ')}).`] });
   return raw;
 }
 
@@ -71,8 +79,8 @@ async function coveringSubscription(q: Queryable, userId: string, category: stri
 }
 
 export async function checkout(deps: Deps, user: { id: string; email: string }, input: CheckoutInput): Promise<CheckoutResult> {
-  const successUrl = safeUrl('success_url', input.success_url);
-  const cancelUrl = safeUrl('cancel_url', input.cancel_url);
+  const successUrl = safeUrl(deps, 'success_url', input.success_url);
+  const cancelUrl = safeUrl(deps, 'cancel_url', input.cancel_url);
   const category = await billingCategory(input.category);
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
 
@@ -159,6 +167,17 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
     };
   }
 
+  // A new checkout for this submission replaces the caller's older open ones: only one tab can pay.
+  const older = await deps.db.query<{ id: string; provider: string }>(
+    "update checkout_sessions set status = 'expired', updated_at = now() where user_id = $1 and submission_id = $2 and status = 'open' returning id, provider",
+    [user.id, submission.id],
+  );
+  for (const s of older) {
+    await providerFor(deps, s.provider)
+      .expireSession?.(s.id)
+      .catch((err: unknown) => deps.log.warn({ err, sessionId: s.id }, 'could not expire a replaced checkout session at the provider'));
+  }
+
   const provider = providerFor(deps);
   const base = deps.config.PUBLIC_BASE_URL;
   const label = input.plan === 'subscription' ? `every ${cycleDays} days` : `${supplyDays} days`;
@@ -221,7 +240,8 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
 export interface SessionView {
   id: string;
   provider: string;
-  status: 'open' | 'paid' | 'declined' | 'expired';
+  status: 'open' | 'paid' | 'declined' | 'expired' | 'refunded';
+  refund_reason: 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active' | null;
   category: string;
   plan: string;
   treatment_id: string;
@@ -244,6 +264,7 @@ async function viewOf(q: Queryable, row: any, status?: SessionView['status']): P
     id: row.id,
     provider: row.provider,
     status: status ?? row.status,
+    refund_reason: row.refund_reason ?? null,
     category: row.category,
     plan: row.plan,
     treatment_id: row.treatment_id,
@@ -283,6 +304,12 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
     }
     return row;
   }
+  // One charge per review. Finalisations of one account queue on its row, so the second of two
+  // paid sessions sees the first's consultation and plan; the unique indexes of migration 0203 hold
+  // the rule in the database even if a path forgets this check.
+  await q.query('select id from users where id = $1 for update', [row.user_id]);
+  const duplicate = await duplicateOf(q, row);
+  if (duplicate) return refundDuplicate(deps, q, row, state, duplicate, now);
   let subscriptionId: string | null = null;
   if (row.plan === 'subscription') {
     const cycle = row.cycle_days ?? 28;
@@ -351,6 +378,65 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
   return updated;
 }
 
+type DuplicateReason = 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active';
+
+/** Why a paid session would pay a second time for a review already paid for (null: it would not). */
+async function duplicateOf(q: Queryable, row: Record<string, any>): Promise<DuplicateReason | null> {
+  if (row.submission_id) {
+    const [used] = await q.query("select 1 from consultations where questionnaire_submission_id = $1 and status not in ('cancelled', 'refunded') limit 1", [row.submission_id]);
+    if (used) return 'submission_already_paid';
+  }
+  const [open] = await q.query("select 1 from consultations where user_id = $1 and category = $2 and status in ('pending_review', 'needs_information') limit 1", [
+    row.user_id,
+    row.category,
+  ]);
+  if (open) return 'consultation_already_open';
+  if (row.plan === 'subscription') {
+    const [live] = await q.query("select 1 from subscriptions where user_id = $1 and category = $2 and status in ('active', 'past_due', 'paused') limit 1", [
+      row.user_id,
+      row.category,
+    ]);
+    if (live) return 'plan_already_active';
+  }
+  return null;
+}
+
+/**
+ * A second paid session for the same review creates nothing: the money goes back through the
+ * provider at once (idempotent per session), a plan the provider opened for it is cancelled, and the
+ * patient is told by mail. The session ends as `refunded`.
+ */
+async function refundDuplicate(deps: Deps, q: Queryable, row: any, state: SessionState, reason: DuplicateReason, now: Date) {
+  const provider = providerFor(deps, row.provider);
+  const amount = state.amountCents ?? row.amount_cents;
+  const refund = await provider.refund({ providerPaymentId: state.providerPaymentId ?? row.provider_payment_id ?? row.id, amountCents: amount, idempotencyKey: `duplicate_${row.id}` });
+  if (refund.status === 'failed') {
+    // Left unfinalised: the next session check or webhook retries; the back office sees it in the log.
+    deps.log.error({ sessionId: row.id, reason }, 'duplicate checkout payment could not be refunded');
+    throw detailCode(502, 'refund_failed', 'The payment provider refused the refund of a duplicate payment.');
+  }
+  if (state.providerSubscriptionId && provider.cancelSubscription) {
+    await provider.cancelSubscription(state.providerSubscriptionId).catch((err: unknown) => {
+      deps.log.error({ err, sessionId: row.id }, 'plan opened by a duplicate checkout could not be cancelled at the provider');
+    });
+  }
+  const [updated] = await q.query(
+    `update checkout_sessions set status = 'refunded', finalised_at = $2, refunded_at = $2, refund_reason = $3, provider_refund_id = $4,
+       provider_payment_id = coalesce($5, provider_payment_id), updated_at = now() where id = $1 returning *`,
+    [row.id, now, reason, refund.id, state.providerPaymentId],
+  );
+  const [user] = await q.query<{ email: string; first_name: string | null; locale: string | null }>('select email, first_name, locale from users where id = $1', [row.user_id]);
+  if (user) {
+    await enqueueMail(q, user.email, duplicateRefundMail, user.locale ?? 'en', {
+      first_name: user.first_name ?? '',
+      amount: formatAmount(amount, row.currency),
+      link: `${deps.config.PUBLIC_BASE_URL}/payments/`,
+    });
+  }
+  deps.log.warn({ sessionId: row.id, reason }, 'duplicate checkout payment refunded');
+  return updated;
+}
+
 /** GET /v1/users/{provider}/session/{id}/: the session's state; finalises a paid session. */
 export async function checkSession(deps: Deps, userId: string, providerName: string, sessionId: string): Promise<SessionView> {
   if (sessionId.length > 255) throw sessionNotFound(providerName);
@@ -361,7 +447,7 @@ export async function checkSession(deps: Deps, userId: string, providerName: str
   if (!state) throw sessionNotFound(providerName);
   const row = await deps.db.tx((q) => finaliseInTx(deps, q, sessionId, state, userId));
   if (!row) throw sessionNotFound(providerName);
-  return viewOf(deps.db, row, row.finalised_at ? 'paid' : state.status === 'expired' ? 'expired' : row.status);
+  return viewOf(deps.db, row, row.status === 'refunded' ? 'refunded' : row.finalised_at ? 'paid' : state.status === 'expired' ? 'expired' : row.status);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,7 +621,7 @@ export async function billingPortal(deps: Deps, userId: string, returnUrl: strin
   const url = await providerFor(deps, sub.provider).billingPortalUrl({
     userId,
     providerCustomerId: sub.provider_customer_id,
-    returnUrl: safeUrl('return_url', returnUrl) ?? `${deps.config.PUBLIC_BASE_URL}/checkout/complete/`,
+    returnUrl: safeUrl(deps, 'return_url', returnUrl) ?? `${deps.config.PUBLIC_BASE_URL}/checkout/complete/`,
   });
   return { url, provider: sub.provider };
 }

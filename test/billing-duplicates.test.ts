@@ -1,0 +1,101 @@
+// One charge per review: a second paid session for the same submission or plan creates nothing and
+// is refunded through the provider; a new checkout closes the older open ones; return URLs are ours.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
+import { readyPatient } from './billing-fixtures.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext({ CORS_ORIGINS: 'https://app.example.org' });
+});
+afterAll(async () => ctx?.close());
+
+const checkout = (p: Patient, body: Record<string, unknown>) => call(ctx, 'POST', '/v1/users/checkout/', { token: p.access, json: body });
+const pay = (checkoutUrl: string) =>
+  call(ctx, 'POST', `${new URL(checkoutUrl).pathname}pay/`, { payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+const session = (p: Patient, id: string) => call(ctx, 'GET', `/v1/users/sandbox/session/${id}/`, { token: p.access });
+
+async function counts(userId: string) {
+  const [row] = await ctx.db.query(
+    `select (select count(*)::int from consultations where user_id = $1) as consultations,
+            (select count(*)::int from payments where user_id = $1) as payments,
+            (select count(*)::int from subscriptions where user_id = $1) as subscriptions,
+            (select count(*)::int from checkout_sessions where user_id = $1 and status = 'refunded') as refunded`,
+    [userId],
+  );
+  return row;
+}
+
+describe('one charge per review', () => {
+  it('a new checkout expires the older open session of the same submission: its page can no longer pay', async () => {
+    const p = await readyPatient(ctx);
+    const first = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    const second = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect((await session(p, first.body.session_id)).body.status).toBe('expired');
+    const paidOld = await pay(first.body.checkout_url);
+    expect(paidOld.status).toBe(303);
+    expect(paidOld.headers.location).toContain('/checkout/cancelled/');
+    expect((await pay(second.body.checkout_url)).headers.location).toContain('/checkout/complete/');
+    expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 0 });
+  });
+
+  it('two tabs both paid through the sandbox page (in parallel): one consultation, one payment, one plan; the other is refunded with a mail', async () => {
+    const p = await readyPatient(ctx);
+    const a = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    const b = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    // The provider let the first tab pay anyway (e.g. it was completed before it could be closed).
+    await ctx.db.query("update checkout_sessions set status = 'open' where id = $1", [a.body.session_id]);
+    const pages = await Promise.all([pay(a.body.checkout_url), pay(b.body.checkout_url)]);
+    for (const page of pages) expect(page.status).toBe(303);
+    const views = await Promise.all([session(p, a.body.session_id), session(p, b.body.session_id)]);
+    const statuses = views.map((v) => v.body.status).sort();
+    expect(statuses).toEqual(['paid', 'refunded']);
+    const refunded = views.find((v) => v.body.status === 'refunded')!.body;
+    expect(refunded).toMatchObject({ refund_reason: 'submission_already_paid', consultation_id: null, payment_id: null });
+    expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 1 });
+    await ctx.flushMail();
+    // The patient's locale here is German.
+    const mail = ctx.mails.filter((m) => m.to === p.email && m.subject === 'Doppelte Zahlung erstattet');
+    expect(mail).toHaveLength(1);
+    expect(mail[0]!.text).not.toMatch(/semaglutide|tirzepatide|weight/i);
+  });
+
+  it('five parallel one-off checkouts, every open page paid at once: exactly one payment stands', async () => {
+    const p = await readyPatient(ctx);
+    const sessions = await Promise.all(Array.from({ length: 5 }, () => checkout(p, { category: 'weight_loss', plan: 'one_off' })));
+    for (const s of sessions) expect(s.status).toBe(200);
+    // Whichever sessions the replacement left open (a race) are paid together.
+    await ctx.db.query("update checkout_sessions set status = 'open' where user_id = $1", [p.id]);
+    await Promise.all(sessions.map((s) => pay(s.body.checkout_url)));
+    const views = await Promise.all(sessions.map((s) => session(p, s.body.session_id)));
+    expect(views.filter((v) => v.body.status === 'paid')).toHaveLength(1);
+    expect(views.filter((v) => v.body.status === 'refunded')).toHaveLength(4);
+    expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, refunded: 4 });
+  });
+
+  it('the database refuses a second live consultation for one submission, whatever the code path', async () => {
+    const p = await readyPatient(ctx);
+    const [sub] = await ctx.db.query("select id from questionnaire_submissions where user_id = $1 and category = 'weight_loss'", [p.id]);
+    const insert = () =>
+      ctx.db.query("insert into consultations (user_id, category, plan, status, questionnaire_submission_id) values ($1, 'weight_loss', 'one_off', 'pending_review', $2)", [p.id, sub.id]);
+    await insert();
+    await expect(insert()).rejects.toMatchObject({ code: '23505' });
+  });
+});
+
+describe('return URLs after payment', () => {
+  it('accepts only this service’s pages and the configured web-app origins (no open redirect)', async () => {
+    const p = await readyPatient(ctx);
+    for (const url of ['https://evil.example/phish', 'http://app.example.org.evil.example/', 'javascript:alert(1)']) {
+      const r = await checkout(p, { category: 'weight_loss', plan: 'one_off', success_url: url });
+      expect(r.status, url).toBe(400);
+      expect(Object.keys(r.body)).toEqual(['success_url']);
+      const c = await checkout(p, { category: 'weight_loss', plan: 'one_off', cancel_url: url });
+      expect(c.status, url).toBe(400);
+    }
+    expect((await checkout(p, { category: 'weight_loss', plan: 'one_off', success_url: 'https://app.example.org/done?s={CHECKOUT_SESSION_ID}' })).status).toBe(200);
+    expect((await checkout(p, { category: 'weight_loss', plan: 'one_off', success_url: 'http://api.test.local/checkout/complete/' })).status).toBe(200);
+  });
+});
