@@ -17,12 +17,13 @@ const at = (days: number) => new Date(NOW.getTime() + days * DAY_MS);
 const hist = (treatment_id: string, dosage: string, onDays: number, gapDays: number): SupplyHistory => ({
   treatment_id, dosage, dose_since: at(-gapDays - onDays), supplied_until: at(-gapDays),
 });
-const SEMA = { missedDoseDays: prescribingFor('weight_loss').titration.semaglutide.missed_dose_days };
-const TIRZ = { missedDoseDays: prescribingFor('weight_loss').titration.tirzepatide.missed_dose_days };
+const SEMA = { missedDoseDays: prescribingFor('weight_loss').titration.semaglutide.missed_dose_days! };
+const TIRZ = { missedDoseDays: prescribingFor('weight_loss').titration.tirzepatide.missed_dose_days! };
 
 describe('the titration facts come from the catalogue with their sources', () => {
   it('semaglutide 5 days [S1], tirzepatide 4 days [S2b]', () => {
     expect(prescribingFor('weight_loss').titration).toEqual({ semaglutide: { missed_dose_days: 5, source: 'S1' }, tirzepatide: { missed_dose_days: 4, source: 'S2b' } });
+    expect(prescribingFor('premature_ejaculation').titration.dapoxetine).toMatchObject({ first_supply_strengths: ['30 mg'], source: expect.stringContaining('P1') });
   });
 });
 
@@ -47,12 +48,14 @@ describe('doseVerdict', () => {
     { name: 'the issue: 9 weeks paused at 0.25 mg', t: sema, h: hist('semaglutide', '0.25 mg', 56, 63), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_RESTART_TITRATION'] },
     { name: 'no window in the catalogue: any gap stops the step up', t: sema, h: hist('semaglutide', '0.25 mg', 28, 1), allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
     { name: 'not titrated: every strength', t: dapox, h: null, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
+    { name: 'dapoxetine first supply: 30 mg [P1]', t: dapox, h: null, opts: { firstSupplyStrengths: prescribingFor('premature_ejaculation').titration.dapoxetine.first_supply_strengths }, allowed: ['30 mg'], resume: '30 mg', codes: ['FIRST_SUPPLY_STARTING_DOSE'] },
+    { name: 'dapoxetine after a supply: 30 or 60 mg', t: dapox, h: hist('dapoxetine', '30 mg', 30, 10), opts: { firstSupplyStrengths: ['30 mg'] }, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const d = doseVerdict(c.t, c.h, NOW, c.opts);
       expect({ allowed: d.allowed, resume: d.resume, codes: d.codes }).toEqual({ allowed: c.allowed, resume: c.resume, codes: c.codes });
-      expect(d.explanation.length).toBe(d.titrated ? 1 : 0);
+      expect(d.explanation.length).toBe(d.titrated || d.codes.length ? 1 : 0);
     });
   }
 

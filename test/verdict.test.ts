@@ -44,6 +44,10 @@ describe('checkout sells only what the engine allowed', () => {
     expect(r.body).toMatchObject({ error_name: 'TREATMENT_NOT_ALLOWED', category: 'premature_ejaculation', treatment_id: 'dapoxetine', reason_codes: ['DAPOXETINE_CONTRAINDICATION'] });
     expect(r.body.message).toContain('DAPOXETINE_CONTRAINDICATION');
     expect(r.body.allowed_treatments).toEqual(['lidocaine-prilocaine-spray']);
+    // Without the exclusion, dapoxetine starts at 30 mg [P1].
+    const { p: other } = await submitted('premature_ejaculation', FIXTURES.premature_ejaculation.eligible);
+    expect((await checkout(other, { category: 'premature_ejaculation', treatment_id: 'dapoxetine', dosage: '60 mg' })).body).toMatchObject({ error_name: 'DOSAGE_NOT_ALLOWED', reason_codes: ['FIRST_SUPPLY_STARTING_DOSE'], allowed_dosages: ['30 mg'] });
+    expect((await checkout(other, { category: 'premature_ejaculation', treatment_id: 'dapoxetine' })).body).toMatchObject({ treatment_id: 'dapoxetine', dosage: '30 mg' });
     // Without a choice, the allowed treatment is picked.
     const ok = await checkout(p, { category: 'premature_ejaculation' });
     expect(ok.status, ok.text).toBe(200);

@@ -28,6 +28,7 @@ export function submissionVerdict(s: Record<string, any>, profile: EngineProfile
 /** Titration options of a treatment from the prescribing catalogue (the SmPC's missed-dose window). */
 export const doseOptionsFor = (category: string, treatmentId: string, extra: DoseOptions = {}): DoseOptions => ({
   missedDoseDays: prescribingFor(category).titration[treatmentId]?.missed_dose_days ?? 0,
+  firstSupplyStrengths: prescribingFor(category).titration[treatmentId]?.first_supply_strengths,
   ...extra,
 });
 

@@ -14,7 +14,9 @@ import { CATEGORY_SLUGS, RuleSchema, StepSchema, currentVersion, getCategory, ty
 const TitrationSchema = z
   .object({
     /** A weekly dose may be taken up to this many days late; later it is skipped (SmPC). */
-    missed_dose_days: z.number().int().min(0),
+    missed_dose_days: z.number().int().min(0).optional(),
+    /** Strengths a first supply may have (a medicine without a ladder that starts low, e.g. dapoxetine 30 mg [P1]). */
+    first_supply_strengths: z.array(z.string()).min(1).optional(),
     source: z.string().min(1),
   })
   .strict();
@@ -30,16 +32,20 @@ const FileSchema = z
 export type PrescribingFile = z.infer<typeof FileSchema>;
 
 export interface PrescribingCategory {
-  titration: Record<string, { missed_dose_days: number; source: string }>;
+  titration: Record<string, { missed_dose_days?: number; first_supply_strengths?: string[]; source: string }>;
   renewal: { steps: Step[]; rules: Rule[] };
 }
 
 export const PRESCRIBING_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/prescribing');
 
 /** Cross-checks one file: known treatments, unique keys, rules over its own or the safety screen's questions. */
-export function checkPrescribingFile(file: PrescribingFile, safetySteps: Step[], treatmentIds: string[]): string[] {
+export function checkPrescribingFile(file: PrescribingFile, safetySteps: Step[], treatmentIds: string[], strengthsOf: (treatmentId: string) => string[] = () => []): string[] {
   const problems: string[] = [];
   for (const t of Object.keys(file.titration)) if (!treatmentIds.includes(t)) problems.push(`titration: unknown treatment ${t}`);
+  for (const [t, facts] of Object.entries(file.titration)) {
+    const strengths = strengthsOf(t);
+    for (const s of facts.first_supply_strengths ?? []) if (!strengths.includes(s)) problems.push(`titration: ${t} has no strength ${s}`);
+  }
   const questions = new Map(safetySteps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
   const safetyIds = new Set(safetySteps.map((s) => s.step_id));
   for (const s of file.renewal.steps) {
@@ -81,7 +87,8 @@ export function loadPrescribing(dir = PRESCRIBING_DIR): Map<string, PrescribingC
     const version = currentVersion(file.category);
     const category = getCategory(file.category);
     const problems = `${file.category}.json` === name ? [] : [`category ${file.category} in file ${name}`];
-    problems.push(...checkPrescribingFile(file, version?.renewal.safety_steps ?? [], (category?.treatments ?? []).map((t) => t.treatment_id)));
+    const strengthsOf = (id: string) => category?.treatments.find((t) => t.treatment_id === id)?.strengths ?? [];
+    problems.push(...checkPrescribingFile(file, version?.renewal.safety_steps ?? [], (category?.treatments ?? []).map((t) => t.treatment_id), strengthsOf));
     if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
     out.set(file.category, { titration: file.titration, renewal: file.renewal });
   }

@@ -52,11 +52,21 @@ export interface DoseOptions {
   missedDoseDays?: number;
   /** Significant side effects reported (renewal screen): no step up [S1]. */
   sideEffects?: boolean;
+  /** A medicine without a ladder whose first supply starts low (the catalogue's titration facts). */
+  firstSupplyStrengths?: string[];
 }
 
 export function doseVerdict(t: LadderTreatment, history: SupplyHistory | null, now: Date, opts: DoseOptions = {}): DoseVerdict {
   const ladder = t.dosage_ladder;
   if (!ladder) {
+    const first = !history || history.treatment_id !== t.treatment_id;
+    if (first && opts.firstSupplyStrengths?.length) {
+      const allowed = t.strengths.filter((s) => opts.firstSupplyStrengths!.includes(s));
+      return {
+        titrated: false, allowed, resume: allowed[0], codes: ['FIRST_SUPPLY_STARTING_DOSE'], supply_gap_days: null, weeks_on_dose: null,
+        explanation: [`${t.treatment_id}: a first supply starts at ${allowed.join(' or ')}.`],
+      };
+    }
     const resume = history && t.strengths.includes(history.dosage) ? history.dosage : t.strengths[0];
     return { titrated: false, allowed: [...t.strengths], resume, codes: [], supply_gap_days: null, weeks_on_dose: null, explanation: [] };
   }
