@@ -134,6 +134,14 @@ describe('the renewal rule set', () => {
     expect(keys.filter((k) => k === 'urgent_symptoms')).toHaveLength(1);
     expect(new Set(keys).size).toBe(keys.length);
   });
+  it("the version's renewal rules and the prescribing catalogue's combine: one code on two questions stays twice, an identical rule once", () => {
+    const hg = currentVersion('hair_growth')!;
+    const mood = { code: 'RED_FLAG_SUICIDAL_THOUGHTS', kind: 'red_flag' as const, source: 'H2', when: { answer: 'mood_changes', eq: 'suicidal_thoughts' } };
+    const extra = prescribingFor('hair_growth').renewal;
+    const combined = renewalRuleSet({ ...hg, renewal: { ...hg.renewal, rules: [mood, extra.rules[0]] } } as any, extra, false);
+    expect(combined.rules.filter((r) => r.code === 'RED_FLAG_SUICIDAL_THOUGHTS')).toHaveLength(2);
+    expect(combined.rules.filter((r) => r.code === extra.rules[0].code)).toHaveLength(1);
+  });
   it('days_since counts whole days to the evaluation date', () => {
     expect(daysSince('2026-03-17', NOW)).toBe(90);
     expect(daysSince('2026-06-15', NOW)).toBe(0);

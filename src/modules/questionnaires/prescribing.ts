@@ -176,7 +176,11 @@ export function renewalRuleSet(version: Version, extra: { steps: Step[]; rules: 
   const usesBmi = (r: Rule) => JSON.stringify(r.when).includes('"computed":"bmi"');
   const renewalRules = ((version.renewal as { rules?: Rule[] }).rules ?? []);
   const all = [...renewalRules, ...extra.rules, ...(changed ? version.rules.filter((r) => !usesBmi(r)) : [])];
+  // The same rule listed twice counts once (a code may have several conditions, e.g. a red flag asked twice).
   const seen = new Set<string>();
-  const rules = all.filter((r) => (seen.has(r.code) ? false : (seen.add(r.code), true)));
+  const rules = all.filter((r) => {
+    const key = `${r.code} ${JSON.stringify(r.when)}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
   return { category: version.category, steps: [...safety, ...review], rules };
 }
