@@ -171,6 +171,8 @@ async function renewal(o: { category?: string; treatment?: string; dosage?: stri
 describe('titration at renewal: breaks in supply and a change of drug', () => {
   it('a plan paused for 9 weeks does not step up 0.25 -> 0.5 mg: titration restarts at the first step', async () => {
     const { p, id } = await renewal({ endsInDays: -63, onDoseDays: 56 });
+    // Renewal options offer no step up either.
+    expect((await as(p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body.ladder).toMatchObject({ current: '0.25 mg', next: '0.25 mg' });
     const up = await confirm(p, { consultation_id: id, answers: WL_SAFETY, dosage: '0.5 mg' });
     expect(up.status).toBe(400);
     expect(up.body).toMatchObject({ code: 'dose_step_not_allowed', reason_codes: ['SUPPLY_BREAK_RESTART_TITRATION'], allowed_dosages: ['0.25 mg'] });
@@ -181,6 +183,7 @@ describe('titration at renewal: breaks in supply and a change of drug', () => {
 
   it('after 3 weeks without supply the dose resumes one step lower; 9 weeks at 1 mg restart at 0.25 mg', async () => {
     const three = await renewal({ dosage: '1 mg', endsInDays: -21, onDoseDays: 56 });
+    expect((await as(three.p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body.ladder).toMatchObject({ current: '1 mg', next: '0.5 mg' });
     const keep = await confirm(three.p, { consultation_id: three.id, answers: WL_SAFETY, dosage: '1 mg' });
     expect(keep.body).toMatchObject({ code: 'dose_step_not_allowed', reason_codes: ['SUPPLY_BREAK_STEP_DOWN'], allowed_dosages: ['0.25 mg', '0.5 mg'] });
     const resumed = await confirm(three.p, { consultation_id: three.id, answers: WL_SAFETY });

@@ -86,14 +86,23 @@ async function lastApproved(q: Queryable, userId: string, category: string) {
 
 // ---------------------------------------------------------------- renewal options (2.8)
 
-function ladderOf(slug: string, treatmentId: string, dosage: string) {
+/**
+ * The ladder with the next dose the prescribing rule allows: one step up once it is due, the current
+ * dose while it is not, or the dose to resume at after a break in supply (docs/renewals.md).
+ */
+async function ladderOf(q: Queryable, userId: string, slug: string, treatmentId: string, dosage: string, now: Date) {
   const t = findTreatment(slug, treatmentId);
   if (!t) return null;
   const dosages = t.dosage_ladder ?? t.strengths;
   const i = Math.max(0, dosages.indexOf(dosage));
   const current = dosages.includes(dosage) ? dosage : dosages[0];
   const atMax = t.dosage_ladder ? i === dosages.length - 1 : true;
-  return { dosages, current, next: atMax ? current : dosages[i + 1], held_at_max: atMax && Boolean(t.dosage_ladder) };
+  let next = atMax ? current : dosages[i + 1];
+  if (t.dosage_ladder) {
+    const v = await verdictFor(q, { userId, category: slug, treatmentId, dosage: current, engine: { outcome: 'eligible', treatments: [treatmentId], reasons: [] }, now });
+    next = v.allowed_dosages.at(-1) ?? current;
+  }
+  return { dosages, current, next, held_at_max: atMax && Boolean(t.dosage_ladder) };
 }
 
 function priceFor(slug: string, treatmentId: string | null, sub: any) {
@@ -181,7 +190,7 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
     subscription: sub ? subscriptionOut(sub, now) : null,
     pending_consultation_id: pendingId,
     current,
-    ladder: current ? ladderOf(slug, current.treatment_id, current.dosage) : null,
+    ladder: current ? await ladderOf(q, userId, slug, current.treatment_id, current.dosage, now) : null,
     alternatives: category.treatments
       .filter((t) => t.treatment_id !== current?.treatment_id)
       .map((t) => ({ treatment_id: t.treatment_id, name: t.name, dosages: t.dosage_ladder ?? t.strengths })),
