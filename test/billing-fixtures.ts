@@ -1,12 +1,16 @@
 // Shared set-up for the billing, clinician, back-office and Stripe tests.
 import { randomUUID } from 'node:crypto';
 import { call, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { getCategory } from '../src/modules/questionnaires/catalogue.ts';
 
 export async function readyPatient(ctx: TestContext, category = 'weight_loss', outcome = 'eligible', extra: Record<string, unknown> = {}): Promise<Patient> {
   const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', ...extra });
   await addSubmission(ctx, p.id, category, outcome);
   return p;
 }
+
+/** The engine's allowed treatments of a seeded result: every treatment of the category when payable. */
+const allowedBy = (category: string, outcome: string) => (['eligible', 'held_for_review'].includes(outcome) ? (getCategory(category)?.treatments ?? []).map((t) => t.treatment_id) : []);
 
 export async function addSubmission(ctx: TestContext, userId: string, category: string, outcome = 'eligible') {
   const answers = [
@@ -16,7 +20,7 @@ export async function addSubmission(ctx: TestContext, userId: string, category: 
   ];
   const [row] = await ctx.db.query(
     'insert into questionnaire_submissions (user_id, category, version_id, answers, outcome, result) values ($1, $2, $3, $4::jsonb, $5, $6::jsonb) returning id',
-    [userId, category, randomUUID(), JSON.stringify(answers), outcome, JSON.stringify({ bmi: 32.4, reasons: [] })],
+    [userId, category, randomUUID(), JSON.stringify(answers), outcome, JSON.stringify({ bmi: 32.4, reasons: [], treatments: allowedBy(category, outcome) })],
   );
   return row.id as string;
 }

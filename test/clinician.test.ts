@@ -65,7 +65,9 @@ describe('review desk', () => {
 
     const mailsBefore = ctx.mails.length;
     const dose = t.dosages[1] ?? t.dosages[0];
-    const ok = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: dose, note: 'Start low, review in 4 weeks.' } });
+    // A first supply above the first ladder step needs the doctor's written override (docs/consultations.md).
+    const override = dose === t.dosages[0] ? {} : { override_reason: 'Already established on this dose elsewhere; letter from the GP seen.' };
+    const ok = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: dose, note: 'Start low, review in 4 weeks.', ...override } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'approved', dosage: dose, treatment_id: t.id, decision_reason: 'Start low, review in 4 weeks.' });
     expect(ok.body.doctor).toMatchObject({ id: doctor.id, email: doctor.email });

@@ -27,10 +27,17 @@ async function advance(days: number) {
 }
 /** A call as the patient (or staff) with a token minted now. */
 const as = async (p: Patient, method: string, url: string, json?: unknown) => call(ctx, method, url, { token: await fresh(p), json });
+// The weight-loss renewal screen: the version's safety step, then the red flags and contraindications.
 const SAFETY = [
   { question_key: 'current_weight_kg', values: { value: 96 } },
   { question_key: 'significant_side_effects', values: { value: 0 } },
   { question_key: 'new_medication', values: { value: 0 } },
+  { question_key: 'urgent_symptoms', values: { none: 1 } },
+  { question_key: 'glp1_allergy', values: { value: 0 } },
+  { question_key: 'pancreatitis_history', values: { value: 0 } },
+  { question_key: 'other_glp1', values: { value: 0 } },
+  { question_key: 'mtc_or_men2', values: { value: 0 } },
+  { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } },
 ];
 const confirm = async (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', json);
 
@@ -43,6 +50,11 @@ async function withPlan(endsInDays: number, columns: Record<string, unknown> = {
        started_at, current_period_start, current_period_end)
      values ($1, 'weight_loss', 'semaglutide', '0.25 mg', 'active', 'sandbox', 21900, 'day', 28, 28, $2, $3, $4) returning id`,
     [p.id, new Date(now - 60 * DAY), new Date(now + endsInDays * DAY - 28 * DAY), new Date(now + endsInDays * DAY)],
+  );
+  // The plan's first supply, approved by a doctor when it started.
+  await ctx.db.query(
+    "insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, subscription_id, decided_at) values ($1, 'weight_loss', 'approved', 'checkout', 'subscription', 28, 'semaglutide', '0.25 mg', $2, $3)",
+    [p.id, s.id, new Date(now - 60 * DAY)],
   );
   if (Object.keys(columns).length) {
     const keys = Object.keys(columns);
@@ -161,7 +173,7 @@ describe('confirming the renewal choice', () => {
     const missing = await confirm(p, { consultation_id: consultationId, answers: [] });
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('renewal_answers_required');
-    expect(missing.body.missing_keys.sort()).toEqual(['current_weight_kg', 'new_medication', 'significant_side_effects']);
+    expect(missing.body.missing_keys.sort()).toEqual(SAFETY.map((a) => a.question_key).sort());
     const changed = await confirm(p, { consultation_id: consultationId, answers: SAFETY, changed: true });
     expect(changed.body.code).toBe('renewal_answers_required');
     expect(changed.body.missing_keys.length).toBeGreaterThan(0);
@@ -169,7 +181,7 @@ describe('confirming the renewal choice', () => {
     expect(variant.body.code).toBe('invalid_treatment_variant');
     const skip = await confirm(p, { consultation_id: consultationId, answers: SAFETY, dosage: '1 mg' });
     expect(skip.body.code).toBe('dose_step_not_allowed');
-    const sideEffects = await confirm(p, { consultation_id: consultationId, answers: [...SAFETY.slice(0, 1), { question_key: 'significant_side_effects', values: { value: 1 } }, SAFETY[2]], dosage: '0.5 mg' });
+    const sideEffects = await confirm(p, { consultation_id: consultationId, answers: SAFETY.map((a) => (a.question_key === 'significant_side_effects' ? { ...a, values: { value: 1 } } : a)), dosage: '0.5 mg' });
     expect(sideEffects.body.code).toBe('dose_step_not_allowed');
     const woman = await seedPatient(ctx, { gender: '1' });
     await ctx.db.query("update subscriptions set user_id = $1 where user_id = $2", [woman.id, p.id]);
@@ -184,7 +196,7 @@ describe('confirming the renewal choice', () => {
   it('accepts a recent journal weight instead of the screen’s weight answer', async () => {
     const { p, consultationId } = await pending();
     await ctx.db.query('insert into weight_entries (user_id, weight_kg, logged_on) values ($1, 95, $2)', [p.id, ctx.deps.clock.now().toISOString().slice(0, 10)]);
-    const r = await confirm(p, { consultation_id: consultationId, answers: SAFETY.slice(1) });
+    const r = await confirm(p, { consultation_id: consultationId, answers: SAFETY.filter((a) => a.question_key !== 'current_weight_kg') });
     expect(r.status).toBe(200);
   });
 

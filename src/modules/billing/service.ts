@@ -11,6 +11,9 @@ import { detailCode, errorName, fieldErrors, notFound } from '../../http/errors.
 import { providerFor } from '../../payments/index.ts';
 import type { SessionState } from '../../payments/types.ts';
 import { createConsultation, audit } from '../consultations/service.ts';
+import { defaultDosage, submissionVerdict, verdictFor } from '../consultations/prescribing.ts';
+import type { EngineVerdict, PrescribingVerdict } from '../questionnaires/prescribing.ts';
+import { profileFacts } from '../questionnaires/repository.ts';
 import { transition, canTransition } from '../consultations/status.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { duplicateRefundMail, formatAmount } from './mail.ts';
@@ -45,10 +48,33 @@ export interface CheckoutResult {
   expires_at: string | null;
 }
 
-function pickTreatment(treatments: BillingTreatment[], plan: 'one_off' | 'subscription', wanted: string | undefined, suggested: string | undefined) {
+function pickTreatment(treatments: BillingTreatment[], plan: 'one_off' | 'subscription', wanted: string | undefined, suggested: string | undefined, allowed: string[]) {
   if (wanted) return treatments.find((t) => t.id === wanted) ?? null;
-  const priced = treatments.filter((t) => priceFor(t, plan) !== null);
+  // Without a choice: the suggested treatment, else the first one the engine allowed that is sold on the plan.
+  const priced = treatments.filter((t) => priceFor(t, plan) !== null && allowed.includes(t.id));
   return priced.find((t) => t.id === suggested) ?? priced[0] ?? null;
+}
+
+/**
+ * A treatment or dose the engine did not allow for the patient's latest eligible submission (or
+ * that breaks the titration rules): `400 {error_name, message, category, treatment_id, dosage,
+ * reason_codes, allowed_treatments, allowed_dosages}` (docs/billing.md, checkout refusals).
+ */
+function refusal(category: string, treatmentId: string, dosage: string, v: PrescribingVerdict) {
+  const treatment = v.refused === 'treatment';
+  return errorName(
+    400,
+    treatment ? 'TREATMENT_NOT_ALLOWED' : 'DOSAGE_NOT_ALLOWED',
+    treatment
+      ? `This treatment cannot be prescribed on your latest questionnaire (${v.codes.join(', ')}).`
+      : `This dosage cannot be prescribed now (${v.codes.join(', ')}). Allowed: ${v.allowed_dosages.join(', ')}.`,
+    { category, treatment_id: treatmentId, dosage, reason_codes: v.codes, allowed_treatments: v.allowed_treatments, allowed_dosages: v.allowed_dosages },
+  );
+}
+
+async function assertPrescribable(q: Queryable, userId: string, category: string, treatmentId: string, dosage: string, engine: EngineVerdict, now: Date) {
+  const v = await verdictFor(q, { userId, category, treatmentId, dosage, engine, now });
+  if (!v.ok) throw refusal(category, treatmentId, dosage, v);
 }
 
 /**
@@ -85,7 +111,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
 
   const [submission] = await deps.db.query(
-    'select id, outcome, result from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc, id desc limit 1',
+    'select id, outcome, result, version_id, answers, created_at from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc, id desc limit 1',
     [user.id, input.category],
   );
   if (!submission) throw errorName(400, 'SUBMISSION_REQUIRED', 'Submit the questionnaire of this category before checkout.', { category: input.category });
@@ -93,23 +119,26 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
     throw errorName(400, 'SUBMISSION_NOT_ELIGIBLE', 'The latest questionnaire of this category is not eligible for treatment.', { category: input.category, outcome: submission.outcome });
   }
   const result = submission.result ?? {};
+  // The engine's verdict on that submission binds what is sold (docs/billing.md).
+  const engine = submissionVerdict(submission, await profileFacts(deps.db, user.id));
   const suggested = result.treatment_id ?? result.recommended_treatment_id ?? result.recommended?.treatment_id;
-  const treatment = pickTreatment(category.treatments, input.plan, input.treatment_id, suggested);
+  const treatment = pickTreatment(category.treatments, input.plan, input.treatment_id, suggested, engine.treatments);
   if (!treatment) {
     if (input.treatment_id) throw fieldErrors({ treatment_id: ['Not a treatment of this category.'] });
     throw errorName(400, 'PLAN_NOT_AVAILABLE', `No treatment of this category is sold as "${input.plan}".`, { category: input.category, plan: input.plan });
   }
   const amount = priceFor(treatment, input.plan);
   if (amount === null) throw errorName(400, 'PLAN_NOT_AVAILABLE', `This treatment is not sold as "${input.plan}".`, { category: input.category, plan: input.plan });
-  const suggestedDosage = result.dosage ?? result.recommended_dosage;
-  let dosage = input.dosage ?? (treatment.dosages.includes(suggestedDosage) ? suggestedDosage : (treatment.dosages[0] ?? ''));
+  // Default dose: the dose to continue with (the first step of a ladder for a first supply).
+  const now = deps.clock.now();
+  let dosage = input.dosage ?? (await defaultDosage(deps.db, user.id, input.category, treatment.id, now)) ?? treatment.dosages[0] ?? '';
   if (input.dosage !== undefined && treatment.dosages.length > 0 && !treatment.dosages.includes(input.dosage)) {
     throw fieldErrors({ dosage: [`Not a dosage of this treatment. Choose one of: ${treatment.dosages.join(', ')}.`] });
   }
   if (treatment.dosages.length === 0) dosage = input.dosage ?? '';
+  await assertPrescribable(deps.db, user.id, input.category, treatment.id, dosage, engine, now);
   const cycleDays = input.plan === 'subscription' ? planCycleDays(input.category, treatment) : null;
   const supplyDays = input.plan === 'subscription' ? cycleDays : oneOffSupplyDays(input.category, treatment);
-  const now = deps.clock.now();
 
   // One open consultation per category: paying again for the same review is refused.
   const [open] = await deps.db.query("select id from consultations where user_id = $1 and category = $2 and status in ('pending_review', 'needs_information') limit 1", [
@@ -136,14 +165,17 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
       input.category,
     ]);
     if (again) throw errorName(409, 'CONSULTATION_ALREADY_OPEN', 'A consultation of this category is already waiting for a doctor.', { consultation_id: again.id });
+    const coveredTreatment = input.treatment_id ? treatment.id : sub.treatment_id;
+    const coveredDosage = input.dosage ?? (coveredTreatment === sub.treatment_id ? sub.dosage : null) ?? dosage;
+    await assertPrescribable(q, user.id, input.category, coveredTreatment, coveredDosage, engine, now);
     const c = await createConsultation(q, {
       userId: user.id,
       category: input.category,
       plan: 'subscription',
       origin: 'subscription_covered',
       supplyDays: sub.cycle_days,
-      treatmentId: input.treatment_id ? treatment.id : sub.treatment_id,
-      dosage: input.dosage ?? sub.dosage ?? dosage,
+      treatmentId: coveredTreatment,
+      dosage: coveredDosage,
       submissionId: submission.id,
       subscriptionId: sub.id,
     });

@@ -16,8 +16,37 @@ const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
 const TreatmentOption = z.object({ id: z.string(), name: z.string(), dosages: z.array(z.string()) });
+const WeightPoint = z.object({ weight_kg: z.number(), logged_on: z.string() });
 const ClinicianConsultation = ConsultationSchema.extend({
   treatment_options: z.array(TreatmentOption).meta({ description: 'Treatments and dosage ladders of the category the doctor may prescribe' }),
+  prescribing_check: z
+    .object({
+      evaluated_at: z.string(),
+      ok: z.boolean(),
+      reason_codes: z.array(z.string()),
+      allowed_treatments: z.array(z.string()),
+      allowed_dosages: z.array(z.string()),
+      explanation: z.array(z.string()),
+    })
+    .nullable()
+    .meta({ description: "The engine's verdict now on the consultation's treatment and dose: approving outside it needs `override_reason`" }),
+  prescribing_override: z
+    .object({ doctor_id: z.uuid(), treatment_id: z.string(), dosage: z.string(), reason: z.string(), reason_codes: z.array(z.string()), created_at: z.string() })
+    .nullable()
+    .meta({ description: 'The approval outside what the engine allowed: the doctor, the written clinical reason and the engine codes it overrode' }),
+  renewal: z
+    .object({
+      patient_choice_status: z.string().nullable(),
+      choice: z.record(z.string(), z.unknown()).nullable().meta({ description: 'treatment_id, dosage, changed, change_note, answers, dose_change, treatment_change, confirmed_at' }),
+      verdict: z.record(z.string(), z.unknown()).nullable().meta({ description: "The engine's result over the renewal answers and the dose rule's explanation" }),
+      red_flags: z.array(z.unknown()).meta({ description: 'Red flags raised on this renewal screen (nothing was confirmed then)' }),
+      latest_weight: WeightPoint.nullable(),
+      weight_trend: z
+        .object({ from: WeightPoint, to: WeightPoint, entries: z.number().int(), days: z.number().int(), change_kg: z.number(), change_percent: z.number(), kg_per_week: z.number().nullable() })
+        .nullable(),
+    })
+    .nullable()
+    .meta({ description: 'Renewals and early orders: the patient’s choice, the engine’s explanation, the journal weight and its trend over 90 days' }),
 }).meta({ id: 'ClinicianConsultation' });
 
 const ApproveBody = z.object({
@@ -25,7 +54,17 @@ const ApproveBody = z.object({
   dosage: z.string().min(1).max(255).optional().meta({ description: 'Must be a step of the treatment’s dosage ladder' }),
   note: z.string().max(2000).optional().meta({ description: 'Stored as decision_reason' }),
   instructions: z.string().max(2000).optional().meta({ description: 'Printed on the prescription' }),
+  override_reason: z
+    .string()
+    .trim()
+    .min(20)
+    .max(2000)
+    .optional()
+    .meta({ description: 'Required to approve a treatment or dose outside what the engine allowed (`prescribing_check`): the written clinical reason, recorded with the doctor’s id' }),
 });
+const OverrideRequiredSchema = z
+  .object({ detail: z.string(), code: z.literal('override_required'), reason_codes: z.array(z.string()), allowed_treatments: z.array(z.string()), allowed_dosages: z.array(z.string()) })
+  .catchall(z.unknown());
 const ReasonBody = z.object({ decision_reason: z.string().trim().min(1).max(2000) });
 
 export default async function clinicianModule(app: App, deps: Deps): Promise<void> {
@@ -64,7 +103,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
     async (request) => detail(request.params.id),
   );
 
-  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
 
   r.post(
     '/v1/clinician/consultations/:id/approve/',
@@ -72,7 +111,8 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
       schema: {
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
-        description: 'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). Emails the patient; audit-logged.',
+        description:
+          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and shown as `prescribing_override`. Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,
@@ -80,7 +120,15 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
       },
     },
     async (request) => {
-      await approveConsultation(deps, { doctorId: currentUser(request).id, consultationId: request.params.id, treatmentId: request.body.treatment_id, dosage: request.body.dosage, note: request.body.note, instructions: request.body.instructions });
+      await approveConsultation(deps, {
+        doctorId: currentUser(request).id,
+        consultationId: request.params.id,
+        treatmentId: request.body.treatment_id,
+        dosage: request.body.dosage,
+        note: request.body.note,
+        instructions: request.body.instructions,
+        overrideReason: request.body.override_reason,
+      });
       return detail(request.params.id);
     },
   );

@@ -3,7 +3,9 @@
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { billingCategory } from '../billing/catalogue.ts';
-import { serialiseConsultations } from '../consultations/repository.ts';
+import { consultationVerdict, verdictFor } from '../consultations/prescribing.ts';
+import { overrideOf, serialiseConsultations } from '../consultations/repository.ts';
+import { weightSummary } from '../journal/service.ts';
 
 export interface QueueFilter {
   status?: string;
@@ -29,11 +31,40 @@ export async function reviewQueue(deps: Deps, f: QueueFilter) {
   return { count: n as number, results: await serialiseConsultations(deps.db, deps, rows) };
 }
 
-/** A consultation with its submission, eligibility result and the category's treatment options. */
+/**
+ * A consultation with its submission, eligibility result and the category's treatment options; the
+ * engine's verdict on its treatment and dose now (`prescribing_check`), the doctor's override if
+ * one was recorded, and for a renewal the patient's choice, the engine's explanation and the weight.
+ */
 export async function consultationForReview(deps: Deps, id: string) {
   const [row] = await deps.db.query('select * from consultations where id = $1', [id]);
   if (!row) throw notFound();
   const [c] = await serialiseConsultations(deps.db, deps, [row]);
   const cat = await billingCategory(row.category);
-  return { ...c, treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })) };
+  const { engine, sideEffects } = await consultationVerdict(deps.db, row);
+  const check = row.treatment_id
+    ? await verdictFor(deps.db, { userId: row.user_id, category: row.category, treatmentId: row.treatment_id, dosage: row.dosage ?? '', engine, now: deps.clock.now(), sideEffects })
+    : null;
+  const o = await overrideOf(deps.db, row.id);
+  const details = row.renewal_details ?? {};
+  const renewal = ['renewal', 'early_order'].includes(row.origin)
+    ? {
+        patient_choice_status: row.patient_choice_status ?? null,
+        choice: details.choice ?? null,
+        verdict: details.verdict ?? null,
+        red_flags: Array.isArray(details.red_flags) ? details.red_flags : [],
+        ...(await weightSummary(deps.db, row.user_id)),
+      }
+    : null;
+  return {
+    ...c,
+    treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })),
+    prescribing_check: check
+      ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }
+      : null,
+    prescribing_override: o
+      ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: o.engine_codes ?? [], created_at: new Date(o.created_at).toISOString() }
+      : null,
+    renewal,
+  };
 }

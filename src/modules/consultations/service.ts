@@ -2,11 +2,12 @@
 // Status moves go through status.ts; each decision is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { fieldErrors, notFound } from '../../http/errors.ts';
+import { ApiError, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { billingTreatment } from '../billing/catalogue.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
-import { serialiseConsultations } from './repository.ts';
+import { consultationVerdict, verdictFor } from './prescribing.ts';
+import { insertOverride, serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { transition } from './status.ts';
 
@@ -94,6 +95,8 @@ export interface ApproveInput {
   dosage?: string;
   note?: string;
   instructions?: string;
+  /** Required to approve a treatment or dose the engine did not allow: the doctor's written clinical reason. */
+  overrideReason?: string;
 }
 
 /** Approves: prescription + order, status approved, audit, mail. Returns the consultation row. */
@@ -108,6 +111,21 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
       throw fieldErrors({ dosage: [`Not a dosage of this treatment. Choose one of: ${treatment.dosages.join(', ')}.`] });
     }
     const now = deps.clock.now();
+    // The engine's verdict binds the approval: outside it, only with a written override (docs/consultations.md).
+    const { engine, sideEffects } = await consultationVerdict(q, c);
+    const verdict = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });
+    if (!verdict.ok && !input.overrideReason) {
+      throw new ApiError(400, {
+        detail: `The eligibility engine does not allow ${treatment.id} ${dosage} for this patient now (${verdict.codes.join(', ')}). Choose an allowed treatment and dose, or approve with an override and a written clinical reason.`,
+        code: 'override_required',
+        reason_codes: verdict.codes,
+        treatment_id: treatment.id,
+        dosage,
+        allowed_treatments: verdict.allowed_treatments,
+        allowed_dosages: verdict.allowed_dosages,
+        explanation: verdict.explanation,
+      });
+    }
     await transition(q, c.id, 'approved', { doctor_id: input.doctorId, decided_at: now, decision_reason: input.note ?? '', treatment_id: treatment.id, dosage });
     // A prescription stays valid for 6 months (repeat supply within it needs a new consultation
     // for one-off plans; plans renew through the subscriptions module).
@@ -129,7 +147,21 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
     if (c.subscription_id && ['renewal', 'early_order'].includes(c.origin)) {
       await q.query('update subscriptions set treatment_id = $2, dosage = $3, updated_at = now() where id = $1', [c.subscription_id, treatment.id, dosage]);
     }
-    await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, { from: c.status, prescription_id: rx.id, order_id: order.id });
+    let overrideId: string | null = null;
+    if (!verdict.ok) {
+      overrideId = await insertOverride(q, {
+        consultationId: c.id,
+        doctorId: input.doctorId,
+        treatmentId: treatment.id,
+        dosage,
+        reason: input.overrideReason!,
+        codes: verdict.codes,
+        allowed: { treatments: verdict.allowed_treatments, dosages: verdict.allowed_dosages },
+      });
+    }
+    await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, {
+      from: c.status, prescription_id: rx.id, order_id: order.id, ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
+    });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });

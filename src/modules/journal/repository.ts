@@ -63,3 +63,8 @@ export async function insertDefaultPlan(q: Queryable, userId: string, weekday: n
     [userId, weekday, startsOn],
   );
 }
+
+/** The account's weight entries, newest first (at most `limit`). */
+export async function recentWeights(q: Queryable, userId: string, limit: number) {
+  return q.query('select weight_kg, logged_on from weight_entries where user_id = $1 order by logged_on desc limit $2', [userId, limit]);
+}

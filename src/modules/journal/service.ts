@@ -1,6 +1,7 @@
 // Journal rules: every operation needs an active treatment plan; rows are the caller's only.
 // Design decisions: docs/journal.md.
 import type { Deps } from '../../deps.ts';
+import type { Queryable } from '../../db/index.ts';
 import { fieldErrors, notFound } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
 import { activePlanRequired, hasActiveTreatmentPlan } from './active-plan.ts';
@@ -142,3 +143,36 @@ export async function reportSideEffect(deps: Deps, userId: string, input: { symp
   }
   return { ...sideEffectOut(row), emergency };
 }
+
+/** Days of journal entries the weight trend looks back over (from the latest entry). */
+export const WEIGHT_TREND_DAYS = 90;
+
+/**
+ * For the review desk (renewals): the latest journal weight and the trend over the
+ * WEIGHT_TREND_DAYS before it (the earliest entry in that window to the latest), or nulls.
+ */
+export async function weightSummary(q: Queryable, userId: string) {
+  const rows = (await repo.recentWeights(q, userId, 400)).map((r: any) => ({ weight_kg: Number(r.weight_kg), logged_on: dateOnly(r.logged_on) }));
+  if (!rows.length) return { latest_weight: null, weight_trend: null };
+  const latest = rows[0];
+  const from = Date.parse(`${latest.logged_on}T00:00:00Z`) - WEIGHT_TREND_DAYS * 86_400_000;
+  const window = rows.filter((r) => Date.parse(`${r.logged_on}T00:00:00Z`) >= from);
+  const first = window[window.length - 1];
+  if (window.length < 2) return { latest_weight: latest, weight_trend: null };
+  const days = Math.round((Date.parse(`${latest.logged_on}T00:00:00Z`) - Date.parse(`${first.logged_on}T00:00:00Z`)) / 86_400_000);
+  const change = Math.round((latest.weight_kg - first.weight_kg) * 100) / 100;
+  return {
+    latest_weight: latest,
+    weight_trend: {
+      from: first,
+      to: latest,
+      entries: window.length,
+      days,
+      change_kg: change,
+      change_percent: Math.round((change / first.weight_kg) * 10000) / 100,
+      kg_per_week: days > 0 ? Math.round((change / days) * 7 * 100) / 100 : null,
+    },
+  };
+}
+
+const dateOnly = (d: unknown) => (d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));

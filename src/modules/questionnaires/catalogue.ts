@@ -18,6 +18,7 @@ export type Condition =
   | { answer: string; eq?: unknown; in?: unknown[]; includes_any?: string[]; includes_none_of?: string[]; gt?: number; gte?: number; lt?: number; lte?: number }
   | { computed: 'bmi' | 'age'; gt?: number; gte?: number; lt?: number; lte?: number }
   | { profile: 'gender' | 'country_of_residence'; in: string[] }
+  | { days_since: string; gt?: number; gte?: number; lt?: number; lte?: number }
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition };
@@ -27,6 +28,8 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
     z.object({ answer: z.string(), eq: z.unknown().optional(), in: z.array(z.unknown()).optional(), includes_any: z.array(z.string()).optional(), includes_none_of: z.array(z.string()).optional(), ...cmp }).strict(),
     z.object({ computed: z.enum(['bmi', 'age']), ...cmp }).strict(),
     z.object({ profile: z.enum(['gender', 'country_of_residence']), in: z.array(z.string()) }).strict(),
+    // Whole days from a date answer to the evaluation date (e.g. the last negative HIV test).
+    z.object({ days_since: z.string(), ...cmp }).strict(),
     z.object({ all: z.array(ConditionSchema).min(1) }).strict(),
     z.object({ any: z.array(ConditionSchema).min(1) }).strict(),
     z.object({ not: ConditionSchema }).strict(),
@@ -50,7 +53,7 @@ const QuestionSchema = z
   .refine((q) => !['single_choice', 'multiple_choice'].includes(q.type) || (q.options?.length ?? 0) >= 2, 'choice questions need options');
 export type Question = z.infer<typeof QuestionSchema>;
 
-const StepSchema = z.object({ step_id: z.number().int().positive(), title: Text, questions: z.array(QuestionSchema).min(1) }).strict();
+export const StepSchema = z.object({ step_id: z.number().int().positive(), title: Text, questions: z.array(QuestionSchema).min(1) }).strict();
 export type Step = z.infer<typeof StepSchema>;
 
 export const RuleSchema = z

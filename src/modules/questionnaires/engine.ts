@@ -68,6 +68,7 @@ interface Facts {
   profile: EngineProfile;
   age: number | null;
   bmi: number | null;
+  now?: Date;
 }
 
 function compare(v: unknown, c: { gt?: number; gte?: number; lt?: number; lte?: number }): boolean {
@@ -89,6 +90,7 @@ export function holds(c: Condition, f: Facts): boolean {
     return v !== null && v !== undefined && c.in.includes(String(v));
   }
   if ('computed' in c) return compare(c.computed === 'bmi' ? f.bmi : f.age, c);
+  if ('days_since' in c) return compare(daysSince(f.answers.get(c.days_since), f.now), c);
   if (!f.answers.has(c.answer)) return false;
   const v = f.answers.get(c.answer);
   if ('eq' in c && c.eq !== undefined && v !== c.eq) return false;
@@ -99,11 +101,20 @@ export function holds(c: Condition, f: Facts): boolean {
   return true;
 }
 
+/** Whole days from a `YYYY-MM-DD` answer to the evaluation date (UTC), or null. */
+export function daysSince(v: unknown, now: Date | undefined): number | null {
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || !now) return null;
+  const t = Date.parse(`${v}T00:00:00Z`);
+  if (Number.isNaN(t)) return null;
+  return Math.floor((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - t) / 86_400_000);
+}
+
 function keysOf(c: Condition): string[] {
   if ('all' in c) return c.all.flatMap(keysOf);
   if ('any' in c) return c.any.flatMap(keysOf);
   if ('not' in c) return keysOf(c.not);
   if ('profile' in c) return [`profile.${c.profile}`];
+  if ('days_since' in c) return [c.days_since];
   if ('computed' in c) return c.computed === 'bmi' ? ['height_cm', 'weight_kg'] : ['profile.date_of_birth'];
   return [c.answer];
 }
@@ -117,7 +128,7 @@ export function bmiOf(answers: Map<string, unknown>): number | null {
 }
 
 function facts(version: QuestionSet, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
-  const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null };
+  const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null, now };
   const all = answerMap(version, answers);
   // Answers to questions that are hidden for this patient do not count.
   for (const s of version.steps) for (const q of s.questions) if (all.has(q.question_key) && isVisible(q, { ...f, answers: all })) f.answers.set(q.question_key, all.get(q.question_key));

@@ -52,12 +52,12 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
         ...common,
         summary: 'Confirm the renewal choice (dose, treatment, safety answers); it then goes to a doctor’s review',
         description:
-          '400 `renewal_answers_required` + `missing_keys`; 400 `renewal_answer_ineligible` + `question_key`; 400 `invalid_treatment_variant`; 400 `dose_step_not_allowed`; 404 `{}` when the consultation is not the caller’s renewal; 409 `patient_choice_not_pending` + `patient_choice_status`.',
+          'The engine runs over the renewal answers (docs/renewals.md). 400 `invalid_renewal_answers` + `errors` (answers are type-checked against the screen); 400 `renewal_emergency` + `emergency` + `reason_codes` (a red flag: nothing is confirmed); 400 `renewal_answers_required` + `missing_keys`; 400 `renewal_answer_ineligible` + `question_key` + `reason_codes`; 400 `invalid_treatment_variant`; 400 `dose_step_not_allowed` + `reason_codes` + `allowed_dosages` (titration, breaks in supply); 404 `{}` when the consultation is not the caller’s renewal; 409 `patient_choice_not_pending` + `patient_choice_status`.',
         body: ConfirmBody,
         response: { 200: ConfirmResultSchema, 400: CodeSchema.or(FieldErrorsSchema), 404: z.object({}), 409: CodeSchema, ...unauthorised },
       },
     },
-    async (request) => subs.confirmRenewal(deps, currentUser(request).id, request.body),
+    async (request) => subs.confirmRenewal(deps, currentUser(request).id, request.body, pickLocale(undefined, request.headers['accept-language'])),
   );
 
   r.get(
@@ -110,6 +110,7 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
         params: IdParams,
         response: {
           200: z.object({ consultation_id: z.uuid(), subscription: SubscriptionSchema }),
+          400: CodeSchema,
           402: ErrorCodeSchema,
           404: DetailSchema,
           409: CodeSchema,

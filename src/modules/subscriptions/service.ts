@@ -7,7 +7,12 @@ import { chargeSubscriptionCycle } from '../billing/service.ts';
 import { createConsultation, transition } from '../consultations/service.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { renewalOpenMail, renewalPausedMail } from './mail.ts';
-import { findTreatment, getCategory, localisedSteps, renewalScreen, type Locale, type Step } from '../questionnaires/catalogue.ts';
+import { currentVersion, findTreatment, getCategory, localisedSteps, renewalScreen, type Locale, type Question, type Step, type Version } from '../questionnaires/catalogue.ts';
+import { emergencyNotice, evaluate, missingAnswers, redFlags, type AnswerItem, type EngineProfile, type Reason } from '../questionnaires/engine.ts';
+import { prescribingFor } from '../questionnaires/prescribing-catalogue.ts';
+import { exclusionCodes, renewalRuleSet } from '../questionnaires/prescribing.ts';
+import { defaultDosage, verdictFor } from '../consultations/prescribing.ts';
+import { weightSummary } from '../journal/service.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -81,14 +86,23 @@ async function lastApproved(q: Queryable, userId: string, category: string) {
 
 // ---------------------------------------------------------------- renewal options (2.8)
 
-function ladderOf(slug: string, treatmentId: string, dosage: string) {
+/**
+ * The ladder with the next dose the prescribing rule allows: one step up once it is due, the current
+ * dose while it is not, or the dose to resume at after a break in supply (docs/renewals.md).
+ */
+async function ladderOf(q: Queryable, userId: string, slug: string, treatmentId: string, dosage: string, now: Date) {
   const t = findTreatment(slug, treatmentId);
   if (!t) return null;
   const dosages = t.dosage_ladder ?? t.strengths;
   const i = Math.max(0, dosages.indexOf(dosage));
   const current = dosages.includes(dosage) ? dosage : dosages[0];
   const atMax = t.dosage_ladder ? i === dosages.length - 1 : true;
-  return { dosages, current, next: atMax ? current : dosages[i + 1], held_at_max: atMax && Boolean(t.dosage_ladder) };
+  let next = atMax ? current : dosages[i + 1];
+  if (t.dosage_ladder) {
+    const v = await verdictFor(q, { userId, category: slug, treatmentId, dosage: current, engine: { outcome: 'eligible', treatments: [treatmentId], reasons: [] }, now });
+    next = v.allowed_dosages.at(-1) ?? current;
+  }
+  return { dosages, current, next, held_at_max: atMax && Boolean(t.dosage_ladder) };
 }
 
 function priceFor(slug: string, treatmentId: string | null, sub: any) {
@@ -161,9 +175,11 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
       ? { treatment_id: approved.treatment_id, dosage: approved.dosage, source: 'consultation' }
       : null;
   const screen = renewalScreen(slug);
-  const safety = screen ? localisedSteps(screen.safety_steps, locale) : [];
+  // The safety screen: the version's, plus the prescribing catalogue's renewal steps (red flags, contraindications, PrEP tests).
+  const safetySteps = [...(screen?.safety_steps ?? []), ...prescribingFor(slug).renewal.steps];
+  const safety = localisedSteps(safetySteps, locale);
   const review = screen ? localisedSteps(screen.review_steps, locale) : [];
-  const renewalKeys = new Set([...(screen?.safety_steps ?? []), ...(screen?.review_steps ?? [])].flatMap((s: Step) => s.questions.map((qq) => qq.question_key)));
+  const renewalKeys = new Set([...safetySteps, ...(screen?.review_steps ?? [])].flatMap((s: Step) => s.questions.map((qq) => qq.question_key)));
   const prefill = ((latestSubmission?.answers as any[]) ?? []).filter((a) => renewalKeys.has(a?.question_key)).map((a) => ({ question_key: a.question_key, ...(a.values !== undefined ? { values: a.values } : { value: a.value }) }));
   const baseline = bmiFrom((firstSubmission?.answers as any[]) ?? []);
   const hasPrior = Boolean(sub || approved);
@@ -174,7 +190,7 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
     subscription: sub ? subscriptionOut(sub, now) : null,
     pending_consultation_id: pendingId,
     current,
-    ladder: current ? ladderOf(slug, current.treatment_id, current.dosage) : null,
+    ladder: current ? await ladderOf(q, userId, slug, current.treatment_id, current.dosage, now) : null,
     alternatives: category.treatments
       .filter((t) => t.treatment_id !== current?.treatment_id)
       .map((t) => ({ treatment_id: t.treatment_id, name: t.name, dosages: t.dosage_ladder ?? t.strengths })),
@@ -208,27 +224,98 @@ function answerValue(values: Record<string, unknown>): unknown {
   return first;
 }
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'yes' || v === 'true';
+const falsy = (v: unknown) => v === false || v === 0 || v === '0' || v === 'no' || v === 'false';
 
-/** Required question keys of steps, honouring profile-based visibility (e.g. pregnancy). */
-function requiredKeys(steps: Step[], gender: string | null): string[] {
-  return steps.flatMap((s) =>
-    s.questions
-      .filter((qq) => qq.required)
-      .filter((qq) => {
-        const cond = qq.visible_if as any;
-        if (cond && cond.profile === 'gender' && Array.isArray(cond.in)) return gender !== null && cond.in.includes(gender);
-        return !cond || cond.profile !== undefined ? true : true;
-      })
-      .map((qq) => qq.question_key),
-  );
+const isRealDate = (v: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+};
+
+/** One renewal answer (`values` object) as the engine's answer item, or the reason it is invalid; null when left empty. */
+function renewalItem(q: Question, values: Record<string, unknown>, today: string): { value?: AnswerItem['value']; values?: Record<string, boolean> } | string | null {
+  if (q.type === 'multiple_choice') {
+    const options = new Set(q.options!.map((o) => o.value));
+    const out: Record<string, boolean> = {};
+    for (const [k, v] of Object.entries(values)) {
+      if (!options.has(k)) return `Unknown option "${k}". Choose from: ${[...options].join(', ')}.`;
+      if (truthy(v) && typeof v !== 'string') out[k] = true;
+      else if (falsy(v) && typeof v !== 'string') out[k] = false;
+      else return `Option "${k}" must be 1 or 0 (true or false).`;
+    }
+    const on = Object.keys(out).filter((k) => out[k]);
+    if (on.includes('none') && on.length > 1) return '"none" cannot be combined with other options.';
+    return Object.keys(out).length ? { values: out } : null;
+  }
+  let raw = answerValue(values);
+  if (raw === undefined || raw === null || raw === '') return null;
+  switch (q.type) {
+    case 'boolean':
+      if (typeof raw !== 'string' && truthy(raw)) return { value: true };
+      if (typeof raw !== 'string' && falsy(raw)) return { value: false };
+      return 'Must be 1 or 0 (true or false).';
+    case 'number':
+      if (typeof raw !== 'number' || !Number.isFinite(raw)) return 'Must be a number.';
+      if (q.min !== undefined && raw < q.min) return `Must be at least ${q.min}${q.unit ? ' ' + q.unit : ''}.`;
+      if (q.max !== undefined && raw > q.max) return `Must be at most ${q.max}${q.unit ? ' ' + q.unit : ''}.`;
+      return { value: raw };
+    case 'single_choice': {
+      // `{value: "<option>"}`, or the option as the key: `{"<option>": 1}`.
+      if (!('value' in values)) {
+        const on = Object.entries(values).filter(([, v]) => truthy(v));
+        raw = on.length === 1 ? on[0][0] : raw;
+      }
+      if (typeof raw === 'string' && q.options!.some((o) => o.value === raw)) return { value: raw };
+      return `Choose one of: ${q.options!.map((o) => o.value).join(', ')}.`;
+    }
+    case 'date':
+      if (typeof raw !== 'string' || !isRealDate(raw)) return 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+      if (raw > today) return 'The date cannot be in the future.';
+      return { value: raw };
+    case 'text':
+      if (typeof raw !== 'string') return 'Must be text.';
+      return raw.length > (q.max_length ?? 2000) ? `At most ${q.max_length ?? 2000} characters.` : { value: raw };
+  }
+  return 'Unsupported answer.';
 }
 
-export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmInput) {
+/**
+ * Type-validates renewal answers against the renewal screen (safety steps, plus the review when
+ * `changed`): `400 {code: "invalid_renewal_answers", errors: {<question_key>: [message]}}` for an
+ * unknown question, a repeated one or a value of the wrong type; else the engine's answer items
+ * with the real step ids.
+ */
+export function renewalAnswers(set: { steps: Step[] }, answers: ConfirmInput['answers'], now: Date): AnswerItem[] {
+  const where = new Map(set.steps.flatMap((st) => st.questions.map((qq) => [qq.question_key, { step: st.step_id, q: qq }] as const)));
+  const errors: Record<string, string[]> = {};
+  const items: AnswerItem[] = [];
+  const seen = new Set<string>();
+  const today = now.toISOString().slice(0, 10);
+  for (const a of answers) {
+    const found = where.get(a.question_key);
+    if (!found) {
+      errors[a.question_key] = ['Not a question of this renewal screen.'];
+      continue;
+    }
+    if (seen.has(a.question_key)) {
+      errors[a.question_key] = ['Answered more than once.'];
+      continue;
+    }
+    seen.add(a.question_key);
+    const item = renewalItem(found.q, a.values, today);
+    if (typeof item === 'string') errors[a.question_key] = [item];
+    else if (item) items.push({ step_id: found.step, question_key: a.question_key, ...item });
+  }
+  if (Object.keys(errors).length) throw coded(400, 'invalid_renewal_answers', { errors });
+  return items;
+}
+
+export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmInput, locale: Locale = 'en') {
   const now = deps.clock.now();
   const outcome = await deps.db.tx(async (q) => {
     // The row lock serialises concurrent confirms: the second one sees the decided status.
     const [c] = await q.query(
-      `select c.*, u.gender from consultations c join users u on u.id = c.user_id
+      `select c.*, u.gender, u.date_of_birth as patient_date_of_birth, u.country_of_residence as patient_country from consultations c join users u on u.id = c.user_id
         where c.id = $1 and c.user_id = $2 and c.origin = 'renewal' for update of c`,
       [input.consultation_id, userId],
     );
@@ -240,61 +327,102 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const treatmentId = input.treatment_id ?? fromTreatment;
     const treatment = findTreatment(c.category, treatmentId);
     const dosages = treatment ? (treatment.dosage_ladder ?? treatment.strengths) : [];
-    const dosage = input.dosage ?? (treatmentId === fromTreatment ? fromDosage : dosages[0]);
-    if (!treatment || !dosages.includes(dosage)) {
-      return { error: coded(400, 'invalid_treatment_variant', { detail: 'This treatment or dosage is not in the catalogue for the category.', treatment_id: treatmentId, dosage }) };
+    if (!treatment || (input.dosage !== undefined && !dosages.includes(input.dosage))) {
+      return { error: coded(400, 'invalid_treatment_variant', { detail: 'This treatment or dosage is not in the catalogue for the category.', treatment_id: treatmentId, dosage: input.dosage ?? null }) };
     }
 
-    // The safety screen of the current treatment, plus the broader review when something changed.
-    const screen = renewalScreen(c.category)!;
-    const answers = new Map(input.answers.map((a) => [a.question_key, answerValue(a.values)]));
-    const needed = [...requiredKeys(screen.safety_steps, c.gender), ...(input.changed ? requiredKeys(screen.review_steps, c.gender) : [])];
-    const missing = [...new Set(needed.filter((k) => answers.get(k) === undefined || answers.get(k) === null || answers.get(k) === ''))];
-    if (c.category === 'weight_loss' && !answers.has('current_weight_kg')) {
-      const [recent] = await q.query('select 1 from weight_entries where user_id = $1 and logged_on >= $2 limit 1', [
-        userId,
-        new Date(now.getTime() - WEIGHT_RECENCY_DAYS * DAY).toISOString().slice(0, 10),
-      ]);
-      if (recent) missing.splice(missing.indexOf('current_weight_kg') >>> 0, missing.includes('current_weight_kg') ? 1 : 0);
+    // The engine over the renewal answers: the safety screen (plus the broader review when something changed).
+    const version = currentVersion(c.category)!;
+    const set = renewalRuleSet(version, prescribingFor(c.category).renewal, input.changed) as unknown as Version;
+    const items = renewalAnswers(set, input.answers, now);
+    const profile: EngineProfile = { date_of_birth: c.patient_date_of_birth ?? null, gender: c.gender ?? null, country_of_residence: c.patient_country ?? null };
+    const details = { ...(c.renewal_details ?? {}) };
+
+    // Red flags end the flow even when other answers are missing: the emergency notice, nothing confirmed.
+    const flags = redFlags(set, profile, items, now);
+    if (flags.length) {
+      details.red_flags = [...(Array.isArray(details.red_flags) ? details.red_flags : []), { codes: flags, at: now.toISOString() }];
+      await q.query('update consultations set renewal_details = $2::jsonb, updated_at = now() where id = $1', [c.id, JSON.stringify(details)]);
+      const notice = emergencyNotice(profile.country_of_residence, flags, locale);
+      return { error: coded(400, 'renewal_emergency', { detail: notice.message, reason_codes: flags, emergency: notice }) };
     }
+
+    const missing = missingAnswers(set, profile, items, now);
+    // Weight-loss renewals may use a journal weight of the last WEIGHT_RECENCY_DAYS instead of the screen's.
+    const journal = c.category === 'weight_loss' ? await weightSummary(q, userId) : null;
+    const recentJournal = journal?.latest_weight && journal.latest_weight.logged_on >= new Date(now.getTime() - WEIGHT_RECENCY_DAYS * DAY).toISOString().slice(0, 10);
+    if (recentJournal && missing.includes('current_weight_kg')) missing.splice(missing.indexOf('current_weight_kg'), 1);
     if (missing.length) return { error: coded(400, 'renewal_answers_required', { missing_keys: missing }) };
-    if (truthy(answers.get('pregnant_or_planning'))) {
-      return { error: coded(400, 'renewal_answer_ineligible', { question_key: 'pregnant_or_planning', detail: 'This treatment cannot be continued in pregnancy or when planning one. Please talk to a doctor.' }) };
+
+    const result = evaluate(set, profile, items, now, locale);
+    const reasonsOut = (list: Reason[]) => list.map((r) => ({ code: r.code, source: r.source, message: r.message }));
+    if (result.outcome !== 'eligible') {
+      return {
+        error: coded(400, 'renewal_answer_ineligible', {
+          question_key: result.deciding_keys.find((k) => !k.startsWith('profile.')) ?? result.deciding_keys[0] ?? null,
+          reason_codes: result.reasons.map((r) => r.code),
+          reasons: reasonsOut(result.reasons),
+          detail: `${result.reasons[0]?.message ?? ''} ${result.alternative?.message ?? ''}`.trim(),
+        }),
+      };
+    }
+    const engine = { outcome: result.outcome, treatments: result.treatments, reasons: result.reasons };
+    const excluded = exclusionCodes(engine, treatmentId);
+    if (excluded.length) {
+      const fired = result.reasons.filter((r) => excluded.includes(r.code));
+      return {
+        error: coded(400, 'renewal_answer_ineligible', {
+          question_key: null,
+          treatment_id: treatmentId,
+          reason_codes: excluded,
+          reasons: reasonsOut(fired),
+          allowed_treatments: result.treatments,
+          detail: `${fired[0]?.message ?? 'This treatment cannot be continued.'} Choose another treatment or talk to a doctor.`,
+        }),
+      };
     }
 
-    // Dose rules: same, one step down (or more), or exactly one step up after the minimum weeks at
-    // the current step and without significant side effects.
+    // Dose rules (titration and breaks in supply): questionnaires/prescribing.ts, one rule for every path.
+    const sideEffects = truthy(items.find((a) => a.question_key === 'significant_side_effects')?.value);
+    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0];
+    const verdict = await verdictFor(q, { userId, category: c.category, treatmentId, dosage, engine, now, sideEffects });
+    if (!verdict.ok) {
+      return {
+        error: coded(400, 'dose_step_not_allowed', {
+          detail: verdict.explanation.join(' ') || 'This dose is not allowed now.',
+          reason_codes: verdict.codes,
+          treatment_id: treatmentId,
+          dosage,
+          allowed_dosages: verdict.allowed_dosages,
+        }),
+      };
+    }
     let doseChange: { from: string; to: string; direction: 'up' | 'down' } | null = null;
-    if (treatmentId === fromTreatment && dosage !== fromDosage && treatment.dosage_ladder) {
-      const from = treatment.dosage_ladder.indexOf(fromDosage);
-      const to = treatment.dosage_ladder.indexOf(dosage);
-      if (to > from) {
-        if (to - from > 1) return { error: coded(400, 'dose_step_not_allowed', { detail: 'A dose can go up one step at a time.' }) };
-        const [since] = await q.query(
-          `select max(decided_at) as at from consultations where user_id = $1 and category = $2 and status = 'approved' and treatment_id = $3 and dosage = $4`,
-          [userId, c.category, fromTreatment, fromDosage],
-        );
-        const startedAt = since?.at ?? sub?.started_at;
-        // The new dose starts with the next period: count the weeks at the current dose until then.
-        const startsOn = sub ? Math.max(now.getTime(), new Date(sub.current_period_end).getTime()) : now.getTime();
-        // Whole days: a plan approved minutes after its payment still has its 28 days at the dose.
-        const days = startedAt ? Math.round((startsOn - new Date(startedAt).getTime()) / DAY) : 0;
-        if (days < 7 * (treatment.min_weeks_per_step ?? 4)) {
-          return { error: coded(400, 'dose_step_not_allowed', { detail: `A step up needs at least ${treatment.min_weeks_per_step ?? 4} weeks at the current dose.` }) };
-        }
-        if (truthy(answers.get('significant_side_effects'))) {
-          return { error: coded(400, 'dose_step_not_allowed', { detail: 'With significant side effects the dose is not increased; stay or step down.' }) };
-        }
-      }
-      doseChange = { from: fromDosage, to: dosage, direction: to > from ? 'up' : 'down' };
+    if (treatmentId === fromTreatment && dosage !== fromDosage) {
+      const ladder = treatment.dosage_ladder ?? treatment.strengths;
+      doseChange = { from: fromDosage, to: dosage, direction: ladder.indexOf(dosage) > ladder.indexOf(fromDosage) ? 'up' : 'down' };
     }
     const treatmentChange = treatmentId !== fromTreatment ? { from: fromTreatment, to: treatmentId } : null;
-    const details = { ...(c.renewal_details ?? {}), choice: { treatment_id: treatmentId, dosage, changed: input.changed, change_note: input.change_note, answers: input.answers, dose_change: doseChange, treatment_change: treatmentChange, confirmed_at: now.toISOString() } };
+    details.choice = { treatment_id: treatmentId, dosage, changed: input.changed, change_note: input.change_note, answers: input.answers, dose_change: doseChange, treatment_change: treatmentChange, confirmed_at: now.toISOString() };
+    // What the engine said, for the doctor (and re-used at approval).
+    details.verdict = {
+      evaluated_at: now.toISOString(),
+      outcome: result.outcome,
+      treatments: result.treatments,
+      reasons: reasonsOut(result.reasons).map((r, i) => ({ ...r, kind: result.reasons[i].kind, treatments: result.reasons[i].treatments })),
+      cautions: reasonsOut(result.cautions),
+      side_effects: sideEffects,
+      allowed_dosages: verdict.allowed_dosages,
+      dose_codes: verdict.dose?.codes ?? [],
+      supply_gap_days: verdict.dose?.supply_gap_days ?? null,
+      weeks_on_dose: verdict.dose?.weeks_on_dose ?? null,
+      explanation: verdict.explanation,
+    };
     // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
     await q.query(
       `update consultations set patient_choice_status = 'confirmed', treatment_id = $2, dosage = $3, renewal_details = $4::jsonb,
               form_snapshot = $5::jsonb, updated_at = now() where id = $1`,
-      [c.id, treatmentId, dosage, JSON.stringify(details), JSON.stringify(input.answers.map((a) => ({ step_id: 0, question_key: a.question_key, values: a.values })))],
+      [c.id, treatmentId, dosage, JSON.stringify(details), JSON.stringify(items)],
     );
     // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
     if (sub?.status === 'paused') await q.query("update subscriptions set status = 'active', paused_at = null, updated_at = now() where id = $1", [sub.id]);
@@ -444,6 +572,11 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
     throw coded(409, options.blocked_code ?? 'early_order_unavailable', { detail: 'An early order is not possible for this plan now.' });
   }
   const periodEnd = new Date(sub.current_period_end);
+  // The same prescribing rule as every other path: the plan's treatment at a dose allowed now.
+  const verdict = await verdictFor(deps.db, {
+    userId, category: sub.category, treatmentId: sub.treatment_id, dosage: sub.dosage, engine: { outcome: 'eligible', treatments: [sub.treatment_id], reasons: [] }, now: deps.clock.now(),
+  });
+  if (!verdict.ok) throw coded(400, 'dose_step_not_allowed', { detail: verdict.explanation.join(' ') || 'This dose is not allowed now.', reason_codes: verdict.codes, allowed_dosages: verdict.allowed_dosages });
   const consultation = await deps.db.tx(async (q) => {
     const [locked] = await q.query('select * from subscriptions where id = $1 for update', [id]);
     if (earlyOrderedThisPeriod(locked) || new Date(locked.current_period_end).getTime() !== periodEnd.getTime()) return null;

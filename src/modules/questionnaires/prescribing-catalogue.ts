@@ -1,0 +1,100 @@
+// The prescribing catalogue: per category, what the renewal screen asks on top of the version's
+// safety screen (and the rules over those answers), and the titration facts of the treatments
+// (the missed-dose window of each SmPC). Files: catalogue/prescribing/<slug>.json, validated at
+// start-up (an invalid file stops the process). Format and rules: docs/renewals.md.
+//
+// Kept apart from the versioned questionnaire files (catalogue/categories/<slug>/v<n>.json) so
+// that renewal screens and titration facts can change without publishing a new questionnaire.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { CATEGORY_SLUGS, RuleSchema, StepSchema, currentVersion, getCategory, type Condition, type Rule, type Step } from './catalogue.ts';
+
+const TitrationSchema = z
+  .object({
+    /** A weekly dose may be taken up to this many days late; later it is skipped (SmPC). */
+    missed_dose_days: z.number().int().min(0).optional(),
+    /** Strengths a first supply may have (a medicine without a ladder that starts low, e.g. dapoxetine 30 mg [P1]). */
+    first_supply_strengths: z.array(z.string()).min(1).optional(),
+    source: z.string().min(1),
+  })
+  .strict();
+
+const FileSchema = z
+  .object({
+    format: z.literal(1),
+    category: z.enum(CATEGORY_SLUGS),
+    titration: z.record(z.string(), TitrationSchema),
+    renewal: z.object({ steps: z.array(StepSchema), rules: z.array(RuleSchema) }).strict(),
+  })
+  .strict();
+export type PrescribingFile = z.infer<typeof FileSchema>;
+
+export interface PrescribingCategory {
+  titration: Record<string, { missed_dose_days?: number; first_supply_strengths?: string[]; source: string }>;
+  renewal: { steps: Step[]; rules: Rule[] };
+}
+
+export const PRESCRIBING_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/prescribing');
+
+/** Cross-checks one file: known treatments, unique keys, rules over its own or the safety screen's questions. */
+export function checkPrescribingFile(file: PrescribingFile, safetySteps: Step[], treatmentIds: string[], strengthsOf: (treatmentId: string) => string[] = () => []): string[] {
+  const problems: string[] = [];
+  for (const t of Object.keys(file.titration)) if (!treatmentIds.includes(t)) problems.push(`titration: unknown treatment ${t}`);
+  for (const [t, facts] of Object.entries(file.titration)) {
+    const strengths = strengthsOf(t);
+    for (const s of facts.first_supply_strengths ?? []) if (!strengths.includes(s)) problems.push(`titration: ${t} has no strength ${s}`);
+  }
+  const questions = new Map(safetySteps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
+  const safetyIds = new Set(safetySteps.map((s) => s.step_id));
+  for (const s of file.renewal.steps) {
+    if (safetyIds.has(s.step_id)) problems.push(`renewal: step_id ${s.step_id} is already a safety step`);
+    for (const q of s.questions) {
+      if (questions.has(q.question_key)) problems.push(`renewal: duplicate question_key ${q.question_key}`);
+      questions.set(q.question_key, q);
+    }
+  }
+  const walk = (c: Condition, where: string) => {
+    if ('answer' in c || 'days_since' in c) {
+      const key = 'answer' in c ? c.answer : c.days_since;
+      const q = questions.get(key);
+      if (!q) return void problems.push(`${where}: unknown question ${key}`);
+      if ('days_since' in c && q.type !== 'date') problems.push(`${where}: days_since needs a date question`);
+      if ('answer' in c) for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${where}: unknown option ${o}`);
+      if ('answer' in c && q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${where}: unknown option ${String(c.eq)}`);
+    } else if ('all' in c) c.all.forEach((x) => walk(x, where));
+    else if ('any' in c) c.any.forEach((x) => walk(x, where));
+    else if ('not' in c) walk(c.not, where);
+  };
+  for (const r of file.renewal.rules) {
+    walk(r.when, r.code);
+    for (const t of r.treatments ?? []) if (!treatmentIds.includes(t)) problems.push(`${r.code}: unknown treatment ${t}`);
+    if (r.kind === 'exclude_treatment' && !r.treatments?.length) problems.push(`${r.code}: exclude_treatment needs treatments`);
+    if (r.kind === 'ineligible' && !r.alternative) problems.push(`${r.code}: ineligible rules name an alternative`);
+  }
+  return problems;
+}
+
+export function loadPrescribing(dir = PRESCRIBING_DIR): Map<string, PrescribingCategory> {
+  const out = new Map<string, PrescribingCategory>();
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const where = `catalogue/prescribing/${name}`;
+    const parsed = FileSchema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+    if (!parsed.success) throw new Error(`${where}: ${z.prettifyError(parsed.error)}`);
+    const file = parsed.data;
+    const version = currentVersion(file.category);
+    const category = getCategory(file.category);
+    const problems = `${file.category}.json` === name ? [] : [`category ${file.category} in file ${name}`];
+    const strengthsOf = (id: string) => category?.treatments.find((t) => t.treatment_id === id)?.strengths ?? [];
+    problems.push(...checkPrescribingFile(file, version?.renewal.safety_steps ?? [], (category?.treatments ?? []).map((t) => t.treatment_id), strengthsOf));
+    if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
+    out.set(file.category, { titration: file.titration, renewal: file.renewal });
+  }
+  return out;
+}
+
+const PRESCRIBING = loadPrescribing();
+
+export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] } };

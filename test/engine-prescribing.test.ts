@@ -1,0 +1,150 @@
+// Table-driven tests of the pure prescribing rules (src/modules/questionnaires/prescribing.ts):
+// titration from the first step, step-up timing, side effects, the breaks-in-supply thresholds at
+// their boundaries, exclusions by the engine's result, and the renewal rule set; plus properties.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { currentVersion, findTreatment } from '../src/modules/questionnaires/catalogue.ts';
+import { daysSince, evaluate, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
+import { prescribingFor } from '../src/modules/questionnaires/prescribing-catalogue.ts';
+import { DAY_MS, NO_STEP_UP_MAX_DAYS, STEP_DOWN_MAX_DAYS, doseVerdict, exclusionCodes, prescribingVerdict, renewalRuleSet, type SupplyHistory } from '../src/modules/questionnaires/prescribing.ts';
+
+const NOW = new Date('2026-06-15T12:00:00Z');
+const sema = findTreatment('weight_loss', 'semaglutide')!;
+const tirz = findTreatment('weight_loss', 'tirzepatide')!;
+const dapox = findTreatment('premature_ejaculation', 'dapoxetine')!;
+const at = (days: number) => new Date(NOW.getTime() + days * DAY_MS);
+/** On `dosage` since `onDays` before the supply ended, which was `gapDays` ago. */
+const hist = (treatment_id: string, dosage: string, onDays: number, gapDays: number): SupplyHistory => ({
+  treatment_id, dosage, dose_since: at(-gapDays - onDays), supplied_until: at(-gapDays),
+});
+const SEMA = { missedDoseDays: prescribingFor('weight_loss').titration.semaglutide.missed_dose_days! };
+const TIRZ = { missedDoseDays: prescribingFor('weight_loss').titration.tirzepatide.missed_dose_days! };
+
+describe('the titration facts come from the catalogue with their sources', () => {
+  it('semaglutide 5 days [S1], tirzepatide 4 days [S2b]', () => {
+    expect(prescribingFor('weight_loss').titration).toEqual({ semaglutide: { missed_dose_days: 5, source: 'S1' }, tirzepatide: { missed_dose_days: 4, source: 'S2b' } });
+    expect(prescribingFor('premature_ejaculation').titration.dapoxetine).toMatchObject({ first_supply_strengths: ['30 mg'], source: expect.stringContaining('P1') });
+  });
+});
+
+describe('doseVerdict', () => {
+  const cases: { name: string; t: typeof sema; h: SupplyHistory | null; opts?: object; allowed: string[]; resume: string; codes: string[] }[] = [
+    { name: 'first supply: first step only', t: sema, h: null, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['TITRATION_STARTS_AT_FIRST_STEP'] },
+    { name: 'first supply of tirzepatide', t: tirz, h: null, allowed: ['2.5 mg'], resume: '2.5 mg', codes: ['TITRATION_STARTS_AT_FIRST_STEP'] },
+    { name: 'history of another drug counts as none (a switch)', t: tirz, h: hist('semaglutide', '1 mg', 84, 0), allowed: ['2.5 mg'], resume: '2.5 mg', codes: ['TITRATION_STARTS_AT_FIRST_STEP'] },
+    { name: '4 weeks at 0.25, no gap: one step up', t: sema, h: hist('semaglutide', '0.25 mg', 28, 0), opts: SEMA, allowed: ['0.25 mg', '0.5 mg'], resume: '0.25 mg', codes: [] },
+    { name: '27 days at 0.25: too early', t: sema, h: hist('semaglutide', '0.25 mg', 27, 0), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['STEP_UP_TOO_EARLY'] },
+    { name: 'side effects: no step up', t: sema, h: hist('semaglutide', '0.5 mg', 28, 0), opts: { ...SEMA, sideEffects: true }, allowed: ['0.25 mg', '0.5 mg'], resume: '0.5 mg', codes: ['STEP_UP_WITH_SIDE_EFFECTS'] },
+    { name: 'top of the ladder: held', t: sema, h: hist('semaglutide', '2.4 mg', 200, 0), opts: SEMA, allowed: sema.dosage_ladder!, resume: '2.4 mg', codes: [] },
+    { name: 'semaglutide 5 days late: still a late dose', t: sema, h: hist('semaglutide', '0.5 mg', 28, 5), opts: SEMA, allowed: ['0.25 mg', '0.5 mg', '1 mg'], resume: '0.5 mg', codes: [] },
+    { name: 'semaglutide 6 days late: skipped, no step up', t: sema, h: hist('semaglutide', '0.5 mg', 28, 6), opts: SEMA, allowed: ['0.25 mg', '0.5 mg'], resume: '0.5 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
+    { name: 'tirzepatide 4 days late: still a late dose', t: tirz, h: hist('tirzepatide', '5 mg', 28, 4), opts: TIRZ, allowed: ['2.5 mg', '5 mg', '7.5 mg'], resume: '5 mg', codes: [] },
+    { name: 'tirzepatide 5 days late: no step up', t: tirz, h: hist('tirzepatide', '5 mg', 28, 5), opts: TIRZ, allowed: ['2.5 mg', '5 mg'], resume: '5 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
+    { name: `${NO_STEP_UP_MAX_DAYS} days: no step up`, t: sema, h: hist('semaglutide', '1 mg', 28, NO_STEP_UP_MAX_DAYS), opts: SEMA, allowed: ['0.25 mg', '0.5 mg', '1 mg'], resume: '1 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
+    { name: `${NO_STEP_UP_MAX_DAYS + 1} days: one step lower`, t: sema, h: hist('semaglutide', '1 mg', 28, NO_STEP_UP_MAX_DAYS + 1), opts: SEMA, allowed: ['0.25 mg', '0.5 mg'], resume: '0.5 mg', codes: ['SUPPLY_BREAK_STEP_DOWN'] },
+    { name: `${STEP_DOWN_MAX_DAYS} days: one step lower`, t: sema, h: hist('semaglutide', '1 mg', 28, STEP_DOWN_MAX_DAYS), opts: SEMA, allowed: ['0.25 mg', '0.5 mg'], resume: '0.5 mg', codes: ['SUPPLY_BREAK_STEP_DOWN'] },
+    { name: 'one step lower never goes below the first step', t: sema, h: hist('semaglutide', '0.25 mg', 28, 20), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_STEP_DOWN'] },
+    { name: `${STEP_DOWN_MAX_DAYS + 1} days: restart`, t: sema, h: hist('semaglutide', '1.7 mg', 28, STEP_DOWN_MAX_DAYS + 1), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_RESTART_TITRATION'] },
+    { name: 'the issue: 9 weeks paused at 0.25 mg', t: sema, h: hist('semaglutide', '0.25 mg', 56, 63), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_RESTART_TITRATION'] },
+    { name: 'no window in the catalogue: any gap stops the step up', t: sema, h: hist('semaglutide', '0.25 mg', 28, 1), allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
+    { name: 'not titrated: every strength', t: dapox, h: null, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
+    { name: 'dapoxetine first supply: 30 mg [P1]', t: dapox, h: null, opts: { firstSupplyStrengths: prescribingFor('premature_ejaculation').titration.dapoxetine.first_supply_strengths }, allowed: ['30 mg'], resume: '30 mg', codes: ['FIRST_SUPPLY_STARTING_DOSE'] },
+    { name: 'dapoxetine after a supply: 30 or 60 mg', t: dapox, h: hist('dapoxetine', '30 mg', 30, 10), opts: { firstSupplyStrengths: ['30 mg'] }, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const d = doseVerdict(c.t, c.h, NOW, c.opts);
+      expect({ allowed: d.allowed, resume: d.resume, codes: d.codes }).toEqual({ allowed: c.allowed, resume: c.resume, codes: c.codes });
+      expect(d.explanation.length).toBe(d.titrated || d.codes.length ? 1 : 0);
+    });
+  }
+
+  it('property: never more than one step above the current dose, never above it after a break, first step always allowed', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 120 }), fc.boolean(), (i, onDays, gap, side) => {
+        const ladder = sema.dosage_ladder!;
+        const d = doseVerdict(sema, hist('semaglutide', ladder[i], onDays, gap), NOW, { ...SEMA, sideEffects: side });
+        const max = d.allowed.length - 1;
+        expect(d.allowed[0]).toBe(ladder[0]);
+        expect(max).toBeLessThanOrEqual(i + 1);
+        if (gap > SEMA.missedDoseDays || side || onDays < 28) expect(max).toBeLessThanOrEqual(i);
+        if (gap > NO_STEP_UP_MAX_DAYS) expect(max).toBeLessThan(Math.max(i, 1));
+        expect(d.allowed).toContain(d.resume);
+      }),
+    );
+  });
+});
+
+describe('prescribingVerdict and exclusions', () => {
+  const pe = { outcome: 'eligible', treatments: ['lidocaine-prilocaine-spray'], reasons: [{ code: 'DAPOXETINE_CONTRAINDICATION', kind: 'exclude_treatment' as const, treatments: ['dapoxetine'] }] };
+  it('an excluded treatment is refused with the engine codes that excluded it', () => {
+    const v = prescribingVerdict({ engine: pe, treatment: dapox, dosage: '60 mg', history: null, now: NOW });
+    expect(v).toMatchObject({ ok: false, refused: 'treatment', codes: ['DAPOXETINE_CONTRAINDICATION'], allowed_treatments: ['lidocaine-prilocaine-spray'] });
+  });
+  it('cautions do not name a refusal; an unexplained absence is TREATMENT_NOT_ALLOWED', () => {
+    expect(exclusionCodes({ outcome: 'eligible', treatments: [], reasons: [{ code: 'X', kind: 'caution', treatments: ['dapoxetine'] }] }, 'dapoxetine')).toEqual(['TREATMENT_NOT_ALLOWED']);
+    expect(exclusionCodes({ outcome: 'ineligible', treatments: [], reasons: [{ code: 'UNDER_18', kind: 'ineligible', treatments: [] }] }, 'dapoxetine')).toEqual(['UNDER_18']);
+  });
+  it('an allowed treatment above the allowed dose is a dosage refusal with the titration code', () => {
+    const v = prescribingVerdict({ engine: { outcome: 'eligible', treatments: ['semaglutide', 'tirzepatide'], reasons: [] }, treatment: tirz, dosage: '15 mg', history: null, now: NOW });
+    expect(v).toMatchObject({ ok: false, refused: 'dosage', codes: ['TITRATION_STARTS_AT_FIRST_STEP'], allowed_dosages: ['2.5 mg'] });
+    expect(prescribingVerdict({ engine: { outcome: 'eligible', treatments: ['tirzepatide'], reasons: [] }, treatment: tirz, dosage: '2.5 mg', history: null, now: NOW }).ok).toBe(true);
+  });
+});
+
+describe('the renewal rule set', () => {
+  const profile: EngineProfile = { date_of_birth: '1985-04-12', gender: '0', country_of_residence: 'DEU' };
+  const wl = currentVersion('weight_loss')!;
+  const set = (changed: boolean) => renewalRuleSet(wl, prescribingFor('weight_loss').renewal, changed);
+  const base = [
+    { step_id: 101, question_key: 'current_weight_kg', value: 70 },
+    { step_id: 101, question_key: 'significant_side_effects', value: false },
+    { step_id: 101, question_key: 'new_medication', value: false },
+    { step_id: 110, question_key: 'urgent_symptoms', values: { none: true } },
+    { step_id: 111, question_key: 'glp1_allergy', value: false },
+    { step_id: 111, question_key: 'pancreatitis_history', value: false },
+    { step_id: 111, question_key: 'other_glp1', value: false },
+    { step_id: 111, question_key: 'mtc_or_men2', value: false },
+    { step_id: 111, question_key: 'insulin_or_sulfonylurea', value: false },
+  ];
+  const run = (answers: typeof base, changed = false) => evaluate(set(changed) as any, profile, answers, NOW);
+  const cases: [string, (typeof base)[number], string, string][] = [
+    ['chest pain', { step_id: 110, question_key: 'urgent_symptoms', values: { chest_pain: true } } as any, 'emergency', 'RED_FLAG_CHEST_PAIN'],
+    ['pancreatitis symptoms', { step_id: 110, question_key: 'urgent_symptoms', values: { pancreatitis_symptoms: true } } as any, 'emergency', 'RED_FLAG_PANCREATITIS'],
+    ['pancreatitis', { step_id: 111, question_key: 'pancreatitis_history', value: true }, 'ineligible', 'PANCREATITIS_HISTORY'],
+    ['other GLP-1', { step_id: 111, question_key: 'other_glp1', value: true }, 'ineligible', 'OTHER_GLP1'],
+    ['allergy', { step_id: 111, question_key: 'glp1_allergy', value: true }, 'ineligible', 'HYPERSENSITIVITY'],
+    ['MTC/MEN2', { step_id: 111, question_key: 'mtc_or_men2', value: true }, 'ineligible', 'MTC_OR_MEN2_HISTORY'],
+  ];
+  for (const [name, change, outcome, code] of cases) {
+    it(`${name}: ${outcome} ${code}`, () => {
+      const r = run([...base.filter((a) => a.question_key !== change.question_key), change]);
+      expect(r.outcome).toBe(outcome);
+      expect(r.reasons.map((x) => x.code)).toEqual([code]);
+    });
+  }
+  it('a clean screen is eligible; a weight that would be BMI < 27 does not end a treatment at renewal', () => {
+    expect(run(base).outcome).toBe('eligible');
+    const review = [...base, { step_id: 2, question_key: 'height_cm', value: 180 }, { step_id: 2, question_key: 'weight_kg', value: 70 }];
+    expect(set(true).rules.some((r) => JSON.stringify(r.when).includes('bmi'))).toBe(false);
+    expect(run(review, true).outcome).toBe('eligible');
+  });
+  it('a key asked by both screens is one question (the safety step)', () => {
+    const keys = set(true).steps.flatMap((s) => s.questions.map((q) => q.question_key));
+    expect(keys.filter((k) => k === 'urgent_symptoms')).toHaveLength(1);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+  it("the version's renewal rules and the prescribing catalogue's combine: one code on two questions stays twice, an identical rule once", () => {
+    const hg = currentVersion('hair_growth')!;
+    const mood = { code: 'RED_FLAG_SUICIDAL_THOUGHTS', kind: 'red_flag' as const, source: 'H2', when: { answer: 'mood_changes', eq: 'suicidal_thoughts' } };
+    const extra = prescribingFor('hair_growth').renewal;
+    const combined = renewalRuleSet({ ...hg, renewal: { ...hg.renewal, rules: [mood, extra.rules[0]] } } as any, extra, false);
+    expect(combined.rules.filter((r) => r.code === 'RED_FLAG_SUICIDAL_THOUGHTS')).toHaveLength(2);
+    expect(combined.rules.filter((r) => r.code === extra.rules[0].code)).toHaveLength(1);
+  });
+  it('days_since counts whole days to the evaluation date', () => {
+    expect(daysSince('2026-03-17', NOW)).toBe(90);
+    expect(daysSince('2026-06-15', NOW)).toBe(0);
+    expect(daysSince('not a date', NOW)).toBeNull();
+  });
+});
