@@ -11,6 +11,7 @@ import { detailCode, errorName, fieldErrors, notFound } from '../../http/errors.
 import { providerFor } from '../../payments/index.ts';
 import type { SessionState } from '../../payments/types.ts';
 import { createConsultation, audit } from '../consultations/service.ts';
+import { assertCountryServed } from '../questionnaires/service.ts';
 import { transition, canTransition } from '../consultations/status.ts';
 import { billingCategory, oneOffSupplyDays, planCycleDays, priceFor, type BillingTreatment } from './catalogue.ts';
 
@@ -75,6 +76,8 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const cancelUrl = safeUrl('cancel_url', input.cancel_url);
   const category = await billingCategory(input.category);
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
+  const [residence] = await deps.db.query('select country_of_residence from users where id = $1', [user.id]);
+  assertCountryServed(residence?.country_of_residence ?? null);
 
   const [submission] = await deps.db.query(
     'select id, outcome, result from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc, id desc limit 1',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ConsultationSchema } from '../consultations/schemas.ts';
 import { approveConsultation, rejectConsultation, requestInformation } from '../consultations/service.ts';
@@ -67,7 +67,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
     async (request) => detail(request.params.id),
   );
 
-  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(ErrorNameSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
 
   r.post(
     '/v1/clinician/consultations/:id/approve/',
@@ -76,7 +76,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
       schema: {
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
-        description: 'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). Emails the patient; audit-logged.',
+        description: 'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors); emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,

@@ -2,9 +2,10 @@
 // Status moves go through status.ts; each decision is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { fieldErrors, notFound } from '../../http/errors.ts';
+import { errorName, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { billingTreatment } from '../billing/catalogue.ts';
+import { timeWindowRecheck } from '../questionnaires/service.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
 import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
@@ -108,6 +109,9 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
       throw fieldErrors({ dosage: [`Not a dosage of this treatment. Choose one of: ${treatment.dosages.join(', ')}.`] });
     }
     const now = deps.clock.now();
+    // Time-bound answers (hours since unprotected sex) are re-checked now, not at submission.
+    const late = await timeWindowRecheck(q, c.user_id, c.questionnaire_submission_id, treatment.id, now);
+    if (late) throw errorName(400, 'TREATMENT_WINDOW_PASSED', 'The time window of this treatment has passed since the questionnaire was submitted.', late);
     await transition(q, c.id, 'approved', { doctor_id: input.doctorId, decided_at: now, decision_reason: input.note ?? '', treatment_id: treatment.id, dosage });
     // A prescription stays valid for 6 months (repeat supply within it needs a new consultation
     // for one-off plans; plans renew through the subscriptions module).

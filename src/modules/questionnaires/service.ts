@@ -180,13 +180,13 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
   return deps.db.tx(async (q) => {
     const missingProfile = await missingProfileFields(q, userId);
     if (missingProfile.length) throw profileIncomplete(missingProfile);
+    const profile = engineProfile(await profileFacts(q, userId));
+    assertCountryServed(profile.country_of_residence, locale);
     const draft = await lockDraft(q, userId, slug);
     const version = draft ? getVersion(draft.version_id) : undefined;
     if (!draft || !version) {
       throw errorName(400, 'QUESTIONNAIRE_INCOMPLETE', 'Answer the questionnaire before submitting it.', { missing_answers: currentVersion(slug)!.steps.flatMap((s) => s.questions.filter((x) => x.required).map((x) => x.question_key)) });
     }
-    const profile = engineProfile(await profileFacts(q, userId));
-    assertCountryServed(profile.country_of_residence, locale);
     const answers: AnswerItem[] = draft.data ?? [];
     // Red flags end the flow even when other answers are still missing.
     const flags = redFlags(version, profile, answers, now);
