@@ -2,7 +2,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import {
@@ -105,7 +105,6 @@ export default async function accountsModule(app: App, deps: Deps): Promise<void
   r.post(
     '/v1/users/logout/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags,
         security: bearerSecurity,
