@@ -316,6 +316,34 @@ describe('renewal rule sets', () => {
   });
 });
 
+describe('PrEP renewal: a negative HIV test and a renal check within 3 months', () => {
+  const set = renewalRuleSet('hiv_prep')!;
+  // NOW is 2026-06-15: 92 days earlier is 2026-03-15.
+  const answers = (hivDate: string, hiv: string, renalDate: string, renal: string) => [
+    v(101, 'hiv_test_date', hivDate), v(101, 'hiv_test_result', hiv), v(101, 'renal_check_date', renalDate), v(101, 'renal_check_result', renal),
+    v(101, 'significant_side_effects', false), v(101, 'new_medication', false),
+  ];
+  it.each([
+    ['tests this month', answers('2026-06-01', 'negative', '2026-06-01', 'normal'), 'eligible', []],
+    ['HIV test exactly 92 days ago', answers('2026-03-15', 'negative', '2026-06-01', 'normal'), 'eligible', []],
+    ['HIV test 93 days ago', answers('2026-03-14', 'negative', '2026-06-01', 'normal'), 'ineligible', ['HIV_TEST_NOT_WITHIN_3_MONTHS']],
+    ['HIV test dated in the future', answers('2026-06-16', 'negative', '2026-06-01', 'normal'), 'ineligible', ['HIV_TEST_NOT_WITHIN_3_MONTHS']],
+    ['HIV positive', answers('2026-06-01', 'positive', '2026-06-01', 'normal'), 'ineligible', ['HIV_POSITIVE']],
+    ['renal check 93 days ago', answers('2026-06-01', 'negative', '2026-03-14', 'normal'), 'ineligible', ['RENAL_CHECK_NOT_RECENT']],
+    ['renal result unknown', answers('2026-06-01', 'negative', '2026-06-01', 'not_known'), 'ineligible', ['RENAL_CHECK_NOT_RECENT']],
+    ['reduced kidney function', answers('2026-06-01', 'negative', '2026-06-01', 'reduced'), 'ineligible', ['KIDNEY_FUNCTION']],
+  ])('%s: %s', (_name, ans, outcome, codes) => {
+    const out = evaluate(set, profile(), ans as AnswerItem[], NOW);
+    expect(out.outcome).toBe(outcome);
+    expect(out.reasons.map((r) => r.code)).toEqual(codes);
+  });
+  it('a missing date is not a recent test (conservative even without the required-answer check)', () => {
+    const out = evaluate(set, profile(), [v(101, 'hiv_test_result', 'negative'), v(101, 'renal_check_result', 'normal')], NOW);
+    expect(out.outcome).toBe('ineligible');
+    expect(out.reasons.map((r) => r.code)).toEqual(['HIV_TEST_NOT_WITHIN_3_MONTHS', 'RENAL_CHECK_NOT_RECENT']);
+  });
+});
+
 describe('countries without online prescribing', () => {
   it('Spain (K5) and France (K6) are refused; others are not', () => {
     expect(onlinePrescribingRefusal('ESP')).toEqual({ code: 'COUNTRY_NO_ONLINE_PRESCRIBING', country: 'ESP', source: 'K5' });
