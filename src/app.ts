@@ -63,6 +63,14 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     }
   });
 
+  // An empty JSON body is no body (a client that sends `Content-Type: application/json` on a bodiless
+  // POST); anything else goes through Fastify's parser with prototype poisoning refused.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    String(body).trim() === '' ? done(null, undefined) : parseJson(request, body, done),
+  );
+
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
