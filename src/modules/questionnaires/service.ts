@@ -160,7 +160,8 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
  * always count as deciding keys.
  */
 function changedDecidingAnswers(prev: any, version: Version, answers: AnswerItem[], profile: EngineProfile): string[] {
-  const keys: string[] = [...new Set([...(prev?.result?.deciding_keys ?? []), ...PROFILE_DECIDING_KEYS])];
+  // Always the profile fields, when the earlier result kept a profile snapshot to compare with.
+  const keys: string[] = [...new Set([...(prev?.result?.deciding_keys ?? []), ...(prev?.result?.profile ? PROFILE_DECIDING_KEYS : [])])];
   const prevVersion = getVersion(prev.version_id) ?? version;
   const before = answerMap(prevVersion, prev.answers ?? []);
   const now = answerMap(version, answers);
