@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { installAccessControl, type Access } from './http/access.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { MODULES } from './modules/index.ts';
 
@@ -68,12 +69,13 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    String(body).trim() === '' ? done(null, undefined) : parseJson(request, body, done),
+    String(body).trim() === '' ? done(null, undefined) : parseJson(request, String(body), done),
   );
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  installInputGuard(app);
 
   await app.register(helmet, {
     // The API answers JSON; the interactive docs and the sandbox checkout page need inline assets.
