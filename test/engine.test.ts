@@ -2,7 +2,7 @@
 // (BMI 27 and 30, age 18 and 65, 72 and 120 hours) and every red flag; plus property tests.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CATEGORY_SLUGS, currentVersion, getCategory, listCategories, renewalRuleSet, renewalScreen, type Question } from '../src/modules/questionnaires/catalogue.ts';
+import { CATEGORY_SLUGS, currentVersion, getCategory, listCategories, renewalScreen, type Question } from '../src/modules/questionnaires/catalogue.ts';
 import { answerMap, evaluate, evaluateAt, onlinePrescribingRefusal, redFlags, type AnswerItem, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 
@@ -291,56 +291,24 @@ describe('time windows re-checked later (emergency contraception)', () => {
   });
 });
 
-describe('renewal rule sets', () => {
-  const set = renewalRuleSet('hair_growth')!;
+describe('renewal rules (version 2: finasteride and mood)', () => {
+  const v2 = currentVersion('hair_growth')!;
+  const set = { category: 'hair_growth', steps: v2.renewal.safety_steps, rules: v2.renewal.rules ?? [] };
   const base = [v(101, 'significant_side_effects', false), v(101, 'new_medication', false)];
   it.each([
     ['no_change', 'eligible', ['finasteride', 'minoxidil'], []],
     ['low_mood_or_depression', 'eligible', ['minoxidil'], ['FINASTERIDE_MOOD_CHANGE']],
-    ['suicidal_thoughts', 'emergency', [], ['RED_FLAG_SUICIDAL_THOUGHTS']],
+    ['suicidal_thoughts', 'emergency', [], ['FINASTERIDE_SUICIDAL_THOUGHTS']],
   ])('finasteride renewal, mood %s: %s', (mood, outcome, treatments, codes) => {
     const out = evaluate(set, profile(), [...base, v(101, 'mood_changes', mood)], NOW);
     expect(out.outcome).toBe(outcome);
     expect(out.treatments).toEqual(treatments);
     expect(out.reasons.map((r) => r.code)).toEqual(codes);
   });
-  it('a pregnant woman renewing hair treatment is referred', () => {
-    const out = evaluate(set, profile(female), [...base, v(101, 'mood_changes', 'no_change'), v(101, 'pregnant_or_planning', true)], NOW);
-    expect(out.outcome).toBe('ineligible');
-    expect(out.reasons.map((r) => r.code)).toEqual(['PREGNANCY']);
-  });
-  it('the renewal screen carries the mood question and its rules; a set without rules is eligible', () => {
+  it('the renewal screen asks the mood question first; categories without renewal rules are eligible', () => {
     expect(renewalScreen('hair_growth')!.safety_steps[0].questions[0].question_key).toBe('mood_changes');
-    expect(renewalScreen('hair_growth')!.safety_rules.map((r) => r.code)).toContain('FINASTERIDE_MOOD_CHANGE');
-    expect(evaluate(renewalRuleSet('chlamydia')!, profile(), [], NOW).outcome).toBe('eligible');
-  });
-});
-
-describe('PrEP renewal: a negative HIV test and a renal check within 3 months', () => {
-  const set = renewalRuleSet('hiv_prep')!;
-  // NOW is 2026-06-15: 92 days earlier is 2026-03-15.
-  const answers = (hivDate: string, hiv: string, renalDate: string, renal: string) => [
-    v(101, 'hiv_test_date', hivDate), v(101, 'hiv_test_result', hiv), v(101, 'renal_check_date', renalDate), v(101, 'renal_check_result', renal),
-    v(101, 'significant_side_effects', false), v(101, 'new_medication', false),
-  ];
-  it.each([
-    ['tests this month', answers('2026-06-01', 'negative', '2026-06-01', 'normal'), 'eligible', []],
-    ['HIV test exactly 92 days ago', answers('2026-03-15', 'negative', '2026-06-01', 'normal'), 'eligible', []],
-    ['HIV test 93 days ago', answers('2026-03-14', 'negative', '2026-06-01', 'normal'), 'ineligible', ['HIV_TEST_NOT_WITHIN_3_MONTHS']],
-    ['HIV test dated in the future', answers('2026-06-16', 'negative', '2026-06-01', 'normal'), 'ineligible', ['HIV_TEST_NOT_WITHIN_3_MONTHS']],
-    ['HIV positive', answers('2026-06-01', 'positive', '2026-06-01', 'normal'), 'ineligible', ['HIV_POSITIVE']],
-    ['renal check 93 days ago', answers('2026-06-01', 'negative', '2026-03-14', 'normal'), 'ineligible', ['RENAL_CHECK_NOT_RECENT']],
-    ['renal result unknown', answers('2026-06-01', 'negative', '2026-06-01', 'not_known'), 'ineligible', ['RENAL_CHECK_NOT_RECENT']],
-    ['reduced kidney function', answers('2026-06-01', 'negative', '2026-06-01', 'reduced'), 'ineligible', ['KIDNEY_FUNCTION']],
-  ])('%s: %s', (_name, ans, outcome, codes) => {
-    const out = evaluate(set, profile(), ans as AnswerItem[], NOW);
-    expect(out.outcome).toBe(outcome);
-    expect(out.reasons.map((r) => r.code)).toEqual(codes);
-  });
-  it('a missing date is not a recent test (conservative even without the required-answer check)', () => {
-    const out = evaluate(set, profile(), [v(101, 'hiv_test_result', 'negative'), v(101, 'renal_check_result', 'normal')], NOW);
-    expect(out.outcome).toBe('ineligible');
-    expect(out.reasons.map((r) => r.code)).toEqual(['HIV_TEST_NOT_WITHIN_3_MONTHS', 'RENAL_CHECK_NOT_RECENT']);
+    const wl = currentVersion('weight_loss')!;
+    expect(evaluate({ category: 'weight_loss', steps: wl.renewal.safety_steps, rules: wl.renewal.rules ?? [] }, profile(), [], NOW).outcome).toBe('eligible');
   });
 });
 

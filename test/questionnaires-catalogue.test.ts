@@ -77,7 +77,7 @@ describe('catalogue', () => {
     const bad = structuredClone(good);
     bad.version.renewal.rules[0].when = { answer: 'hair_loss_pattern', eq: 'gradual' };
     writeFileSync(file, JSON.stringify(bad));
-    expect(() => loadCatalogue(dir)).toThrow(/renewal RED_FLAG_SUICIDAL_THOUGHTS: unknown question hair_loss_pattern/);
+    expect(() => loadCatalogue(dir)).toThrow(/renewal FINASTERIDE_SUICIDAL_THOUGHTS: unknown question hair_loss_pattern/);
     const bad2 = structuredClone(good);
     bad2.version.steps[1].questions[0].elapses = 'hours';
     writeFileSync(file, JSON.stringify(bad2));

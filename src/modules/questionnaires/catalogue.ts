@@ -17,7 +17,6 @@ export type LocalisedText = z.infer<typeof Text>;
 export type Condition =
   | { answer: string; eq?: unknown; in?: unknown[]; includes_any?: string[]; includes_none_of?: string[]; gt?: number; gte?: number; lt?: number; lte?: number }
   | { computed: 'bmi' | 'age'; gt?: number; gte?: number; lt?: number; lte?: number }
-  | { days_since: string; gt?: number; gte?: number; lt?: number; lte?: number }
   | { profile: 'gender' | 'country_of_residence'; in: string[] }
   | { all: Condition[] }
   | { any: Condition[] }
@@ -27,7 +26,6 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
   z.union([
     z.object({ answer: z.string(), eq: z.unknown().optional(), in: z.array(z.unknown()).optional(), includes_any: z.array(z.string()).optional(), includes_none_of: z.array(z.string()).optional(), ...cmp }).strict(),
     z.object({ computed: z.enum(['bmi', 'age']), ...cmp }).strict(),
-    z.object({ days_since: z.string(), ...cmp }).strict(),
     z.object({ profile: z.enum(['gender', 'country_of_residence']), in: z.array(z.string()) }).strict(),
     z.object({ all: z.array(ConditionSchema).min(1) }).strict(),
     z.object({ any: z.array(ConditionSchema).min(1) }).strict(),
@@ -167,10 +165,6 @@ function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>
       if (!q) return problems.push(`${prefix}${where}: unknown question ${c.answer}`);
       for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${prefix}${where}: unknown option ${o}`);
       if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${String(c.eq)}`);
-    } else if ('days_since' in c) {
-      const q = questions.get(c.days_since);
-      if (!q) return problems.push(`${prefix}${where}: unknown question ${c.days_since}`);
-      if (q.type !== 'date') problems.push(`${prefix}${where}: days_since needs a date question`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);
@@ -230,15 +224,9 @@ export function currentVersion(slug: string): Version | undefined {
   return c ? VERSIONS.get(c.current_version_id) : undefined;
 }
 /** Renewal screens (subscriptions): the safety screen for the current treatment, and the broader review (the full current questionnaire) when the patient declares a change. */
-export function renewalScreen(slug: string): { safety_steps: Step[]; review_steps: Step[]; safety_rules: Rule[]; review_rules: Rule[] } | undefined {
+export function renewalScreen(slug: string): { safety_steps: Step[]; review_steps: Step[] } | undefined {
   const v = currentVersion(slug);
-  return v ? { safety_steps: v.renewal.safety_steps, review_steps: v.steps, safety_rules: v.renewal.rules ?? [], review_rules: v.rules } : undefined;
-}
-
-/** The rule set the engine evaluates over renewal safety answers: `evaluate(renewalRuleSet(slug), profile, answers, now)`. */
-export function renewalRuleSet(slug: string): RuleSet | undefined {
-  const v = currentVersion(slug);
-  return v ? { category: slug, steps: v.renewal.safety_steps, rules: v.renewal.rules ?? [] } : undefined;
+  return v ? { safety_steps: v.renewal.safety_steps, review_steps: v.steps } : undefined;
 }
 
 /** Categories the review desk serves first: their treatment only works within hours (emergency contraception: EC1, EC3). */

@@ -65,7 +65,6 @@ export function answerMap(version: QuestionSet, answers: AnswerItem[]): Map<stri
 
 interface Facts {
   answers: Map<string, unknown>;
-  now: Date;
   profile: EngineProfile;
   age: number | null;
   bmi: number | null;
@@ -90,7 +89,6 @@ export function holds(c: Condition, f: Facts): boolean {
     return v !== null && v !== undefined && c.in.includes(String(v));
   }
   if ('computed' in c) return compare(c.computed === 'bmi' ? f.bmi : f.age, c);
-  if ('days_since' in c) return compare(daysSince(f.answers.get(c.days_since), f.now), c);
   if (!f.answers.has(c.answer)) return false;
   const v = f.answers.get(c.answer);
   if ('eq' in c && c.eq !== undefined && v !== c.eq) return false;
@@ -122,17 +120,7 @@ export function keysOf(c: Condition): string[] {
   if ('not' in c) return keysOf(c.not);
   if ('profile' in c) return [`profile.${c.profile}`];
   if ('computed' in c) return c.computed === 'bmi' ? ['height_cm', 'weight_kg'] : ['profile.date_of_birth'];
-  if ('days_since' in c) return [c.days_since];
   return [c.answer];
-}
-
-/** Whole days from a `YYYY-MM-DD` answer to the evaluation date (UTC); negative for a future date; null when not a date. */
-export function daysSince(value: unknown, now: Date): number | null {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
-  const then = Date.parse(`${value}T00:00:00Z`);
-  if (Number.isNaN(then)) return null;
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Math.round((today - then) / 86_400_000);
 }
 
 /** Body-mass index from height_cm and weight_kg answers, exact (no float drift at 27 and 30). */
@@ -144,7 +132,7 @@ export function bmiOf(answers: Map<string, unknown>): number | null {
 }
 
 function facts(version: QuestionSet, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
-  const f: Facts = { answers: new Map(), now, profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null };
+  const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null };
   const all = answerMap(version, answers);
   // Answers to questions that are hidden for this patient do not count.
   for (const s of version.steps) for (const q of s.questions) if (all.has(q.question_key) && isVisible(q, { ...f, answers: all })) f.answers.set(q.question_key, all.get(q.question_key));
