@@ -2,8 +2,8 @@
 // (BMI 27 and 30, age 18 and 65, 72 and 120 hours) and every red flag; plus property tests.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CATEGORY_SLUGS, currentVersion, listCategories, type Question } from '../src/modules/questionnaires/catalogue.ts';
-import { answerMap, evaluate, redFlags, type AnswerItem, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
+import { CATEGORY_SLUGS, currentVersion, getCategory, listCategories, renewalScreen, type Question } from '../src/modules/questionnaires/catalogue.ts';
+import { answerMap, evaluate, evaluateAt, onlinePrescribingRefusal, redFlags, type AnswerItem, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
@@ -17,6 +17,9 @@ interface Case {
   codes?: string[];
   treatments?: string[];
   cautions?: string[];
+  /** Rule codes that must not fire. */
+  absent?: string[];
+  alternative?: string;
 }
 
 const female = { gender: '1' as const };
@@ -56,6 +59,13 @@ const CASES: Record<string, Case[]> = {
     { name: 'on a 5-ARI', changes: [v(2, 'bph_5ari', true)], outcome: 'eligible', treatments: ['minoxidil'], codes: ['ALREADY_ON_5ARI'] },
     { name: 'depression: caution', changes: [v(2, 'depression_history', true)], outcome: 'eligible', cautions: ['FINASTERIDE_MOOD'] },
     { name: 'PSA testing: caution', changes: [v(2, 'prostate_testing', true)], outcome: 'eligible', cautions: ['FINASTERIDE_PSA'] },
+    { name: 'allergic to finasteride', changes: [m(2, 'hypersensitivity', ['finasteride'])], outcome: 'eligible', treatments: ['minoxidil'], codes: ['HYPERSENSITIVITY_FINASTERIDE'] },
+    { name: 'allergic to minoxidil', changes: [m(2, 'hypersensitivity', ['minoxidil'])], outcome: 'eligible', treatments: ['finasteride'], codes: ['HYPERSENSITIVITY_MINOXIDIL'] },
+    { name: 'allergic to both', changes: [m(2, 'hypersensitivity', ['finasteride', 'minoxidil'])], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_FINASTERIDE', 'HYPERSENSITIVITY_MINOXIDIL'] },
+    { name: 'woman, pregnant: no treatment', profile: female, changes: [v(2, 'pregnant_or_planning', true)], outcome: 'ineligible', codes: ['PREGNANCY'] },
+    { name: 'woman, not pregnant: minoxidil', profile: female, changes: [v(2, 'pregnant_or_planning', false)], outcome: 'eligible', treatments: ['minoxidil'] },
+    { name: 'man: pregnancy answer is ignored (hidden)', changes: [v(2, 'pregnant_or_planning', true)], outcome: 'eligible', absent: ['PREGNANCY'] },
+    { name: 'man with a pregnant partner: caution', changes: [v(2, 'pregnant_contact', true)], outcome: 'eligible', cautions: ['FINASTERIDE_PREGNANT_CONTACT'] },
   ],
   sexual_health: [
     { name: 'man', outcome: 'eligible', treatments: ['sildenafil', 'tadalafil'] },
@@ -63,10 +73,16 @@ const CASES: Record<string, Case[]> = {
     { name: 'age 17', profile: { date_of_birth: '2008-06-16' }, outcome: 'ineligible', codes: ['UNDER_18'] },
     { name: 'nitrates', changes: [v(2, 'nitrates', true)], outcome: 'ineligible', codes: ['NITRATES'] },
     { name: 'riociguat', changes: [v(2, 'riociguat', true)], outcome: 'ineligible', codes: ['RIOCIGUAT'] },
-    ...['recent_heart_attack_or_stroke', 'unstable_angina_or_heart_failure', 'low_blood_pressure', 'severe_liver_impairment', 'naion_or_retinal_disease'].map(
+    ...['recent_heart_attack_or_stroke', 'unstable_angina_or_heart_failure', 'low_blood_pressure', 'severe_liver_impairment', 'naion_or_retinal_disease', 'uncontrolled_hypertension_or_arrhythmia'].map(
       (o): Case => ({ name: o, changes: [m(2, 'heart_conditions', [o])], outcome: 'ineligible', codes: ['CARDIOVASCULAR_CONTRAINDICATION'] }),
     ),
     { name: 'alpha-blockers: caution', changes: [v(2, 'alpha_blockers', true)], outcome: 'eligible', cautions: ['ALPHA_BLOCKER_START_25MG'] },
+    { name: 'ritonavir or strong CYP3A4 inhibitor: sildenafil 25 mg start, no tadalafil', changes: [v(2, 'cyp3a4_inhibitors', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_CYP3A4_INHIBITOR'], cautions: ['SILDENAFIL_25MG_CYP3A4_INHIBITOR'] },
+    { name: 'severe renal impairment: sildenafil 25 mg start, no tadalafil', changes: [v(2, 'severe_kidney_impairment', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_SEVERE_RENAL'], cautions: ['SILDENAFIL_25MG_SEVERE_RENAL'] },
+    { name: 'priapism risk or penile deformity: caution', changes: [v(2, 'priapism_risk_or_penile_deformity', true)], outcome: 'eligible', treatments: ['sildenafil', 'tadalafil'], cautions: ['PRIAPISM_RISK_OR_PENILE_DEFORMITY'] },
+    { name: 'allergic to sildenafil', changes: [m(2, 'hypersensitivity', ['sildenafil'])], outcome: 'eligible', treatments: ['tadalafil'], codes: ['HYPERSENSITIVITY_SILDENAFIL'] },
+    { name: 'allergic to tadalafil', changes: [m(2, 'hypersensitivity', ['tadalafil'])], outcome: 'eligible', treatments: ['sildenafil'], codes: ['HYPERSENSITIVITY_TADALAFIL'] },
+    { name: 'ritonavir and allergic to sildenafil', changes: [v(2, 'cyp3a4_inhibitors', true), m(2, 'hypersensitivity', ['sildenafil'])], outcome: 'ineligible' },
     { name: 'priapism', changes: [m(1, 'urgent_symptoms', ['erection_over_4h'])], outcome: 'emergency', codes: ['RED_FLAG_PRIAPISM'] },
     { name: 'vision loss', changes: [m(1, 'urgent_symptoms', ['sudden_vision_or_hearing_loss'])], outcome: 'emergency', codes: ['RED_FLAG_SUDDEN_VISION_OR_HEARING_LOSS'] },
     { name: 'chest pain during sex', changes: [m(1, 'urgent_symptoms', ['chest_pain_during_sex'])], outcome: 'emergency', codes: ['RED_FLAG_CHEST_PAIN_DURING_SEX'] },
@@ -78,10 +94,14 @@ const CASES: Record<string, Case[]> = {
     { name: 'age 17', profile: { date_of_birth: '2008-06-16' }, outcome: 'ineligible', codes: ['UNDER_18'] },
     { name: 'woman', profile: female, outcome: 'ineligible', codes: ['NOT_MALE'] },
     { name: 'criteria not met', changes: [v(2, 'diagnostic_criteria', false)], outcome: 'eligible', treatments: ['lidocaine-prilocaine-spray'], codes: ['DIAGNOSTIC_CRITERIA_NOT_MET'] },
-    ...['heart_disease', 'fainting_history', 'mania_or_severe_depression', 'serotonergic_drugs', 'strong_cyp3a4_inhibitors', 'liver_impairment'].map(
+    ...[
+      'heart_disease', 'fainting_history', 'mania_or_severe_depression', 'serotonergic_drugs', 'strong_cyp3a4_inhibitors', 'liver_impairment',
+      'ischaemic_heart_disease', 'av_block', 'maoi', 'thioridazine', 'linezolid',
+    ].map(
       (o): Case => ({ name: o, changes: [m(2, 'contraindications', [o])], outcome: 'eligible', treatments: ['lidocaine-prilocaine-spray'], codes: ['DAPOXETINE_CONTRAINDICATION'] }),
     ),
     { name: 'anaesthetic allergy', changes: [v(2, 'local_anaesthetic_allergy', true)], outcome: 'eligible', treatments: ['dapoxetine'], codes: ['LOCAL_ANAESTHETIC_ALLERGY'] },
+    { name: 'allergic to dapoxetine', changes: [m(2, 'hypersensitivity', ['dapoxetine'])], outcome: 'eligible', treatments: ['lidocaine-prilocaine-spray'], codes: ['HYPERSENSITIVITY_DAPOXETINE'] },
     { name: 'both excluded', changes: [v(2, 'local_anaesthetic_allergy', true), m(2, 'contraindications', ['serotonergic_drugs'])], outcome: 'ineligible', codes: ['DAPOXETINE_CONTRAINDICATION', 'LOCAL_ANAESTHETIC_ALLERGY'] },
     { name: 'fainting', changes: [m(1, 'urgent_symptoms', ['fainting'])], outcome: 'emergency', codes: ['RED_FLAG_FAINTING'] },
   ],
@@ -95,6 +115,9 @@ const CASES: Record<string, Case[]> = {
     { name: 'pregnant: azithromycin', profile: female, changes: [v(2, 'pregnant', true)], outcome: 'eligible', treatments: ['azithromycin'], codes: ['DOXYCYCLINE_IN_PREGNANCY'] },
     { name: 'immunosuppressants: doxycycline', profile: female, changes: [v(2, 'immunosuppressants', true)], outcome: 'eligible', treatments: ['doxycycline'], codes: ['AZITHROMYCIN_INTERACTION'] },
     { name: 'pregnant with immunosuppressants', profile: female, changes: [v(2, 'pregnant', true), v(2, 'immunosuppressants', true)], outcome: 'ineligible' },
+    { name: 'allergic to tetracyclines', profile: female, changes: [m(2, 'hypersensitivity', ['doxycycline'])], outcome: 'eligible', treatments: ['azithromycin'], codes: ['HYPERSENSITIVITY_DOXYCYCLINE'] },
+    { name: 'allergic to macrolides', profile: female, changes: [m(2, 'hypersensitivity', ['azithromycin'])], outcome: 'eligible', treatments: ['doxycycline'], codes: ['HYPERSENSITIVITY_AZITHROMYCIN'] },
+    { name: 'pregnant and allergic to macrolides', profile: female, changes: [v(2, 'pregnant', true), m(2, 'hypersensitivity', ['azithromycin'])], outcome: 'ineligible' },
     { name: 'PID signs', profile: female, changes: [m(1, 'urgent_symptoms', ['pelvic_pain_fever'])], outcome: 'emergency', codes: ['RED_FLAG_PID'] },
     { name: 'ectopic', profile: female, changes: [v(2, 'pregnant', true), m(1, 'urgent_symptoms', ['pelvic_pain_fever'])], outcome: 'emergency', codes: ['RED_FLAG_ECTOPIC'] },
     { name: 'testicular pain', changes: [m(1, 'urgent_symptoms', ['testicular_pain'])], outcome: 'emergency', codes: ['RED_FLAG_TESTICULAR_TORSION'] },
@@ -110,6 +133,15 @@ const CASES: Record<string, Case[]> = {
     ...['catheter', 'immunosuppression', 'urinary_tract_abnormality', 'recurrent_infection', 'no_improvement_48h', 'visible_blood'].map(
       (o): Case => ({ name: o, profile: female, changes: [m(2, 'exclusions', [o])], outcome: 'ineligible', codes: ['COMPLICATED_UTI'] }),
     ),
+    ...[['dysuria', 'new_nocturia'], ['dysuria', 'cloudy_urine'], ['new_nocturia', 'cloudy_urine'], ['dysuria', 'suprapubic_pain'], ['dysuria', 'frequency_urgency']].map(
+      (o): Case => ({ name: `diagnostic symptoms ${o.join(' + ')}`, profile: female, changes: [m(2, 'uti_symptoms', o)], outcome: 'eligible', treatments: ['nitrofurantoin', 'fosfomycin'] }),
+    ),
+    ...[['dysuria'], ['new_nocturia'], ['cloudy_urine'], ['frequency_urgency', 'suprapubic_pain'], ['none']].map(
+      (o): Case => ({ name: `not diagnostic: ${o.join(' + ')}`, profile: female, changes: [m(2, 'uti_symptoms', o)], outcome: 'ineligible', codes: ['UTI_SYMPTOMS_NOT_DIAGNOSTIC'] }),
+    ),
+    { name: 'vaginal discharge or itch: another diagnosis', profile: female, changes: [v(2, 'vaginal_discharge_or_itch', true)], outcome: 'ineligible', codes: ['VAGINAL_SYMPTOMS_OTHER_DIAGNOSIS'] },
+    { name: 'allergic to nitrofurantoin', profile: female, changes: [m(2, 'hypersensitivity', ['nitrofurantoin'])], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['HYPERSENSITIVITY_NITROFURANTOIN'] },
+    { name: 'allergic to fosfomycin', profile: female, changes: [m(2, 'hypersensitivity', ['fosfomycin'])], outcome: 'eligible', treatments: ['nitrofurantoin'], codes: ['HYPERSENSITIVITY_FOSFOMYCIN'] },
     { name: 'kidney function: fosfomycin', profile: female, changes: [v(2, 'kidney_disease', true)], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION'] },
     { name: 'sepsis', profile: female, changes: [m(1, 'urgent_symptoms', ['sepsis_signs'])], outcome: 'emergency', codes: ['RED_FLAG_SEPSIS'] },
     { name: 'kidney infection', profile: female, changes: [m(1, 'urgent_symptoms', ['kidney_infection_signs'])], outcome: 'emergency', codes: ['RED_FLAG_KIDNEY_INFECTION'] },
@@ -126,10 +158,17 @@ const CASES: Record<string, Case[]> = {
     { name: 'enzyme inducers', profile: female, changes: [v(2, 'enzyme_inducers', true)], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['ULIPRISTAL_ENZYME_INDUCERS'], cautions: ['LEVONORGESTREL_3MG_ENZYME_INDUCERS'] },
     { name: 'enzyme inducers after 72 h', profile: female, changes: [v(2, 'enzyme_inducers', true), v(2, 'hours_since_unprotected_sex', 80)], outcome: 'ineligible' },
     { name: 'severe asthma', profile: female, changes: [v(2, 'severe_asthma_oral_steroids', true)], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['ULIPRISTAL_SEVERE_ASTHMA'] },
-    { name: 'severe liver impairment', profile: female, changes: [v(2, 'severe_liver_impairment', true)], outcome: 'ineligible', codes: ['SEVERE_LIVER_IMPAIRMENT'] },
+    { name: 'severe liver impairment: copper IUD', profile: female, changes: [v(2, 'severe_liver_impairment', true)], outcome: 'ineligible', codes: ['SEVERE_LIVER_IMPAIRMENT'], alternative: 'copper_iud' },
     { name: 'ulipristal in 5 days', profile: female, changes: [v(2, 'ulipristal_last_5_days', true)], outcome: 'eligible', treatments: ['ulipristal'], codes: ['LEVONORGESTREL_AFTER_ULIPRISTAL'] },
     { name: 'ectopic history', profile: female, changes: [v(2, 'ectopic_or_salpingitis_history', true)], outcome: 'eligible', treatments: ['ulipristal'], codes: ['LEVONORGESTREL_ECTOPIC_HISTORY'] },
-    { name: 'weight over 70 kg', profile: female, changes: [v(2, 'weight_kg', 71)], outcome: 'eligible', cautions: ['WEIGHT_OVER_70KG_CONSIDER_ULIPRISTAL'] },
+    { name: 'weight 71 kg (BMI 26.1): levonorgestrel caution', profile: female, changes: [v(2, 'weight_kg', 71)], outcome: 'eligible', treatments: ['levonorgestrel', 'ulipristal'], cautions: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: 'weight exactly 70 kg, BMI 25.7: no caution', profile: female, changes: [v(2, 'weight_kg', 70)], outcome: 'eligible', absent: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: '65 kg at 155 cm (BMI 27.1): levonorgestrel caution', profile: female, changes: [v(2, 'weight_kg', 65), v(2, 'height_cm', 155)], outcome: 'eligible', cautions: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: 'BMI exactly 26: no caution', profile: female, changes: [v(2, 'weight_kg', 65), v(2, 'height_cm', 158.113883008419)], outcome: 'eligible', absent: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: 'breastfeeding: ulipristal caution', profile: female, changes: [v(2, 'breastfeeding', true)], outcome: 'eligible', treatments: ['levonorgestrel', 'ulipristal'], cautions: ['ULIPRISTAL_BREASTFEEDING'] },
+    { name: 'allergic to levonorgestrel', profile: female, changes: [m(2, 'hypersensitivity', ['levonorgestrel'])], outcome: 'eligible', treatments: ['ulipristal'], codes: ['HYPERSENSITIVITY_LEVONORGESTREL'] },
+    { name: 'allergic to ulipristal', profile: female, changes: [m(2, 'hypersensitivity', ['ulipristal'])], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['HYPERSENSITIVITY_ULIPRISTAL'] },
+    { name: 'no pill fits: copper IUD', profile: female, changes: [m(2, 'hypersensitivity', ['ulipristal']), v(2, 'hours_since_unprotected_sex', 90)], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_ULIPRISTAL', 'LEVONORGESTREL_OVER_72_HOURS'], alternative: 'copper_iud' },
     { name: 'ectopic signs', profile: female, changes: [m(1, 'urgent_symptoms', ['pregnancy_pain_or_bleeding'])], outcome: 'emergency', codes: ['RED_FLAG_ECTOPIC'] },
     { name: 'assault', profile: female, changes: [m(1, 'urgent_symptoms', ['sexual_assault'])], outcome: 'emergency', codes: ['RED_FLAG_SEXUAL_ASSAULT'] },
   ],
@@ -140,7 +179,9 @@ const CASES: Record<string, Case[]> = {
     { name: 'older test', changes: [v(2, 'hiv_test', 'negative_older')], outcome: 'ineligible', codes: ['HIV_STATUS_UNKNOWN'] },
     { name: 'never tested', changes: [v(2, 'hiv_test', 'never_or_unknown')], outcome: 'ineligible', codes: ['HIV_STATUS_UNKNOWN'] },
     { name: 'kidney', changes: [v(2, 'kidney_disease', true)], outcome: 'ineligible', codes: ['KIDNEY_FUNCTION'] },
-    { name: 'hep B not tested: caution', changes: [v(2, 'hepatitis_b_tested', false)], outcome: 'eligible', cautions: ['HEPATITIS_B_NOT_CHECKED'] },
+    { name: 'hep B not tested: caution', changes: [v(2, 'hbsag_result', 'not_tested_or_unknown')], outcome: 'eligible', cautions: ['HEPATITIS_B_NOT_CHECKED'] },
+    { name: 'HBsAg positive: specialist', changes: [v(2, 'hbsag_result', 'positive')], outcome: 'ineligible', codes: ['HEPATITIS_B_POSITIVE'], alternative: 'hepatitis_b_specialist' },
+    { name: 'allergic to emtricitabine/tenofovir', changes: [m(2, 'hypersensitivity', ['emtricitabine-tenofovir'])], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_EMTRICITABINE_TENOFOVIR'] },
     { name: 'NSAIDs: caution', changes: [v(2, 'nephrotoxic_drugs', true)], outcome: 'eligible', cautions: ['NEPHROTOXIC_DRUGS'] },
     { name: 'acute HIV signs', changes: [m(1, 'urgent_symptoms', ['acute_hiv_symptoms'])], outcome: 'emergency', codes: ['RED_FLAG_ACUTE_HIV'] },
     { name: 'exposure in 72 h: PEP', changes: [m(1, 'urgent_symptoms', ['exposure_last_72h'])], outcome: 'emergency', codes: ['RED_FLAG_PEP_NEEDED'] },
@@ -174,6 +215,8 @@ describe.each(CATEGORY_SLUGS.map((s) => [s]))('%s', (slug) => {
     for (const code of c.codes ?? []) expect(out.reasons.map((r) => r.code)).toContain(code);
     for (const code of c.cautions ?? []) expect(out.cautions.map((r) => r.code)).toContain(code);
     if (c.treatments) expect(out.treatments).toEqual(c.treatments);
+    for (const code of c.absent ?? []) expect(fired).not.toContain(code);
+    if (c.alternative) expect(out.alternative?.code).toBe(c.alternative);
     if (out.outcome !== 'eligible') expect(out.treatments).toEqual([]);
     if (out.outcome === 'emergency') {
       expect(out.emergency?.number).toBe('112');
@@ -209,6 +252,80 @@ describe('engine details', () => {
     const out = evaluate(currentVersion('weight_loss')!, profile(), withAnswers(FIXTURES.weight_loss.eligible, ...hw(175, 91.875)), NOW);
     expect(out.bmi).toBe(30);
     expect(out.outcome).toBe('eligible');
+  });
+});
+
+describe('anti-gaming keys', () => {
+  it('a rule on a question shown only for some genders is decided by the gender too', () => {
+    const out = evaluate(currentVersion('weight_loss')!, profile(female), [...FIXTURES.weight_loss.eligible, ...wlF, v(3, 'pregnant_or_planning', true)], NOW);
+    expect(out.outcome).toBe('ineligible');
+    expect(out.deciding_keys).toEqual(expect.arrayContaining(['pregnant_or_planning', 'profile.gender']));
+  });
+  it('an excluded treatment names the answers that excluded it', () => {
+    const out = evaluate(currentVersion('premature_ejaculation')!, profile(), withAnswers(FIXTURES.premature_ejaculation.eligible, m(2, 'contraindications', ['serotonergic_drugs'])), NOW);
+    expect(out.outcome).toBe('eligible');
+    expect(out.deciding_keys).toEqual(['contraindications']);
+  });
+});
+
+describe('time windows re-checked later (emergency contraception)', () => {
+  const version = currentVersion('emergency_contraception')!;
+  const at60 = withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'hours_since_unprotected_sex', 60));
+  const answeredAt = new Date('2026-06-15T00:00:00Z');
+  const hoursLater = (h: number) => new Date(answeredAt.getTime() + h * 3_600_000);
+  it.each([
+    [0, 'eligible', ['levonorgestrel', 'ulipristal']],
+    [12, 'eligible', ['levonorgestrel', 'ulipristal']],
+    [12.5, 'eligible', ['ulipristal']],
+    [60, 'eligible', ['ulipristal']],
+    [60.5, 'ineligible', []],
+  ])('answered at 60 h, %s h later: %s', (h, outcome, treatments) => {
+    const out = evaluateAt(version, profile(female), at60, answeredAt, hoursLater(h as number));
+    expect(out.outcome).toBe(outcome);
+    expect(out.treatments).toEqual(treatments);
+  });
+  it('answers that do not elapse are not moved', () => {
+    const wl = currentVersion('weight_loss')!;
+    const out = evaluateAt(wl, profile(), FIXTURES.weight_loss.eligible, answeredAt, hoursLater(5000));
+    expect(out.bmi).toBe(evaluate(wl, profile(), FIXTURES.weight_loss.eligible, NOW).bmi);
+  });
+});
+
+describe('renewal rules (version 2: finasteride and mood)', () => {
+  const v2 = currentVersion('hair_growth')!;
+  const set = { category: 'hair_growth', steps: v2.renewal.safety_steps, rules: v2.renewal.rules ?? [] };
+  const base = [v(101, 'significant_side_effects', false), v(101, 'new_medication', false)];
+  it.each([
+    ['no_change', 'eligible', ['finasteride', 'minoxidil'], []],
+    ['low_mood_or_depression', 'eligible', ['minoxidil'], ['FINASTERIDE_MOOD_CHANGE']],
+    ['suicidal_thoughts', 'emergency', [], ['FINASTERIDE_SUICIDAL_THOUGHTS']],
+  ])('finasteride renewal, mood %s: %s', (mood, outcome, treatments, codes) => {
+    const out = evaluate(set, profile(), [...base, v(101, 'mood_changes', mood)], NOW);
+    expect(out.outcome).toBe(outcome);
+    expect(out.treatments).toEqual(treatments);
+    expect(out.reasons.map((r) => r.code)).toEqual(codes);
+  });
+  it('the renewal screen asks the mood question first; categories without renewal rules are eligible', () => {
+    expect(renewalScreen('hair_growth')!.safety_steps[0].questions[0].question_key).toBe('mood_changes');
+    const wl = currentVersion('weight_loss')!;
+    expect(evaluate({ category: 'weight_loss', steps: wl.renewal.safety_steps, rules: wl.renewal.rules ?? [] }, profile(), [], NOW).outcome).toBe('eligible');
+  });
+});
+
+describe('countries without online prescribing', () => {
+  it('Spain (K5) and France (K6) are refused; others are not', () => {
+    expect(onlinePrescribingRefusal('ESP')).toEqual({ code: 'COUNTRY_NO_ONLINE_PRESCRIBING', country: 'ESP', source: 'K5' });
+    expect(onlinePrescribingRefusal('FRA')?.source).toBe('K6');
+    for (const c of ['DEU', 'GBR', 'IRL', 'NOR', null]) expect(onlinePrescribingRefusal(c)).toBeNull();
+  });
+});
+
+describe('published versions stay loaded', () => {
+  it('version 1 still evaluates its own answers after version 2 is current', () => {
+    const v1 = getCategory('hiv_prep')!.versions.find((x) => x.number === 1)!;
+    expect(currentVersion('hiv_prep')!.number).toBe(2);
+    const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hepatitis_b_tested', true), v(2, 'nephrotoxic_drugs', false)];
+    expect(evaluate(v1, profile(), answers, NOW).outcome).toBe('eligible');
   });
 });
 
@@ -250,9 +367,12 @@ const CONTRAINDICATIONS: Record<string, [string, (x: unknown) => boolean][]> = {
   sexual_health: [['urgent_symptoms', RED], ['nitrates', yes], ['riociguat', yes], ['heart_conditions', picks('recent_heart_attack_or_stroke', 'low_blood_pressure')]],
   premature_ejaculation: [['urgent_symptoms', picks('fainting', 'chest_pain')]],
   chlamydia: [['urgent_symptoms', RED], ['positive_naat', (x) => x === false]],
-  urinary_tract_infection: [['urgent_symptoms', picks('sepsis_signs', 'chest_pain')], ['pregnant', yes], ['exclusions', picks('catheter', 'visible_blood')]],
+  urinary_tract_infection: [
+    ['urgent_symptoms', picks('sepsis_signs', 'chest_pain')], ['pregnant', yes], ['exclusions', picks('catheter', 'visible_blood')], ['vaginal_discharge_or_itch', yes],
+    ['uti_symptoms', (x) => Array.isArray(x) && !x.includes('dysuria') && !(x.includes('new_nocturia') && x.includes('cloudy_urine'))],
+  ],
   emergency_contraception: [['urgent_symptoms', RED], ['hours_since_unprotected_sex', (x) => typeof x === 'number' && x > 120], ['period_late', yes]],
-  hiv_prep: [['urgent_symptoms', RED], ['hiv_test', (x) => x === 'positive' || x === 'never_or_unknown'], ['kidney_disease', yes]],
+  hiv_prep: [['urgent_symptoms', RED], ['hiv_test', (x) => x === 'positive' || x === 'never_or_unknown'], ['kidney_disease', yes], ['hbsag_result', (x) => x === 'positive'], ['hypersensitivity', picks('emtricitabine-tenofovir')]],
 };
 
 describe('property: random answers', () => {

@@ -69,6 +69,44 @@ describe('catalogue', () => {
     expect(() => loadCatalogue(dir)).toThrow(/unknown question/);
   });
 
+  it('refuses renewal rules on unknown renewal questions and an elapsing question that is not a number', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cat-'));
+    cpSync(CATALOGUE_DIR, dir, { recursive: true });
+    const file = join(dir, 'hair_growth/v2.json');
+    const good = JSON.parse(readFileSync(file, 'utf8'));
+    const bad = structuredClone(good);
+    bad.version.renewal.rules[0].when = { answer: 'hair_loss_pattern', eq: 'gradual' };
+    writeFileSync(file, JSON.stringify(bad));
+    expect(() => loadCatalogue(dir)).toThrow(/renewal FINASTERIDE_SUICIDAL_THOUGHTS: unknown question hair_loss_pattern/);
+    const bad2 = structuredClone(good);
+    bad2.version.steps[1].questions[0].elapses = 'hours';
+    writeFileSync(file, JSON.stringify(bad2));
+    expect(() => loadCatalogue(dir)).toThrow(/only a number question elapses/);
+    const bad3 = structuredClone(good);
+    bad3.version.renewal.rules[1].when = { answer: 'mood_changes', eq: 'cheerful' };
+    writeFileSync(file, JSON.stringify(bad3));
+    expect(() => loadCatalogue(dir)).toThrow(/unknown option cheerful/);
+  });
+
+  it('version 2 is current; version 1 stays loaded for the drafts and submissions that reference it', () => {
+    for (const s of CATEGORY_SLUGS) {
+      const c = getCategory(s)!;
+      expect(c.versions.map((v) => v.number)).toEqual([1, 2]);
+      expect(currentVersion(s)!.number).toBe(2);
+      expect(getVersion(c.versions[0].id)!.number).toBe(1);
+    }
+  });
+
+  it('every product asks for hypersensitivity to its active substance (SmPC 4.3)', () => {
+    for (const s of CATEGORY_SLUGS) {
+      const v = currentVersion(s)!;
+      for (const t of getCategory(s)!.treatments) {
+        const covered = v.rules.some((r) => /HYPERSENSITIVITY|ALLERGY/.test(r.code) && (r.kind === 'ineligible' || r.treatments?.includes(t.treatment_id)));
+        expect(covered, `${s}/${t.treatment_id}`).toBe(true);
+      }
+    }
+  });
+
   it('picks the locale from ?locale= then Accept-Language', () => {
     expect(pickLocale('nl', 'de')).toBe('nl');
     expect(pickLocale(undefined, 'xx, pt-BR;q=0.8, de;q=0.9')).toBe('de');

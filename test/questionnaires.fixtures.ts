@@ -19,13 +19,15 @@ export interface CategoryFixture {
 }
 
 const wl = [none, v(2, 'height_cm', 170), v(2, 'weight_kg', 100), m(2, 'weight_conditions', ['none']), v(3, 'mtc_or_men2', false), v(3, 'glp1_allergy', false), v(3, 'pancreatitis_history', false), v(3, 'other_glp1', false), v(3, 'insulin_or_sulfonylurea', false), v(3, 'eating_disorder', false)];
-const hair = [none, v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false)];
-const ed = [none, v(2, 'nitrates', false), v(2, 'riociguat', false), m(2, 'heart_conditions', ['none']), v(2, 'alpha_blockers', false)];
-const pe = [none, v(2, 'diagnostic_criteria', true), m(2, 'contraindications', ['none']), v(2, 'local_anaesthetic_allergy', false)];
-const chl = [none, v(2, 'positive_naat', true), v(2, 'rectal_positive', false), v(2, 'pregnant', false), v(2, 'recurring_symptoms', false), v(2, 'immunosuppressants', false)];
-const uti = [none, v(2, 'pregnant', false), m(2, 'exclusions', ['none']), v(2, 'kidney_disease', false)];
-const ec = [none, v(2, 'hours_since_unprotected_sex', 24), v(2, 'period_late', false), v(2, 'enzyme_inducers', false), v(2, 'severe_asthma_oral_steroids', false), v(2, 'severe_liver_impairment', false), v(2, 'ulipristal_last_5_days', false), v(2, 'ectopic_or_salpingitis_history', false), v(2, 'weight_kg', 60)];
-const prep = [none, v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hepatitis_b_tested', true), v(2, 'nephrotoxic_drugs', false)];
+/** Version 2: every product asks for hypersensitivity (SmPC 4.3). */
+const noAllergy = m(2, 'hypersensitivity', ['none']);
+const hair = [none, v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), noAllergy, v(2, 'pregnant_contact', false)];
+const ed = [none, v(2, 'nitrates', false), v(2, 'riociguat', false), m(2, 'heart_conditions', ['none']), v(2, 'alpha_blockers', false), v(2, 'cyp3a4_inhibitors', false), v(2, 'severe_kidney_impairment', false), v(2, 'priapism_risk_or_penile_deformity', false), noAllergy];
+const pe = [none, v(2, 'diagnostic_criteria', true), m(2, 'contraindications', ['none']), v(2, 'local_anaesthetic_allergy', false), noAllergy];
+const chl = [none, v(2, 'positive_naat', true), v(2, 'rectal_positive', false), v(2, 'pregnant', false), v(2, 'recurring_symptoms', false), v(2, 'immunosuppressants', false), noAllergy];
+const uti = [none, m(2, 'uti_symptoms', ['dysuria', 'frequency_urgency']), v(2, 'vaginal_discharge_or_itch', false), v(2, 'pregnant', false), m(2, 'exclusions', ['none']), v(2, 'kidney_disease', false), noAllergy];
+const ec = [none, v(2, 'hours_since_unprotected_sex', 24), v(2, 'period_late', false), v(2, 'enzyme_inducers', false), v(2, 'severe_asthma_oral_steroids', false), v(2, 'severe_liver_impairment', false), v(2, 'ulipristal_last_5_days', false), v(2, 'ectopic_or_salpingitis_history', false), v(2, 'height_cm', 165), v(2, 'weight_kg', 60), v(2, 'breastfeeding', false), noAllergy];
+const prep = [none, v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hbsag_result', 'negative'), v(2, 'nephrotoxic_drugs', false), noAllergy];
 
 export const FIXTURES: Record<string, CategoryFixture> = {
   weight_loss: { gender: '0', eligible: wl, ineligible: withAnswers(wl, v(3, 'pancreatitis_history', true)), emergency: withAnswers(wl, m(1, 'urgent_symptoms', ['pancreatitis_symptoms'])) },

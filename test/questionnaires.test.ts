@@ -185,7 +185,7 @@ describe('submit rules', () => {
     const p = await patient();
     const res = await submitWith('hair_growth', FIXTURES.hair_growth.eligible.slice(0, 2), p.access);
     expect(res.status).toBe(400);
-    expect(res.body.missing_answers).toEqual(['bph_5ari', 'depression_history', 'prostate_testing']);
+    expect(res.body.missing_answers).toEqual(['bph_5ari', 'depression_history', 'prostate_testing', 'hypersensitivity', 'pregnant_contact']);
   });
 
   it('hidden questions are not required (pregnancy questions for a man)', async () => {

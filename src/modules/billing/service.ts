@@ -14,6 +14,7 @@ import { createConsultation, audit } from '../consultations/service.ts';
 import { defaultDosage, submissionVerdict, verdictFor } from '../consultations/prescribing.ts';
 import type { EngineVerdict, PrescribingVerdict } from '../questionnaires/prescribing.ts';
 import { profileFacts } from '../questionnaires/repository.ts';
+import { assertCountryServed } from '../questionnaires/service.ts';
 import { transition, canTransition } from '../consultations/status.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { duplicateRefundMail, formatAmount } from './mail.ts';
@@ -109,6 +110,8 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const cancelUrl = safeUrl(deps, 'cancel_url', input.cancel_url);
   const category = await billingCategory(input.category);
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
+  const [residence] = await deps.db.query('select country_of_residence from users where id = $1', [user.id]);
+  assertCountryServed(residence?.country_of_residence ?? null);
 
   const [submission] = await deps.db.query(
     'select id, outcome, result, version_id, answers, created_at from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc, id desc limit 1',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ConsultationSchema } from '../consultations/schemas.ts';
 import { approveConsultation, rejectConsultation, requestInformation } from '../consultations/service.ts';
@@ -103,7 +103,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
     async (request) => detail(request.params.id),
   );
 
-  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema).or(ErrorNameSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
 
   r.post(
     '/v1/clinician/consultations/:id/approve/',
@@ -112,7 +112,7 @@ export default async function clinicianModule(app: App, deps: Deps): Promise<voi
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
         description:
-          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and shown as `prescribing_override`. Emails the patient; audit-logged.',
+          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and shown as `prescribing_override`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,

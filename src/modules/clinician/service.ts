@@ -6,6 +6,7 @@ import { billingCategory } from '../billing/catalogue.ts';
 import { consultationVerdict, verdictFor } from '../consultations/prescribing.ts';
 import { overrideOf, serialiseConsultations } from '../consultations/repository.ts';
 import { weightSummary } from '../journal/service.ts';
+import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/catalogue.ts';
 
 export interface QueueFilter {
   status?: string;
@@ -14,7 +15,7 @@ export interface QueueFilter {
   offset: number;
 }
 
-/** Consultations for review, oldest first (first come, first served). */
+/** Consultations for review: time-critical categories first (emergency contraception), then oldest first. */
 export async function reviewQueue(deps: Deps, f: QueueFilter) {
   // A renewal still waiting for the patient's choice is not ready for a doctor.
   const where: string[] = ["coalesce(patient_choice_status, '') <> 'pending'"];
@@ -23,7 +24,8 @@ export async function reviewQueue(deps: Deps, f: QueueFilter) {
   if (f.category) where.push(`category = $${params.push(f.category)}`);
   const w = where.length ? `where ${where.join(' and ')}` : '';
   const [{ n }] = await deps.db.query(`select count(*)::int as n from consultations ${w}`, params);
-  const rows = await deps.db.query(`select * from consultations ${w} order by created_at asc, id asc limit $${params.length + 1} offset $${params.length + 2}`, [
+  const urgent = `$${params.push(TIME_CRITICAL_CATEGORIES)}::text[]`;
+  const rows = await deps.db.query(`select * from consultations ${w} order by (category = any(${urgent})) desc, created_at asc, id asc limit $${params.length + 1} offset $${params.length + 2}`, [
     ...params,
     f.limit,
     f.offset,

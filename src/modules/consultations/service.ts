@@ -2,9 +2,10 @@
 // Status moves go through status.ts; each decision is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { ApiError, fieldErrors, notFound } from '../../http/errors.ts';
+import { ApiError, errorName, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { billingTreatment } from '../billing/catalogue.ts';
+import { timeWindowRecheck } from '../questionnaires/service.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
 import { insertOverride, serialiseConsultations } from './repository.ts';
@@ -111,6 +112,9 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
       throw fieldErrors({ dosage: [`Not a dosage of this treatment. Choose one of: ${treatment.dosages.join(', ')}.`] });
     }
     const now = deps.clock.now();
+    // Time-bound answers (hours since unprotected sex) are re-checked now, not at submission.
+    const late = await timeWindowRecheck(q, c.user_id, c.questionnaire_submission_id, treatment.id, now);
+    if (late) throw errorName(400, 'TREATMENT_WINDOW_PASSED', 'The time window of this treatment has passed since the questionnaire was submitted.', late);
     // The engine's verdict binds the approval: outside it, only with a written override (docs/consultations.md).
     const { engine, sideEffects } = await consultationVerdict(q, c);
     const verdict = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });

@@ -48,6 +48,8 @@ const QuestionSchema = z
     max: z.number().optional(),
     max_length: z.number().int().positive().optional(),
     visible_if: ConditionSchema.optional(),
+    /** A number of hours that keeps growing after the answer (e.g. hours since unprotected sex): re-checked at approval. */
+    elapses: z.literal('hours').optional(),
   })
   .strict()
   .refine((q) => !['single_choice', 'multiple_choice'].includes(q.type) || (q.options?.length ?? 0) >= 2, 'choice questions need options');
@@ -98,7 +100,8 @@ const VersionFileSchema = z
         published_at: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
         steps: z.array(StepSchema).min(1),
         rules: z.array(RuleSchema).min(1),
-        renewal: z.object({ safety_steps: z.array(StepSchema).min(1), review_steps: z.literal('questionnaire') }).strict(),
+        // `rules` (from version 2): the engine's rules over the safety screen's answers at each renewal.
+        renewal: z.object({ safety_steps: z.array(StepSchema).min(1), review_steps: z.literal('questionnaire'), rules: z.array(RuleSchema).optional() }).strict(),
       })
       .strict(),
   })
@@ -112,7 +115,13 @@ export interface Version {
   category_id: string;
   steps: Step[];
   rules: Rule[];
-  renewal: { safety_steps: Step[]; review_steps: 'questionnaire' };
+  renewal: { safety_steps: Step[]; review_steps: 'questionnaire'; rules?: Rule[] };
+}
+/** What the engine evaluates: questions and the rules over them (a version, or a renewal screen). */
+export interface RuleSet {
+  category: string;
+  steps: Step[];
+  rules: Rule[];
 }
 export interface Category {
   slug: string;
@@ -127,39 +136,49 @@ export interface Category {
 
 /** Cross-checks a version beyond the shape: unique ids and keys, rules name existing questions, options and treatments. */
 export function checkVersionConsistency(file: z.infer<typeof VersionFileSchema>): string[] {
-  const problems: string[] = [];
   const { category, version } = file;
-  const questions = new Map<string, Question>();
-  const steps = new Set<number>();
-  for (const s of version.steps) {
-    if (steps.has(s.step_id)) problems.push(`duplicate step_id ${s.step_id}`);
-    steps.add(s.step_id);
-    for (const q of s.questions) {
-      if (questions.has(q.question_key)) problems.push(`duplicate question_key ${q.question_key}`);
-      questions.set(q.question_key, q);
-    }
-  }
-  const treatmentIds = new Set(category.treatments.map((t) => t.treatment_id));
+  const problems: string[] = [];
   for (const t of category.treatments) {
     if (t.dosage_ladder && t.min_weeks_per_step === null) problems.push(`${t.treatment_id}: a dosage ladder needs min_weeks_per_step`);
     if ((t.plan_price_cents === null) !== (t.plan_cycle_days === null)) problems.push(`${t.treatment_id}: plan price and cycle go together`);
   }
+  const treatmentIds = new Set(category.treatments.map((t) => t.treatment_id));
+  problems.push(...checkRuleSet(version.steps, version.rules, treatmentIds, ''));
+  problems.push(...checkRuleSet(version.renewal.safety_steps, version.renewal.rules ?? [], treatmentIds, 'renewal '));
+  return problems;
+}
+
+/** Steps and the rules over them: unique ids and keys, rules name existing questions, options and treatments. */
+function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>, prefix: string): string[] {
+  const problems: string[] = [];
+  const questions = new Map<string, Question>();
+  const steps = new Set<number>();
+  for (const s of stepList) {
+    if (steps.has(s.step_id)) problems.push(`${prefix}duplicate step_id ${s.step_id}`);
+    steps.add(s.step_id);
+    for (const q of s.questions) {
+      if (questions.has(q.question_key)) problems.push(`${prefix}duplicate question_key ${q.question_key}`);
+      questions.set(q.question_key, q);
+      if (q.elapses && q.type !== 'number') problems.push(`${prefix}${q.question_key}: only a number question elapses`);
+    }
+  }
   const walk = (c: Condition, where: string) => {
     if ('answer' in c) {
       const q = questions.get(c.answer);
-      if (!q) return problems.push(`${where}: unknown question ${c.answer}`);
-      for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${where}: unknown option ${o}`);
+      if (!q) return problems.push(`${prefix}${where}: unknown question ${c.answer}`);
+      for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${prefix}${where}: unknown option ${o}`);
+      if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${String(c.eq)}`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);
   };
-  for (const r of version.rules) {
+  for (const r of rules) {
     walk(r.when, r.code);
-    for (const t of r.treatments ?? []) if (!treatmentIds.has(t)) problems.push(`${r.code}: unknown treatment ${t}`);
-    if (r.kind === 'exclude_treatment' && !r.treatments?.length) problems.push(`${r.code}: exclude_treatment needs treatments`);
-    if (r.kind === 'ineligible' && !r.alternative) problems.push(`${r.code}: ineligible rules name an alternative`);
+    for (const t of r.treatments ?? []) if (!treatmentIds.has(t)) problems.push(`${prefix}${r.code}: unknown treatment ${t}`);
+    if (r.kind === 'exclude_treatment' && !r.treatments?.length) problems.push(`${prefix}${r.code}: exclude_treatment needs treatments`);
+    if (r.kind === 'ineligible' && !r.alternative) problems.push(`${prefix}${r.code}: ineligible rules name an alternative`);
   }
-  for (const s of version.steps) for (const q of s.questions) if (q.visible_if) walk(q.visible_if, q.question_key);
+  for (const s of stepList) for (const q of s.questions) if (q.visible_if) walk(q.visible_if, q.question_key);
   return problems;
 }
 
@@ -212,6 +231,9 @@ export function renewalScreen(slug: string): { safety_steps: Step[]; review_step
   const v = currentVersion(slug);
   return v ? { safety_steps: v.renewal.safety_steps, review_steps: v.steps } : undefined;
 }
+
+/** Categories the review desk serves first: their treatment only works within hours (emergency contraception: EC1, EC3). */
+export const TIME_CRITICAL_CATEGORIES: readonly string[] = ['emergency_contraception'];
 
 /** Picks a locale from ?locale= or Accept-Language (q-weighted); English when nothing matches. */
 export function pickLocale(query: string | undefined, acceptLanguage: string | undefined): Locale {

@@ -2,7 +2,7 @@
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
 import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
 import { ageOn } from '../profile/service.ts';
-import { getCategory, type Condition, type Locale, type Question, type Rule, type Step, type Version } from './catalogue.ts';
+import { getCategory, type Condition, type Locale, type Question, type Rule, type RuleSet, type Step } from './catalogue.ts';
 
 /** A question set: a version, or a renewal screen (`{category, steps}`). */
 export type QuestionSet = { category: string; steps: Step[] };
@@ -109,7 +109,22 @@ export function daysSince(v: unknown, now: Date | undefined): number | null {
   return Math.floor((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - t) / 86_400_000);
 }
 
-function keysOf(c: Condition): string[] {
+/** Profile fields that decide which questions are shown and which rules apply: a change of any of them after an ineligible result is a deciding change (anti-gaming). */
+export const PROFILE_DECIDING_KEYS = ['profile.gender', 'profile.date_of_birth', 'profile.country_of_residence'] as const;
+
+/** The keys a set of rules read, plus the keys that decide whether their questions are shown at all. */
+function decidingKeys(set: QuestionSet, rules: Rule[]): string[] {
+  const questions = new Map(set.steps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
+  const keys = new Set(rules.flatMap((r) => keysOf(r.when)));
+  for (const k of [...keys]) {
+    const q = questions.get(k);
+    if (q?.visible_if) keysOf(q.visible_if).forEach((x) => keys.add(x));
+  }
+  return [...keys];
+}
+
+/** The answer keys (and `profile.<field>`) a condition reads. */
+export function keysOf(c: Condition): string[] {
   if ('all' in c) return c.all.flatMap(keysOf);
   if ('any' in c) return c.any.flatMap(keysOf);
   if ('not' in c) return keysOf(c.not);
@@ -159,12 +174,12 @@ export function emergencyNotice(country: string | null, codes: string[], locale:
 }
 
 /** Red-flag rules that fire on the given (possibly incomplete) answers: used on draft save too. */
-export function redFlags(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
+export function redFlags(version: RuleSet, profile: EngineProfile, answers: AnswerItem[], now: Date): string[] {
   const f = facts(version, profile, answers, now);
   return version.rules.filter((r) => r.kind === 'red_flag' && holds(r.when, f)).map((r) => r.code);
 }
 
-export function evaluate(version: Version, profile: EngineProfile, answers: AnswerItem[], now: Date, locale: Locale = 'en'): Outcome {
+export function evaluate(version: RuleSet, profile: EngineProfile, answers: AnswerItem[], now: Date, locale: Locale = 'en'): Outcome {
   const f = facts(version, profile, answers, now);
   const fired = version.rules.filter((r) => holds(r.when, f));
   const names = new Map((getCategory(version.category)?.treatments ?? []).map((t) => [t.treatment_id, t.name]));
@@ -178,7 +193,7 @@ export function evaluate(version: Version, profile: EngineProfile, answers: Answ
     return {
       ...base, outcome: 'emergency', next_step: 'emergency_services', treatments: [], reasons: red.map(reason), cautions: [],
       alternative: { code: 'emergency_services', message: alternativeText(locale, 'emergency_services') },
-      emergency: emergencyNotice(profile.country_of_residence, red.map((r) => r.code), locale), deciding_keys: [...new Set(red.flatMap((r) => keysOf(r.when)))],
+      emergency: emergencyNotice(profile.country_of_residence, red.map((r) => r.code), locale), deciding_keys: decidingKeys(version, red),
     };
   }
   const category = getCategory(version.category);
@@ -194,11 +209,39 @@ export function evaluate(version: Version, profile: EngineProfile, answers: Answ
     return {
       ...base, outcome: 'ineligible', next_step: 'in_person_care', treatments: [], reasons: deciding.map(reason), cautions: [],
       alternative: { code: alt, message: alternativeText(locale, alt) }, emergency: null,
-      deciding_keys: [...new Set(deciding.flatMap((r) => keysOf(r.when)))],
+      deciding_keys: decidingKeys(version, deciding),
     };
   }
   return {
     ...base, outcome: 'eligible', next_step: 'checkout', treatments: allowed, reasons: excluding.map(reason), cautions, alternative: null, emergency: null,
-    deciding_keys: [...new Set(excluding.flatMap((r) => keysOf(r.when)))],
+    deciding_keys: decidingKeys(version, excluding),
   };
+}
+
+/**
+ * The same evaluation later in time: answers to questions marked `elapses: "hours"` (hours since
+ * unprotected sex) grow by the hours passed since they were given. Used at approval: emergency
+ * contraception is re-checked against the 72 h (levonorgestrel) and 120 h (ulipristal) windows.
+ */
+export function evaluateAt(version: RuleSet, profile: EngineProfile, answers: AnswerItem[], answeredAt: Date, now: Date, locale: Locale = 'en'): Outcome {
+  const elapsing = new Set(version.steps.flatMap((s) => s.questions.filter((q) => q.elapses === 'hours').map((q) => q.question_key)));
+  const hours = Math.max(0, (now.getTime() - answeredAt.getTime()) / 3_600_000);
+  const later = answers.map((a) => (elapsing.has(a.question_key) && typeof a.value === 'number' ? { ...a, value: a.value + hours } : a));
+  return evaluate(version, profile, later, now, locale);
+}
+
+/** True when a rule set has answers that grow with time (so that a later re-check can differ). */
+export const hasElapsingAnswers = (version: RuleSet) => version.steps.some((s) => s.questions.some((q) => q.elapses === 'hours'));
+
+/**
+ * Countries whose residents this service does not prescribe to online, with the legal source:
+ * Spain bans the telematic sale of prescription medicines (K5, RD 870/2013); France allows online
+ * sale of non-prescription medicines only (K6). The countries stay supported for emergency numbers.
+ */
+export const NO_ONLINE_PRESCRIBING: Readonly<Record<string, string>> = { ESP: 'K5', FRA: 'K6' };
+
+/** The refusal for a country of residence where online prescribing is not allowed, else null. */
+export function onlinePrescribingRefusal(country: string | null): { code: 'COUNTRY_NO_ONLINE_PRESCRIBING'; country: string; source: string } | null {
+  const source = country ? NO_ONLINE_PRESCRIBING[country] : undefined;
+  return source ? { code: 'COUNTRY_NO_ONLINE_PRESCRIBING', country: country!, source } : null;
 }

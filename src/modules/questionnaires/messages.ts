@@ -71,6 +71,10 @@ const ALTERNATIVES: Record<string, T> = {
     en: 'Please see an HIV specialist for care.', de: 'Bitte wenden Sie sich an eine HIV-Schwerpunktpraxis.', es: 'Acuda a un especialista en VIH.',
     fr: 'Veuillez consulter un spécialiste du VIH.', it: 'Si rivolga a uno specialista HIV.', nl: 'Ga alstublieft naar een hivbehandelaar.', pt: 'Consulte um especialista em VIH.',
   },
+  hepatitis_b_specialist: {
+    en: 'With a positive hepatitis B test, PrEP needs a specialist: please see an HIV or liver (hepatitis) specialist.', de: 'Bei positivem Hepatitis-B-Test gehört die PrEP in fachärztliche Hand: Bitte wenden Sie sich an eine HIV- oder Leber-(Hepatitis-)Schwerpunktpraxis.', es: 'Con una prueba de hepatitis B positiva, la PrEP requiere un especialista: acuda a un especialista en VIH o en hígado (hepatitis).',
+    fr: 'Avec un test d’hépatite B positif, la PrEP relève d’un spécialiste : consultez un spécialiste du VIH ou du foie (hépatite).', it: 'Con un test dell’epatite B positivo, la PrEP richiede uno specialista: si rivolga a uno specialista HIV o del fegato (epatite).', nl: 'Met een positieve hepatitis B-test hoort PrEP bij een specialist: ga naar een hiv- of leverspecialist (hepatitis).', pt: 'Com um teste da hepatite B positivo, a PrEP precisa de um especialista: consulte um especialista em VIH ou em fígado (hepatite).',
+  },
   emergency_services: {
     en: 'Call the emergency number or go to the nearest emergency department now.', de: 'Rufen Sie jetzt den Notruf oder gehen Sie in die nächste Notaufnahme.', es: 'Llame ahora al número de emergencias o acuda a urgencias.',
     fr: 'Appelez maintenant le numéro d’urgence ou rendez-vous aux urgences les plus proches.', it: 'Chiami subito il numero di emergenza o vada al pronto soccorso più vicino.', nl: 'Bel nu het alarmnummer of ga naar de dichtstbijzijnde spoedeisende hulp.', pt: 'Ligue já para o número de emergência ou dirija-se às urgências mais próximas.',
@@ -97,7 +101,43 @@ export const HELD_FOR_REVIEW: T = {
   pt: 'Alterou uma resposta que decidiu um resultado anterior. Um médico vai rever o seu questionário antes de oferecer tratamento.',
 };
 
-export const reasonText = (locale: Locale, rule: Rule) => KIND[rule.kind][locale];
+/** Explanations of single rules where the kind's general text would not say enough (the patient needs the options). */
+const RULE_TEXT: Record<string, T> = {
+  COUNTRY_NO_ONLINE_PRESCRIBING: {
+    en: 'This service is not available in your country of residence for legal reasons.', de: 'Dieser Dienst ist in Ihrem Wohnsitzland aus rechtlichen Gründen nicht verfügbar.', es: 'Este servicio no está disponible en su país de residencia por motivos legales.',
+    fr: 'Ce service n’est pas disponible dans votre pays de résidence pour des raisons légales.', it: 'Questo servizio non è disponibile nel suo paese di residenza per motivi legali.', nl: 'Deze dienst is om juridische redenen niet beschikbaar in uw woonland.', pt: 'Este serviço não está disponível no seu país de residência por razões legais.',
+  },
+  COPPER_IUD_MOST_EFFECTIVE: {
+    en: 'A copper IUD fitted within 5 days is the most effective emergency contraception and an option when the pills do not suit you: ask a doctor or clinic today.', de: 'Eine Kupferspirale innerhalb von 5 Tagen ist die wirksamste Notfallverhütung und eine Option, wenn die Pillen nicht passen: fragen Sie noch heute eine Praxis.', es: 'Un DIU de cobre colocado en 5 días es la anticoncepción de urgencia más eficaz y una opción si las píldoras no le convienen: consulte hoy a un médico o clínica.',
+    fr: 'Un DIU au cuivre posé dans les 5 jours est la contraception d’urgence la plus efficace et une option si les pilules ne vous conviennent pas : demandez aujourd’hui à un médecin.', it: 'Una spirale al rame entro 5 giorni è la contraccezione d’emergenza più efficace e un’opzione se le pillole non sono adatte: chieda oggi a un medico.', nl: 'Een koperspiraal binnen 5 dagen is de meest effectieve noodanticonceptie en een optie als de pillen niet passen: vraag het vandaag een arts.', pt: 'Um DIU de cobre colocado em 5 dias é a contraceção de emergência mais eficaz e uma opção se as pílulas não forem adequadas: fale hoje com um médico.',
+  },
+  LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26: {
+    en: 'Levonorgestrel may work less well above 70 kg or with a BMI over 26: ulipristal, a 3 mg levonorgestrel dose or a copper IUD are the options the doctor will consider.', de: 'Levonorgestrel wirkt über 70 kg oder bei einem BMI über 26 möglicherweise schlechter: Ulipristal, 3 mg Levonorgestrel oder eine Kupferspirale kommen in Frage.', es: 'El levonorgestrel puede ser menos eficaz con más de 70 kg o un IMC superior a 26: el médico valorará ulipristal, una dosis de 3 mg de levonorgestrel o un DIU de cobre.',
+    fr: 'Le lévonorgestrel peut être moins efficace au-delà de 70 kg ou avec un IMC supérieur à 26 : l’ulipristal, une dose de 3 mg de lévonorgestrel ou un DIU au cuivre sont les options envisagées.', it: 'Il levonorgestrel può essere meno efficace oltre 70 kg o con un IMC superiore a 26: il medico valuterà ulipristal, una dose di 3 mg di levonorgestrel o una spirale al rame.', nl: 'Levonorgestrel werkt mogelijk minder goed boven 70 kg of bij een BMI boven 26: de arts overweegt ulipristal, 3 mg levonorgestrel of een koperspiraal.', pt: 'O levonorgestrel pode ser menos eficaz acima de 70 kg ou com IMC superior a 26: o médico irá considerar ulipristal, uma dose de 3 mg de levonorgestrel ou um DIU de cobre.',
+  },
+  ULIPRISTAL_BREASTFEEDING: {
+    en: 'After ulipristal, breastfeeding is not recommended for one week (express and discard the milk); levonorgestrel does not need a break.', de: 'Nach Ulipristal wird eine Woche lang vom Stillen abgeraten (Milch abpumpen und verwerfen); Levonorgestrel braucht keine Pause.', es: 'Tras el ulipristal no se recomienda dar el pecho durante una semana (extraiga y deseche la leche); el levonorgestrel no requiere pausa.',
+    fr: 'Après l’ulipristal, l’allaitement est déconseillé pendant une semaine (tirer et jeter le lait) ; le lévonorgestrel ne nécessite pas de pause.', it: 'Dopo ulipristal l’allattamento è sconsigliato per una settimana (tirare e gettare il latte); il levonorgestrel non richiede pause.', nl: 'Na ulipristal wordt borstvoeding een week afgeraden (kolven en weggooien); levonorgestrel vraagt geen pauze.', pt: 'Após o ulipristal não se recomenda amamentar durante uma semana (extrair e deitar fora o leite); o levonorgestrel não exige pausa.',
+  },
+};
+
+/** Refusal before any health answer is stored: residents of a country where online prescribing is not allowed. */
+export const NOT_AVAILABLE_IN_COUNTRY: T = {
+  en: 'For legal reasons this service cannot prescribe medicines online to residents of your country. Please see a doctor or pharmacy where you live.', de: 'Aus rechtlichen Gründen kann dieser Dienst Einwohnern Ihres Landes keine Arzneimittel online verschreiben. Bitte wenden Sie sich an eine Praxis oder Apotheke vor Ort.', es: 'Por motivos legales, este servicio no puede recetar medicamentos en línea a residentes de su país. Acuda a un médico o farmacia de su lugar de residencia.',
+  fr: 'Pour des raisons légales, ce service ne peut pas prescrire de médicaments en ligne aux résidents de votre pays. Veuillez consulter un médecin ou une pharmacie près de chez vous.', it: 'Per motivi legali questo servizio non può prescrivere farmaci online ai residenti del suo paese. Si rivolga a un medico o a una farmacia dove vive.', nl: 'Om juridische redenen kan deze dienst geen geneesmiddelen online voorschrijven aan inwoners van uw land. Ga naar een arts of apotheek bij u in de buurt.', pt: 'Por razões legais, este serviço não pode prescrever medicamentos online a residentes do seu país. Consulte um médico ou farmácia onde vive.',
+};
+
+export const HELD_FOR_DRAFT_RED_FLAG: T = {
+  en: 'An answer you gave earlier while filling in this questionnaire may need medical attention. A doctor will review your questionnaire before any treatment is offered.',
+  de: 'Eine Antwort, die Sie beim Ausfüllen dieses Fragebogens gegeben hatten, kann ärztliche Hilfe erfordern. Eine Ärztin oder ein Arzt prüft Ihren Fragebogen, bevor eine Behandlung angeboten wird.',
+  es: 'Una respuesta que dio antes al rellenar este cuestionario puede requerir atención médica. Un médico revisará su cuestionario antes de ofrecer tratamiento.',
+  fr: 'Une réponse donnée plus tôt dans ce questionnaire peut nécessiter une prise en charge médicale. Un médecin examinera votre questionnaire avant de proposer un traitement.',
+  it: 'Una risposta data in precedenza in questo questionario può richiedere assistenza medica. Un medico esaminerà il questionario prima di proporre un trattamento.',
+  nl: 'Een antwoord dat u eerder in deze vragenlijst gaf, kan medische aandacht vragen. Een arts beoordeelt uw vragenlijst voordat er een behandeling wordt aangeboden.',
+  pt: 'Uma resposta que deu antes neste questionário pode exigir cuidados médicos. Um médico vai rever o seu questionário antes de oferecer tratamento.',
+};
+
+export const reasonText = (locale: Locale, rule: Rule) => (RULE_TEXT[rule.code] ?? KIND[rule.kind])[locale];
 export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? ALTERNATIVES.general_practitioner)[locale];
 export const emergencyText = (locale: Locale, number: string) => EMERGENCY[locale].replace('{n}', number);
 export const ALTERNATIVE_CODES = Object.keys(ALTERNATIVES);

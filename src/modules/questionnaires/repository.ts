@@ -52,3 +52,35 @@ export async function insertSubmission(q: Queryable, userId: string, category: s
   );
   return row;
 }
+
+/** Remembers red flags raised on a draft save (one row per code; later saves update the time). */
+export async function recordDraftRedFlags(q: Queryable, userId: string, category: string, flags: { code: string; keys: string[] }[], now: Date) {
+  for (const f of flags) {
+    await q.query(
+      `insert into questionnaire_draft_red_flags (user_id, category, code, question_keys, first_raised_at, last_raised_at) values ($1, $2, $3, $4::text[], $5, $5)
+       on conflict (user_id, category, code) do update set last_raised_at = excluded.last_raised_at, times = questionnaire_draft_red_flags.times + 1`,
+      [userId, category, f.code, f.keys, now],
+    );
+  }
+}
+
+export async function draftRedFlags(q: Queryable, userId: string, category: string): Promise<{ code: string; question_keys: string[]; first_raised_at: Date; last_raised_at: Date }[]> {
+  return q.query('select code, question_keys, first_raised_at, last_raised_at from questionnaire_draft_red_flags where user_id = $1 and category = $2 order by code', [userId, category]);
+}
+
+/** The latest earlier submission whose result excluded at least one treatment (anti-gaming on exclusions). */
+export async function latestSubmissionWithExclusions(q: Queryable, userId: string, category: string) {
+  const [row] = await q.query(
+    `select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions
+      where user_id = $1 and category = $2 and result->'reasons' @> '[{"kind": "exclude_treatment"}]'::jsonb
+      order by created_at desc, id desc limit 1`,
+    [userId, category],
+  );
+  return row ?? null;
+}
+
+/** A submission by id (scoped by the owner), for re-checks at approval. */
+export async function submissionById(q: Queryable, userId: string, id: string) {
+  const [row] = await q.query('select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions where id = $1 and user_id = $2', [id, userId]);
+  return row ?? null;
+}

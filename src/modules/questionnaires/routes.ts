@@ -103,11 +103,11 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
         security: bearerSecurity,
         summary: 'Save the draft (whole answer array replaced)',
         description:
-          'Body `{data: [{step_id, question_key, value | values}]}`: the full cumulative answer set; omitted answers are erased. Each answer is checked against the current version (question exists in that step, type, options, bounds); a 400 is keyed `data[<index>].<field>`. A red-flag answer is reported at once in `emergency`.',
+          'Body `{data: [{step_id, question_key, value | values}]}`: the full cumulative answer set; omitted answers are erased. Each answer is checked against the current version (question exists in that step, type, options, bounds); a 400 is keyed `data[<index>].<field>`. A red-flag answer is reported at once in `emergency` (and remembered: a later submission is held for review). Residents of Spain or France are refused before anything is stored: 400 `{error_name: "SERVICE_NOT_AVAILABLE_IN_COUNTRY", message, country, reasons}`.',
         params: SlugParams,
         querystring: LocaleQuery,
         body: ProgressPatchSchema,
-        response: { 200: ProgressResponseSchema, 400: FieldErrorsSchema, ...unauthorised, 404: DetailSchema },
+        response: { 200: ProgressResponseSchema, 400: FieldErrorsSchema.or(ErrorNameSchema), ...unauthorised, 404: DetailSchema },
       },
     },
     async (request) => patchProgress(deps, currentUser(request).id, request.params.slug, request.body.data, localeOf(request)),
@@ -121,7 +121,7 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
         security: bearerSecurity,
         summary: 'Submit the draft for eligibility and doctor review',
         description:
-          'No body. Outcomes are 200s: `eligible` (treatments, next_step checkout), `ineligible` (reasons with codes and sources, alternative), `emergency` (emergency number of the country; no checkout), `held_for_review` (an answer that decided an earlier ineligible outcome changed: the doctor decides; checkout allowed). 400 PROFILE_INCOMPLETE {missing_fields}; 400 QUESTIONNAIRE_INCOMPLETE {missing_answers}; 404 unknown category.',
+          'No body. Outcomes are 200s: `eligible` (treatments, next_step checkout), `ineligible` (reasons with codes and sources, alternative), `emergency` (emergency number of the country; no checkout), `held_for_review` (an answer or profile field that decided an earlier ineligible outcome or an excluded treatment changed, or a red flag was raised on the draft: the doctor decides; checkout allowed). 400 PROFILE_INCOMPLETE {missing_fields}; 400 SERVICE_NOT_AVAILABLE_IN_COUNTRY {country, reasons} (Spain K5, France K6); 400 QUESTIONNAIRE_INCOMPLETE {missing_answers}; 404 unknown category.',
         params: SlugParams,
         querystring: LocaleQuery,
         response: { 200: SubmitResponseSchema, 400: ErrorNameSchema, ...unauthorised, 404: DetailSchema },

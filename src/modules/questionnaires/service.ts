@@ -4,9 +4,15 @@ import type { Deps } from '../../deps.ts';
 import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { missingProfileFields, profileIncomplete } from '../profile/service.ts';
 import { currentVersion, getCategory, getVersion, type Category, type Locale, type Question, type Treatment, type Version } from './catalogue.ts';
-import { answerMap, emergencyNotice, evaluate, missingAnswers, redFlags, type AnswerItem, type EngineProfile, type QuestionSet } from './engine.ts';
-import { ELIGIBLE, HELD_FOR_REVIEW } from './messages.ts';
-import { deleteDraft, ensureDraft, insertSubmission, latestSubmission, lockDraft, profileFacts, saveDraft } from './repository.ts';
+import {
+  answerMap, emergencyNotice, evaluate, evaluateAt, hasElapsingAnswers, keysOf, missingAnswers, onlinePrescribingRefusal, PROFILE_DECIDING_KEYS, redFlags,
+  type AnswerItem, type EngineProfile, type QuestionSet,
+} from './engine.ts';
+import { ELIGIBLE, HELD_FOR_DRAFT_RED_FLAG, HELD_FOR_REVIEW, NOT_AVAILABLE_IN_COUNTRY } from './messages.ts';
+import {
+  deleteDraft, draftRedFlags, ensureDraft, insertSubmission, latestSubmission, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags, saveDraft,
+  submissionById,
+} from './repository.ts';
 import type { AnswerItemInput } from './schemas.ts';
 
 export function categoryOr404(slug: string): Category {
@@ -107,6 +113,21 @@ async function draftEmergency(q: Queryable, userId: string, versionId: string, d
   return codes.length ? emergencyNotice(profile.country_of_residence, codes, locale) : null;
 }
 
+/**
+ * Residents of a country where this service may not prescribe online (Spain K5, France K6) are
+ * refused before any health answer is stored: at the first progress save and at submit (also
+ * checkout, through the same function). 400 `SERVICE_NOT_AVAILABLE_IN_COUNTRY`.
+ */
+export function assertCountryServed(country: string | null, locale: Locale = 'en'): void {
+  const refusal = onlinePrescribingRefusal(country);
+  if (refusal) {
+    throw errorName(400, 'SERVICE_NOT_AVAILABLE_IN_COUNTRY', NOT_AVAILABLE_IN_COUNTRY[locale], {
+      country: refusal.country,
+      reasons: [{ code: refusal.code, source: refusal.source }],
+    });
+  }
+}
+
 export async function getProgress(deps: Deps, userId: string, slug: string, locale: Locale) {
   const category = categoryOr404(slug);
   const row = await ensureDraft(deps.db, userId, slug, category.current_version_id);
@@ -117,16 +138,30 @@ export async function getProgress(deps: Deps, userId: string, slug: string, loca
 export async function patchProgress(deps: Deps, userId: string, slug: string, data: AnswerItemInput[], locale: Locale) {
   const category = categoryOr404(slug);
   const version = currentVersion(slug)!;
+  const profileRow = await profileFacts(deps.db, userId);
+  assertCountryServed(profileRow.country_of_residence, locale);
   const answers = validateAnswers(version, data);
   const now = deps.clock.now();
-  const row = await saveDraft(deps.db, userId, slug, version.id, answers, now);
-  return progressOut(category, row, await draftEmergency(deps.db, userId, version.id, answers, now, locale));
+  const profile = engineProfile(profileRow);
+  const codes = answers.length ? redFlags(version, profile, answers, now) : [];
+  const row = await deps.db.tx(async (q) => {
+    const saved = await saveDraft(q, userId, slug, version.id, answers, now);
+    // A red flag raised on a draft is remembered even if the answer is unticked later (anti-gaming).
+    const raised = version.rules.filter((r) => codes.includes(r.code)).map((r) => ({ code: r.code, keys: [...new Set(keysOf(r.when))] }));
+    if (raised.length) await recordDraftRedFlags(q, userId, slug, raised, now);
+    return saved;
+  });
+  return progressOut(category, row, codes.length ? emergencyNotice(profile.country_of_residence, codes, locale) : null);
 }
 
-/** Anti-gaming rule: did an answer (or profile field) that decided the last ineligible or emergency outcome change? */
+/**
+ * Anti-gaming rule: did an answer or a profile field that decided an earlier outcome change? The
+ * profile fields that show or hide questions and decide rules (gender, date of birth, country)
+ * always count as deciding keys.
+ */
 function changedDecidingAnswers(prev: any, version: Version, answers: AnswerItem[], profile: EngineProfile): string[] {
-  const keys: string[] = prev?.result?.deciding_keys ?? [];
-  if (!keys.length) return [];
+  // Always the profile fields, when the earlier result kept a profile snapshot to compare with.
+  const keys: string[] = [...new Set([...(prev?.result?.deciding_keys ?? []), ...(prev?.result?.profile ? PROFILE_DECIDING_KEYS : [])])];
   const prevVersion = getVersion(prev.version_id) ?? version;
   const before = answerMap(prevVersion, prev.answers ?? []);
   const now = answerMap(version, answers);
@@ -146,12 +181,13 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
   return deps.db.tx(async (q) => {
     const missingProfile = await missingProfileFields(q, userId);
     if (missingProfile.length) throw profileIncomplete(missingProfile);
+    const profile = engineProfile(await profileFacts(q, userId));
+    assertCountryServed(profile.country_of_residence, locale);
     const draft = await lockDraft(q, userId, slug);
     const version = draft ? getVersion(draft.version_id) : undefined;
     if (!draft || !version) {
       throw errorName(400, 'QUESTIONNAIRE_INCOMPLETE', 'Answer the questionnaire before submitting it.', { missing_answers: currentVersion(slug)!.steps.flatMap((s) => s.questions.filter((x) => x.required).map((x) => x.question_key)) });
     }
-    const profile = engineProfile(await profileFacts(q, userId));
     const answers: AnswerItem[] = draft.data ?? [];
     // Red flags end the flow even when other answers are still missing.
     const flags = redFlags(version, profile, answers, now);
@@ -162,12 +198,26 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
     let outcome: 'eligible' | 'ineligible' | 'emergency' | 'held_for_review' = result.outcome;
     let message = result.outcome === 'eligible' ? '' : result.outcome === 'emergency' ? result.emergency!.message : `${result.reasons[0]?.message ?? ''} ${result.alternative?.message ?? ''}`.trim();
     let changed: string[] = [];
+    let heldRedFlags: string[] = [];
     if (result.outcome === 'eligible') {
+      // 1. An earlier ineligible or emergency outcome whose deciding answers (or profile) changed.
       const prev = await latestSubmission(q, userId, slug, ['ineligible', 'emergency']);
-      changed = prev ? changedDecidingAnswers(prev, version, answers, profile) : [];
+      const found = new Set(prev ? changedDecidingAnswers(prev, version, answers, profile) : []);
+      // 2. A treatment an earlier submission excluded is allowed now because its deciding answers changed.
+      const prevExcl = await latestSubmissionWithExclusions(q, userId, slug);
+      if (prevExcl) {
+        const excluded = new Set<string>(((prevExcl.result?.reasons ?? []) as any[]).filter((r) => r?.kind === 'exclude_treatment').flatMap((r) => r.treatments ?? []));
+        if (result.treatments.some((t) => excluded.has(t))) changedDecidingAnswers(prevExcl, version, answers, profile).forEach((k) => found.add(k));
+      }
+      const answerChanges = found.size;
+      // 3. A red flag raised on a draft of this category and withdrawn before submitting.
+      const raised = await draftRedFlags(q, userId, slug);
+      heldRedFlags = raised.map((f) => f.code);
+      raised.forEach((f) => f.question_keys.forEach((k) => found.add(k)));
+      changed = [...found];
       if (changed.length) {
         outcome = 'held_for_review';
-        message = HELD_FOR_REVIEW[locale];
+        message = (answerChanges === 0 ? HELD_FOR_DRAFT_RED_FLAG : HELD_FOR_REVIEW)[locale];
       }
     }
     if (outcome === 'eligible') message = ELIGIBLE[locale];
@@ -177,6 +227,7 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
       outcome,
       message,
       changed_deciding_keys: changed,
+      draft_red_flags: heldRedFlags,
       profile,
       locale,
       treatment_id: treatments[0]?.treatment_id ?? null,
@@ -205,4 +256,29 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
 export async function latestEligibleSubmission(q: Queryable, userId: string, category: string) {
   const s = await latestSubmission(q, userId, category);
   return s && (s.outcome === 'eligible' || s.outcome === 'held_for_review') ? s : null;
+}
+
+/**
+ * Re-check at approval of answers that grow with time (emergency contraception: hours since
+ * unprotected sex). Null when the treatment is still within its window, or when the submission has
+ * no such answer or did not allow the treatment in the first place (that is the approval's own
+ * verdict check). Otherwise the rule codes that now exclude it and the hours passed.
+ */
+export async function timeWindowRecheck(q: Queryable, userId: string, submissionId: string | null, treatmentId: string, now: Date) {
+  if (!submissionId) return null;
+  const s = await submissionById(q, userId, submissionId);
+  const version = s ? getVersion(s.version_id) : undefined;
+  if (!s || !version || !hasElapsingAnswers(version)) return null;
+  const profile = engineProfile(s.result?.profile ?? (await profileFacts(q, userId)));
+  const answeredAt = new Date(s.created_at);
+  const then = evaluateAt(version, profile, s.answers ?? [], answeredAt, answeredAt);
+  const later = evaluateAt(version, profile, s.answers ?? [], answeredAt, now);
+  if (!then.treatments.includes(treatmentId) || later.treatments.includes(treatmentId)) return null;
+  const before = new Set(then.reasons.map((r) => r.code));
+  return {
+    treatment_id: treatmentId,
+    hours_since_submission: Math.round(((now.getTime() - answeredAt.getTime()) / 3_600_000) * 10) / 10,
+    reason_codes: later.reasons.filter((r) => !before.has(r.code)).map((r) => r.code),
+    allowed_treatments: later.treatments,
+  };
 }
