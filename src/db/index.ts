@@ -18,6 +18,8 @@ export interface Db extends Queryable {
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /** Connection pool use (node-postgres only; /metrics reads it). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 // Dates stay `YYYY-MM-DD` strings (a JS Date would shift them by the time zone); numerics and
@@ -97,6 +99,7 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
       await pool.query(sql);
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
   };
 }
 
