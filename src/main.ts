@@ -3,14 +3,18 @@
 // balancer stops sending traffic), then stops accepting, drains in-flight requests, stops the
 // background work and closes the database (releasing the DATA_DIR lock).
 // Run it as `node dist/main.js` (npm start builds dist/ first when the sources changed).
-import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
-import { markShuttingDown } from './http/readiness.ts';
-import { startPgBossTrigger } from './lib/scheduler.ts';
-import { createRuntime } from './runtime.ts';
 
 async function main() {
+  // The configuration is checked before the rest of the code loads: a bad setting is refused in a
+  // fraction of a second.
   const config = loadConfig();
+  const [{ buildApp }, { markShuttingDown }, { startPgBossTrigger }, { createRuntime }] = await Promise.all([
+    import('./app.ts'),
+    import('./http/readiness.ts'),
+    import('./lib/scheduler.ts'),
+    import('./runtime.ts'),
+  ]);
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime.deps);
   // REDIS_URL: wait briefly for the first connection so that an unreachable Redis is logged (loudly,
