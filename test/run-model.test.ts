@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
+// One embedded database for every started server here: a fresh one costs seconds of initdb, reopening
+// an existing one a fraction of a second.
+const dataDir = mkdtempSync(join(tmpdir(), 'pts-run-'));
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -87,7 +90,6 @@ afterAll(() => {
 
 describe('npm start', () => {
   it('runs node on dist/ as npm’s direct child; SIGTERM answers /readyz 503 at once, then stops and releases the DATA_DIR lock', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pts-run-'));
     const port = await freePort();
     const { child, output } = await npmStart({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '3' }, port);
     const serverPid = Number(readFileSync(join(dataDir, 'pglite.lock'), 'utf8'));
@@ -173,7 +175,7 @@ describe('fail-fast configuration', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
     try {
-      const { code, lines } = start({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+      const { code, lines } = start({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir });
       expect(code).toBe(1);
       expect(lines).toEqual([expect.stringMatching(/^PORT\/HOST: cannot listen \(EADDRINUSE\)/)]);
     } finally {
