@@ -14,6 +14,8 @@ import { installAccessControl, type Access } from './http/access.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { readiness, ReadinessSchema } from './http/readiness.ts';
 import { MODULES } from './modules/index.ts';
 
 export type App = FastifyInstance;
@@ -103,6 +105,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerMetrics(app as unknown as FastifyInstance, deps); // GET /metrics and the per-route request metrics
   // Account-scoped answers must never be cached by a browser or a proxy; routes that are public and
   // cacheable (questionnaire catalogue) set their own Cache-Control first.
   app.addHook('onSend', async (request, reply, payload) => {
@@ -164,18 +167,14 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
     {
       schema: {
         tags: ['operations'],
-        summary: 'The database is reachable',
+        summary: 'The database is reachable and the process is not shutting down (degraded: rate limits per process)',
         security: [],
-        response: { 200: z.object({ status: z.literal('ready') }), 503: z.object({ status: z.literal('unavailable') }) },
+        response: { 200: ReadinessSchema, 503: ReadinessSchema },
       },
     },
     async (_req, reply) => {
-      try {
-        await deps.db.query('select 1');
-        return { status: 'ready' as const };
-      } catch {
-        return reply.code(503).send({ status: 'unavailable' as const });
-      }
+      const { code, body } = await readiness(deps);
+      return reply.code(code).send(body);
     },
   );
 

@@ -6,7 +6,20 @@ const csv = z
   .string()
   .optional()
   .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
-const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const seconds = (fallback: number) => z.coerce.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).positive({ error: 'must be positive' }).default(fallback);
+/** A URL whose scheme is one of `schemes` (the message never repeats the value: it may hold a password). */
+const urlOf = (schemes: string[], needsHost = true) =>
+  z.string().refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return schemes.includes(u.protocol.slice(0, -1)) && (!needsHost || u.hostname !== '');
+      } catch {
+        return false;
+      }
+    },
+    { error: `must be a ${schemes.join(':// or ')}:// URL${needsHost ? ' with a host' : ''}` },
+  );
 
 // TRUST_PROXY: unset trusts no proxy (the socket address is the client); a whole number trusts that
 // many hops of X-Forwarded-For; otherwise a comma-separated list of proxy addresses or CIDRs.
@@ -40,19 +53,19 @@ const origins = csv.superRefine((list, ctx) => {
 });
 
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  PORT: z.coerce.number({ error: 'must be a port number (0-65535)' }).int({ error: 'must be a port number (0-65535)' }).min(0, { error: 'must be a port number (0-65535)' }).max(65535, { error: 'must be a port number (0-65535)' }).default(8000),
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./.data'),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: urlOf(['postgres', 'postgresql'], false).optional(),
   BRAND_SLUG: z.string().min(1).default('demo'),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  SMTP_URL: z.string().optional(),
-  MAIL_FROM: z.string().default('no-reply@localhost'),
+  PUBLIC_BASE_URL: urlOf(['https', 'http']).optional(),
+  SMTP_URL: urlOf(['smtp', 'smtps']).optional(),
+  MAIL_FROM: z.string().regex(/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, { error: 'must be an address, or "Name <address>"' }).default('no-reply@localhost'),
   PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe']).default('sandbox'),
-  STRIPE_SECRET_KEY: z.string().optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_/, { error: 'must be a Stripe secret key (sk_... or rk_...)' }).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_/, { error: 'must be a Stripe webhook signing secret (whsec_...)' }).optional(),
   STRIPE_API_HOST: z.string().optional(),
-  STRIPE_API_PORT: z.coerce.number().int().optional(),
+  STRIPE_API_PORT: z.coerce.number({ error: 'must be a port number (0-65535)' }).int({ error: 'must be a port number (0-65535)' }).min(0).max(65535).optional(),
   STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
   GOOGLE_CLIENT_IDS: csv,
   GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
@@ -60,7 +73,7 @@ const EnvSchema = z.object({
     .string()
     .default('accounts.google.com,https://accounts.google.com')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
-  REDIS_URL: z.string().optional(),
+  REDIS_URL: urlOf(['redis', 'rediss']).optional(),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: origins,
   // Key lists for production (src/lib/keys.ts): `id:base64url-key` entries, comma-separated, the
@@ -69,6 +82,10 @@ const EnvSchema = z.object({
   DATA_ENCRYPTION_KEYS: z.string().optional(),
   NODE_ENV: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Operations (docs/operations.md): the /metrics bearer token for non-loopback scrapers, and how
+  // long a stopping process keeps serving with /readyz at 503 before it closes its listener.
+  METRICS_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number({ error: 'must be a whole number of seconds (0-300)' }).int({ error: 'must be a whole number of seconds (0-300)' }).min(0, { error: 'must be a whole number of seconds (0-300)' }).max(300, { error: 'must be a whole number of seconds (0-300)' }).default(0),
   // Token lifetimes and account security budgets (documented in docs/accounts.md).
   ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   REFRESH_TOKEN_TTL_SECONDS: seconds(14 * 24 * 3600),
@@ -96,13 +113,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid environment:\n${lines}`);
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const c = parsed.data;
+  const problems = crossChecks(c);
+  if (problems.length) throw new ConfigError(problems);
   return {
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };
+}
+
+/** A refused configuration: one line per problem, each naming its variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.map((p) => `Invalid environment: ${p}`).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+/** Settings that are valid alone but not together. */
+function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
+  const problems: string[] = [];
+  if (c.PAYMENT_PROVIDER === 'stripe') {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+      if (!c[name]) problems.push(`${name}: required when PAYMENT_PROVIDER=stripe`);
+    }
+  }
+  return problems;
 }

@@ -1,14 +1,25 @@
-// Start-up: config -> database -> migrations -> app -> listen; graceful shutdown on SIGTERM/SIGINT
-// (stop accepting, drain in-flight requests, stop background work, close the database).
-import { buildApp } from './app.ts';
+// Start-up: config -> database -> migrations -> app -> listen; graceful shutdown on SIGTERM/SIGINT:
+// /readyz answers 503 at once, the process keeps serving for SHUTDOWN_DRAIN_SECONDS (the load
+// balancer stops sending traffic), then stops accepting, drains in-flight requests, stops the
+// background work and closes the database (releasing the DATA_DIR lock).
+// Run it as `node dist/main.js` (npm start builds dist/ first when the sources changed).
 import { loadConfig } from './config.ts';
-import { startPgBossTrigger } from './lib/scheduler.ts';
-import { createRuntime } from './runtime.ts';
 
 async function main() {
+  // The configuration is checked before the rest of the code loads: a bad setting is refused in a
+  // fraction of a second.
   const config = loadConfig();
+  const [{ buildApp }, { markShuttingDown }, { startPgBossTrigger }, { createRuntime }] = await Promise.all([
+    import('./app.ts'),
+    import('./http/readiness.ts'),
+    import('./lib/scheduler.ts'),
+    import('./runtime.ts'),
+  ]);
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime.deps);
+  // REDIS_URL: wait briefly for the first connection so that an unreachable Redis is logged (loudly,
+  // by the limiters) and reported by /readyz from the first request on.
+  await runtime.deps.limiters.settled(2000);
   runtime.deps.mail.start(config.MAIL_DISPATCH_INTERVAL_MS);
   // Due work (charges, renewal windows, reminders): pg-boss on PostgreSQL so that one process of
   // many runs it each minute; an in-process timer on the embedded database (one process).
@@ -20,13 +31,19 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    markShuttingDown(runtime.deps);
+    app.log.info({ signal, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS }, 'shutting down: /readyz answers 503');
+    const force = setTimeout(() => {
+      app.log.error('shutdown took too long: exiting');
+      process.exit(1);
+    }, (config.SHUTDOWN_DRAIN_SECONDS + 15) * 1000);
     force.unref();
     try {
-      await app.close(); // waits for in-flight requests
+      if (config.SHUTDOWN_DRAIN_SECONDS > 0) await new Promise((r) => setTimeout(r, config.SHUTDOWN_DRAIN_SECONDS * 1000));
+      await app.close(); // stops accepting, waits for in-flight requests
       await stopBoss();
       await runtime.close();
+      app.log.info('stopped');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');
@@ -44,7 +61,10 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  // One line naming the setting (config errors: one line per bad variable); the stack at debug level.
+  const message = err instanceof Error ? err.message : String(err);
+  const listen = err?.code === 'EADDRINUSE' || err?.code === 'EACCES' ? `PORT/HOST: cannot listen (${err.code}): ${message}` : message;
+  console.error(listen);
   if (process.env.LOG_LEVEL === 'debug') console.error(err);
   process.exit(1);
 });

@@ -21,9 +21,37 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** host:port/database of a database URL, never its user or password. */
+function databaseTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'local socket'}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+/** Start-up errors name the setting that caused them, on one line. */
+function describe(err: any): string {
+  return String(err?.code ?? err?.message ?? err).split('\n')[0];
+}
+
 export async function openDatabase(config: Config): Promise<{ db: Db; release: () => void }> {
-  if (config.DATABASE_URL) return { db: await openPostgres(config.DATABASE_URL), release: () => undefined };
-  const release = lockDataDir(config.DATA_DIR);
+  if (config.DATABASE_URL) {
+    try {
+      return { db: await openPostgres(config.DATABASE_URL), release: () => undefined };
+    } catch (err: any) {
+      const reason = err?.code && err?.message && !String(err.message).includes(err.code) ? `${err.code}: ${err.message}` : (err?.message ?? String(err));
+      throw new Error(`DATABASE_URL: cannot connect to ${databaseTarget(config.DATABASE_URL)} (${String(reason).split('\n')[0]})`, { cause: err });
+    }
+  }
+  let release: () => void;
+  try {
+    release = lockDataDir(config.DATA_DIR);
+  } catch (err: any) {
+    if (err?.code) throw new Error(`DATA_DIR: cannot use ${config.DATA_DIR} (${describe(err)})`, { cause: err });
+    throw err;
+  }
   try {
     return { db: await openPglite({ dataDir: join(config.DATA_DIR, 'pglite') }), release };
   } catch (err) {
@@ -51,7 +79,7 @@ export async function createRuntime(
       db,
       clock: await createClock(db),
       secrets: await loadSecrets(db),
-      limiters: createLimiters(config),
+      limiters: createLimiters(config, log),
       mail: createDispatcher(db, transport, config.MAIL_FROM, log),
       scheduler: createScheduler(log),
       log: log as any,

@@ -24,7 +24,7 @@ describe('operator CLI', () => {
     expect((await runCli(['disable-account', '--email', 'nobody@example.org'], e)).code).toBe(1);
     expect((await runCli(['suppress-email', '--email', 'bounce@example.org'], e)).code).toBe(0);
     expect((await runCli(['frobnicate'], e)).code).toBe(2);
-  }, 240_000);
+  }, 240_000); // five embedded databases opened in turn: slow on a busy machine
 
   it('refuses to open an embedded database that a running server holds', async () => {
     const e = env();

@@ -12,7 +12,7 @@ afterAll(async () => ctx?.close());
 describe('operations', () => {
   it('answers healthz and readyz', async () => {
     expect((await call(ctx, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
-    expect((await call(ctx, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
+    expect((await call(ctx, 'GET', '/readyz')).body).toEqual({ status: 'ready', checks: { database: 'ok', rate_limit_store: 'memory', shutting_down: false } });
   });
 
   it('answers unknown paths with a JSON 404 and a request id', async () => {

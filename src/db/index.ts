@@ -18,6 +18,8 @@ export interface Db extends Queryable {
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /** Connection pool use (node-postgres only; /metrics reads it). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 /**
@@ -122,6 +124,7 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
       await pool.query(sql);
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
   };
 }
 

@@ -24,6 +24,7 @@ export const PUBLIC_ROUTES: readonly string[] = [
   'OPTIONS *',
   'GET /healthz',
   'GET /readyz',
+  'GET /metrics', // its own rule: loopback callers, or the METRICS_TOKEN bearer (src/http/metrics.ts)
   'GET /v1/schema/',
   '* /v1/docs*',
   'POST /v1/users/register/',

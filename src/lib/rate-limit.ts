@@ -1,6 +1,8 @@
 // Named counters over rate-limiter-flexible: Redis when REDIS_URL is set (shared by every process),
 // process memory otherwise (the embedded database serves one process). If Redis is unreachable the
 // memory limiter stands in, so an outage degrades to per-process budgets rather than no budgets.
+// That is logged at error level when it happens (and when Redis returns) and reported by /readyz
+// ("degraded") and /metrics, since several processes then each allow the full budget.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
@@ -16,15 +18,52 @@ export interface Budget {
   reset(key: string): Promise<void>;
 }
 
+/** Where the counters live: `memory` (no REDIS_URL), `redis`, or the fallbacks while Redis is not (yet) reachable. */
+export type LimiterStore = 'memory' | 'redis' | 'redis_connecting' | 'redis_unreachable';
+
 export interface Limiters {
   budget(name: string, points: number, durationSeconds: number): Budget;
+  /** Where the counters live right now. */
+  store(): LimiterStore;
+  /** Resolves once the first connection to Redis succeeded or failed (at most `timeoutMs`). */
+  settled(timeoutMs?: number): Promise<LimiterStore>;
   close(): Promise<void>;
 }
 
-export function createLimiters(config: Pick<Config, 'REDIS_URL'>): Limiters {
+type Log = { error: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+
+/** host:port of a Redis URL, never its password. */
+function redisTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 6379}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Limiters {
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
-  redis?.on('error', () => {
-    /* reported by the insurance limiter taking over; reconnects by itself */
+  let store: LimiterStore = redis ? 'redis_connecting' : 'memory';
+  const settledWaiters: Array<() => void> = [];
+  const settle = (next: LimiterStore) => {
+    store = next;
+    for (const wake of settledWaiters.splice(0)) wake();
+  };
+  const target = config.REDIS_URL ? redisTarget(config.REDIS_URL) : '';
+  redis?.on('ready', () => {
+    if (store === 'redis_unreachable') log?.warn({ redis: target }, 'Redis reachable again: rate-limit budgets are shared by every process again');
+    settle('redis');
+  });
+  redis?.on('error', (err: any) => {
+    // The insurance limiter takes over at once; ioredis reconnects by itself. Logged once per outage.
+    if (store !== 'redis_unreachable') {
+      log?.error(
+        { redis: target, code: err?.code },
+        'REDIS_URL unreachable: rate-limit budgets fall back to per-process memory (each process allows the full budget) until Redis returns',
+      );
+    }
+    settle('redis_unreachable');
   });
   const cache = new Map<string, Budget>();
   return {
@@ -64,6 +103,17 @@ export function createLimiters(config: Pick<Config, 'REDIS_URL'>): Limiters {
       };
       cache.set(id, budget);
       return budget;
+    },
+    store: () => store,
+    settled(timeoutMs = 2000) {
+      if (store !== 'redis_connecting') return Promise.resolve(store);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(store), timeoutMs);
+        settledWaiters.push(() => {
+          clearTimeout(timer);
+          resolve(store);
+        });
+      });
     },
     async close() {
       redis?.disconnect();

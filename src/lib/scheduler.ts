@@ -5,23 +5,46 @@
 // the sandbox test clock).
 export type Job = { name: string; run: () => Promise<void> };
 
+/** What this process saw of one job (wall-clock times in ms since the epoch; /metrics reads it). */
+export interface JobStats {
+  name: string;
+  runs: number;
+  failures: number;
+  lastStartedAt?: number;
+  lastFinishedAt?: number;
+  lastSuccessAt?: number;
+  lastDurationMs?: number;
+}
+
 export interface Scheduler {
   register(name: string, run: () => Promise<void>): void;
   runDue(): Promise<void>;
   start(intervalMs: number): void;
   stop(): Promise<void>;
+  /** Per-job counts and times of the runs in this process. */
+  stats(): JobStats[];
 }
 
 export function createScheduler(log: { warn: (o: object, m: string) => void }): Scheduler {
   const jobs: Job[] = [];
+  const stats = new Map<string, JobStats>();
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
   const runAll = async () => {
     for (const job of jobs) {
+      const s = stats.get(job.name)!;
+      const started = Date.now();
+      s.lastStartedAt = started;
+      s.runs++;
       try {
         await job.run();
+        s.lastSuccessAt = Date.now();
       } catch (err: any) {
+        s.failures++;
         log.warn({ job: job.name, err: { message: err?.message, code: err?.code } }, 'scheduled job failed');
+      } finally {
+        s.lastFinishedAt = Date.now();
+        s.lastDurationMs = s.lastFinishedAt - started;
       }
     }
   };
@@ -37,7 +60,9 @@ export function createScheduler(log: { warn: (o: object, m: string) => void }): 
   return {
     register(name, run) {
       jobs.push({ name, run });
+      if (!stats.has(name)) stats.set(name, { name, runs: 0, failures: 0 });
     },
+    stats: () => [...stats.values()].map((s) => ({ ...s })),
     runDue,
     start(intervalMs) {
       const tick = async () => {

@@ -56,7 +56,7 @@ let external: any | null | undefined;
 
 async function questionnaireCatalogue(): Promise<any | null> {
   if (external !== undefined) return external;
-  const url = new URL('../questionnaires/catalogue.ts', import.meta.url);
+  const url = new URL(`../questionnaires/catalogue${import.meta.url.slice(-3)}`, import.meta.url); // .ts in src, .js in dist
   try {
     external = existsSync(fileURLToPath(url)) ? await import(pathToFileURL(fileURLToPath(url)).href) : null;
     if (external && typeof external.getCategory !== 'function') external = null;

@@ -10,7 +10,7 @@ let external: any | null | undefined;
 
 async function profileService(): Promise<any | null> {
   if (external !== undefined) return external;
-  const path = fileURLToPath(new URL('../profile/service.ts', import.meta.url));
+  const path = fileURLToPath(new URL(`../profile/service${import.meta.url.slice(-3)}`, import.meta.url)); // .ts in src, .js in dist
   try {
     external = existsSync(path) ? await import(pathToFileURL(path).href) : null;
     if (external && typeof external.missingProfileFields !== 'function') external = null;
