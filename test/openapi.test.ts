@@ -103,6 +103,19 @@ describe('OpenAPI document as a product', () => {
     expect(doc.paths['/v1/users/register/'].post.operationId).toBe('register');
   });
 
+  it('declares security as the access rule enforces it (public: none; otherwise the bearer token)', () => {
+    const wrong = ctx.app.registeredRoutes
+      .filter((r) => !r.hidden && !UNDOCUMENTED.some((re) => re.test(r.url)))
+      .flatMap((r) => {
+        const op = doc.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
+        if (!op) return [];
+        const bearer = JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]);
+        const ok = r.access === 'public' ? JSON.stringify(op.security) === '[]' : bearer && Boolean(op.responses['401']);
+        return ok ? [] : [`${r.method} ${r.url} (${r.access}): ${JSON.stringify(op.security)}`];
+      });
+    expect(wrong).toEqual([]);
+  });
+
   it('describes every response (no "Default Response")', () => {
     const bad = ops().flatMap((o) =>
       Object.entries<any>(o.op.responses).filter(([, r]) => !r.description || r.description === 'Default Response').map(([s]) => `${o.method} ${o.path} ${s}`),

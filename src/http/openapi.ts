@@ -11,6 +11,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { accessFor } from './access.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
@@ -144,8 +145,6 @@ const anyOf = (schemas: Json[]): Json => {
   return unique.length === 1 ? unique[0] : { anyOf: unique };
 };
 
-const isStaffPath = (path: string) => path.startsWith('/v1/clinician/') || path.startsWith('/v1/backoffice/');
-
 /** Adds what the route schemas do not say. Mutates and returns the document. */
 export function finishDocument(doc: Json, options: { brand: string }): Json {
   doc.components ??= {};
@@ -215,8 +214,12 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     };
   }
 
+  // Security from the access rule that guards the route (src/http/access.ts), not from what the
+  // route schema says.
+  const access = accessFor(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+  op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
   const responses: Json = (op.responses ??= {});
-  const bearer = (op.security ?? []).some((s: Json) => 'bearerAuth' in s || 'jwtAuth' in s);
+  const bearer = access !== 'public';
   const takesBody = BODY_METHODS.has(method) && !reg.rawBody;
 
   // Errors: the route-specific shapes from the registry, then the ones a kind of route shares.
@@ -230,7 +233,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     responses[status] = { ...(responses[status] ?? {}), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
   };
   if (bearer) responses[401] = { content: { 'application/json': { schema: anyOf([ref('TokenNotValid'), ref('NotAuthenticated')]) } } };
-  if (bearer && isStaffPath(path)) {
+  if (access === 'doctor' || access === 'backoffice_admin') {
     if (reg.errors?.[403]) addError(403, [ref('PermissionDenied')]);
     else responses[403] = { content: { 'application/json': { schema: ref('PermissionDenied') } } };
   }
