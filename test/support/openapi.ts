@@ -119,6 +119,12 @@ export class DocumentChecker {
   async call<T = any>(ctx: TestContext, method: string, url: string, opts: CallOptions = {}): Promise<Res<T>> {
     const res = await call<T>(ctx, method, url, opts);
     this.check(method, url, res);
+    // A body the service accepted must be of a media type the document lists for the operation.
+    const sent = opts.json !== undefined ? 'application/json' : opts.headers?.['content-type']?.split(';')[0].trim().toLowerCase();
+    const route = this.find(method, url);
+    if (sent && route && res.status < 300 && !route.op.requestBody?.content?.[sent]) {
+      this.problems.push(`${method} ${url} -> ${res.status}: accepted a ${sent} body the document does not list (${Object.keys(route.op.requestBody?.content ?? {}).join(', ') || 'no request body'})`);
+    }
     return res;
   }
 }
