@@ -111,7 +111,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/forgot-password/': {
     id: 'requestPasswordReset',
     brand: true,
-    errors: { 400: [fields, invalidBrand] },
+    errors: { 400: [fields, invalidBrand], 429: [{ detail_code: ['throttled'] }] },
     descriptions: { 200: 'The same answer whether or not the address has an account' },
     requestExample: { email: credentials.email },
   },

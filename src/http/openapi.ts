@@ -237,6 +237,8 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     if (reg.errors?.[403]) addError(403, [ref('PermissionDenied')]);
     else responses[403] = { content: { 'application/json': { schema: ref('PermissionDenied') } } };
   }
+  // Text with U+0000 anywhere (path, query, body) is a field-keyed 400 on every route (input-guard.ts).
+  addError(400, [ref('FieldErrors')]);
   if (takesBody) {
     addError(400, [ref('MalformedJson')]);
     addError(413, [ref('PayloadTooLarge')]);
