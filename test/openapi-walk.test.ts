@@ -122,6 +122,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('GET', `/v1/users/consultations/${consultationId}/`, { token })).status).toBe(200);
     expect((await api('GET', `/v1/users/consultations/${randomUUID()}/`, { token })).status).toBe(404);
     expect((await api('GET', '/v1/users/consultations/not-a-uuid/', { token })).status).toBe(404);
+    expect((await api('GET', '/v1/users/payments/?ordering=%00', { token })).status).toBe(400);
     const payments = await api('GET', '/v1/users/payments/', { token });
     const paymentId = payments.body.results[0].id;
     const invoice = await api('GET', `/v1/users/payments/${paymentId}/invoice/`, { token });
