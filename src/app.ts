@@ -4,10 +4,8 @@ import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { installAccessControl, type Access } from './http/access.ts';
@@ -16,6 +14,7 @@ import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { readiness, ReadinessSchema } from './http/readiness.ts';
+import { registerApiDocument } from './http/openapi.ts';
 import { MODULES } from './modules/index.ts';
 
 export type App = FastifyInstance;
@@ -113,48 +112,25 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
     return payload;
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Patient Treatment Service API',
-        version: '1.0.0',
-        description:
-          'The patient-facing API of a European telemedicine service. Design decisions for what the specification leaves open are in docs/.',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as any,
-      },
-      servers: [{ url: deps.config.PUBLIC_BASE_URL }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /v1/users/token/' },
-          jwtAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Same token; declared for clients generated against the original API' },
-        },
-      },
-      tags: [
-        { name: 'accounts', description: 'Registration, verification and sign-in' },
-        { name: 'profile', description: 'The patient profile' },
-        { name: 'questionnaires', description: 'Questionnaire catalogue, drafts and submission' },
-        { name: 'billing', description: 'Checkout, payments, invoices, orders and prescriptions' },
-        { name: 'consultations', description: 'Consultations' },
-        { name: 'subscriptions', description: 'Subscriptions and renewals' },
-        { name: 'messages', description: 'The conversation with the medical team' },
-        { name: 'journal', description: 'Progress journal' },
-        { name: 'referrals', description: 'Referrals and attribution' },
-        { name: 'clinician', description: 'Doctors only (outside the patient surface)' },
-        { name: 'backoffice', description: 'Back office only (outside the patient surface)' },
-        { name: 'sandbox', description: 'Built-in sandbox payment provider pages' },
-        { name: 'operations', description: 'Health and readiness' },
-      ],
-    },
-    transform: jsonSchemaTransform,
-    // Schemas with .meta({ id }) become components/schemas entries that the $refs point to.
-    transformObject: jsonSchemaTransformObject,
-  });
-  await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: false, uiConfig: { deepLinking: true } });
-
-  app.get('/v1/schema/', { schema: { hide: true } }, async (_req, reply) => {
-    reply.header('cache-control', 'public, max-age=60');
-    return app.swagger();
+  // The OpenAPI document (/v1/schema/) and the interactive docs (/v1/docs/): src/http/openapi.ts.
+  await registerApiDocument(app, {
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    brand: deps.config.BRAND_SLUG,
+    tags: [
+      { name: 'accounts', description: 'Registration, verification and sign-in' },
+      { name: 'profile', description: 'The patient profile' },
+      { name: 'questionnaires', description: 'Questionnaire catalogue, drafts and submission' },
+      { name: 'billing', description: 'Checkout, payments, invoices, orders and prescriptions' },
+      { name: 'consultations', description: 'Consultations' },
+      { name: 'subscriptions', description: 'Subscriptions and renewals' },
+      { name: 'messages', description: 'The conversation with the medical team' },
+      { name: 'journal', description: 'Progress journal' },
+      { name: 'referrals', description: 'Referrals and attribution' },
+      { name: 'clinician', description: 'Doctors only (outside the patient surface)' },
+      { name: 'backoffice', description: 'Back office only (outside the patient surface)' },
+      { name: 'sandbox', description: 'Built-in sandbox payment provider pages' },
+      { name: 'operations', description: 'Health and readiness' },
+    ],
   });
 
   app.get(

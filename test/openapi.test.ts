@@ -1,12 +1,19 @@
 // The OpenAPI document: served at /v1/schema/, valid OpenAPI 3.1 (swagger-parser), lint-clean
-// (redocly, zero errors), version 1.0.0, and every registered route documented.
+// (redocly, zero errors), version 1.0.0, and every registered route documented. As a product:
+// operationIds, response descriptions, valid examples, integer paging, X-Brand-Slug, error codes
+// enumerated, Retry-After; served with an ETag and compression; the docs page names the service.
+// (test/openapi-walk.test.ts checks it against the service's answers.)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type TestContext } from './support/harness.ts';
+import { OPERATIONS } from '../src/http/openapi-registry.ts';
+import { pickEncoding } from '../src/http/openapi.ts';
+import { call, createTestContext, latestCode, TEST_BRAND, type TestContext } from './support/harness.ts';
+import { documentAjv, operations } from './support/openapi.ts';
 
 let ctx: TestContext;
 let doc: any;
@@ -60,5 +67,234 @@ describe('OpenAPI document', () => {
 
   it('declares the two bearer security schemes', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'jwtAuth']);
+  });
+});
+
+const BRAND_OPERATIONS = [
+  'POST /v1/users/register/',
+  'POST /v1/users/verify-email/',
+  'POST /v1/users/token/',
+  'POST /v1/users/token/refresh/',
+  'POST /v1/users/google-login/',
+  'POST /v1/users/forgot-password/',
+  'POST /v1/users/reset-password/',
+];
+
+/** Every .ts file under a directory. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = join(dir, name);
+    return statSync(file).isDirectory() ? sources(file) : file.endsWith('.ts') ? [file] : [];
+  });
+}
+
+describe('OpenAPI document as a product', () => {
+  const ops = () => operations(doc);
+
+  it('gives every operation a unique, camelCase operationId; the registry names only existing operations', () => {
+    const ids = ops().map((o) => o.op.operationId);
+    expect(ids.filter((id) => typeof id !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    const keys = new Set(ops().map((o) => `${o.method.toUpperCase()} ${o.path}`));
+    expect(Object.keys(OPERATIONS).filter((k) => !keys.has(k))).toEqual([]);
+    expect(ops().filter((o) => !OPERATIONS[`${o.method.toUpperCase()} ${o.path}`]).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+    // Stable: the names generated clients use.
+    expect(doc.paths['/v1/users/token/'].post.operationId).toBe('signIn');
+    expect(doc.paths['/v1/users/register/'].post.operationId).toBe('register');
+  });
+
+  it('declares security as the access rule enforces it (public: none; otherwise the bearer token)', () => {
+    const wrong = ctx.app.registeredRoutes
+      .filter((r) => !r.hidden && !UNDOCUMENTED.some((re) => re.test(r.url)))
+      .flatMap((r) => {
+        const op = doc.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
+        if (!op) return [];
+        const bearer = JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]);
+        const ok = r.access === 'public' ? JSON.stringify(op.security) === '[]' : bearer && Boolean(op.responses['401']);
+        return ok ? [] : [`${r.method} ${r.url} (${r.access}): ${JSON.stringify(op.security)}`];
+      });
+    expect(wrong).toEqual([]);
+  });
+
+  it('describes every response (no "Default Response")', () => {
+    const bad = ops().flatMap((o) =>
+      Object.entries<any>(o.op.responses).filter(([, r]) => !r.description || r.description === 'Default Response').map(([s]) => `${o.method} ${o.path} ${s}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('has an example on every JSON request body and every JSON 2xx answer, each valid against its schema', () => {
+    const validator = documentAjv(doc);
+    const problems: string[] = [];
+    for (const o of ops()) {
+      const media: [string, any][] = [];
+      const body = o.op.requestBody?.content?.['application/json'];
+      if (body) media.push(['request', body]);
+      for (const [status, r] of Object.entries<any>(o.op.responses)) if (status.startsWith('2') && r.content?.['application/json']) media.push([status, r.content['application/json']]);
+      for (const [what, m] of media) {
+        if (m.example === undefined) problems.push(`${o.method} ${o.path} ${what}: no example`);
+        else if (!validator(m.schema)(m.example)) problems.push(`${o.method} ${o.path} ${what}: example invalid ${JSON.stringify(validator(m.schema).errors?.slice(0, 2))}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('types limit and offset as integers', () => {
+    const params = ops().flatMap((o) => (o.op.parameters ?? []).filter((p: any) => p.in === 'query' && ['limit', 'offset'].includes(p.name)));
+    expect(params.length).toBeGreaterThan(10);
+    expect(params.filter((p: any) => p.schema.type !== 'integer')).toEqual([]);
+  });
+
+  it('declares X-Brand-Slug as a required header on the 7 unauthenticated account endpoints, with the brand as example', () => {
+    const brandParam = doc.components.parameters.BrandSlug;
+    expect(brandParam).toMatchObject({ name: 'X-Brand-Slug', in: 'header', required: true, example: TEST_BRAND });
+    const withBrand = ops()
+      .filter((o) => (o.op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/BrandSlug'))
+      .map((o) => `${o.method.toUpperCase()} ${o.path}`);
+    expect(withBrand.sort()).toEqual([...BRAND_OPERATIONS].sort());
+  });
+
+  it('documents Retry-After on every 429, WWW-Authenticate on every bearer 401, and no body on 204/304', () => {
+    const problems: string[] = [];
+    for (const o of ops()) {
+      for (const [status, r] of Object.entries<any>(o.op.responses)) {
+        if (status === '429' && !r.headers?.['Retry-After']) problems.push(`${o.method} ${o.path} 429 without Retry-After`);
+        if (status === '401' && (o.op.security ?? []).length > 0 && !r.headers?.['WWW-Authenticate']) problems.push(`${o.method} ${o.path} 401 without WWW-Authenticate`);
+        if ((status === '204' || status === '304') && r.content) problems.push(`${o.method} ${o.path} ${status} with a body`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(doc.components.headers.RetryAfter.schema.type).toBe('integer');
+  });
+
+  it('documents every body route with the malformed-JSON 400, 413 and 415', () => {
+    const missing = ops()
+      .filter((o) => o.op.requestBody?.content?.['application/json'])
+      .flatMap((o) => {
+        const out: string[] = [];
+        const s400 = JSON.stringify(o.op.responses['400'] ?? {});
+        if (!s400.includes('#/components/schemas/MalformedJson')) out.push(`${o.method} ${o.path} 400`);
+        if (!o.op.responses['413']) out.push(`${o.method} ${o.path} 413`);
+        if (!o.op.responses['415']) out.push(`${o.method} ${o.path} 415`);
+        return out;
+      });
+    expect(missing).toEqual([]);
+  });
+
+  it('enumerates every code and error_name an error body can carry', () => {
+    // No error schema may leave `code` or `error_name` as a bare string.
+    const bare: string[] = [];
+    const visit = (node: any, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (node.properties) {
+        for (const key of ['code', 'error_name']) {
+          const p = node.properties[key];
+          if (p && !p.enum && p.const === undefined) bare.push(`${where}.${key}`);
+        }
+      }
+      for (const [k, v] of Object.entries(node)) if (k !== 'example') visit(v, `${where}/${k}`);
+    };
+    for (const o of ops()) for (const [status, r] of Object.entries<any>(o.op.responses)) if (Number(status) >= 400) visit(r, `${o.method} ${o.path} ${status}`);
+    for (const name of ['TokenNotValid', 'NotAuthenticated', 'PermissionDenied', 'PayloadTooLarge', 'UnsupportedMediaType', 'Throttled', 'ServerError']) visit(doc.components.schemas[name], name);
+    expect(bare).toEqual([]);
+
+    // Every code the source can throw appears in the document.
+    const documented = new Set<string>();
+    const collect = (node: any) => {
+      if (Array.isArray(node)) return node.forEach(collect);
+      if (!node || typeof node !== 'object') return;
+      for (const key of ['code', 'error_name']) if (node.properties?.[key]?.enum) node.properties[key].enum.forEach((c: string) => documented.add(c));
+      Object.values(node).forEach(collect);
+    };
+    collect(doc);
+    const thrown = new Set<string>();
+    for (const file of sources(join(process.cwd(), 'src'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\b(?:errorCode|errorName|coded|detailCode)\(\s*\d{3}\s*,\s*'([A-Za-z0-9_]+)'/g)) thrown.add(m[1]);
+    }
+    expect(thrown.size).toBeGreaterThan(30);
+    expect([...thrown].filter((c) => !documented.has(c)).sort()).toEqual([]);
+  });
+
+  it('documents downloads as binary and the message upload as multipart/form-data', () => {
+    expect(Object.keys(doc.paths['/v1/users/payments/{id}/invoice/'].get.responses['200'].content)).toEqual(['application/pdf']);
+    expect(Object.keys(doc.paths['/v1/users/prescriptions/{id}/pdf/'].get.responses['200'].content)).toEqual(['application/pdf']);
+    const file = doc.paths['/v1/users/conversations/{id}/messages/{message_id}/file/'].get.responses['200'].content;
+    expect(Object.keys(file).sort()).toEqual(['application/pdf', 'image/heic', 'image/jpeg', 'image/png']);
+    const upload = doc.paths['/v1/users/conversations/{id}/messages/'].post.requestBody.content;
+    expect(upload['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(upload['application/json']).toBeDefined();
+  });
+
+  it('lets "Try it out" sign in with the documented header and example body', async () => {
+    // Register and verify the account of the sign-in example, then send exactly what the document
+    // describes: its declared parameters (with their examples) and its example body.
+    const op = doc.paths['/v1/users/token/'].post;
+    const example = op.requestBody.content['application/json'].example;
+    await call(ctx, 'POST', '/v1/users/register/', { brand: true, json: doc.paths['/v1/users/register/'].post.requestBody.content['application/json'].example });
+    const otp = await latestCode(ctx, example.email);
+    expect((await call(ctx, 'POST', '/v1/users/verify-email/', { brand: true, json: { email: example.email, otp } })).status).toBe(200);
+    const headers: Record<string, string> = {};
+    for (const p of op.parameters) {
+      const param = p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p;
+      if (param.in === 'header' && param.required) headers[param.name] = param.example;
+    }
+    const res = await call(ctx, 'POST', '/v1/users/token/', { headers, json: example });
+    expect(res.status).toBe(200);
+    expect(typeof res.body.access).toBe('string');
+  });
+});
+
+describe('GET /v1/schema/', () => {
+  it('has a strong ETag and answers 304 with no body to If-None-Match', async () => {
+    const first = await ctx.app.inject({ method: 'GET', url: '/v1/schema/' });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{20,}"$/);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    const again = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers['content-length']).toBeUndefined();
+    expect(again.headers.etag).toBe(etag);
+    const other = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'if-none-match': '"stale"' } });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('is compressed with br or gzip when the client accepts it, and identical once decoded', async () => {
+    const plain = await ctx.app.inject({ method: 'GET', url: '/v1/schema/' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/Accept-Encoding/i);
+    const br = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 5);
+    const gz = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    // Other routes are not compressed.
+    const health = await ctx.app.inject({ method: 'GET', url: '/healthz', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(health.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('negotiates the encoding by q-values', () => {
+    expect(pickEncoding(undefined)).toBe('identity');
+    expect(pickEncoding('gzip;q=1, br;q=0.5')).toBe('gzip');
+    expect(pickEncoding('br;q=0, gzip;q=0')).toBe('identity');
+    expect(pickEncoding('*')).toBe('br');
+    expect(pickEncoding('identity')).toBe('identity');
+  });
+});
+
+describe('the docs page', () => {
+  it('names the service, not the framework, and shows the service logo', async () => {
+    const page = await call(ctx, 'GET', '/v1/docs/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Patient Treatment Service API</title>');
+    expect(page.text).not.toContain('<title>Swagger UI</title>');
+    expect(page.text).not.toContain('favicon-32x32.png');
+    const init = await call(ctx, 'GET', '/v1/docs/static/swagger-initializer.js');
+    const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(init.text);
+    expect(logo).not.toBeNull();
+    expect(Buffer.from(logo![1], 'base64').toString()).toContain('Patient Treatment Service');
   });
 });

@@ -50,7 +50,8 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
     async (request, reply) => {
       const locale = localeOf(request);
       const body = { locale, categories: listCategories().map((c) => categoryOut(c, locale)) };
-      if (cacheable(request, reply, body)) return reply.code(304).send(null);
+      // A 304 has no body (send(null) would serialise `null` with Content-Length: 4).
+      if (cacheable(request, reply, body)) return reply.code(304).send(undefined as never);
       return body;
     },
   );
@@ -74,7 +75,8 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
       const c = categoryOr404(request.params.slug);
       const v = currentVersion(c.slug)!;
       const body = { ...categoryOut(c, locale), locale, published_at: v.published_at, treatments: c.treatments.map(treatmentOut), steps: stepsOut(v.steps, locale) };
-      if (cacheable(request, reply, body)) return reply.code(304).send(null);
+      // A 304 has no body (send(null) would serialise `null` with Content-Length: 4).
+      if (cacheable(request, reply, body)) return reply.code(304).send(undefined as never);
       return body;
     },
   );

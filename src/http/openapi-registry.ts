@@ -1,0 +1,353 @@
+// What the OpenAPI document says about each operation beyond its route's zod schemas: a stable
+// operationId, the error codes each refusal can carry (the route schemas only give the shapes), the
+// media types of downloads and uploads, and hand-written examples. src/http/openapi.ts applies it to
+// the document @fastify/swagger builds; test/openapi*.test.ts check that it matches what the service
+// answers. Keyed by `METHOD /path/{param}/` exactly as the document lists the operation.
+
+/**
+ * One error body shape of a status:
+ * - `fields`: the field-keyed validation object `{<field>: [<message>, ...]}`
+ * - `detail`: `{detail}` (not found)
+ * - `empty`: `{}`
+ * - `token`: `{detail, code: "token_not_valid", messages}` (a refresh token refused)
+ * - `{ error: [...] }`: `{error, code}` with these codes
+ * - `{ error_name: [...] }`: `{error_name, message, ...}` with these names
+ * - `{ detail_code: [...] }`: `{detail, code}` with these codes
+ * - `{ code: [...] }`: `{code, ...extras}` with these codes
+ */
+export type ErrorVariant = 'fields' | 'detail' | 'empty' | 'token' | { error: string[] } | { error_name: string[] } | { detail_code: string[] } | { code: string[] };
+
+export interface OperationDoc {
+  /** Stable camelCase operationId (generated clients name their functions after it). */
+  id: string;
+  /**
+   * The route-specific error answers per status (replacing the route's declared shape for that
+   * status). `null` removes a status the route declares but never answers. Errors every operation
+   * of a kind shares (401, 403 on staff routes, malformed JSON, 413, 415, 500) are added by
+   * openapi.ts and need not be listed.
+   */
+  errors?: Record<number, ErrorVariant[] | null>;
+  /** Descriptions of responses (else the generic text of the status). */
+  descriptions?: Record<number, string>;
+  /** Needs the `X-Brand-Slug` header. */
+  brand?: true;
+  /** The body is read raw (webhook): no JSON parse error, no 415. */
+  rawBody?: true;
+  /** Media types of a binary 200 answer instead of JSON. */
+  binary?: string[];
+  /** Hand-written request body example (else one is generated from the schema). */
+  requestExample?: unknown;
+  /** Hand-written example of the main (2xx) answer (else generated from the schema). */
+  responseExample?: unknown;
+}
+
+const fields = 'fields' as const;
+const detail = 'detail' as const;
+const invalidBrand = { error: ['invalid_brand'] };
+
+const EXAMPLE_ACCESS =
+  'eyJhbGciOiJIUzI1NiJ9.eyJ0b2tlbl90eXBlIjoiYWNjZXNzIiwidXNlcl9pZCI6IjNmYTg1ZjY0LTU3MTctNDU2Mi1iM2ZjLTJjOTYzZjY2YWZhNiJ9.c2lnbmF0dXJl';
+const EXAMPLE_REFRESH =
+  'eyJhbGciOiJIUzI1NiJ9.eyJ0b2tlbl90eXBlIjoicmVmcmVzaCIsInVzZXJfaWQiOiIzZmE4NWY2NC01NzE3LTQ1NjItYjNmYy0yYzk2M2Y2NmFmYTYifQ.c2lnbmF0dXJl';
+const tokenPair = { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH, is_doctor: false, is_backoffice_admin: false, is_marketer: false };
+const credentials = { email: 'ada@example.org', password: 'Quiet-Harbour-Lantern-42' };
+
+const session = (provider: string) => ({ 404: [{ detail_code: [`${provider}_session_not_found`] }] });
+const decision = { 409: [{ detail_code: ['invalid_status_transition'] }] };
+const journalPlan = { 403: [{ detail_code: ['active_treatment_plan_required'] }] };
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /healthz': { id: 'getHealth', descriptions: { 200: 'The process is up' } },
+  'GET /readyz': { id: 'getReadiness', descriptions: { 200: 'The database answers', 503: 'The database does not answer' } },
+
+  // Accounts
+  'POST /v1/users/register/': {
+    id: 'register',
+    brand: true,
+    errors: { 400: [fields, { error: ['invalid_brand', 'registration_not_allowed'] }], 406: [{ error_name: ['REGISTRATION_EMAIL_UNDELIVERABLE'] }], 429: [{ error_name: ['REGISTRATION_RATE_LIMITED'] }] },
+    descriptions: { 200: 'A 6-digit code was emailed (no account exists until it is verified)' },
+    requestExample: { ...credentials, first_name: 'Ada', last_name: 'Lovelace', locale: 'en' },
+    responseExample: { message: 'We have sent a 6-digit code to your email address. Enter it to verify your account.' },
+  },
+  'POST /v1/users/verify-email/': {
+    id: 'verifyEmail',
+    brand: true,
+    errors: { 400: [{ error_name: ['VERIFY_EMAIL_INVALID_REQUEST', 'VERIFY_EMAIL_INVALID_CODE'] }, invalidBrand, fields], 429: [{ error_name: ['VERIFY_EMAIL_TOO_MANY_ATTEMPTS'] }] },
+    descriptions: { 200: 'Verified: the account is active and signed in' },
+    requestExample: { email: credentials.email, otp: '123456' },
+    responseExample: { message: 'Your email address is verified.', ...tokenPair },
+  },
+  'POST /v1/users/token/': {
+    id: 'signIn',
+    brand: true,
+    errors: { 400: [fields, { error: ['google_account'] }], 401: [{ error: ['invalid_credentials'] }], 403: [{ error: ['user_inactive'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The token pair', 401: 'Wrong email or password, unverified account, or a missing or wrong `X-Brand-Slug` (deliberately non-specific)' },
+    requestExample: credentials,
+    responseExample: tokenPair,
+  },
+  'POST /v1/users/token/refresh/': {
+    id: 'refreshToken',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: ['token'] },
+    descriptions: { 200: 'A new access and refresh token (the presented refresh token is used up)', 401: 'The refresh token is invalid, expired, used or its session ended' },
+    requestExample: { refresh: EXAMPLE_REFRESH },
+    responseExample: { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH },
+  },
+  'POST /v1/users/logout/': {
+    id: 'signOut',
+    errors: { 400: [fields] },
+    descriptions: { 200: 'Signed out' },
+    requestExample: { refresh: EXAMPLE_REFRESH },
+    responseExample: { message: 'Signed out.' },
+  },
+  'POST /v1/users/google-login/': {
+    id: 'signInWithGoogle',
+    brand: true,
+    errors: { 400: [fields, { error: ['invalid_brand', 'credential_required', 'google_login_disabled', 'google_link_not_allowed'] }], 401: [{ error: ['invalid_google_credential'] }], 403: [{ error: ['user_inactive'] }] },
+    descriptions: { 200: 'The token pair (the account is created on first sign-in)' },
+    requestExample: { credential: 'eyJhbGciOiJSUzI1NiIsImtpZCI6Imdvb2dsZS1rZXkifQ.eyJlbWFpbCI6ImFkYUBleGFtcGxlLm9yZyJ9.c2lnbmF0dXJl', locale: 'en' },
+    responseExample: tokenPair,
+  },
+  'POST /v1/users/forgot-password/': {
+    id: 'requestPasswordReset',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The same answer whether or not the address has an account' },
+    requestExample: { email: credentials.email },
+  },
+  'POST /v1/users/reset-password/': {
+    id: 'resetPassword',
+    brand: true,
+    errors: { 400: [fields, { error: ['invalid_brand', 'invalid_reset_token'] }] },
+    descriptions: { 200: 'The password is changed and every session ended' },
+    requestExample: { token: 'Zm9yZ290LXBhc3N3b3JkLXRva2VuLWZyb20tdGhlLWxpbms', password: 'Lantern-Quiet-Harbour-43' },
+  },
+
+  // Profile
+  'GET /v1/users/profile/': { id: 'getProfile', descriptions: { 200: 'The profile' } },
+  'GET /v1/users/profile/me/': { id: 'getMyProfile', descriptions: { 200: 'The profile' } },
+  'PATCH /v1/users/profile/me/': {
+    id: 'updateProfile',
+    errors: { 400: [fields] },
+    descriptions: { 200: 'The updated profile' },
+    requestExample: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0' },
+  },
+
+  // Questionnaires
+  'GET /v1/users/questionnaires/categories/': { id: 'listQuestionnaireCategories', descriptions: { 200: 'The categories' } },
+  'GET /v1/users/questionnaires/{slug}/schema/': { id: 'getQuestionnaire', errors: { 404: [detail] }, descriptions: { 200: 'The current questionnaire of the category' } },
+  'GET /v1/users/questionnaires/{slug}/progress/': { id: 'getQuestionnaireDraft', errors: { 403: null, 404: [detail] }, descriptions: { 200: 'The saved draft (empty when nothing is saved)' } },
+  'PATCH /v1/users/questionnaires/{slug}/progress/': {
+    id: 'saveQuestionnaireDraft',
+    errors: { 400: [fields], 403: null, 404: [detail] },
+    descriptions: { 200: 'The saved draft' },
+    requestExample: { data: [{ step_id: 1, question_key: 'urgent_symptoms', values: { none: true } }, { step_id: 2, question_key: 'height_cm', value: 170 }] },
+  },
+  'POST /v1/users/questionnaires/{slug}/submit/': {
+    id: 'submitQuestionnaire',
+    errors: { 400: [{ error_name: ['PROFILE_INCOMPLETE', 'QUESTIONNAIRE_INCOMPLETE'] }], 403: null, 404: [detail] },
+    descriptions: { 200: 'The outcome: eligible, ineligible, emergency or held for review' },
+  },
+
+  // Billing
+  'POST /v1/users/checkout/': {
+    id: 'startCheckout',
+    errors: {
+      400: [{ error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE'] }, fields],
+      409: [{ error_name: ['CONSULTATION_ALREADY_OPEN', 'SUBMISSION_ALREADY_USED'] }],
+    },
+    descriptions: { 200: 'The provider checkout page to send the patient to, or the consultation covered by the plan' },
+    requestExample: { category: 'weight_loss', plan: 'subscription' },
+  },
+  'GET /v1/users/sandbox/session/{id}/': { id: 'getSandboxCheckoutSession', errors: session('sandbox'), descriptions: { 200: 'The state of the checkout session' } },
+  'GET /v1/users/stripe/session/{id}/': { id: 'getStripeCheckoutSession', errors: session('stripe'), descriptions: { 200: 'The state of the checkout session' } },
+  'POST /v1/users/billing-portal/': {
+    id: 'createBillingPortalLink',
+    errors: { 400: [fields] },
+    descriptions: { 200: 'The portal link (null when there is none)' },
+    requestExample: { return_url: 'https://app.example.org/account/' },
+  },
+  'GET /v1/users/payments/': { id: 'listPayments', descriptions: { 200: 'A page of payments' } },
+  'GET /v1/users/payments/{id}/invoice/': {
+    id: 'downloadInvoice',
+    errors: { 404: [detail] },
+    binary: ['application/pdf'],
+    descriptions: { 200: 'The invoice as a PDF document (`Content-Disposition: attachment`)' },
+  },
+  'GET /v1/users/orders/': { id: 'listOrders', descriptions: { 200: 'Every order (bare array, not paginated)' } },
+  'GET /v1/users/prescriptions/': { id: 'listPrescriptions', descriptions: { 200: 'A page of prescriptions' } },
+  'GET /v1/users/prescriptions/{id}/pdf/': {
+    id: 'downloadPrescription',
+    errors: { 404: [detail] },
+    binary: ['application/pdf'],
+    descriptions: { 200: 'The prescription as a PDF document (`Content-Disposition: attachment`)' },
+  },
+  'GET /v1/users/consultations/': { id: 'listConsultations', descriptions: { 200: 'A page of consultations' } },
+  'GET /v1/users/consultations/{id}/': { id: 'getConsultation', errors: { 404: [detail] }, descriptions: { 200: 'The consultation' } },
+  'POST /v1/webhooks/stripe/': {
+    id: 'receiveStripeWebhook',
+    rawBody: true,
+    errors: { 400: [{ detail_code: ['invalid_signature'] }], 404: [{ detail_code: ['not_found'] }] },
+    descriptions: { 200: 'The event was recorded (or had been: `duplicate`)', 404: 'The service does not use Stripe' },
+  },
+
+  // Subscriptions and renewals
+  'GET /v1/users/subscriptions/renewal-options/': { id: 'getRenewalOptions', errors: { 400: [{ code: ['invalid_category'] }] }, descriptions: { 200: 'What the patient can do next in the category' } },
+  'POST /v1/users/subscriptions/pending-choice/confirm/': {
+    id: 'confirmRenewalChoice',
+    errors: {
+      400: [{ code: ['renewal_answers_required', 'renewal_answer_ineligible', 'invalid_treatment_variant', 'dose_step_not_allowed'] }, fields],
+      404: ['empty'],
+      409: [{ code: ['patient_choice_not_pending'] }],
+    },
+    descriptions: { 200: 'The confirmed choice (now waiting for a doctor)', 404: 'The consultation is not a renewal of the caller waiting for a choice (empty body)' },
+  },
+  'GET /v1/users/subscriptions/': { id: 'listSubscriptions', descriptions: { 200: 'A page of subscriptions' } },
+  'GET /v1/users/subscriptions/{id}/': { id: 'getSubscription', errors: { 404: [detail] }, descriptions: { 200: 'The subscription' } },
+  'POST /v1/users/subscriptions/{id}/cancel/': { id: 'cancelSubscription', errors: { 404: [detail], 409: [{ error: ['subscription_not_active'] }] }, descriptions: { 200: 'The subscription, ending at the period end' } },
+  'POST /v1/users/subscriptions/{id}/resume/': { id: 'resumeSubscription', errors: { 404: [detail], 409: [{ error: ['subscription_not_active'] }] }, descriptions: { 200: 'The subscription, renewing again' } },
+  'POST /v1/users/subscriptions/{id}/postpone/': {
+    id: 'postponeSubscription',
+    errors: { 400: [fields], 404: [detail], 409: [{ error: ['subscription_not_active', 'already_postponed'] }] },
+    descriptions: { 200: 'The subscription with its new period end' },
+    requestExample: { days: 7 },
+  },
+  'POST /v1/users/subscriptions/{id}/early-order/': {
+    id: 'orderSupplyEarly',
+    errors: {
+      402: [{ error: ['payment_failed'] }],
+      404: [detail],
+      409: [
+        {
+          code: [
+            'early_order_unavailable',
+            'early_order_period_already_advanced',
+            'early_order_period_unavailable',
+            'early_order_pending_review',
+            'early_order_subscription_ending',
+            'subscription_payment_required',
+            'no_prior_treatment',
+          ],
+        },
+      ],
+    },
+    descriptions: { 200: 'The early order: charged and waiting for a doctor' },
+  },
+  'GET /v1/backoffice/test-clock/': { id: 'getTestClock', errors: { 404: [{ code: ['test_clock_unavailable'] }] }, descriptions: { 200: 'The service clock' } },
+  'POST /v1/backoffice/test-clock/advance/': {
+    id: 'advanceTestClock',
+    errors: { 400: [fields], 404: [{ code: ['test_clock_unavailable'] }] },
+    descriptions: { 200: 'The service clock after the due work ran' },
+    requestExample: { days: 30, seconds: 0 },
+  },
+
+  // Messages
+  'GET /v1/users/conversations/': { id: 'listConversations', descriptions: { 200: 'A page with the patient’s conversation' } },
+  'GET /v1/users/conversations/{id}/messages/': { id: 'listMessages', errors: { 404: [detail] }, descriptions: { 200: 'Every message, oldest first (bare array)' } },
+  'POST /v1/users/conversations/{id}/messages/': {
+    id: 'sendMessage',
+    errors: {
+      400: [{ error: ['content_or_file_required', 'content_too_long', 'empty_file', 'unsupported_file_type', 'too_many_files', 'invalid_multipart'] }, fields],
+      404: [detail],
+      413: [{ error: ['file_too_large'] }],
+    },
+    descriptions: { 201: 'Sent: the conversation with the new message' },
+    requestExample: { content: 'Since the higher dose I feel a little nauseous in the mornings. Is that expected?' },
+  },
+  'GET /v1/users/conversations/{id}/messages/{message_id}/file/': {
+    id: 'downloadMessageFile',
+    errors: { 404: [detail] },
+    binary: ['application/pdf', 'image/jpeg', 'image/png', 'image/heic'],
+    descriptions: { 200: 'The file (`Content-Disposition: attachment`)' },
+  },
+  'GET /v1/clinician/conversations/': { id: 'listClinicianConversations', descriptions: { 200: 'A page of conversations' } },
+  'GET /v1/clinician/conversations/{id}/messages/': { id: 'readConversation', errors: { 404: [detail] }, descriptions: { 200: 'Every message, oldest first (bare array)' } },
+  'POST /v1/clinician/conversations/{id}/messages/': {
+    id: 'replyToConversation',
+    errors: { 400: [{ error: ['content_required', 'content_too_long'] }, fields], 404: [detail] },
+    descriptions: { 201: 'Sent: the conversation' },
+    requestExample: { content: 'Mild nausea is common in the first weeks. Eat smaller meals; write again if it gets worse.' },
+  },
+  'GET /v1/clinician/conversations/{id}/messages/{message_id}/file/': {
+    id: 'downloadPatientFile',
+    errors: { 404: [detail] },
+    binary: ['application/pdf', 'image/jpeg', 'image/png', 'image/heic'],
+    descriptions: { 200: 'The file (`Content-Disposition: attachment`)' },
+  },
+
+  // Journal
+  'GET /v1/users/journal/weight-entries/': { id: 'listWeightEntries', errors: journalPlan, descriptions: { 200: 'A page of weight entries' } },
+  'POST /v1/users/journal/weight-entries/': {
+    id: 'logWeight',
+    errors: { ...journalPlan, 400: [fields] },
+    descriptions: { 200: 'The day already had an entry: it was updated', 201: 'Logged' },
+    requestExample: { logged_on: '2026-03-02', weight_kg: 92.4 },
+  },
+  'GET /v1/users/journal/injections/': { id: 'listInjections', errors: journalPlan, descriptions: { 200: 'A page of injections' } },
+  'POST /v1/users/journal/injections/': { id: 'recordInjection', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Recorded' } },
+  'GET /v1/users/journal/notes/': { id: 'listNotes', errors: journalPlan, descriptions: { 200: 'A page of notes' } },
+  'POST /v1/users/journal/notes/': { id: 'writeNote', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Written' } },
+  'GET /v1/users/journal/side-effects/': { id: 'listSideEffects', errors: journalPlan, descriptions: { 200: 'A page of side-effect reports' } },
+  'POST /v1/users/journal/side-effects/': { id: 'reportSideEffect', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Reported (with the emergency notice when severe)' } },
+  'PATCH /v1/users/journal/weight-entries/{id}/': { id: 'updateWeightEntry', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated entry' } },
+  'DELETE /v1/users/journal/weight-entries/{id}/': { id: 'deleteWeightEntry', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
+  'PATCH /v1/users/journal/injections/{id}/': { id: 'updateInjection', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated injection' } },
+  'DELETE /v1/users/journal/injections/{id}/': { id: 'deleteInjection', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
+  'PATCH /v1/users/journal/notes/{id}/': { id: 'updateNote', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated note' } },
+  'DELETE /v1/users/journal/notes/{id}/': { id: 'deleteNote', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
+  'GET /v1/users/journal/injection-plan/': { id: 'getInjectionPlan', errors: journalPlan, descriptions: { 200: 'The injection plan' } },
+  'PATCH /v1/users/journal/injection-plan/': { id: 'updateInjectionPlan', errors: { ...journalPlan, 400: [fields] }, descriptions: { 200: 'The updated plan' } },
+
+  // Referrals
+  'GET /v1/users/referrals/me/': { id: 'getReferralSummary', descriptions: { 200: 'Code, link, totals and commission' } },
+  'GET /v1/users/referrals/me/referred/': { id: 'listReferredPeople', descriptions: { 200: 'A page of referred people (initials only)' } },
+  'GET /v1/users/referrals/me/transactions/': { id: 'listReferralTransactions', descriptions: { 200: 'A page of commission-earning payments' } },
+  'POST /v1/users/referrals/attribution-events/': {
+    id: 'recordAttributionEvent',
+    errors: { 400: [fields], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 202: 'Recorded' },
+  },
+
+  // Clinician review desk
+  'GET /v1/clinician/consultations/': { id: 'listReviewQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of consultations' } },
+  'GET /v1/clinician/consultations/{id}/': { id: 'getConsultationForReview', errors: { 404: [detail] }, descriptions: { 200: 'The consultation with its submission and eligibility result' } },
+  'POST /v1/clinician/consultations/{id}/approve/': { id: 'approveConsultation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Approved: the consultation with its prescription' } },
+  'POST /v1/clinician/consultations/{id}/reject/': { id: 'rejectConsultation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Rejected' } },
+  'POST /v1/clinician/consultations/{id}/request-information/': { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Waiting for the patient' } },
+
+  // Back office
+  'GET /v1/backoffice/users/': { id: 'findAccounts', errors: { 400: [fields] }, descriptions: { 200: 'A page of accounts' } },
+  'POST /v1/backoffice/users/{id}/disable/': { id: 'disableAccount', errors: { 400: [fields], 404: [detail] }, descriptions: { 200: 'The account, disabled' } },
+  'POST /v1/backoffice/users/{id}/enable/': { id: 'enableAccount', errors: { 400: [fields], 404: [detail] }, descriptions: { 200: 'The account, enabled' } },
+  'POST /v1/backoffice/payments/{id}/refund/': {
+    id: 'refundPayment',
+    errors: { 400: [fields], 404: [detail], 502: [{ detail_code: ['refund_failed'] }] },
+    descriptions: { 200: 'The payment with its refund', 502: 'The payment provider refused the refund' },
+    requestExample: { amount_cents: 2500, reason: 'Goodwill refund after a delayed delivery' },
+  },
+};
+
+/** Extra properties some error bodies carry, by their code or error_name. */
+export const ERROR_EXTRAS: Record<string, Record<string, unknown>> = {
+  REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (also in `Retry-After`)' } },
+  PROFILE_INCOMPLETE: { missing_fields: { type: 'array', items: { type: 'string' }, description: 'Profile fields to fill first' } },
+  QUESTIONNAIRE_INCOMPLETE: { missing_answers: { type: 'array', items: { type: 'string' }, description: 'Question keys still unanswered' } },
+  SUBMISSION_REQUIRED: { category: { type: 'string' } },
+  SUBMISSION_NOT_ELIGIBLE: { category: { type: 'string' }, outcome: { type: 'string' } },
+  PLAN_NOT_AVAILABLE: { category: { type: 'string' }, plan: { type: 'string' } },
+  CONSULTATION_ALREADY_OPEN: { consultation_id: { type: 'string', format: 'uuid' } },
+  SUBMISSION_ALREADY_USED: { consultation_id: { type: 'string', format: 'uuid' }, category: { type: 'string' } },
+  renewal_answers_required: { missing_keys: { type: 'array', items: { type: 'string' } } },
+  renewal_answer_ineligible: { question_key: { type: 'string' } },
+  invalid_treatment_variant: { treatment_id: { type: 'string' }, dosage: { type: 'string' } },
+  patient_choice_not_pending: { patient_choice_status: { type: ['string', 'null'] } },
+};
+
+/** operationId for a route missing from the registry: the method and the path, camelCased. */
+export function derivedOperationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/v1\//, '/')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}

@@ -1,0 +1,479 @@
+// The OpenAPI document as a product. @fastify/swagger builds it from the routes' zod schemas
+// (fastify-type-provider-zod); finishDocument() then adds, in one place, what integrators and
+// generated clients need and the route schemas do not say: operationIds, a description on every
+// response, examples, integer paging parameters, the X-Brand-Slug header, error bodies per status
+// with their code/error_name enums, Retry-After on 429, binary downloads and the multipart upload.
+// The per-operation facts are in openapi-registry.ts. Served at /v1/schema/ (ETag, gzip/br) and
+// rendered at /v1/docs/. See docs/api-document.md.
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { accessFor } from './access.ts';
+import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
+
+export const SERVICE_NAME = 'Patient Treatment Service';
+export const DOCUMENT_TITLE = `${SERVICE_NAME} API`;
+
+type Json = Record<string, any>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The error shapes every operation of a kind can answer (errors.ts builds them). */
+const SHARED_SCHEMAS: Json = {
+  FieldErrors: {
+    type: 'object',
+    description: 'Field-keyed validation errors: each invalid field with its messages; problems with the whole body under `non_field_errors`.',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { email: ['Enter a valid email address.'] },
+  },
+  NotFound: {
+    type: 'object',
+    description: 'No such record for this account (another account’s record answers the same).',
+    properties: { detail: { type: 'string' } },
+    required: ['detail'],
+    additionalProperties: false,
+    example: { detail: 'Not found.' },
+  },
+  MalformedJson: {
+    type: 'object',
+    description: 'The request body is not valid JSON.',
+    properties: { detail: { type: 'string' } },
+    required: ['detail'],
+    additionalProperties: false,
+    example: { detail: 'JSON parse error: the request body is not valid JSON.' },
+  },
+  EmptyObject: { type: 'object', description: 'An empty object.', additionalProperties: false, example: {} },
+  TokenNotValid: {
+    type: 'object',
+    description: 'The bearer token is invalid, expired, revoked or of the wrong type: sign in again.',
+    properties: {
+      detail: { type: 'string' },
+      code: { type: 'string', enum: ['token_not_valid'] },
+      messages: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { token_class: { type: 'string' }, token_type: { type: 'string' }, message: { type: 'string' } },
+          required: ['token_class', 'token_type', 'message'],
+        },
+      },
+    },
+    required: ['detail', 'code'],
+    example: {
+      detail: 'Given token not valid for any token type',
+      code: 'token_not_valid',
+      messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is invalid or expired' }],
+    },
+  },
+  NotAuthenticated: detailCodeSchema(['not_authenticated'], 'No bearer token was sent.', 'Authentication credentials were not provided.'),
+  PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', 'You do not have permission to perform this action.'),
+  PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', 'Request body is too large.'),
+  UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', 'Unsupported media type in request.'),
+  ServerError: {
+    type: 'object',
+    description: 'An unexpected failure; `error_id` identifies the log entry.',
+    properties: { detail: { type: 'string' }, code: { type: 'string', enum: ['server_error'] }, error_id: { type: 'string', format: 'uuid' } },
+    required: ['detail', 'code', 'error_id'],
+    example: { detail: 'A server error occurred.', code: 'server_error', error_id: '6f1c1f4e-8d0c-4a51-9a55-0d7c1b3e2f10' },
+  },
+};
+
+function detailCodeSchema(codes: string[], description?: string, detail = 'Refused.'): Json {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties: { detail: { type: 'string' }, code: { type: 'string', enum: codes }, ...extrasOf(codes) },
+    required: ['detail', 'code'],
+    example: { detail, code: codes[0] },
+  };
+}
+
+function extrasOf(codes: string[]): Json {
+  return Object.assign({}, ...codes.map((c) => ERROR_EXTRAS[c] ?? {}));
+}
+
+function variantSchema(v: ErrorVariant): Json {
+  if (v === 'fields') return ref('FieldErrors');
+  if (v === 'detail') return ref('NotFound');
+  if (v === 'empty') return ref('EmptyObject');
+  if (v === 'token') return ref('TokenNotValid');
+  if ('error' in v) {
+    return { type: 'object', properties: { error: { type: 'string' }, code: { type: 'string', enum: v.error }, ...extrasOf(v.error) }, required: ['error', 'code'] };
+  }
+  if ('error_name' in v) {
+    return {
+      type: 'object',
+      properties: { error_name: { type: 'string', enum: v.error_name }, message: { type: 'string' }, ...extrasOf(v.error_name) },
+      required: ['error_name', 'message'],
+    };
+  }
+  if ('detail_code' in v) {
+    if (v.detail_code.length === 1 && v.detail_code[0] === 'throttled') return ref('Throttled');
+    return detailCodeSchema(v.detail_code);
+  }
+  return { type: 'object', properties: { code: { type: 'string', enum: v.code }, detail: { type: 'string' }, ...extrasOf(v.code) }, required: ['code'] };
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'Done (no body)',
+  304: 'Not modified: the `If-None-Match` ETag still matches (no body)',
+  400: 'The request was refused: field errors or a refusal code',
+  401: 'Not signed in: no bearer token, or one that is invalid, expired or revoked',
+  402: 'The payment failed',
+  403: 'Not allowed',
+  404: 'Not found',
+  406: 'Not acceptable',
+  409: 'Conflicts with the current state (nothing changed)',
+  413: 'The request body is too large',
+  415: 'Unsupported Content-Type',
+  429: 'Too many requests: wait `Retry-After` seconds',
+  500: 'Unexpected server error',
+  502: 'The upstream provider failed',
+  503: 'Unavailable',
+};
+
+const anyOf = (schemas: Json[]): Json => {
+  const unique = schemas.filter((s, i) => schemas.findIndex((t) => JSON.stringify(t) === JSON.stringify(s)) === i);
+  return unique.length === 1 ? unique[0] : { anyOf: unique };
+};
+
+/** Adds what the route schemas do not say. Mutates and returns the document. */
+export function finishDocument(doc: Json, options: { brand: string }): Json {
+  doc.components ??= {};
+  doc.components.schemas = { ...(doc.components.schemas ?? {}), ...SHARED_SCHEMAS, Throttled: detailCodeSchema(['throttled'], 'Too many requests.', 'Request was throttled. Expected available in 30 seconds.') };
+  doc.components.parameters = {
+    ...(doc.components.parameters ?? {}),
+    BrandSlug: {
+      name: 'X-Brand-Slug',
+      in: 'header',
+      required: true,
+      description: 'The brand identifier this service answers for (its `BRAND_SLUG`). Required on the unauthenticated account endpoints.',
+      schema: { type: 'string', maxLength: 64 },
+      example: options.brand,
+    },
+  };
+  doc.components.headers = {
+    ...(doc.components.headers ?? {}),
+    RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } },
+    WwwAuthenticate: { description: 'The authentication scheme: `Bearer realm="api"`', required: true, schema: { type: 'string' } },
+    ContentDisposition: { description: '`attachment; filename="..."`', required: true, schema: { type: 'string' } },
+    ETag: { description: 'Strong validator of the body; send it back in `If-None-Match`', required: true, schema: { type: 'string' } },
+  };
+
+  const seenIds = new Set<string>();
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      const reg: OperationDoc = OPERATIONS[key] ?? { id: derivedOperationId(method, path) };
+      let id = reg.id;
+      while (seenIds.has(id)) id += 'Alt';
+      seenIds.add(id);
+      op.operationId = id;
+      finishOperation(doc, path, method, op, reg);
+    }
+  }
+  pruneUnreferencedSchemas(doc);
+  return doc;
+}
+
+function finishOperation(doc: Json, path: string, method: string, op: Json, reg: OperationDoc) {
+  // Parameters: integer paging, the brand header.
+  for (const p of op.parameters ?? []) {
+    if (p.in !== 'query') continue;
+    if (p.name === 'limit') p.schema = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
+    if (p.name === 'offset') p.schema = { type: 'integer', minimum: 0, default: 0 };
+  }
+  if (reg.brand) {
+    op.parameters = [{ $ref: '#/components/parameters/BrandSlug' }, ...(op.parameters ?? []).filter((p: Json) => p.name?.toLowerCase() !== 'x-brand-slug')];
+  }
+
+  // Request body: example; the multipart form of the message upload.
+  const json = op.requestBody?.content?.['application/json'];
+  if (json?.schema) json.example = reg.requestExample ?? sample(doc, json.schema);
+  if (reg.id === 'sendMessage' && op.requestBody) {
+    op.requestBody.content['multipart/form-data'] = {
+      schema: {
+        type: 'object',
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'PDF, JPEG, PNG or HEIC (by its bytes), at most 10 MiB' },
+          content: { type: 'string', maxLength: 5000, description: 'Optional text sent with the file' },
+        },
+        required: ['file'],
+      },
+      encoding: { file: { contentType: 'application/pdf, image/jpeg, image/png, image/heic' } },
+    };
+  }
+
+  // Security from the access rule that guards the route (src/http/access.ts), not from what the
+  // route schema says.
+  const access = accessFor(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+  op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
+  const responses: Json = (op.responses ??= {});
+  const bearer = access !== 'public';
+  const takesBody = BODY_METHODS.has(method) && !reg.rawBody;
+
+  // Errors: the route-specific shapes from the registry, then the ones a kind of route shares.
+  for (const [status, variants] of Object.entries(reg.errors ?? {})) {
+    if (variants === null) delete responses[status];
+    else responses[status] = { content: { 'application/json': { schema: anyOf(variants.map(variantSchema)) } } };
+  }
+  const addError = (status: number, schemas: Json[]) => {
+    const existing = responses[status]?.content?.['application/json']?.schema;
+    const current = existing ? (existing.anyOf && !existing.$ref ? existing.anyOf : [existing]) : [];
+    responses[status] = { ...(responses[status] ?? {}), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
+  };
+  if (bearer) responses[401] = { content: { 'application/json': { schema: anyOf([ref('TokenNotValid'), ref('NotAuthenticated')]) } } };
+  if (access === 'doctor' || access === 'backoffice_admin') {
+    if (reg.errors?.[403]) addError(403, [ref('PermissionDenied')]);
+    else responses[403] = { content: { 'application/json': { schema: ref('PermissionDenied') } } };
+  }
+  // Text with U+0000 anywhere (path, query, body) is a field-keyed 400 on every route (input-guard.ts).
+  addError(400, [ref('FieldErrors')]);
+  if (takesBody) {
+    addError(400, [ref('MalformedJson')]);
+    addError(413, [ref('PayloadTooLarge')]);
+    addError(415, [ref('UnsupportedMediaType')]);
+  }
+  // A malformed id in a path answers the not-found body.
+  if (path.includes('{') && !reg.errors?.[404]) addError(404, [ref('NotFound')]);
+  if (!responses[500]) responses[500] = { content: { 'application/json': { schema: ref('ServerError') } } };
+
+  // Descriptions, headers, media types, examples.
+  for (const [status, res] of Object.entries<Json>(responses)) {
+    const code = Number(status);
+    const given = reg.descriptions?.[code];
+    if (given || !res.description || res.description === 'Default Response') res.description = given ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
+    if (code === 429) res.headers = { ...(res.headers ?? {}), 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+    // Token failures carry WWW-Authenticate; sign-in's invalid_credentials does not.
+    if (code === 401 && (bearer || JSON.stringify(res.content ?? {}).includes('TokenNotValid'))) {
+      res.headers = { ...(res.headers ?? {}), 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } };
+    }
+    if (code === 204 || code === 304) delete res.content;
+    if (code === 304) res.headers = { ...(res.headers ?? {}), ETag: { $ref: '#/components/headers/ETag' } };
+    if (code === 200 && res.content && op.responses[304]) res.headers = { ...(res.headers ?? {}), ETag: { $ref: '#/components/headers/ETag' } };
+    if (code >= 200 && code < 300 && reg.binary) {
+      res.content = Object.fromEntries(reg.binary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
+      res.headers = { ...(res.headers ?? {}), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
+    }
+    const media = res.content?.['application/json'];
+    if (media?.schema && code >= 200 && code < 300) {
+      const first2xx = Object.keys(responses).find((s) => s.startsWith('2'));
+      media.example = status === first2xx && reg.responseExample !== undefined ? reg.responseExample : sample(doc, media.schema);
+    }
+  }
+  // Statuses in ascending order, as readers expect.
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/** Removes component schemas no operation reaches (zod emits an `...Input` twin of each). */
+function pruneUnreferencedSchemas(doc: Json) {
+  const schemas: Json = doc.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+        const name = v.slice('#/components/schemas/'.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(v);
+    }
+  };
+  visit(doc.paths);
+  visit(doc.components?.parameters);
+  visit(doc.components?.headers);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Examples generated from a schema (used where the registry or the schema's own `examples` give
+// none). test/openapi.test.ts validates every example against its schema.
+
+const UUID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+const STRING_CANDIDATES = ['2026-03-02T09:30:00Z', '2026-03-02T09:30:00+00:00', '2026-03-02', '08:00', 'DEU', 'DE', 'en', '123456', 'ABC123', 'example'];
+
+function resolve(doc: Json, schema: Json): Json {
+  let s = schema;
+  for (let i = 0; s?.$ref && i < 20; i++) s = s.$ref.split('/').slice(1).reduce((o: Json, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return s ?? {};
+}
+
+export function sample(doc: Json, schema: Json, depth = 0): unknown {
+  const s = resolve(doc, schema);
+  if (depth > 12) return null;
+  if (s.examples?.length) return s.examples[0];
+  if (s.example !== undefined) return s.example;
+  if (s.const !== undefined) return s.const;
+  if (s.default !== undefined) return s.default;
+  if (s.enum?.length) return s.enum.find((e: unknown) => e !== null) ?? s.enum[0];
+  const variants = s.anyOf ?? s.oneOf;
+  if (variants?.length) {
+    const pick = variants.find((v: Json) => resolve(doc, v).type !== 'null') ?? variants[0];
+    return sample(doc, pick, depth + 1);
+  }
+  if (s.allOf?.length) return Object.assign({}, ...s.allOf.map((v: Json) => sample(doc, v, depth + 1)));
+  const type = Array.isArray(s.type) ? (s.type.find((t: string) => t !== 'null') ?? 'null') : s.type;
+  switch (type) {
+    case 'object':
+    case undefined: {
+      if (!s.properties && type === undefined) return s.items ? [] : null;
+      const out: Json = {};
+      for (const [k, v] of Object.entries<Json>(s.properties ?? {})) out[k] = sample(doc, v, depth + 1);
+      return out;
+    }
+    case 'array': {
+      const n = Math.max(1, s.minItems ?? 0);
+      const item = s.items ? sample(doc, s.items, depth + 1) : 'example';
+      return s.uniqueItems ? [item] : Array.from({ length: n }, () => item);
+    }
+    case 'string':
+      return sampleString(s);
+    case 'integer':
+    case 'number': {
+      let n = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
+      if (s.maximum !== undefined && n > s.maximum) n = s.maximum;
+      return type === 'integer' ? Math.ceil(n) : n;
+    }
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return null;
+  }
+}
+
+function sampleString(s: Json): string {
+  switch (s.format) {
+    case 'uuid':
+      return UUID;
+    case 'date-time':
+      return '2026-03-02T09:30:00Z';
+    case 'date':
+      return '2026-03-02';
+    case 'email':
+      return 'ada@example.org';
+    case 'uri':
+    case 'url':
+      return 'https://api.example.org/v1/';
+    case 'binary':
+      return '';
+  }
+  const fits = (v: string) =>
+    (!s.pattern || new RegExp(s.pattern, 'u').test(v)) && v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
+  const found = STRING_CANDIDATES.find(fits);
+  if (found) return found;
+  return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration: the document, the interactive docs and GET /v1/schema/.
+
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="420" height="40" viewBox="0 0 420 40"><rect width="40" height="40" rx="8" fill="#0b7a75"/><path d="M17 9h6v8h8v6h-8v8h-6v-8H9v-6h8z" fill="#fff"/><text x="52" y="27" font-family="Helvetica, Arial, sans-serif" font-size="20" font-weight="600" fill="#fff">${SERVICE_NAME}</text></svg>`;
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#0b7a75"/><path d="M17 9h6v8h8v6h-8v8h-6v-8H9v-6h8z" fill="#fff"/></svg>`;
+const THEME_CSS = '.swagger-ui .topbar { background-color: #0b5f5b; } .swagger-ui .topbar .download-url-wrapper { display: none; }';
+
+export interface ApiDocumentOptions {
+  baseUrl: string;
+  brand: string;
+  tags: { name: string; description: string }[];
+}
+
+/** Registers @fastify/swagger (with finishDocument), the docs page at /v1/docs/ and GET /v1/schema/. */
+export async function registerApiDocument(app: FastifyInstance, options: ApiDocumentOptions): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: DOCUMENT_TITLE,
+        version: '1.0.0',
+        description:
+          'The patient-facing API of a European telemedicine service. Sign in with `POST /v1/users/token/` (send `X-Brand-Slug`), then send `Authorization: Bearer <access>`. Errors: a client branches on `code` or `error_name`, never on the prose. Design decisions for what the specification leaves open are in docs/.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as any,
+      },
+      servers: [{ url: options.baseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /v1/users/token/' },
+          jwtAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Same token; declared for clients generated against the original API' },
+        },
+      },
+      tags: options.tags,
+    },
+    transform: jsonSchemaTransform,
+    // Schemas with .meta({ id }) become components/schemas entries that the $refs point to.
+    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input) as Json, { brand: options.brand }) as any,
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/v1/docs',
+    staticCSP: false,
+    logo: { type: 'image/svg+xml', content: LOGO_SVG, href: '/v1/docs/', target: '_self' },
+    theme: {
+      title: DOCUMENT_TITLE,
+      css: [{ filename: 'theme.css', content: THEME_CSS }],
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON_SVG }],
+    },
+    uiConfig: { deepLinking: true, displayOperationId: true, persistAuthorization: true },
+  });
+
+  let served: { etag: string; identity: Buffer; gzip: Buffer; br: Buffer } | undefined;
+  const document = () => {
+    if (!served) {
+      const identity = Buffer.from(JSON.stringify(app.swagger()));
+      served = {
+        etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
+        identity,
+        gzip: gzipSync(identity, { level: 9 }),
+        br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+      };
+    }
+    return served;
+  };
+
+  app.get('/v1/schema/', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const doc = document();
+    reply.header('cache-control', 'public, max-age=60').header('etag', doc.etag).header('vary', 'Accept-Encoding');
+    if (etagMatches(request.headers['if-none-match'], doc.etag)) return reply.code(304).send();
+    const encoding = pickEncoding(request.headers['accept-encoding']);
+    reply.type('application/json; charset=utf-8');
+    if (encoding === 'identity') return reply.send(doc.identity);
+    return reply.header('content-encoding', encoding).send(doc[encoding]);
+  });
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+/** br, then gzip, then identity, honouring q-values (q=0 refuses). */
+export function pickEncoding(header: string | string[] | undefined): 'br' | 'gzip' | 'identity' {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const q = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = qp ? Number(qp.slice(2)) : 1;
+    q.set(name, Number.isFinite(weight) ? weight : 0);
+  }
+  const weight = (name: string) => q.get(name) ?? (q.has('*') ? q.get('*')! : 0);
+  const best = (['br', 'gzip'] as const).filter((e) => weight(e) > 0).sort((a, b) => weight(b) - weight(a))[0];
+  return best ?? 'identity';
+}

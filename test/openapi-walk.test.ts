@@ -1,0 +1,257 @@
+// The document tells the truth: the whole patient journey and the staff actions run through the
+// real app, and every answer is checked against the OpenAPI document the app serves (operation and
+// status documented, Content-Type documented, JSON body valid against the schema of that status,
+// no body on 204/304, required headers present). Every documented operation must be exercised,
+// unless EXCUSED below names it with a reason.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
+import { paySandbox, readyPatient } from './billing-fixtures.ts';
+import { FIXTURES } from './questionnaires.fixtures.ts';
+import { call, createTestContext, latestCode, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext } from './support/harness.ts';
+import { DocumentChecker } from './support/openapi.ts';
+
+/** Operations the walk does not reach, each with the reason. */
+const EXCUSED: Record<string, string> = {};
+
+let ctx: TestContext;
+let checker: DocumentChecker;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  checker = new DocumentChecker((await call(ctx, 'GET', '/v1/schema/')).body);
+});
+afterAll(async () => ctx?.close());
+
+const api = <T = any>(method: string, url: string, opts: CallOptions = {}) => checker.call<T>(ctx, method, url, opts);
+const fresh = async (p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id)).access;
+
+// A 1x1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+function multipart(fields: Record<string, string>, file?: { name: string; type: string; data: Buffer }) {
+  const boundary = `----walk${randomUUID()}`;
+  const chunks: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  if (file) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.data, Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+describe('the OpenAPI document against the running service', () => {
+  it('matches every answer of the patient journey and the staff actions', async () => {
+    // Operations and the public catalogue.
+    await api('GET', '/healthz');
+    await api('GET', '/readyz');
+    const cats = await api('GET', '/v1/users/questionnaires/categories/?locale=en');
+    expect(cats.status).toBe(200);
+    const notModified = await api('GET', '/v1/users/questionnaires/categories/?locale=en', { headers: { 'if-none-match': String(cats.headers.etag) } });
+    expect(notModified.status).toBe(304);
+    const schema = await api('GET', '/v1/users/questionnaires/weight_loss/schema/');
+    expect(schema.status).toBe(200);
+    expect((await api('GET', '/v1/users/questionnaires/weight_loss/schema/', { headers: { 'if-none-match': String(schema.headers.etag) } })).status).toBe(304);
+    expect((await api('GET', '/v1/users/questionnaires/astrology/schema/')).status).toBe(404);
+
+    // Registration, with its refusals.
+    const email = uniqueEmail('walk');
+    const body = { email, password: PASSWORD, first_name: 'Ada', last_name: 'Lovelace', locale: 'en' };
+    expect((await api('POST', '/v1/users/register/', { json: body })).status).toBe(400); // no brand
+    expect((await api('POST', '/v1/users/register/', { brand: true, json: { ...body, password: 'short' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/register/', { brand: true, payload: '{"email": ', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/register/', { brand: true, payload: '<email/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+    expect((await api('POST', '/v1/users/register/', { brand: true, json: { ...body, first_name: 'x'.repeat(300 * 1024) } })).status).toBe(413);
+    expect((await api('POST', '/v1/users/register/', { brand: true, json: body })).status).toBe(200);
+    const cooldown = await api('POST', '/v1/users/register/', { brand: true, json: body });
+    expect(cooldown.status).toBe(429);
+    expect(cooldown.headers['retry-after']).toMatch(/^\d+$/);
+    expect((await api('POST', '/v1/users/verify-email/', { brand: true, json: { email } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/verify-email/', { brand: true, json: { email, otp: '000000' } })).status).toBe(400);
+    const otp = await latestCode(ctx, email);
+    expect((await api('POST', '/v1/users/verify-email/', { brand: true, json: { email, otp } })).status).toBe(200);
+
+    // Sign-in, refresh, Google, password reset.
+    expect((await api('POST', '/v1/users/token/', { json: { email, password: PASSWORD } })).status).toBe(401);
+    const signIn = await api('POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
+    expect(signIn.status).toBe(200);
+    const refreshed = await api('POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: signIn.body.refresh } });
+    expect(refreshed.status).toBe(200);
+    expect((await api('POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: signIn.body.refresh } })).status).toBe(401);
+    expect((await api('POST', '/v1/users/google-login/', { brand: true, json: {} })).status).toBe(400);
+    expect((await api('POST', '/v1/users/google-login/', { brand: true, json: { credential: 'not-a-jwt' } })).status).toBe(401);
+    expect((await api('POST', '/v1/users/forgot-password/', { brand: true, json: { email } })).status).toBe(200);
+    await ctx.flushMail();
+    const resetMail = [...ctx.mails].reverse().find((m) => m.to === email && /token=/.test(m.text))!;
+    const resetToken = /token=([A-Za-z0-9_-]+)/.exec(resetMail.text)![1];
+    expect((await api('POST', '/v1/users/reset-password/', { brand: true, json: { token: 'nope', password: 'Lantern-Quiet-Harbour-43' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/reset-password/', { brand: true, json: { token: resetToken, password: 'Lantern-Quiet-Harbour-43' } })).status).toBe(200);
+    const again = await api('POST', '/v1/users/token/', { brand: true, json: { email, password: 'Lantern-Quiet-Harbour-43' } });
+    expect(again.status).toBe(200);
+    const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+    const patient: Patient = { id: row.id, email, access: again.body.access, refresh: again.body.refresh };
+    const token = patient.access;
+
+    // Profile.
+    expect((await api('GET', '/v1/users/profile/')).status).toBe(401);
+    expect((await api('GET', '/v1/users/profile/', { token: 'not.a.token' })).status).toBe(401);
+    expect((await api('GET', '/v1/users/profile/', { token })).status).toBe(200);
+    expect((await api('GET', '/v1/users/profile/me/', { token })).status).toBe(200);
+    expect((await api('PATCH', '/v1/users/profile/me/', { token, json: { date_of_birth: '12.04.1985' } })).status).toBe(400);
+    expect((await api('PATCH', '/v1/users/profile/me/', { token, json: { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0' } })).status).toBe(200);
+
+    // Questionnaire.
+    expect((await api('GET', '/v1/users/questionnaires/weight_loss/progress/', { token })).status).toBe(200);
+    expect((await api('POST', '/v1/users/questionnaires/weight_loss/submit/', { token })).status).toBe(400);
+    expect((await api('PATCH', '/v1/users/questionnaires/weight_loss/progress/', { token, json: { data: [{ step_id: 99, question_key: 'nope', value: 1 }] } })).status).toBe(400);
+    expect((await api('PATCH', '/v1/users/questionnaires/weight_loss/progress/', { token, json: { data: FIXTURES.weight_loss.eligible } })).status).toBe(200);
+    const submitted = await api('POST', '/v1/users/questionnaires/weight_loss/submit/', { token });
+    expect(submitted.body.outcome ?? submitted.body.status).toBeDefined();
+    expect(submitted.status).toBe(200);
+
+    // Checkout through the sandbox provider's page.
+    expect((await api('POST', '/v1/users/checkout/', { token, json: { category: 'weight_loss', plan: 'monthly' } })).status).toBe(400);
+    const checkout = await api('POST', '/v1/users/checkout/', { token, json: { category: 'weight_loss', plan: 'subscription' } });
+    expect(checkout.status).toBe(200);
+    const page = new URL(checkout.body.checkout_url).pathname;
+    expect((await call(ctx, 'POST', `${page}pay/`, { payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(303);
+    expect((await api('GET', `/v1/users/sandbox/session/${checkout.body.session_id}/`, { token })).status).toBe(200);
+    expect((await api('GET', `/v1/users/stripe/session/cs_test_${randomUUID()}/`, { token })).status).toBe(404);
+    expect((await api('POST', '/v1/users/checkout/', { token, json: { category: 'weight_loss', plan: 'subscription' } })).status).toBe(409);
+    expect((await api('POST', '/v1/users/billing-portal/', { token, json: {} })).status).toBe(200);
+    const consultations = await api('GET', '/v1/users/consultations/?limit=5&offset=0', { token });
+    const consultationId = consultations.body.results[0].id;
+    expect((await api('GET', `/v1/users/consultations/${consultationId}/`, { token })).status).toBe(200);
+    expect((await api('GET', `/v1/users/consultations/${randomUUID()}/`, { token })).status).toBe(404);
+    expect((await api('GET', '/v1/users/consultations/not-a-uuid/', { token })).status).toBe(404);
+    expect((await api('GET', '/v1/users/payments/?ordering=%00', { token })).status).toBe(400);
+    const payments = await api('GET', '/v1/users/payments/', { token });
+    const paymentId = payments.body.results[0].id;
+    const invoice = await api('GET', `/v1/users/payments/${paymentId}/invoice/`, { token });
+    expect(invoice.status).toBe(200);
+    expect(invoice.headers['content-type']).toMatch(/^application\/pdf/);
+    expect((await api('POST', '/v1/webhooks/stripe/', { json: { id: 'evt_1' } })).status).toBe(404);
+
+    // The review desk.
+    const doctor = await newStaff(ctx, 'doctor');
+    expect((await api('GET', '/v1/clinician/consultations/', { token })).status).toBe(403);
+    expect((await api('GET', '/v1/clinician/consultations/?status=pending_review', { token: doctor.access })).status).toBe(200);
+    expect((await api('GET', `/v1/clinician/consultations/${consultationId}/`, { token: doctor.access })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: { note: 'Start low.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: {} })).status).toBe(409);
+    const other = await readyPatient(ctx);
+    const otherPay = await paySandbox(ctx, other, { category: 'weight_loss', plan: 'one_off' });
+    const otherConsultation = otherPay.session.consultation_id ?? (await call(ctx, 'GET', '/v1/users/consultations/', { token: other.access })).body.results[0].id;
+    expect((await api('POST', `/v1/clinician/consultations/${otherConsultation}/request-information/`, { token: doctor.access, json: { decision_reason: 'Please send your current medication.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/consultations/${otherConsultation}/reject/`, { token: doctor.access, json: { decision_reason: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/consultations/${otherConsultation}/reject/`, { token: doctor.access, json: { decision_reason: 'Not suitable.' } })).status).toBe(200);
+
+    // After approval: prescriptions, orders, subscriptions.
+    const prescriptions = await api('GET', '/v1/users/prescriptions/', { token });
+    expect(prescriptions.body.count).toBeGreaterThan(0);
+    const pdf = await api('GET', `/v1/users/prescriptions/${prescriptions.body.results[0].id}/pdf/`, { token });
+    expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+    expect((await api('GET', '/v1/users/orders/', { token })).status).toBe(200);
+    const subs = await api('GET', '/v1/users/subscriptions/', { token });
+    const subId = subs.body.results[0].id;
+    expect((await api('GET', `/v1/users/subscriptions/${subId}/`, { token })).status).toBe(200);
+    expect((await api('GET', '/v1/users/subscriptions/renewal-options/', { token })).status).toBe(400);
+    expect((await api('GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss', { token })).status).toBe(200);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/cancel/`, { token })).status).toBe(200);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/resume/`, { token })).status).toBe(200);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 99 } })).status).toBe(400);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(200);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(409);
+    expect([200, 402, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/early-order/`, { token })).status);
+    expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token, json: { consultation_id: randomUUID() } })).status).toBe(404);
+
+    // Messages, both sides, with a file.
+    const conversations = await api('GET', '/v1/users/conversations/', { token });
+    const conversationId = conversations.body.results[0].id;
+    expect((await api('POST', `/v1/users/conversations/${conversationId}/messages/`, { token, json: { content: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/users/conversations/${conversationId}/messages/`, { token, json: { content: 'Is mild nausea expected?' } })).status).toBe(201);
+    const sent = await api('POST', `/v1/users/conversations/${conversationId}/messages/`, { token, ...multipart({ content: 'My lab result' }, { name: 'lab.png', type: 'image/png', data: PNG }) });
+    expect(sent.status).toBe(201);
+    const thread = await api('GET', `/v1/users/conversations/${conversationId}/messages/`, { token });
+    const withFile = thread.body.find((m: any) => m.file || m.file_url || m.attachment);
+    expect(withFile).toBeDefined();
+    const file = await api('GET', `/v1/users/conversations/${conversationId}/messages/${withFile.id}/file/`, { token });
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('image/png');
+    expect((await api('GET', '/v1/clinician/conversations/', { token: doctor.access })).status).toBe(200);
+    expect((await api('GET', `/v1/clinician/conversations/${conversationId}/messages/`, { token: doctor.access })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/conversations/${conversationId}/messages/`, { token: doctor.access, json: { content: 'Yes, in the first weeks.' } })).status).toBe(201);
+    expect((await api('GET', `/v1/clinician/conversations/${conversationId}/messages/${withFile.id}/file/`, { token: doctor.access })).status).toBe(200);
+
+    // The progress journal (active plan) and its refusal without one.
+    expect((await api('GET', '/v1/users/journal/weight-entries/', { token: other.access })).status).toBe(403);
+    const today = ctx.deps.clock.now().toISOString().slice(0, 10);
+    const weight = await api('POST', '/v1/users/journal/weight-entries/', { token, json: { weight_kg: 99.5, logged_on: today } });
+    expect(weight.status).toBe(201);
+    expect((await api('POST', '/v1/users/journal/weight-entries/', { token, json: { weight_kg: 99.1, logged_on: today } })).status).toBe(200);
+    expect((await api('POST', '/v1/users/journal/weight-entries/', { token, json: { weight_kg: 'heavy' } })).status).toBe(400);
+    expect((await api('GET', '/v1/users/journal/weight-entries/?limit=10&offset=0&ordering=-logged_on', { token })).status).toBe(200);
+    expect((await api('PATCH', `/v1/users/journal/weight-entries/${weight.body.id}/`, { token, json: { note: 'after breakfast' } })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/journal/weight-entries/${weight.body.id}/`, { token })).status).toBe(204);
+    const injection = await api('POST', '/v1/users/journal/injections/', { token, json: { dose: '0.25 mg', injected_at: new Date(ctx.deps.clock.now().getTime() - 3600_000).toISOString(), injection_site: 'abdomen' } });
+    expect(injection.status).toBe(201);
+    expect((await api('GET', '/v1/users/journal/injections/', { token })).status).toBe(200);
+    expect((await api('PATCH', `/v1/users/journal/injections/${injection.body.id}/`, { token, json: { injection_site: 'thigh' } })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/journal/injections/${injection.body.id}/`, { token })).status).toBe(204);
+    const note = await api('POST', '/v1/users/journal/notes/', { token, json: { content: 'Felt fine today.' } });
+    expect(note.status).toBe(201);
+    expect((await api('GET', '/v1/users/journal/notes/', { token })).status).toBe(200);
+    expect((await api('PATCH', `/v1/users/journal/notes/${note.body.id}/`, { token, json: { content: 'Felt fine.' } })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/journal/notes/${note.body.id}/`, { token })).status).toBe(204);
+    expect((await api('DELETE', `/v1/users/journal/notes/${note.body.id}/`, { token })).status).toBe(404);
+    expect((await api('POST', '/v1/users/journal/side-effects/', { token, json: { symptom: 'nausea', severity: 'mild' } })).status).toBe(201);
+    expect((await api('GET', '/v1/users/journal/side-effects/', { token })).status).toBe(200);
+    expect((await api('GET', '/v1/users/journal/injection-plan/', { token })).status).toBe(200);
+    expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { preferred_time: '25:00' } })).status).toBe(400);
+    expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { anchor_weekday: 2, preferred_time: '08:30' } })).status).toBe(200);
+
+    // Referrals.
+    expect((await api('GET', '/v1/users/referrals/me/', { token })).status).toBe(200);
+    expect((await api('GET', '/v1/users/referrals/me/referred/', { token })).status).toBe(200);
+    expect((await api('GET', '/v1/users/referrals/me/transactions/', { token })).status).toBe(200);
+    expect((await api('POST', '/v1/users/referrals/attribution-events/', { json: { event: 'landing_view', utm_source: 'newsletter' } })).status).toBe(202);
+    expect((await api('POST', '/v1/users/referrals/attribution-events/', { json: { event: 'clicked' } })).status).toBe(400);
+
+    // The back office: accounts, refunds, the test clock and a renewal it opens.
+    const admin = await newStaff(ctx, 'backoffice_admin');
+    expect((await api('GET', `/v1/backoffice/users/?email=${encodeURIComponent(other.email)}`, { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/users/${other.id}/disable/`, { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/users/${other.id}/enable/`, { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/users/${admin.id}/disable/`, { token: admin.access })).status).toBe(400);
+    expect((await api('POST', `/v1/backoffice/users/${randomUUID()}/enable/`, { token: admin.access })).status).toBe(404);
+    const otherPayments = await call(ctx, 'GET', '/v1/users/payments/', { token: await fresh(other) });
+    expect((await api('POST', `/v1/backoffice/payments/${otherPayments.body.results[0].id}/refund/`, { token: admin.access, json: { amount_cents: 100, reason: 'goodwill' } })).status).toBe(200);
+    expect((await api('GET', '/v1/backoffice/test-clock/', { token: admin.access })).status).toBe(200);
+    expect((await api('POST', '/v1/backoffice/test-clock/advance/', { token: admin.access, json: { days: -1 } })).status).toBe(400);
+    expect((await api('POST', '/v1/backoffice/test-clock/advance/', { token: await fresh(admin), json: { days: 25 } })).status).toBe(200);
+    const renewal = await api('GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss', { token: await fresh(patient) });
+    if (renewal.body.pending_consultation_id) {
+      const answers = [
+        { question_key: 'current_weight_kg', values: { value: 96 } },
+        { question_key: 'significant_side_effects', values: { value: 0 } },
+        { question_key: 'new_medication', values: { value: 0 } },
+      ];
+      const confirm = { consultation_id: renewal.body.pending_consultation_id, answers };
+      expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: { ...confirm, answers: [] } })).status).toBe(400);
+      expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: confirm })).status).toBe(200);
+      expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: confirm })).status).toBe(409);
+    }
+
+    // Signing out ends the session.
+    const last = await fresh(patient);
+    expect((await api('POST', '/v1/users/logout/', { token: last, json: {} })).status).toBe(200);
+    expect((await api('GET', '/v1/users/profile/', { token: last })).status).toBe(401);
+
+    expect(checker.problems).toEqual([]);
+  }, 300_000);
+
+  it('exercised every documented operation (or names why not)', () => {
+    const missing = [...checker.routesKeys()].filter((key) => !checker.exercised.has(key) && !EXCUSED[key]);
+    expect(missing).toEqual([]);
+    // An excuse for an operation the walk does reach is stale.
+    expect(Object.keys(EXCUSED).filter((key) => checker.exercised.has(key))).toEqual([]);
+  });
+});
