@@ -114,6 +114,8 @@ export function installErrorHandling(app: FastifyInstance) {
     // Error bodies are built here from the catalogue, never from records, so they are serialised as
     // they are: a route's response schema must not turn a client error into a 500.
     reply.serializer(JSON.stringify);
+    // A custom serializer leaves the content type unset: every error body is JSON.
+    reply.type('application/json; charset=utf-8');
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
       return reply.code(err.status).send(err.body);
