@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { checkCredentials } from '../accounts/service.ts';
@@ -396,7 +396,6 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
   r.get(
     '/v1/users/connected-apps/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['accounts'],
         summary: 'Assistants connected to the account through the MCP connector, newest first',
@@ -417,7 +416,6 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
   r.delete(
     '/v1/users/connected-apps/:id/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['accounts'],
         summary: 'Disconnect an assistant: its tokens stop working at once',
