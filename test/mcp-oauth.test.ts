@@ -73,6 +73,11 @@ describe('discovery', () => {
     const r = await rpc(undefined);
     expect(r.status).toBe(401);
     expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/mcp"`);
+    // A browser client (the MCP Inspector) may read the challenge.
+    const browser = await rpc(undefined, undefined, { origin: 'http://localhost:6274' });
+    expect(browser.status).toBe(401);
+    expect(browser.headers['access-control-allow-origin']).toBeDefined();
+    expect(String(browser.headers['access-control-expose-headers'])).toContain('WWW-Authenticate');
   });
 
   it('serves the protected resource metadata (RFC 9728) and the authorization server metadata (RFC 8414)', async () => {

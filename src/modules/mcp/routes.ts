@@ -47,6 +47,12 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
   const registerBudget = deps.limiters.budget('mcp-register-ip', 30, 3600);
 
   deps.scheduler.register('mcp.purge-expired', () => repo.purgeExpired(deps.db, deps.clock.now()));
+  // Browser-based clients (the MCP Inspector) must be able to read the challenge and protocol headers.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url === '/mcp' || request.url.startsWith('/mcp?') || request.url.startsWith('/mcp/')) {
+      reply.header('access-control-expose-headers', 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After, X-Request-Id');
+    }
+  });
 
   const oauthThrottle = (seconds: number) =>
     new oauth.OAuthError(429, 'slow_down', `Too many requests. Try again in ${Math.max(1, Math.ceil(seconds))} seconds.`);
