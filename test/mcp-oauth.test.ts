@@ -134,6 +134,9 @@ describe('the authorization request', () => {
     expect(wrong.text).toContain('return address does not match');
     const prefix = await call(ctx, 'GET', authorizeUrl(c.client_id, { redirect_uri: `${REDIRECT}/extra` }));
     expect(prefix.status).toBe(400);
+    const missing = await call(ctx, 'GET', authorizeUrl(c.client_id, { redirect_uri: undefined }));
+    expect(missing.status).toBe(400);
+    expect(missing.headers.location).toBeUndefined();
     const unknown = await call(ctx, 'GET', authorizeUrl('mcp_unknown'));
     expect(unknown.status).toBe(400);
     expect(unknown.headers.location).toBeUndefined();
@@ -220,6 +223,14 @@ describe('the authorization request', () => {
     const s = await pages(c.client_id, { email: doctor.email });
     expect(s.signIn!.status).toBe(403);
     expect(s.signIn!.text).toContain('Staff accounts cannot connect an assistant');
+  });
+
+  it('limits authorization pages per address (each opens a pending request)', async () => {
+    const c = await register();
+    let last = 0;
+    for (let i = 0; i < 121 && last !== 429; i++) last = (await call(ctx, 'GET', authorizeUrl(c.client_id), { ip: '10.9.9.9' })).status;
+    expect(last).toBe(429);
+    expect((await call(ctx, 'GET', authorizeUrl(c.client_id), { ip: '10.9.9.10' })).status).toBe(200);
   });
 
   it('protects both forms against CSRF and replays', async () => {

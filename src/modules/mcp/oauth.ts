@@ -244,13 +244,9 @@ export async function startAuthorization(deps: Deps, q: AuthorizeQuery, locale: 
   // Until the client and its redirect URI are known to match, nothing is redirected (RFC 6749 4.1.2.1).
   const client = typeof q.client_id === 'string' ? await repo.findClient(deps.db, q.client_id) : undefined;
   if (!client) return { kind: 'error-page', message: 'unknown_client' };
-  const redirectUri = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;
-  if (redirectUri === undefined) {
-    if (client.redirect_uris.length !== 1) return { kind: 'error-page', message: 'bad_redirect_uri' };
-  } else if (!client.redirect_uris.includes(redirectUri)) {
-    return { kind: 'error-page', message: 'bad_redirect_uri' };
-  }
-  const target = redirectUri ?? client.redirect_uris[0];
+  // redirect_uri is always required (and then required, equal, at the token endpoint).
+  const target = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;
+  if (target === undefined || !client.redirect_uris.includes(target)) return { kind: 'error-page', message: 'bad_redirect_uri' };
   const state = typeof q.state === 'string' ? q.state : null;
   const fail = (error: string, description: string): AuthorizeOutcome => ({
     kind: 'redirect',

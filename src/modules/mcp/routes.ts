@@ -45,6 +45,7 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
   const toolBudget = deps.limiters.budget('mcp-tool-calls', deps.config.MCP_TOOL_CALLS_PER_MINUTE, 60);
   const tokenBudget = deps.limiters.budget('mcp-token-ip', 120, 60);
   const registerBudget = deps.limiters.budget('mcp-register-ip', 30, 3600);
+  const authorizeBudget = deps.limiters.budget('mcp-authorize-ip', 120, 60);
 
   deps.scheduler.register('mcp.purge-expired', () => repo.purgeExpired(deps.db, deps.clock.now()));
   // Browser-based clients (the MCP Inspector) must be able to read the challenge and protocol headers.
@@ -146,11 +147,18 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
           resource: z.union([z.string(), z.array(z.string())]).optional(),
           ui_locales: z.string().optional(),
         }),
-        response: { 200: Html, 302: z.null(), 400: Html },
+        response: { 200: Html, 302: z.null(), 400: Html, 429: Html },
       },
     },
     async (request, reply) => {
       const locale = pageLocale(request.query.ui_locales, request.headers['accept-language']);
+      // Each page opens a pending request row: a per-IP budget keeps that bounded.
+      try {
+        await authorizeBudget.consume(request.ip);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) return page(reply, 429, errorPage(locale, 'throttled'));
+        throw err;
+      }
       const outcome = await oauth.startAuthorization(deps, request.query, locale);
       if (outcome.kind === 'error-page') return page(reply, 400, errorPage(locale, outcome.message));
       if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
