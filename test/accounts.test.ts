@@ -266,7 +266,7 @@ describe('refresh, logout and sessions', () => {
   });
 
   it('logout with no body (with or without a JSON content type) ends the session of the access token', async () => {
-    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
       const p = await newPatient(ctx, 'logout-nobody');
       const r = await call(ctx, 'POST', '/v1/users/logout/', { token: p.access, headers });
       expect(r.status, JSON.stringify(headers)).toBe(200);

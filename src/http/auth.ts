@@ -1,10 +1,10 @@
 // Bearer authentication. An access token is trusted only while its account is active and its
 // session (refresh family) is not revoked, so disabling an account or resetting a password takes
 // effect on the next request. Only HS256 is accepted (alg allowlist).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Deps } from '../deps.ts';
-import { notAuthenticated, permissionDenied, tokenNotValid } from './errors.ts';
+import { notAuthenticated, tokenNotValid } from './errors.ts';
 
 export interface AuthUser {
   id: string;

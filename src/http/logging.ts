@@ -21,7 +21,7 @@ export const REDACT_PATHS = [
   '*.document_number',
 ];
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },

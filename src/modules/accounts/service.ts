@@ -310,8 +310,10 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
 
 export const FORGOT_MESSAGE = 'If an account exists for this address, we sent a link to reset the password.';
 
-export async function forgotPassword(deps: Deps, rawEmail: string): Promise<void> {
+export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): Promise<void> {
   const { config } = deps;
+  // Per address as well as per account: one client cannot mail-bomb many accounts.
+  await deps.limiters.budget('forgot-password-ip', config.FORGOT_PASSWORD_PER_IP, config.FORGOT_PASSWORD_WINDOW_SECONDS).consume(ip);
   const email = normaliseEmail(rawEmail);
   await deps.db.tx(async (q) => {
     const user = await findUserByEmail(q, email, true);

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { refuseNul } from '../../http/input-guard.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
@@ -25,11 +26,13 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
         if (part.fieldname === 'file') upload = { data, truncated: part.file.truncated };
       } else if (part.fieldname === 'content') {
         content = String(part.value);
+        refuseNul('content', content);
       }
     }
   } catch (err: any) {
     if (err?.code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
     if (err?.code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
+    if (err instanceof ApiError) throw err;
     throw errorCode(400, 'invalid_multipart', 'The multipart body could not be read.');
   }
   return { content, upload };
