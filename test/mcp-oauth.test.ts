@@ -77,7 +77,24 @@ describe('discovery', () => {
     const browser = await rpc(undefined, undefined, { origin: 'http://localhost:6274' });
     expect(browser.status).toBe(401);
     expect(browser.headers['access-control-allow-origin']).toBeDefined();
+    expect(browser.headers['access-control-allow-origin']).toBe('http://localhost:6274');
     expect(String(browser.headers['access-control-expose-headers'])).toContain('WWW-Authenticate');
+  });
+
+  it('answers CORS preflights: /mcp for the origins it accepts, the OAuth endpoints for any origin', async () => {
+    const pre = (path: string, origin: string) =>
+      call(ctx, 'OPTIONS', path, { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+    const ok = await pre('/mcp', 'http://localhost:6274');
+    expect(ok.status).toBe(204);
+    expect(ok.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(String(ok.headers['access-control-allow-headers'])).toMatch(/Authorization.*Mcp-Protocol-Version/);
+    const evil = await pre('/mcp', 'https://evil.example');
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+    for (const path of ['/oauth/token', '/oauth/register', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp']) {
+      expect((await pre(path, 'https://evil.example')).headers['access-control-allow-origin'], path).toBe('*');
+    }
+    const meta = await call(ctx, 'GET', '/.well-known/oauth-authorization-server', { headers: { origin: 'https://any.example' } });
+    expect(meta.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('serves the protected resource metadata (RFC 9728) and the authorization server metadata (RFC 8414)', async () => {
