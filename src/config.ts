@@ -104,9 +104,15 @@ const EnvSchema = z.object({
   FORGOT_PASSWORD_WINDOW_SECONDS: seconds(3600),
   MAIL_DISPATCH_INTERVAL_MS: seconds(500),
   SCHEDULER_INTERVAL_MS: seconds(30_000),
+  // The assistant connector (docs/mcp.md).
+  MCP_PUBLIC_URL: z.string().url().optional(),
+  MCP_ALLOWED_ORIGINS: csv,
+  MCP_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
+  MCP_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
+  MCP_TOOL_CALLS_PER_MINUTE: seconds(60),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string; MCP_PUBLIC_URL: string };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as a shell `VAR=` would suggest.
@@ -122,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    MCP_PUBLIC_URL: (c.MCP_PUBLIC_URL ?? `${(c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '')}/mcp`).replace(/\/+$/, ''),
   };
 }
 

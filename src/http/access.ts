@@ -42,6 +42,10 @@ export const PUBLIC_ROUTES: readonly string[] = [
   '* /sandbox/*',
   // Where a payment provider sends the browser back after checkout (plain pages, no data).
   'GET /checkout/*',
+  // The assistant connector checks its own OAuth tokens (src/modules/mcp, docs/mcp.md).
+  '* /mcp',
+  '* /oauth/*',
+  'GET /.well-known/*',
 ];
 
 function matches(rule: string, method: string, url: string): boolean {

@@ -7,6 +7,7 @@ import backoffice from './backoffice/routes.ts';
 import billing from './billing/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
+import mcp from './mcp/routes.ts';
 import messages from './messages/routes.ts';
 import profile from './profile/routes.ts';
 import questionnaires from './questionnaires/routes.ts';
@@ -15,4 +16,4 @@ import subscriptions from './subscriptions/routes.ts';
 
 export type Module = (app: App, deps: Deps) => Promise<void>;
 
-export const MODULES: Module[] = [accounts, profile, questionnaires, billing, subscriptions, messages, journal, referrals, clinician, backoffice];
+export const MODULES: Module[] = [accounts, profile, questionnaires, billing, subscriptions, messages, journal, referrals, clinician, backoffice, mcp];

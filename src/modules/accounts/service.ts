@@ -155,6 +155,13 @@ export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown
 const invalidCredentials = () => errorCode(401, 'invalid_credentials', 'No active account found with the given credentials.');
 
 export async function signIn(deps: Deps, email: string, password: string, ip: string, brandOk: boolean) {
+  const user = await checkCredentials(deps, email, password, ip, brandOk);
+  const pair = await issueTokenPair(deps, deps.db, user.id);
+  return { ...pair, ...roleFlags(user) };
+}
+
+/** The sign-in rules (failure budgets, unverified, disabled) without issuing tokens: also used by the assistant connector's sign-in page. */
+export async function checkCredentials(deps: Deps, email: string, password: string, ip: string, brandOk = true): Promise<UserRow> {
   const { config } = deps;
   const window = config.SIGNIN_FAILURE_WINDOW_SECONDS;
   const perIp = deps.limiters.budget('signin-fail-ip', config.SIGNIN_FAILURES_PER_IP, window);
@@ -179,8 +186,7 @@ export async function signIn(deps: Deps, email: string, password: string, ip: st
   if (!user.email_verified_at) throw await fail();
   if (user.disabled_at) throw errorCode(403, 'user_inactive', 'This account is disabled.');
   await perAccount.reset(accountKey);
-  const pair = await issueTokenPair(deps, deps.db, user.id);
-  return { ...pair, ...roleFlags(user) };
+  return user;
 }
 
 export async function refresh(deps: Deps, token: string) {

@@ -1,0 +1,173 @@
+// Shapes of the assistant connector: tool inputs and outputs (compact summaries of the patient's
+// records: what an assistant needs, never identity documents, provider ids or invoice bytes), and
+// the connected-apps API.
+import { z } from 'zod';
+
+export const EmergencyOut = z.object({ number: z.string(), message: z.string() }).describe('Emergency notice: call this number now');
+const page = { limit: z.number().int().min(1).max(100).optional().describe('Page size (default 20, max 100)'), offset: z.number().int().min(0).optional() };
+export const PageInput = z.object(page);
+export const EmptyIn = z.object({});
+export const JournalIn = z.object({ limit: page.limit });
+export const SubscriptionsIn = z.object({ category: z.string().max(64).optional().describe('A category slug (see list_questionnaires); all subscribed categories by default') });
+
+export const ProfileOut = z.object({
+  id: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  date_of_birth: z.string().nullable(),
+  gender: z.string().nullable(),
+  country_of_residence: z.string().nullable(),
+  city: z.string().nullable(),
+  timezone: z.string().nullable(),
+  locale: z.string(),
+  forms_completed: z.record(z.string(), z.boolean()),
+});
+
+export const ConsultationOut = z.object({
+  id: z.string(),
+  status: z.string(),
+  origin: z.string(),
+  category: z.string(),
+  plan: z.string(),
+  treatment_id: z.string(),
+  dosage: z.string(),
+  supply_days: z.number().nullable(),
+  decision_reason: z.string(),
+  doctor: z.object({ first_name: z.string(), last_name: z.string() }).nullable(),
+  prescription_ids: z.array(z.string()),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+});
+export const ConsultationsOut = z.object({ count: z.number().int(), results: z.array(ConsultationOut) });
+
+export const PrescriptionOut = z.object({
+  id: z.string(),
+  consultation_id: z.string(),
+  category: z.string(),
+  treatment_name: z.string(),
+  dosage: z.string(),
+  instructions: z.string(),
+  supply_days: z.number().nullable(),
+  issued_at: z.string(),
+  valid_until: z.string().nullable(),
+  doctor: z.object({ first_name: z.string(), last_name: z.string() }),
+});
+export const OrderOut = z.object({
+  id: z.string(),
+  status: z.string(),
+  consultation_id: z.string().nullable(),
+  prescription_id: z.string().nullable(),
+  items: z.array(z.object({ name: z.string(), dosage: z.string(), quantity: z.number(), supply_days: z.number().nullable() })),
+  carrier: z.string().nullable(),
+  tracking_number: z.string().nullable(),
+  tracking_url: z.string().nullable(),
+  shipped_at: z.string().nullable(),
+  delivered_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export const PrescriptionsOrdersOut = z.object({
+  prescriptions: z.object({ count: z.number().int(), results: z.array(PrescriptionOut) }),
+  orders: z.array(OrderOut),
+});
+
+export const PaymentOut = z.object({
+  id: z.string(),
+  consultation_id: z.string().nullable(),
+  subscription_id: z.string().nullable(),
+  description: z.string(),
+  billing_reason: z.string(),
+  amount_cents: z.number().int(),
+  refunded_amount_cents: z.number().int(),
+  net_amount_cents: z.number().int(),
+  currency: z.string(),
+  status: z.string(),
+  captured_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export const PaymentsOut = z.object({ count: z.number().int(), results: z.array(PaymentOut) });
+
+export const SubscriptionOut = z.object({
+  id: z.string(),
+  status: z.string(),
+  category: z.string(),
+  treatment_id: z.string(),
+  price_cents: z.number().int(),
+  currency: z.string(),
+  cycle_days: z.number().int(),
+  current_period_end: z.string(),
+  cancel_at_period_end: z.boolean(),
+  early_order_locked_until: z.string().nullable(),
+});
+export const RenewalOut = z.object({
+  category: z.string(),
+  mode: z.string().describe('pending_choice | early_order | express_reorder | blocked'),
+  blocked_code: z.string().nullable(),
+  pending_consultation_id: z.string().nullable(),
+  current: z.object({ treatment_id: z.string(), dosage: z.string() }).nullable(),
+  next_dosage: z.string().nullable(),
+  alternatives: z.array(z.object({ treatment_id: z.string(), name: z.string(), dosages: z.array(z.string()) })),
+  price: z.object({ amount_cents: z.number().int(), currency: z.string(), plan: z.string() }).nullable(),
+});
+export const SubscriptionsOut = z.object({ count: z.number().int(), results: z.array(SubscriptionOut), renewal_options: z.array(RenewalOut) });
+
+export const MessageOut = z.object({ id: z.string(), sender_type: z.string(), content: z.string(), has_file: z.boolean(), is_read: z.boolean(), created_at: z.string() });
+export const MessagesOut = z.object({ conversation_id: z.string(), unread_count: z.number().int(), messages: z.array(MessageOut) });
+
+export const WeightOut = z.object({ id: z.string(), weight_kg: z.number(), logged_on: z.string(), note: z.string() });
+export const InjectionOut = z.object({ id: z.string(), medication: z.string(), dose: z.string(), injected_at: z.string(), injection_site: z.string().nullable(), note: z.string() });
+export const NoteOut = z.object({ id: z.string(), content: z.string(), created_at: z.string() });
+export const PlanOut = z.object({ medication: z.string(), anchor_weekday: z.number().int().describe('0 = Monday ... 6 = Sunday'), preferred_time: z.string(), starts_on: z.string(), active: z.boolean() });
+export const JournalOut = z.object({
+  weights: z.object({ count: z.number().int(), results: z.array(WeightOut) }),
+  injections: z.object({ count: z.number().int(), results: z.array(InjectionOut) }),
+  notes: z.object({ count: z.number().int(), results: z.array(NoteOut) }),
+  plan: PlanOut,
+});
+
+export const CatalogueOut = z.object({
+  locale: z.string(),
+  categories: z.array(
+    z.object({
+      slug: z.string(),
+      title: z.string(),
+      description: z.string(),
+      default_plan: z.string(),
+      treatments: z.array(z.object({ treatment_id: z.string(), name: z.string(), dosages: z.array(z.string()) })),
+    }),
+  ),
+});
+
+// Write tools: the emergency notice (or null) first, then what was recorded.
+export const LogWeightIn = z.object({
+  weight_kg: z.number().min(20).max(500).describe('Body weight in kilograms'),
+  logged_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('YYYY-MM-DD, today by default; one entry per day (a second one replaces it)'),
+  note: z.string().max(1000).optional(),
+});
+export const LogWeightOut = z.object({ emergency: EmergencyOut.nullable(), created: z.boolean(), entry: WeightOut });
+export const LogInjectionIn = z.object({
+  dose: z.string().trim().min(1).max(80).describe('Dose as written on the pen, e.g. "0.5 mg"'),
+  injected_at: z.string().describe('Date and time with UTC offset, e.g. 2026-11-20T08:00:00+01:00'),
+  medication: z.string().max(64).optional(),
+  injection_site: z.enum(['abdomen', 'thigh', 'upper_arm']).optional(),
+  note: z.string().max(1000).optional(),
+});
+export const LogInjectionOut = z.object({ emergency: EmergencyOut.nullable(), entry: InjectionOut });
+export const AddNoteIn = z.object({ content: z.string().trim().min(1).max(5000) });
+export const AddNoteOut = z.object({ emergency: EmergencyOut.nullable(), note: NoteOut });
+export const SendMessageIn = z.object({ content: z.string().trim().min(1).max(5000).describe('The message to the medical team') });
+export const SendMessageOut = z.object({ emergency: EmergencyOut.nullable(), conversation_id: z.string(), message: MessageOut.nullable() });
+
+// ---------------------------------------------------------------- connected apps API
+
+export const ConnectedAppSchema = z
+  .object({
+    id: z.uuid(),
+    client_id: z.string(),
+    client_name: z.string(),
+    redirect_hosts: z.array(z.string()).meta({ description: 'Hosts of the registered redirect URIs' }),
+    scopes: z.array(z.string()),
+    created_at: z.string(),
+    last_used_at: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectedApp' });

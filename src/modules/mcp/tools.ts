@@ -1,0 +1,422 @@
+// The connector's tools: patient-scoped reads and four narrow writes, each calling the owning
+// module's service. Every tool has an input and an output schema and answers with structured
+// content plus a short text; free text that the emergency detector flags puts the emergency notice
+// (the patient's country's number) first. Every call is recorded (no content) by the caller.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import { ApiError } from '../../http/errors.ts';
+import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
+import { listOrders } from '../billing/orders.ts';
+import { countPayments, countPrescriptions, pagePayments, pagePrescriptions, paymentOrder } from '../billing/repository.ts';
+import { countForUser, pageForUser, serialiseConsultations, toPrescription } from '../consultations/repository.ts';
+import * as journal from '../journal/service.ts';
+import * as messages from '../messages/service.ts';
+import { getProfile } from '../profile/service.ts';
+import { listCategories, type Locale } from '../questionnaires/catalogue.ts';
+import * as subs from '../subscriptions/service.ts';
+import type { McpAuth, Scope } from './oauth.ts';
+import * as s from './schemas.ts';
+
+export const SERVER_INFO = { name: 'patient-treatment-service', version: '1.0.0' };
+
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  scope: Scope;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  readOnly: boolean;
+  run: (ctx: ToolContext, args: any) => Promise<{ data: Record<string, unknown>; text: string; emergency?: { number: string; message: string } | null }>;
+}
+
+export interface ToolContext {
+  deps: Deps;
+  auth: McpAuth;
+}
+
+const iso = (d: unknown): string | null => (d ? new Date(d as string).toISOString() : null);
+const locale = (ctx: ToolContext): Locale => (['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'].includes(ctx.auth.locale) ? (ctx.auth.locale as Locale) : 'en');
+const paging = (a: { limit?: number; offset?: number }) => ({ limit: a.limit ?? 20, offset: a.offset ?? 0 });
+
+/** The notice when free text mentions an emergency (the number of the patient's country). */
+function emergencyFor(ctx: ToolContext, ...texts: (string | undefined)[]) {
+  const text = texts.filter(Boolean).join('\n');
+  return text && mentionsEmergency(text) ? emergencyNotice(ctx.auth.country, ctx.auth.locale) : null;
+}
+
+const messageOut = (m: any) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
+
+export const TOOLS: ToolSpec[] = [
+  {
+    name: 'get_profile_summary',
+    title: 'Profile summary',
+    description: 'The patient’s name, contact email, date of birth, country, locale, time zone and which questionnaires they completed.',
+    scope: 'patient:read',
+    input: s.EmptyIn,
+    output: s.ProfileOut,
+    readOnly: true,
+    async run({ deps, auth }) {
+      const p = await getProfile(deps, auth.userId);
+      const data = {
+        id: p.id,
+        email: p.email,
+        first_name: p.first_name,
+        last_name: p.last_name,
+        date_of_birth: p.date_of_birth,
+        gender: p.gender ?? null,
+        country_of_residence: p.country_of_residence,
+        city: p.city,
+        timezone: p.timezone ?? null,
+        locale: p.locale,
+        forms_completed: p.forms_completed as Record<string, boolean>,
+      };
+      return { data, text: `Profile of ${[p.first_name, p.last_name].filter(Boolean).join(' ') || p.email}.` };
+    },
+  },
+  {
+    name: 'list_consultations',
+    title: 'Consultations',
+    description: 'The patient’s consultations with their status (pending_review, approved, rejected, ...), newest first.',
+    scope: 'patient:read',
+    input: s.PageInput,
+    output: s.ConsultationsOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const { limit, offset } = paging(args);
+      const [count, rows] = await Promise.all([countForUser(deps.db, auth.userId), pageForUser(deps.db, auth.userId, limit, offset)]);
+      const full = await serialiseConsultations(deps.db, deps, rows);
+      const results = full.map((c) => ({
+        id: c.id,
+        status: c.status,
+        origin: c.origin,
+        category: c.category,
+        plan: c.plan,
+        treatment_id: c.treatment_id,
+        dosage: c.dosage,
+        supply_days: c.supply_days,
+        decision_reason: c.decision_reason,
+        doctor: c.doctor ? { first_name: c.doctor.first_name, last_name: c.doctor.last_name } : null,
+        prescription_ids: c.prescriptions.map((p) => p.id),
+        created_at: c.created_at,
+        decided_at: c.decided_at,
+      }));
+      return { data: { count, results }, text: `${count} consultation(s); ${results.map((c) => `${c.category}: ${c.status}`).join(', ') || 'none'}.` };
+    },
+  },
+  {
+    name: 'list_prescriptions_and_orders',
+    title: 'Prescriptions and orders',
+    description: 'Prescriptions issued by the patient’s doctors and the pharmacy orders with their shipping status, newest first.',
+    scope: 'patient:read',
+    input: s.PageInput,
+    output: s.PrescriptionsOrdersOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const { limit, offset } = paging(args);
+      const base = deps.config.PUBLIC_BASE_URL;
+      const [count, rows, orders] = await Promise.all([
+        countPrescriptions(deps.db, auth.userId),
+        pagePrescriptions(deps.db, auth.userId, limit, offset),
+        listOrders(deps.db, auth.userId),
+      ]);
+      const prescriptions = rows.map((row) => {
+        const p = toPrescription(row, base);
+        return {
+          id: p.id,
+          consultation_id: p.consultation_id,
+          category: p.category,
+          treatment_name: p.treatment_name,
+          dosage: p.dosage,
+          instructions: p.instructions,
+          supply_days: p.supply_days,
+          issued_at: p.issued_at,
+          valid_until: p.valid_until,
+          doctor: { first_name: p.doctor.first_name, last_name: p.doctor.last_name },
+        };
+      });
+      const orderList = orders.map((o) => ({
+        id: o.id,
+        status: o.status,
+        consultation_id: o.consultation_id,
+        prescription_id: o.prescription_id,
+        items: o.items.map((i) => ({ name: i.name, dosage: i.dosage, quantity: i.quantity, supply_days: i.supply_days })),
+        carrier: o.carrier,
+        tracking_number: o.tracking_number,
+        tracking_url: o.tracking_url,
+        shipped_at: o.shipped_at,
+        delivered_at: o.delivered_at,
+        created_at: o.created_at,
+      }));
+      return { data: { prescriptions: { count, results: prescriptions }, orders: orderList }, text: `${count} prescription(s), ${orderList.length} order(s).` };
+    },
+  },
+  {
+    name: 'list_payments',
+    title: 'Payments',
+    description: 'The patient’s payments and refunds (amounts in euro cents), newest first. Invoices are not included.',
+    scope: 'patient:read',
+    input: s.PageInput,
+    output: s.PaymentsOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const { limit, offset } = paging(args);
+      const [count, rows] = await Promise.all([countPayments(deps.db, auth.userId), pagePayments(deps.db, auth.userId, paymentOrder(undefined), limit, offset)]);
+      const results = rows.map((p: any) => ({
+        id: p.id,
+        consultation_id: p.consultation_id ?? null,
+        subscription_id: p.subscription_id ?? null,
+        description: p.description ?? '',
+        billing_reason: p.billing_reason ?? '',
+        amount_cents: Number(p.amount_cents),
+        refunded_amount_cents: Number(p.refunded_amount_cents ?? 0),
+        net_amount_cents: Number(p.amount_cents) - Number(p.refunded_amount_cents ?? 0),
+        currency: p.currency,
+        status: p.status,
+        captured_at: iso(p.captured_at),
+        created_at: iso(p.created_at)!,
+      }));
+      return { data: { count, results }, text: `${count} payment(s).` };
+    },
+  },
+  {
+    name: 'get_subscriptions',
+    title: 'Subscriptions and renewal options',
+    description:
+      'The patient’s treatment subscriptions and, for each subscribed category (or the given one), what can be done next: confirm a pending renewal, order early, re-order, or why not.',
+    scope: 'patient:read',
+    input: s.SubscriptionsIn,
+    output: s.SubscriptionsOut,
+    readOnly: true,
+    async run(ctx, args) {
+      const { deps, auth } = ctx;
+      const list = await subs.listSubscriptions(deps, auth.userId, 100, 0);
+      const categories = args.category ? [String(args.category)] : [...new Set(list.results.map((x: any) => x.category as string))];
+      const renewal_options = [];
+      for (const category of categories) {
+        const o: any = await subs.renewalOptions(deps, auth.userId, category, locale(ctx));
+        renewal_options.push({
+          category: o.category,
+          mode: o.mode,
+          blocked_code: o.blocked_code,
+          pending_consultation_id: o.pending_consultation_id,
+          current: o.current ? { treatment_id: o.current.treatment_id, dosage: o.current.dosage } : null,
+          next_dosage: o.ladder ? o.ladder.next : null,
+          alternatives: o.alternatives,
+          price: o.price ? { amount_cents: o.price.amount_cents, currency: o.price.currency, plan: o.price.plan } : null,
+        });
+      }
+      const results = list.results.map((x: any) => ({
+        id: x.id,
+        status: x.status,
+        category: x.category,
+        treatment_id: x.treatment_id,
+        price_cents: x.price_cents,
+        currency: x.currency,
+        cycle_days: x.cycle_days,
+        current_period_end: x.current_period_end,
+        cancel_at_period_end: x.cancel_at_period_end,
+        early_order_locked_until: x.early_order_locked_until,
+      }));
+      return {
+        data: { count: list.count, results, renewal_options },
+        text: `${list.count} subscription(s); ${renewal_options.map((o) => `${o.category}: ${o.mode}`).join(', ') || 'no renewal options'}.`,
+      };
+    },
+  },
+  {
+    name: 'get_messages',
+    title: 'Messages with the medical team',
+    description: 'The conversation between the patient and the medical team, oldest first (attachments are only flagged).',
+    scope: 'patient:read',
+    input: s.EmptyIn,
+    output: s.MessagesOut,
+    readOnly: true,
+    async run({ deps, auth }) {
+      const [conv] = await messages.listForPatient(deps, auth.userId);
+      const list = await messages.readAsPatient(deps, auth.userId, conv.id);
+      return {
+        data: { conversation_id: conv.id, unread_count: conv.unread_count, messages: list.map(messageOut) },
+        text: `${list.length} message(s) in the conversation with the medical team.`,
+      };
+    },
+  },
+  {
+    name: 'get_journal',
+    title: 'Progress journal',
+    description: 'The patient’s weights, injections, notes and injection plan (available while a treatment plan is active), newest first.',
+    scope: 'patient:read',
+    input: s.JournalIn,
+    output: s.JournalOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const limit = args.limit ?? 20;
+      const weights = await journal.list(deps, 'weight_entries', auth.userId, limit, 0, journal.weightOut);
+      const injections = await journal.list(deps, 'injections', auth.userId, limit, 0, journal.injectionOut);
+      const notes = await journal.list(deps, 'journal_notes', auth.userId, limit, 0, journal.noteOut);
+      const plan = await journal.getPlan(deps, auth.userId);
+      return {
+        data: {
+          weights: { count: weights.count, results: weights.results.map((w) => ({ id: w.id, weight_kg: w.weight_kg, logged_on: w.logged_on, note: w.note })) },
+          injections: {
+            count: injections.count,
+            results: injections.results.map((i) => ({ id: i.id, medication: i.medication, dose: i.dose, injected_at: i.injected_at, injection_site: i.injection_site, note: i.note })),
+          },
+          notes: { count: notes.count, results: notes.results.map((n) => ({ id: n.id, content: n.content, created_at: n.created_at })) },
+          plan: { medication: plan.medication, anchor_weekday: plan.anchor_weekday, preferred_time: plan.preferred_time, starts_on: plan.starts_on, active: plan.active },
+        },
+        text: `${weights.count} weight(s), ${injections.count} injection(s), ${notes.count} note(s).`,
+      };
+    },
+  },
+  {
+    name: 'list_questionnaires',
+    title: 'Questionnaire catalogue',
+    description: 'The treatment categories the service offers, with their treatments and dosages, in the patient’s language.',
+    scope: 'patient:read',
+    input: s.EmptyIn,
+    output: s.CatalogueOut,
+    readOnly: true,
+    async run(ctx) {
+      const l = locale(ctx);
+      const categories = listCategories().map((c) => ({
+        slug: c.slug,
+        title: c.title[l],
+        description: c.description[l],
+        default_plan: c.default_plan,
+        treatments: c.treatments.map((t) => ({ treatment_id: t.treatment_id, name: t.name, dosages: t.dosages })),
+      }));
+      return { data: { locale: l, categories }, text: `${categories.length} categories: ${categories.map((c) => c.slug).join(', ')}.` };
+    },
+  },
+  {
+    name: 'log_weight',
+    title: 'Log a weight',
+    description: 'Records the patient’s weight for a day in the progress journal (one entry per day; a second one for the same day replaces it).',
+    scope: 'journal:write',
+    input: s.LogWeightIn,
+    output: s.LogWeightOut,
+    readOnly: false,
+    async run(ctx, args) {
+      const r = await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note });
+      const e = r.entry;
+      return {
+        emergency: emergencyFor(ctx, args.note),
+        data: { created: r.created, entry: { id: e.id, weight_kg: e.weight_kg, logged_on: e.logged_on, note: e.note } },
+        text: `Weight ${e.weight_kg} kg ${r.created ? 'logged' : 'updated'} for ${e.logged_on}.`,
+      };
+    },
+  },
+  {
+    name: 'log_injection',
+    title: 'Log an injection',
+    description: 'Records an injection (dose, time with UTC offset, optional site and note) in the progress journal.',
+    scope: 'journal:write',
+    input: s.LogInjectionIn,
+    output: s.LogInjectionOut,
+    readOnly: false,
+    async run(ctx, args) {
+      if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(args.injected_at) || Number.isNaN(Date.parse(args.injected_at))) {
+        throw new ApiError(400, { injected_at: ['Enter a date and time with its UTC offset, e.g. 2026-11-20T08:00:00+01:00.'] });
+      }
+      const input: Record<string, unknown> = { dose: args.dose, injected_at: args.injected_at };
+      if (args.medication !== undefined) input.medication = args.medication;
+      if (args.injection_site !== undefined) input.injection_site = args.injection_site;
+      if (args.note !== undefined) input.note = args.note;
+      const i = await journal.createInjection(ctx.deps, ctx.auth.userId, input);
+      return {
+        emergency: emergencyFor(ctx, args.note),
+        data: { entry: { id: i.id, medication: i.medication, dose: i.dose, injected_at: i.injected_at, injection_site: i.injection_site, note: i.note } },
+        text: `Injection of ${i.dose} logged at ${i.injected_at}.`,
+      };
+    },
+  },
+  {
+    name: 'add_journal_note',
+    title: 'Add a journal note',
+    description: 'Adds a free-text note to the progress journal. Not read by the medical team: use send_message to reach them.',
+    scope: 'journal:write',
+    input: s.AddNoteIn,
+    output: s.AddNoteOut,
+    readOnly: false,
+    async run(ctx, args) {
+      const n = await journal.createNote(ctx.deps, ctx.auth.userId, args.content);
+      return { emergency: emergencyFor(ctx, args.content), data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
+    },
+  },
+  {
+    name: 'send_message',
+    title: 'Send a message to the medical team',
+    description: 'Sends a text message from the patient to their medical team (not an emergency service: in an emergency call the local emergency number).',
+    scope: 'messages:write',
+    input: s.SendMessageIn,
+    output: s.SendMessageOut,
+    readOnly: false,
+    async run(ctx, args) {
+      const [conv] = await messages.listForPatient(ctx.deps, ctx.auth.userId);
+      const sent = await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content);
+      return {
+        emergency: sent.emergency,
+        data: { conversation_id: sent.id, message: sent.last_message ? messageOut(sent.last_message) : null },
+        text: 'Message sent to the medical team.',
+      };
+    },
+  },
+];
+
+export const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
+
+/** The text of a service refusal (field errors, a 403 without an active plan, a 404...). */
+function refusal(err: ApiError): string {
+  const b = err.body as Record<string, any>;
+  if (typeof b.detail === 'string') return b.detail;
+  if (typeof b.error === 'string') return b.error;
+  if (typeof b.message === 'string') return b.message;
+  if (typeof b.code === 'string') return b.code;
+  return Object.entries(b)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`)
+    .join('; ');
+}
+
+/** One MCP server for one request (stateless): the tools of the authenticated patient. */
+export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, outcome: string) => Promise<void>): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions:
+      'Tools over one patient’s own records at a telemedicine service. The service is not an emergency service: when a result carries an emergency notice, show it to the patient first.',
+  });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: `${tool.description} (scope: ${tool.scope})`,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+      },
+      async (args: any): Promise<CallToolResult> => {
+        try {
+          const r = await tool.run({ deps, auth }, args ?? {});
+          await record(tool.name, 'ok');
+          const structured = tool.readOnly ? r.data : { emergency: r.emergency ?? null, ...r.data };
+          const content: CallToolResult['content'] = [];
+          if (r.emergency) content.push({ type: 'text', text: `EMERGENCY: ${r.emergency.message} (${r.emergency.number})` });
+          content.push({ type: 'text', text: r.text });
+          content.push({ type: 'text', text: JSON.stringify(structured) });
+          return { content, structuredContent: structured };
+        } catch (err) {
+          if (err instanceof ApiError) {
+            await record(tool.name, `refused:${err.status}`);
+            return { isError: true, content: [{ type: 'text', text: refusal(err) }] };
+          }
+          await record(tool.name, 'error').catch(() => undefined);
+          throw err;
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,286 @@
+// The assistant connector end to end: the MCP SDK's own client with its OAuth client provider against
+// the listening service (401 discovery -> metadata -> registration -> sign-in and consent pages ->
+// token -> tools/list -> tools/call for every tool), the emergency notice, scopes, isolation between
+// patients, the call record and the connected-apps API.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../src/modules/mcp/tools.ts';
+import { addSubmission, paySandbox, staff } from './billing-fixtures.ts';
+import { MCP_URL, MemoryProvider, authorize, connect, connectAs, listen, patientWithPassword, type Fetch } from './mcp-support.ts';
+import { call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
+
+let ctx: TestContext;
+let f: Fetch;
+let a: Patient;
+let b: Patient;
+let clientA: Client;
+let clientB: Client;
+let providerA: MemoryProvider;
+let consultationId: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  f = await listen(ctx);
+  // Patient A: paid, approved by a doctor (consultation, payment, subscription, prescription, order, active plan).
+  a = await patientWithPassword(ctx, { country_of_residence: 'GBR', locale: 'en' });
+  await addSubmission(ctx, a.id, 'weight_loss');
+  const paid = await paySandbox(ctx, a);
+  consultationId = paid.session.consultation_id ?? (await ctx.db.query('select id from consultations where user_id = $1', [a.id]))[0].id;
+  const doctor = await staff(ctx, 'doctor');
+  const detail = await call(ctx, 'GET', `/v1/clinician/consultations/${consultationId}/`, { token: doctor.access });
+  const t = detail.body.treatment_options[0];
+  const approved = await call(ctx, 'POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: t.dosages[0], note: 'Start low.' } });
+  if (approved.status !== 200) throw new Error(`approve ${approved.status} ${approved.text}`);
+  await call(ctx, 'POST', '/v1/users/journal/weight-entries/', { token: a.access, json: { weight_kg: 101.5, logged_on: '2026-01-05', note: 'A-private-weight' } });
+  const conv = await call(ctx, 'GET', '/v1/users/conversations/', { token: a.access });
+  await call(ctx, 'POST', `/v1/users/conversations/${conv.body.results[0].id}/messages/`, { token: a.access, json: { content: 'A-private-message' } });
+  // Patient B: no records of its own.
+  b = await patientWithPassword(ctx);
+  ({ client: clientA, provider: providerA } = await connectAs(f, a.email));
+  ({ client: clientB } = await connectAs(f, b.email));
+}, 240_000);
+
+afterAll(async () => {
+  await clientA?.close();
+  await clientB?.close();
+  await ctx?.close();
+});
+
+const structured = (r: any) => r.structuredContent as any;
+
+describe('the whole flow through the SDK client', () => {
+  it('registered the client dynamically, got a bound token pair, and lists every tool with input and output schemas', async () => {
+    expect(providerA.info?.client_id).toMatch(/^mcp_/);
+    expect(providerA.saved).toMatchObject({ token_type: 'Bearer', scope: 'patient:read journal:write messages:write' });
+    expect(providerA.saved!.access_token).toMatch(/^mcp_at_/);
+    expect(providerA.saved!.refresh_token).toMatch(/^mcp_rt_/);
+    const { tools } = await clientA.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type, t.name).toBe('object');
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(t.description, t.name).toMatch(/scope: /);
+    }
+    expect(clientA.getServerVersion()?.name).toBe('patient-treatment-service');
+  });
+
+  it('reads the profile summary, consultations, prescriptions and orders, payments and subscriptions', async () => {
+    const profile = structured(await clientA.callTool({ name: 'get_profile_summary', arguments: {} }));
+    expect(profile).toMatchObject({ id: a.id, email: a.email, country_of_residence: 'GBR' });
+    expect(profile).not.toHaveProperty('document_number');
+
+    const cons = await clientA.callTool({ name: 'list_consultations', arguments: {} });
+    expect(structured(cons).count).toBe(1);
+    expect(structured(cons).results[0]).toMatchObject({ id: consultationId, status: 'approved', category: 'weight_loss', decision_reason: 'Start low.' });
+    expect((cons.content as any)[0].text).toMatch(/1 consultation/);
+
+    const rx = structured(await clientA.callTool({ name: 'list_prescriptions_and_orders', arguments: {} }));
+    expect(rx.prescriptions.count).toBe(1);
+    expect(rx.prescriptions.results[0].consultation_id).toBe(consultationId);
+    expect(rx.orders).toHaveLength(1);
+    expect(rx.orders[0].prescription_id).toBe(rx.prescriptions.results[0].id);
+
+    const pay = structured(await clientA.callTool({ name: 'list_payments', arguments: {} }));
+    expect(pay.count).toBe(1);
+    expect(pay.results[0]).toMatchObject({ status: 'succeeded', currency: 'EUR' });
+    expect(pay.results[0].amount_cents).toBeGreaterThan(0);
+    expect(JSON.stringify(pay)).not.toMatch(/invoice/);
+
+    const subs = structured(await clientA.callTool({ name: 'get_subscriptions', arguments: {} }));
+    expect(subs.count).toBe(1);
+    expect(subs.results[0]).toMatchObject({ category: 'weight_loss', status: 'active' });
+    expect(subs.renewal_options[0].category).toBe('weight_loss');
+    expect(['pending_choice', 'early_order', 'express_reorder', 'blocked']).toContain(subs.renewal_options[0].mode);
+  });
+
+  it('reads messages, the journal and the questionnaire catalogue', async () => {
+    const msgs = structured(await clientA.callTool({ name: 'get_messages', arguments: {} }));
+    expect(msgs.messages.map((m: any) => m.content)).toContain('A-private-message');
+    const j = structured(await clientA.callTool({ name: 'get_journal', arguments: {} }));
+    expect(j.weights.results[0]).toMatchObject({ weight_kg: 101.5, logged_on: '2026-01-05', note: 'A-private-weight' });
+    expect(j.plan).toHaveProperty('anchor_weekday');
+    const cat = structured(await clientA.callTool({ name: 'list_questionnaires', arguments: {} }));
+    expect(cat.categories.map((c: any) => c.slug)).toContain('weight_loss');
+    expect(cat.categories.find((c: any) => c.slug === 'weight_loss').treatments.length).toBeGreaterThan(0);
+  });
+
+  it('writes a weight, an injection, a note and a message, each visible through the /v1/ API', async () => {
+    const w = await clientA.callTool({ name: 'log_weight', arguments: { weight_kg: 99.2, logged_on: '2026-01-12' } });
+    expect(structured(w)).toMatchObject({ emergency: null, created: true, entry: { weight_kg: 99.2, logged_on: '2026-01-12' } });
+    const inj = await clientA.callTool({ name: 'log_injection', arguments: { dose: '0.25 mg', injected_at: '2026-01-12T08:00:00+01:00', injection_site: 'thigh' } });
+    expect(structured(inj).entry).toMatchObject({ dose: '0.25 mg', injection_site: 'thigh' });
+    const note = await clientA.callTool({ name: 'add_journal_note', arguments: { content: 'Felt fine today.' } });
+    expect(structured(note)).toMatchObject({ emergency: null, note: { content: 'Felt fine today.' } });
+    const msg = await clientA.callTool({ name: 'send_message', arguments: { content: 'Question about my next dose.' } });
+    expect(structured(msg)).toMatchObject({ emergency: null, message: { content: 'Question about my next dose.', sender_type: 'USER' } });
+
+    const weights = await call(ctx, 'GET', '/v1/users/journal/weight-entries/', { token: a.access });
+    expect(weights.body.results.map((r: any) => r.logged_on)).toContain('2026-01-12');
+    const injections = await call(ctx, 'GET', '/v1/users/journal/injections/', { token: a.access });
+    expect(injections.body.results[0].dose).toBe('0.25 mg');
+    const notes = await call(ctx, 'GET', '/v1/users/journal/notes/', { token: a.access });
+    expect(notes.body.results[0].content).toBe('Felt fine today.');
+    const conv = await call(ctx, 'GET', '/v1/users/conversations/', { token: a.access });
+    expect(conv.body.results[0].last_message.content).toBe('Question about my next dose.');
+  });
+
+  it('puts the emergency notice with the country’s number first when a message or journal text is flagged', async () => {
+    const msg = await clientA.callTool({ name: 'send_message', arguments: { content: 'I have chest pain since this morning' } });
+    expect(Object.keys(structured(msg))[0]).toBe('emergency');
+    expect(structured(msg).emergency.number).toBe('999');
+    expect((msg.content as any)[0].text).toMatch(/^EMERGENCY: .*999/);
+    const [row] = await ctx.db.query('select flagged_emergency from messages where content = $1', ['I have chest pain since this morning']);
+    expect(row.flagged_emergency).toBe(true);
+
+    const note = await clientA.callTool({ name: 'add_journal_note', arguments: { content: 'I feel suicidal tonight' } });
+    expect(structured(note).emergency).toMatchObject({ number: '999' });
+    expect((note.content as any)[0].text).toMatch(/^EMERGENCY: .*999/);
+    const weight = await clientA.callTool({ name: 'log_weight', arguments: { weight_kg: 98, note: 'difficulty breathing after the injection' } });
+    expect(structured(weight).emergency.number).toBe('999');
+  });
+
+  it('answers a service refusal as a tool error, and invalid arguments without running the tool', async () => {
+    const noPlan = await clientB.callTool({ name: 'get_journal', arguments: {} });
+    expect(noPlan.isError).toBe(true);
+    expect((noPlan.content as any)[0].text).toMatch(/active treatment plan/);
+    const bad = await clientA.callTool({ name: 'log_weight', arguments: { weight_kg: 5 } });
+    expect(bad.isError).toBe(true);
+    const badTime = await clientA.callTool({ name: 'log_injection', arguments: { dose: '1 mg', injected_at: '2026-01-12 08:00' } });
+    expect(badTime.isError).toBe(true);
+    expect((badTime.content as any)[0].text).toMatch(/UTC offset/);
+  });
+
+  it('records every call (patient, client, tool, time, outcome) without content', async () => {
+    const rows = await ctx.db.query('select * from mcp_tool_calls where user_id = $1 order by called_at', [a.id]);
+    const tools = new Set(rows.map((r) => r.tool));
+    for (const t of TOOLS) expect(tools.has(t.name), t.name).toBe(true);
+    expect(rows.every((r) => r.client_id === providerA.info!.client_id)).toBe(true);
+    expect(rows.some((r) => r.outcome === 'refused:400')).toBe(true);
+    expect(Object.keys(rows[0]).sort()).toEqual(['called_at', 'client_id', 'grant_id', 'id', 'outcome', 'tool', 'user_id']);
+    expect(JSON.stringify(rows)).not.toMatch(/chest pain|Felt fine/);
+  });
+});
+
+describe('isolation between patients', () => {
+  it('patient B’s connector never sees A’s records', async () => {
+    const outputs = [];
+    for (const name of ['get_profile_summary', 'list_consultations', 'list_prescriptions_and_orders', 'list_payments', 'get_subscriptions', 'get_messages']) {
+      const r = await clientB.callTool({ name, arguments: {} });
+      expect(r.isError, name).toBeFalsy();
+      outputs.push(JSON.stringify(r));
+    }
+    const all = outputs.join('\n');
+    expect(all).not.toContain(a.id);
+    expect(all).not.toContain(a.email);
+    expect(all).not.toContain(consultationId);
+    expect(all).not.toContain('A-private');
+    expect(structured(await clientB.callTool({ name: 'list_consultations', arguments: {} })).count).toBe(0);
+    expect(structured(await clientB.callTool({ name: 'get_profile_summary', arguments: {} })).id).toBe(b.id);
+  });
+});
+
+describe('scopes', () => {
+  it('a read-only token lists the tools, reads, and gets the step-up 403 naming the scope for a write', async () => {
+    const p = await patientWithPassword(ctx);
+    // The SDK asks for every scope the resource metadata lists: a read-only client is driven by hand.
+    const reg = await f(`${MCP_URL.replace('/mcp', '')}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'none', client_name: 'Reader' }),
+    }).then((r) => r.json());
+    const verifier = 'v'.repeat(64);
+    const { createHash } = await import('node:crypto');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const url = new URL(`${MCP_URL.replace('/mcp', '')}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: reg.client_id, redirect_uri: 'http://127.0.0.1:9/cb', code_challenge: challenge, code_challenge_method: 'S256', scope: 'patient:read', resource: MCP_URL, state: 's1' }).toString();
+    const flow = await authorize(f, url, p.email);
+    expect(flow.signIn!.html).toContain('patient:read');
+    expect(flow.signIn!.html).not.toContain('journal:write');
+    const tok = await f(`${MCP_URL.replace('/mcp', '')}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: flow.code!, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:9/cb', client_id: reg.client_id, resource: MCP_URL }),
+    }).then((r) => r.json());
+    expect(tok.scope).toBe('patient:read');
+    const rpc = (body: unknown) =>
+      f(MCP_URL, { method: 'POST', headers: { authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify(body) });
+    const read = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_profile_summary', arguments: {} } });
+    expect(read.status).toBe(200);
+    expect((await read.json()).result.structuredContent.id).toBe(p.id);
+    const write = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add_journal_note', arguments: { content: 'x' } } });
+    expect(write.status).toBe(403);
+    const www = write.headers.get('www-authenticate')!;
+    expect(www).toMatch(/^Bearer error="insufficient_scope"/);
+    expect(www).toContain('scope="patient:read journal:write"');
+    expect(www).toContain('resource_metadata="http://api.test.local/.well-known/oauth-protected-resource/mcp"');
+    const msg = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_message', arguments: { content: 'x' } } });
+    expect(msg.status).toBe(403);
+    expect(msg.headers.get('www-authenticate')).toContain('scope="patient:read messages:write"');
+  });
+});
+
+describe('connected apps', () => {
+  it('lists the patient’s connected assistants only, and a revocation ends their tokens at once', async () => {
+    const p = await patientWithPassword(ctx);
+    const other = await patientWithPassword(ctx);
+    const { client, provider } = await connectAs(f, p.email, new MemoryProvider('http://localhost:7777/cb', { name: 'Revocable' }));
+    const list = await call(ctx, 'GET', '/v1/users/connected-apps/', { token: p.access });
+    expect(list.status).toBe(200);
+    expect(list.headers['cache-control']).toBe('no-store');
+    expect(list.body.count).toBe(1);
+    const app = list.body.results[0];
+    expect(app).toMatchObject({ client_id: provider.info!.client_id, client_name: 'Revocable', redirect_hosts: ['localhost:7777'], scopes: ['patient:read', 'journal:write', 'messages:write'] });
+    expect(app.last_used_at).not.toBeNull();
+
+    const theirs = await call(ctx, 'GET', '/v1/users/connected-apps/', { token: other.access });
+    expect(theirs.body).toMatchObject({ count: 0, results: [] });
+    const crossDelete = await call(ctx, 'DELETE', `/v1/users/connected-apps/${app.id}/`, { token: other.access });
+    expect(crossDelete.status).toBe(404);
+    expect(crossDelete.body).toEqual({ detail: 'Not found.' });
+    expect((await client.callTool({ name: 'get_profile_summary', arguments: {} })).isError).toBeFalsy();
+
+    const del = await call(ctx, 'DELETE', `/v1/users/connected-apps/${app.id}/`, { token: p.access });
+    expect(del.status).toBe(204);
+    expect((await call(ctx, 'DELETE', `/v1/users/connected-apps/${app.id}/`, { token: p.access })).status).toBe(404);
+    expect((await call(ctx, 'GET', '/v1/users/connected-apps/', { token: p.access })).body.count).toBe(0);
+    const refused = await f(MCP_URL, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${provider.saved!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    const refresh = await f(`${MCP_URL.replace('/mcp', '')}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: provider.saved!.refresh_token!, client_id: provider.info!.client_id }),
+    });
+    expect(refresh.status).toBe(400);
+    expect((await refresh.json()).error).toBe('invalid_grant');
+    await client.close();
+  });
+
+  it('needs a /v1/ token', async () => {
+    expect((await call(ctx, 'GET', '/v1/users/connected-apps/')).status).toBe(401);
+    expect((await call(ctx, 'GET', '/v1/users/connected-apps/', { token: providerA.saved!.access_token })).status).toBe(401);
+  });
+
+  it('reconnecting the same assistant reuses its connection', async () => {
+    const p = await patientWithPassword(ctx);
+    const provider = new MemoryProvider();
+    const first = await connectAs(f, p.email, provider);
+    await first.client.close();
+    provider.saved = undefined;
+    const second = await connectAs(f, p.email, provider);
+    await second.client.close();
+    expect((await call(ctx, 'GET', '/v1/users/connected-apps/', { token: p.access })).body.count).toBe(1);
+  });
+});
+
+describe('reconnects with the stored token', () => {
+  it('a second client with the same provider connects without signing in again', async () => {
+    const again = await connect(f, providerA);
+    expect((await again.listTools()).tools.length).toBe(TOOLS.length);
+    await again.close();
+  });
+});
