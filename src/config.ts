@@ -1,6 +1,7 @@
 // The environment, parsed once. The only module that reads process.env.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseKeyList } from './lib/keys.ts';
 
 const csv = z
   .string()
@@ -146,6 +147,21 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   if (c.PAYMENT_PROVIDER === 'stripe') {
     for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
       if (!c[name]) problems.push(`${name}: required when PAYMENT_PROVIDER=stripe`);
+    }
+  }
+  // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).
+  if (c.NODE_ENV === 'production' && c.DATABASE_URL) {
+    for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {
+      if (!c[name]) problems.push(`${name}: required in production (NODE_ENV=production) on PostgreSQL; see docs/operations.md, key rotation`);
+    }
+  }
+  for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {
+    const raw = c[name];
+    if (!raw) continue;
+    try {
+      parseKeyList(name, raw);
+    } catch (err) {
+      problems.push((err as Error).message);
     }
   }
   return problems;

@@ -78,7 +78,7 @@ export async function createRuntime(
       config,
       db,
       clock: await createClock(db),
-      secrets: await loadSecrets(db),
+      secrets: await loadSecrets(db, config),
       limiters: createLimiters(config, log),
       mail: createDispatcher(db, transport, config.MAIL_FROM, log),
       scheduler: createScheduler(log),

@@ -54,7 +54,7 @@ describe('profile', () => {
     const p = await seedPatient(ctx);
     await patch(p.access, { document_number: 'X1234567' });
     const [row] = await ctx.db.query('select document_number_enc from users where id = $1', [p.id]);
-    expect(row.document_number_enc).toMatch(/^v1\./);
+    expect(row.document_number_enc).toMatch(/^v2\.db\./);
     expect(row.document_number_enc).not.toContain('X1234567');
   });
 

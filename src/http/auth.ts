@@ -1,6 +1,7 @@
 // Bearer authentication. An access token is trusted only while its account is active and its
 // session (refresh family) is not revoked, so disabling an account or resetting a password takes
 // effect on the next request. Only HS256 is accepted (alg allowlist).
+import { verificationKey } from '../lib/keys.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Deps } from '../deps.ts';
@@ -27,7 +28,7 @@ export const TOKEN_ISSUER = 'patient-treatment-service';
 export async function verifyAccessToken(deps: Deps, token: string): Promise<AuthUser> {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+    ({ payload } = await jwtVerify(token, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw tokenNotValid('Token is expired');
     throw tokenNotValid('Token is invalid or expired');

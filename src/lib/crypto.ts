@@ -1,5 +1,6 @@
 // Small crypto helpers: one-way hashes for stored tokens and codes, random codes, and authenticated
 // encryption for identity document numbers at rest.
+import type { KeyRing } from './keys.ts';
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -18,18 +19,23 @@ export const sixDigitCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0
 
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
-/** AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>` in base64url. */
-export function encrypt(keyB64: string, plaintext: string): string {
+/**
+ * AES-256-GCM with the ring's active key: `v2.<key id>.<iv>.<tag>.<ciphertext>` in base64url.
+ * `v1.<iv>.<tag>.<ciphertext>` (before key ids) was made with the generated key, id `db`.
+ */
+export function encrypt(keys: KeyRing, plaintext: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', Buffer.from(keyB64, 'base64url'), iv);
+  const cipher = createCipheriv('aes-256-gcm', keys.active.key, iv);
   const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+  return ['v2', keys.active.id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
 }
 
-export function decrypt(keyB64: string, sealed: string): string {
-  const [version, iv, tag, data] = sealed.split('.');
-  if (version !== 'v1') throw new Error('unknown ciphertext version');
-  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(keyB64, 'base64url'), Buffer.from(iv, 'base64url'));
+export function decrypt(keys: KeyRing, sealed: string): string {
+  const parts = sealed.split('.');
+  const [keyId, iv, tag, data] = parts[0] === 'v2' ? parts.slice(1) : parts[0] === 'v1' ? ['db', ...parts.slice(1)] : [];
+  const key = keyId ? keys.byId(keyId) : undefined;
+  if (!key || !iv || !tag || data === undefined) throw new Error('unknown ciphertext version or key id');
+  const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -1,6 +1,7 @@
 // Account rules: registration with an emailed one-time code, verification with lockout, sign-in with
 // failure budgets, rotating refresh tokens with reuse detection, Google sign-in, password reset,
 // staff accounts and disabling. Design decisions: docs/accounts.md.
+import { verificationKey } from '../../lib/keys.ts';
 import { jwtVerify, createRemoteJWKSet, errors as joseErrors } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -192,7 +193,7 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
 export async function refresh(deps: Deps, token: string) {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+    ({ payload } = await jwtVerify(token, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
   } catch (err) {
     throw tokenNotValid(err instanceof joseErrors.JWTExpired ? 'Token is expired' : 'Token is invalid or expired', 'refresh');
   }
@@ -230,7 +231,7 @@ export async function logout(deps: Deps, userId: string, sessionId: string, refr
   const families = [sessionId];
   if (refreshTokenValue) {
     try {
-      const { payload } = await jwtVerify(refreshTokenValue, deps.secrets.jwtKey, { algorithms: ['HS256'], issuer: TOKEN_ISSUER });
+      const { payload } = await jwtVerify(refreshTokenValue, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER });
       if (payload.user_id === userId && typeof payload.sid === 'string') families.push(payload.sid);
     } catch {
       /* an invalid refresh token changes nothing more */

@@ -16,12 +16,12 @@ export interface TokenPair {
 async function sign(deps: Deps, claims: Record<string, unknown>, ttlSeconds: number): Promise<string> {
   const now = Math.floor(deps.clock.now().getTime() / 1000);
   return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: deps.secrets.jwtKeys.active.id })
     .setIssuer(TOKEN_ISSUER)
     .setIssuedAt(now)
     .setExpirationTime(now + ttlSeconds)
     .setJti(String(claims.jti))
-    .sign(deps.secrets.jwtKey);
+    .sign(deps.secrets.jwtKeys.active.key);
 }
 
 export function accessToken(deps: Deps, userId: string, familyId: string): Promise<string> {

@@ -22,7 +22,7 @@ export async function findForUser(q: Queryable, userId: string, id: string) {
 function documentNumber(deps: Deps, sealed: string | null): string | null {
   if (!sealed) return null;
   try {
-    return decrypt(deps.secrets.documentKey, sealed);
+    return decrypt(deps.secrets.documentKeys, sealed);
   } catch {
     return null;
   }

@@ -58,7 +58,7 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
     city: row.city,
     postal_code: row.postal_code,
     issuing_state: row.issuing_state,
-    document_number: row.document_number_enc ? decrypt(deps.secrets.documentKey, row.document_number_enc) : '',
+    document_number: row.document_number_enc ? decrypt(deps.secrets.documentKeys, row.document_number_enc) : '',
     document_type: row.document_type,
     addresses: row.addresses ?? [],
     is_doctor: row.is_doctor,
@@ -97,7 +97,7 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
     else columns.timezone = input.timezone;
   }
   if (input.document_number !== undefined) {
-    columns.document_number_enc = input.document_number ? encrypt(deps.secrets.documentKey, input.document_number) : null;
+    columns.document_number_enc = input.document_number ? encrypt(deps.secrets.documentKeys, input.document_number) : null;
   }
   if (input.addresses !== undefined) {
     input.addresses.forEach((a, i) => {
