@@ -47,6 +47,12 @@ const EnvSchema = z.object({
   REGISTRATION_WINDOW_SECONDS: seconds(3600),
   MAIL_DISPATCH_INTERVAL_MS: seconds(500),
   SCHEDULER_INTERVAL_MS: seconds(30_000),
+  // The seller printed on invoices (docs/billing.md): all four or none; required with NODE_ENV=production.
+  SELLER_NAME: z.string().max(200).optional(),
+  SELLER_ADDRESS: z.string().max(500).optional(),
+  SELLER_VAT_ID: z.string().regex(/^[A-Z]{2}[0-9A-Za-z+*]{2,13}$/, 'Use a VAT identification number such as DE123456789.').optional(),
+  SELLER_COUNTRY: z.string().regex(/^[A-Z]{3}$/, 'Use an ISO 3166 alpha-3 code such as DEU.').optional(),
+  SELLER_EMAIL: z.string().email().optional(),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
@@ -60,6 +66,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid environment:\n${lines}`);
   }
   const c = parsed.data;
+  // Invoices name a real seller: a partial seller is refused anywhere, a missing one in production.
+  const sellerKeys = ['SELLER_NAME', 'SELLER_ADDRESS', 'SELLER_VAT_ID', 'SELLER_COUNTRY'] as const;
+  const sellerMissing = sellerKeys.filter((k) => !c[k]);
+  if (sellerMissing.length && (sellerMissing.length < sellerKeys.length || cleaned.NODE_ENV === 'production')) {
+    throw new Error(`Invalid environment:\n  ${sellerMissing.join(', ')}: required to issue invoices (${sellerMissing.length < sellerKeys.length ? 'set all four seller settings or none' : 'NODE_ENV=production'})`);
+  }
   return {
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
