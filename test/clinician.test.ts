@@ -63,6 +63,7 @@ describe('review desk', () => {
     expect(wrongDose.status).toBe(400);
     expect(wrongDose.body.dosage).toBeDefined();
 
+    await ctx.flushMail(); // the payment receipt of the checkout goes out first
     const mailsBefore = ctx.mails.length;
     const dose = t.dosages[1] ?? t.dosages[0];
     const ok = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: dose, note: 'Start low, review in 4 weeks.' } });
