@@ -1,5 +1,7 @@
 // Payment receipts: one mail per successful charge and per refund, in the account's locale, through
 // the outbox, with the amount, date, invoice reference and link, and no health details.
+import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, render } from '../src/mail/outbox.ts';
 import { billingTreatment } from '../src/modules/billing/catalogue.ts';
@@ -114,5 +116,50 @@ describe('payment receipts', () => {
       }
     }
     expect(subjects.size).toBe(14);
+  });
+});
+
+describe('payment receipts from Stripe webhooks', () => {
+  const secret = `whsec_test_${randomBytes(8).toString('hex')}`;
+  let stripe: TestContext;
+  beforeAll(async () => {
+    stripe = await createTestContext({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_receipts', STRIPE_WEBHOOK_SECRET: secret });
+  });
+  afterAll(async () => {
+    await stripe?.close();
+  });
+  const webhook = (event: Record<string, unknown>) => {
+    const payload = JSON.stringify(event);
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });
+    return call(stripe, 'POST', '/v1/webhooks/stripe/', { payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+  };
+  const hex = () => randomBytes(6).toString('hex');
+
+  it('a recurring invoice.paid sends one receipt (also when Stripe sends it again), a charge.refunded one refund receipt', async () => {
+    const p = await readyPatient(stripe, 'weight_loss', 'eligible', { locale: 'it' });
+    const now = new Date();
+    const [sub] = await stripe.db.query(
+      `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, provider_subscription_id, price_cents, currency, interval, interval_count, cycle_days,
+         started_at, current_period_start, current_period_end) values ($1, 'weight_loss', 'semaglutide', '0.25 mg', 'active', 'stripe', $2, 21900, 'EUR', 'day', 28, 28, $3, $3, $4) returning id`,
+      [p.id, `sub_${hex()}`, now, new Date(now.getTime() + 28 * 86400_000)],
+    );
+    const [{ provider_subscription_id: subId }] = await stripe.db.query('select provider_subscription_id from subscriptions where id = $1', [sub.id]);
+    const invoice = { id: `in_${hex()}`, object: 'invoice', subscription: subId, billing_reason: 'subscription_cycle', amount_paid: 21900, currency: 'eur' };
+    expect((await webhook({ id: `evt_${hex()}`, type: 'invoice.paid', data: { object: invoice } })).status).toBe(200);
+    expect((await webhook({ id: `evt_${hex()}`, type: 'invoice.paid', data: { object: invoice } })).status).toBe(200);
+    const receipts = await stripe.db.query("select subject, text_body from mail_outbox where to_address = $1 and template = 'payment_receipt'", [p.email]);
+    expect(receipts).toHaveLength(1);
+    const [pay] = await stripe.db.query('select * from payments where provider_payment_id = $1', [invoice.id]);
+    expect(receipts[0].subject).toBe(`La tua ricevuta di pagamento (INV-${pay.invoice_number})`);
+    expect(pay.description).toBe(`${(await billingTreatment('weight_loss', 'semaglutide'))!.name} 0.25 mg: treatment plan, 28-day cycle`);
+
+    const refundId = `re_${hex()}`;
+    const charge = { id: `ch_${hex()}`, object: 'charge', invoice: invoice.id, amount: 21900, amount_refunded: 21900, refunds: { data: [{ id: refundId, amount: 21900, reason: 'requested_by_customer' }] } };
+    await webhook({ id: `evt_${hex()}`, type: 'charge.refunded', data: { object: charge } });
+    await webhook({ id: `evt_${hex()}`, type: 'charge.refunded', data: { object: charge } });
+    const refunds = await stripe.db.query("select subject, text_body from mail_outbox where to_address = $1 and template = 'refund_receipt'", [p.email]);
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0].text_body).toContain(`Riferimento del rimborso: ${refundId}`);
+    for (const w of await healthWords()) expect(refunds[0].text_body + receipts[0].text_body, w).not.toContain(w);
   });
 });
