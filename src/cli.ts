@@ -12,6 +12,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
   create-staff --email E --password P --role doctor|backoffice_admin|marketer [--first-name F] [--last-name L] [--license N]
+                                   a doctor needs --first-name, --last-name and --license (printed on prescriptions)
   disable-account --email E        disable an account and end all its sessions at once
   enable-account --email E         enable a disabled account
   suppress-email --email E [--reason R]   add an address to the mail suppression list (bounces, complaints)
@@ -52,14 +53,23 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const email = str('email');
   if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
 
+  // Arguments are checked before the database is opened.
+  const role = str('role') as StaffRole | undefined;
+  const password = str('password');
+  if (command === 'create-staff') {
+    if (!role || !ROLES.includes(role)) return { code: 2, out: `--role must be one of ${ROLES.join(', ')}` };
+    if (!password) return { code: 2, out: '--password is required' };
+    if (role === 'doctor') {
+      const missing = ['first-name', 'last-name', 'license'].filter((k) => !str(k)?.trim());
+      if (missing.length) return { code: 2, out: `a doctor needs ${missing.map((k) => `--${k}`).join(', ')} (the prescriber printed on prescriptions)` };
+    }
+  }
+
   const runtime = await createRuntime(config);
   try {
     switch (command) {
       case 'create-staff': {
-        const role = str('role') as StaffRole | undefined;
-        const password = str('password');
-        if (!role || !ROLES.includes(role)) return { code: 2, out: `--role must be one of ${ROLES.join(', ')}` };
-        if (!password) return { code: 2, out: '--password is required' };
+        if (!role || !password) return { code: 2, out: USAGE };
         try {
           const id = await createStaff(runtime.deps, { email, password, role, firstName: str('first-name'), lastName: str('last-name'), licenseNumber: str('license') });
           return { code: 0, out: `staff account ${email} (${role}) ready: ${id}` };

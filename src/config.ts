@@ -111,6 +111,12 @@ const EnvSchema = z.object({
   MCP_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   MCP_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
   MCP_TOOL_CALLS_PER_MINUTE: seconds(60),
+  // The seller printed on invoices (docs/billing.md): all four or none; required with NODE_ENV=production.
+  SELLER_NAME: z.string().max(200).optional(),
+  SELLER_ADDRESS: z.string().max(500).optional(),
+  SELLER_VAT_ID: z.string().regex(/^[A-Z]{2}[0-9A-Za-z+*]{2,13}$/, 'Use a VAT identification number such as DE123456789.').optional(),
+  SELLER_COUNTRY: z.string().regex(/^[A-Z]{3}$/, 'Use an ISO 3166 alpha-3 code such as DEU.').optional(),
+  SELLER_EMAIL: z.string().email().optional(),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string; MCP_PUBLIC_URL: string };
@@ -148,6 +154,12 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
     for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
       if (!c[name]) problems.push(`${name}: required when PAYMENT_PROVIDER=stripe`);
     }
+  }
+  // Invoices name a real seller: a partial seller is refused anywhere, a missing one in production.
+  const sellerKeys = ['SELLER_NAME', 'SELLER_ADDRESS', 'SELLER_VAT_ID', 'SELLER_COUNTRY'] as const;
+  const sellerMissing = sellerKeys.filter((k) => !c[k]);
+  if (sellerMissing.length && (sellerMissing.length < sellerKeys.length || c.NODE_ENV === 'production')) {
+    problems.push(`${sellerMissing.join(', ')}: required to issue invoices (${sellerMissing.length < sellerKeys.length ? 'set all four seller settings or none' : 'NODE_ENV=production'})`);
   }
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).
   if (c.NODE_ENV === 'production' && c.DATABASE_URL) {

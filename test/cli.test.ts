@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/runtime.ts';
 import { lockDataDir } from '../src/db/lock.ts';
 
 // The CLI runs on its own embedded database (a fresh DATA_DIR), or on PostgreSQL when DATABASE_URL is
@@ -15,16 +17,36 @@ describe('operator CLI', () => {
     const e = env();
     expect((await runCli(['migrate'], e)).out).toMatch(/applied: 0001_accounts.sql/);
     expect((await runCli(['migrate'], e)).out).toBe('database is up to date');
-    const created = await runCli(['create-staff', '--email', 'Doc@Example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'doctor', '--license', 'DE-123'], e);
+    // A doctor needs a first and last name and a licence number (printed on prescriptions).
+    const noNames = await runCli(['create-staff', '--email', 'Doc@Example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'doctor', '--license', 'DE-123'], e);
+    expect(noNames).toEqual({ code: 2, out: 'a doctor needs --first-name, --last-name (the prescriber printed on prescriptions)' });
+    const noLicence = await runCli(['create-staff', '--email', 'Doc@Example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik'], e);
+    expect(noLicence.code).toBe(2);
+    expect(noLicence.out).toMatch(/--license/);
+    const blank = await runCli(['create-staff', '--email', 'Doc@Example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'doctor', '--first-name', ' ', '--last-name', 'Wójcik', '--license', 'DE-123'], e);
+    expect(blank.code).toBe(2);
+    const created = await runCli(
+      ['create-staff', '--email', 'Doc@Example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik-Σταύρου', '--license', 'LANR 123456789'],
+      e,
+    );
     expect(created.code).toBe(0);
-    expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'short', '--role', 'doctor'], e)).code).toBe(1);
+    expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'short', '--role', 'doctor', '--first-name', 'A', '--last-name', 'B', '--license', 'L-1'], e)).code).toBe(1);
     expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'pharmacist'], e)).code).toBe(2);
     expect(await runCli(['disable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'disabled doc@example.org' });
     expect(await runCli(['enable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'enabled doc@example.org' });
     expect((await runCli(['disable-account', '--email', 'nobody@example.org'], e)).code).toBe(1);
     expect((await runCli(['suppress-email', '--email', 'bounce@example.org'], e)).code).toBe(0);
     expect((await runCli(['frobnicate'], e)).code).toBe(2);
-  }, 240_000); // five embedded databases opened in turn: slow on a busy machine
+    // The doctor's names and licence number are stored.
+    const { db, release } = await openDatabase(loadConfig(e));
+    try {
+      const [doc] = await db.query('select first_name, last_name, doctor_license_number, is_doctor from users where lower(email) = $1', ['doc@example.org']);
+      expect(doc).toEqual({ first_name: 'Zofia', last_name: 'Wójcik-Σταύρου', doctor_license_number: 'LANR 123456789', is_doctor: true });
+    } finally {
+      await db.close();
+      release();
+    }
+  }, 240_000);
 
   it('refuses to open an embedded database that a running server holds', async () => {
     const e = env();

@@ -63,6 +63,7 @@ describe('review desk', () => {
     expect(wrongDose.status).toBe(400);
     expect(wrongDose.body.dosage).toBeDefined();
 
+    await ctx.flushMail(); // the payment receipt of the checkout goes out first
     const mailsBefore = ctx.mails.length;
     const dose = t.dosages[1] ?? t.dosages[0];
     // A first supply above the first ladder step needs the doctor's written override (docs/consultations.md).

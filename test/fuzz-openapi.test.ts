@@ -394,9 +394,31 @@ function token(path: string): { header?: string; kind: string } {
   };
 }
 
+/** Ids of real resources seen in 2xx answers, so some requests get past the 404 of an unknown id. */
+const realIds: string[] = [];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function collectIds(path: string, body: string) {
+  // Not user ids: disabling the fuzz's own accounts would leave every later request a 401.
+  if (path.startsWith('/v1/backoffice/users/') || realIds.length > 500) return;
+  let json: any;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return;
+  }
+  const users = new Set([patient.id, doctor.id, admin.id]);
+  for (const item of [json, ...(Array.isArray(json?.results) ? json.results : [])]) {
+    for (const k of ['id', 'session_id', 'message_id', 'consultation_id', 'conversation_id', 'payment_id', 'subscription_id']) {
+      const v = item?.[k];
+      if (typeof v === 'string' && (UUID.test(v) || v.startsWith('cs_')) && !users.has(v) && !realIds.includes(v)) realIds.push(v);
+    }
+  }
+}
+
 function fillPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     if (name === 'slug' && chance(0.4)) return pick(['weight_loss', 'hair_loss', 'astrology', 'WEIGHT_LOSS']);
+    if (realIds.length && !path.startsWith('/v1/backoffice/users/') && chance(0.3)) return pick(realIds);
     return oddPathValue();
   });
 }
@@ -459,6 +481,7 @@ describe('malformed requests over every documented operation', () => {
             });
             status = res.statusCode;
             if (status >= 500) text = res.body;
+            else if (status < 300) collectIds(o.path, res.body);
           } catch (err) {
             status = 599;
             text = `inject threw: ${(err as Error).message}`;

@@ -8,6 +8,8 @@ import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { DetailCodeSchema, detailCode } from '../http/errors.ts';
 import { applyRefund, finaliseInTx } from '../modules/billing/service.ts';
+import { planPaymentDescription } from '../modules/billing/product.ts';
+import { queueChargeReceipt, queueRefundReceipt } from '../modules/billing/receipts.ts';
 import { stripeSessionState } from './stripe.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -45,8 +47,9 @@ async function handle(deps: Deps, q: Queryable, event: any): Promise<void> {
         `insert into payments (user_id, subscription_id, provider, provider_payment_id, provider_checkout_id, is_recurring, billing_reason, amount_cents, currency, status,
            description, captured_at, invoice_number, period_start, created_at, updated_at)
          values ($1, $2, 'stripe', $3, '', true, $4, $5, $6, 'succeeded', $7, $8, nextval('invoice_number_seq'), $9, $8, $8) on conflict do nothing`,
-        [sub.user_id, sub.id, obj.id, obj.billing_reason ?? 'subscription_cycle', obj.amount_paid ?? sub.price_cents, String(obj.currency ?? sub.currency).toUpperCase(), `${sub.treatment_id}${sub.dosage ? ` ${sub.dosage}` : ''}: treatment plan, ${sub.cycle_days}-day cycle`, now, start],
+        [sub.user_id, sub.id, obj.id, obj.billing_reason ?? 'subscription_cycle', obj.amount_paid ?? sub.price_cents, String(obj.currency ?? sub.currency).toUpperCase(), await planPaymentDescription(sub), now, start],
       );
+      await queueChargeReceipt(deps, q, 'stripe', obj.id);
       await q.query("update subscriptions set status = 'active', failed_attempts = 0, current_period_start = $2, current_period_end = $3, updated_at = now() where id = $1", [sub.id, start, end]);
       return;
     }
@@ -61,7 +64,7 @@ async function handle(deps: Deps, q: Queryable, event: any): Promise<void> {
         `insert into payments (user_id, subscription_id, provider, provider_payment_id, provider_checkout_id, is_recurring, billing_reason, amount_cents, currency, status,
            failure_code, failed_at, description, created_at, updated_at)
          values ($1, $2, 'stripe', $3, '', true, $4, $5, $6, 'failed', $7, $8, $9, $8, $8) on conflict do nothing`,
-        [sub.user_id, sub.id, `${obj.id}:attempt_${obj.attempt_count ?? 1}`, obj.billing_reason ?? 'subscription_cycle', obj.amount_due ?? sub.price_cents, String(obj.currency ?? sub.currency).toUpperCase(), code, now, `${sub.treatment_id}: treatment plan, ${sub.cycle_days}-day cycle`],
+        [sub.user_id, sub.id, `${obj.id}:attempt_${obj.attempt_count ?? 1}`, obj.billing_reason ?? 'subscription_cycle', obj.amount_due ?? sub.price_cents, String(obj.currency ?? sub.currency).toUpperCase(), code, now, await planPaymentDescription(sub)],
       );
       await q.query("update subscriptions set status = 'past_due', failed_attempts = failed_attempts + 1, updated_at = now() where id = $1", [sub.id]);
       return;
@@ -80,6 +83,7 @@ async function handle(deps: Deps, q: Queryable, event: any): Promise<void> {
         reason: latest?.reason ?? '',
         at: deps.clock.now(),
       });
+      await queueRefundReceipt(deps, q, p.id, { id: latest?.id ?? `${obj.id}:${obj.amount_refunded}`, amountCents: obj.amount_refunded - p.refunded_amount_cents, at: deps.clock.now() });
       return;
     }
     case 'customer.subscription.updated':

@@ -177,7 +177,7 @@ export async function completeProfile(ctx: TestContext, p: Patient, extra: Recor
 export async function newStaff(ctx: TestContext, role: 'doctor' | 'backoffice_admin' | 'marketer'): Promise<Patient> {
   const { createStaff } = await import('../../src/modules/accounts/service.ts');
   const email = uniqueEmail(role.replace('_', ''));
-  await createStaff(ctx.deps, { email, password: PASSWORD, role, firstName: 'Staff', lastName: role });
+  await createStaff(ctx.deps, { email, password: PASSWORD, role, firstName: 'Staff', lastName: role, licenseNumber: role === 'doctor' ? 'LANR-123456789' : undefined });
   const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
   if (tok.status !== 200) throw new Error(`staff token: ${tok.status} ${tok.text}`);
   const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);

@@ -375,6 +375,10 @@ export async function createStaff(
   input: { email: string; password: string; role: StaffRole; firstName?: string; lastName?: string; licenseNumber?: string },
 ): Promise<string> {
   const email = normaliseEmail(input.email);
+  // A prescription names its prescriber: a doctor has a first and last name and a licence number.
+  const clean = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
+  input = { ...input, firstName: clean(input.firstName), lastName: clean(input.lastName), licenseNumber: clean(input.licenseNumber) };
+  if (input.role === 'doctor' && (!input.firstName || !input.lastName || !input.licenseNumber)) throw new Error('a doctor needs a first name, a last name and a licence number');
   const problems = passwordProblems(input.password, { email, names: [input.firstName, input.lastName] });
   if (problems.length) throw new Error(`weak password: ${problems.join(' ')}`);
   const passwordHash = await hashPassword(input.password);
@@ -384,7 +388,8 @@ export async function createStaff(
     if (existing) {
       // Promoting an existing account: it becomes verified staff with this password.
       await q.query(`update users set ${flag} = true, password_hash = $2, email_verified_at = coalesce(email_verified_at, now()),
-                     doctor_license_number = coalesce($3, doctor_license_number), updated_at = now() where id = $1`, [existing.id, passwordHash, input.licenseNumber ?? null]);
+                     doctor_license_number = coalesce($3, doctor_license_number), first_name = coalesce($4, first_name), last_name = coalesce($5, last_name),
+                     updated_at = now() where id = $1`, [existing.id, passwordHash, input.licenseNumber ?? null, input.firstName ?? null, input.lastName ?? null]);
       return existing.id;
     }
     return insertUser(q, {

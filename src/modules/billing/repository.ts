@@ -21,7 +21,9 @@ export function pagePayments(q: Queryable, userId: string, order: string, limit:
 
 export async function paymentForInvoice(q: Queryable, userId: string, paymentId: string) {
   const [p] = await q.query(
-    'select p.*, u.first_name, u.last_name, u.email, u.addresses from payments p join users u on u.id = p.user_id where p.id = $1 and p.user_id = $2',
+    `select p.*, u.first_name, u.last_name, u.email, u.addresses, u.country_of_residence, s.cycle_days as plan_cycle_days, c.supply_days as consultation_supply_days
+       from payments p join users u on u.id = p.user_id left join subscriptions s on s.id = p.subscription_id left join consultations c on c.id = p.consultation_id
+      where p.id = $1 and p.user_id = $2`,
     [paymentId, userId],
   );
   return p ?? null;
@@ -45,4 +47,21 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
     [id, userId],
   );
   return rx ?? null;
+}
+
+/** A payment and its account's mail details, for a receipt (by id, or by provider and provider payment id). */
+export async function paymentForReceipt(q: Queryable, by: { id: string } | { provider: string; providerPaymentId: string }) {
+  const [p] = await q.query(
+    `select p.id, p.status, p.amount_cents, p.currency, p.captured_at, p.invoice_number, u.email, u.first_name, u.locale, u.timezone
+       from payments p join users u on u.id = p.user_id
+      where ${'id' in by ? 'p.id = $1' : 'p.provider = $1 and p.provider_payment_id = $2'}`,
+    'id' in by ? [by.id] : [by.provider, by.providerPaymentId],
+  );
+  return p ?? null;
+}
+
+/** Claims the receipt of one payment event ('charge' or a refund id); false when it was already sent. */
+export async function claimReceipt(q: Queryable, paymentId: string, event: string): Promise<boolean> {
+  const rows = await q.query('insert into payment_receipts (payment_id, event) values ($1, $2) on conflict do nothing returning payment_id', [paymentId, event]);
+  return rows.length > 0;
 }

@@ -16,7 +16,7 @@ import { PrescriptionSchema } from '../consultations/schemas.ts';
 import { OrderSchema, listOrders } from './orders.ts';
 import { PaymentSchema, toPayment } from './payments.ts';
 import { countPayments, countPrescriptions, pagePayments, pagePrescriptions, paymentForInvoice, paymentOrder, prescriptionForPdf } from './repository.ts';
-import { invoicePdf, prescriptionPdf } from './pdf.ts';
+import { invoiceDataFrom, invoicePdf, prescriptionPdf, sellerFrom } from './pdf.ts';
 import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
 import { assertProfileComplete } from './profile-check.ts';
 import { billingPortal, checkSession, checkout, expireSessions, finaliseInTx, runDueCharges } from './service.ts';
@@ -112,7 +112,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
       schema: {
         tags: ['billing'],
         summary: 'Invoice of a payment (PDF)',
-        description: 'application/pdf, Content-Disposition attachment. Seller, patient, line item, VAT treatment (exempt medical care), amounts and refunds.',
+        description: 'application/pdf, Content-Disposition attachment. Seller, patient (with country), line item, service period, VAT treatment (exempt medical care), amounts and refunds; fonts cover Latin, Greek and Cyrillic.',
         security: bearerSecurity,
         params: IdParams,
         response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
@@ -122,16 +122,9 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
       const user = currentUser(request);
       const p = await paymentForInvoice(deps.db, user.id, request.params.id);
       if (!p) throw notFound();
-      const addr = Array.isArray(p.addresses) && p.addresses[0] ? p.addresses[0] : null;
-      const address = addr ? [addr.line1, addr.line2, [addr.postal_code, addr.city].filter(Boolean).join(' '), addr.country].filter((x: unknown) => typeof x === 'string' && x) : [];
-      const number = p.invoice_number ? `INV-${p.invoice_number}` : `FAILED-${String(p.id).slice(0, 8)}`;
-      const pdf = await invoicePdf({
-        number,
-        issuedAt: new Date(p.captured_at ?? p.created_at),
-        patient: { name: `${p.first_name} ${p.last_name}`.trim(), email: p.email, address },
-        payment: { ...(p as any), captured_at: p.captured_at ? new Date(p.captured_at) : null },
-        refunds: p.refund?.refunds ?? [],
-      });
+      const data = invoiceDataFrom(p, sellerFrom(deps.config));
+      const { number } = data;
+      const pdf = await invoicePdf(data);
       return reply.type('application/pdf').header('content-disposition', `attachment; filename="invoice-${number.replace(/[^A-Za-z0-9-]/g, '')}.pdf"`).send(pdf);
     },
   );
@@ -177,8 +170,9 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
         id: rx.id,
         issuedAt: new Date(rx.issued_at),
         validUntil: rx.valid_until ? new Date(rx.valid_until) : null,
+        seller: sellerFrom(deps.config),
         patient: { name: `${rx.patient_first_name} ${rx.patient_last_name}`.trim(), date_of_birth: rx.date_of_birth, email: rx.patient_email },
-        doctor: { name: `${rx.doctor_first_name} ${rx.doctor_last_name}`.trim(), license: rx.doctor_license_number },
+        doctor: { first_name: rx.doctor_first_name ?? '', last_name: rx.doctor_last_name ?? '', license: rx.doctor_license_number },
         treatment_name: rx.treatment_name,
         dosage: rx.dosage,
         supply_days: rx.supply_days,

@@ -17,8 +17,10 @@ import { profileFacts } from '../questionnaires/repository.ts';
 import { assertCountryServed } from '../questionnaires/service.ts';
 import { transition, canTransition } from '../consultations/status.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { duplicateRefundMail, formatAmount } from './mail.ts';
+import { duplicateRefundMail, formatAmount } from './duplicate-mail.ts';
 import { billingCategory, oneOffSupplyDays, planCycleDays, priceFor, type BillingTreatment } from './catalogue.ts';
+import { paymentDescription, planPaymentDescription } from './product.ts';
+import { queueChargeReceipt, queueRefundReceipt } from './receipts.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Submission outcomes that may be paid for (held_for_review goes to the doctor like any other). */
@@ -398,11 +400,12 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
       row.plan === 'subscription' ? 'subscription_create' : 'checkout',
       state.amountCents ?? row.amount_cents,
       row.currency,
-      `${row.treatment_name || row.treatment_id}${row.dosage ? ` ${row.dosage}` : ''}: ${row.plan === 'subscription' ? `treatment plan, first ${row.cycle_days}-day cycle` : `one-off consultation, ${row.supply_days}-day supply`}`,
+      paymentDescription(row.treatment_name || row.treatment_id, row.dosage, row.plan, row.plan === 'subscription' ? row.cycle_days : row.supply_days),
       now,
       subscriptionId ? now : null,
     ],
   );
+  await queueChargeReceipt(deps, q, row.provider, providerPaymentId);
   const [updated] = await q.query(
     `update checkout_sessions set status = 'paid', finalised_at = $2, consultation_id = $3, provider_payment_id = $4, provider_subscription_id = $5,
        payment_method_brand = coalesce($6, payment_method_brand), payment_method_last4 = coalesce($7, payment_method_last4),
@@ -521,7 +524,7 @@ export async function chargeSubscriptionCycle(
     });
     if (result.ok === 'provider_managed') return { outcome: 'provider_managed' as const };
     const billingReason = reason === 'retry' ? 'subscription_cycle' : reason;
-    const description = `${sub.treatment_id}${sub.dosage ? ` ${sub.dosage}` : ''}: treatment plan, ${sub.cycle_days}-day cycle from ${periodStart.toISOString().slice(0, 10)}`;
+    const description = await planPaymentDescription(sub);
     if (result.ok) {
       const [p] = await q.query(
         `insert into payments (user_id, consultation_id, subscription_id, provider, provider_payment_id, provider_checkout_id, is_recurring, billing_reason, amount_cents,
@@ -531,6 +534,7 @@ export async function chargeSubscriptionCycle(
         [sub.user_id, options.consultationId ?? null, sub.id, sub.provider, result.providerPaymentId, billingReason, sub.price_cents, sub.currency, description, now, periodStart],
       );
       if (!p) return { outcome: 'not_due' as const };
+      await queueChargeReceipt(deps, q, sub.provider, result.providerPaymentId);
       await q.query(
         `update subscriptions set status = 'active', failed_attempts = 0, next_charge_attempt_at = null, current_period_start = $2,
            current_period_end = $2::timestamptz + make_interval(days => cycle_days), updated_at = now() where id = $1`,
@@ -641,6 +645,7 @@ export async function refundPayment(deps: Deps, actorId: string, paymentId: stri
     const r = await provider.refund({ providerPaymentId: p.provider_payment_id, amountCents: amount, idempotencyKey: `refund_${p.id}_${p.refunded_amount_cents}_${amount}` });
     if (r.status === 'failed') throw detailCode(502, 'refund_failed', 'The payment provider refused the refund.');
     const updated = await applyRefund(q, p, { id: r.id, amountCents: amount, status: r.status, reason, at: deps.clock.now() });
+    await queueRefundReceipt(deps, q, p.id, { id: r.id, amountCents: amount, at: deps.clock.now() });
     await audit(q, actorId, 'payment.refunded', 'payment', p.id, { amount_cents: amount, provider_refund_id: r.id });
     return updated;
   });
