@@ -502,7 +502,7 @@ describe('malformed requests over every documented operation', () => {
       process.stdout.write(
         `\nfuzz-openapi: seed ${SEED} (FUZZ_SEED=${SEED}), ${sent} requests in ${seconds}s over ${covered.size}/${operations(doc).length} operations` +
           ` (skipped: ${Object.keys(SKIPPED).join(', ') || 'none'})\nstatus histogram: ${hist}` +
-          `\noperations never past authentication: ${onlyRefused.join(', ') || 'none'}\n`,
+          `\nreal resource ids reused in paths: ${realIds.length}; operations never past authentication: ${onlyRefused.join(', ') || 'none'}\n`,
       );
       expect(sent).toBeGreaterThanOrEqual(10_000);
       expect(covered.size).toBe(ops.length);
