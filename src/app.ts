@@ -13,6 +13,7 @@ import type { Deps } from './deps.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { MODULES } from './modules/index.ts';
+import { registerWebApp } from './web.ts';
 
 export type App = FastifyInstance;
 
@@ -150,6 +151,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   );
 
   for (const mod of MODULES) await app.register(async (scope) => mod(scope as unknown as App, deps));
+  await registerWebApp(app); // the web app at `/` when web/dist holds a build (src/web.ts)
 
   return app as unknown as App;
 }

@@ -15,6 +15,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   BRAND_SLUG: z.string().min(1).default('demo'),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  WEB_APP_URL: z.string().url().optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('no-reply@localhost'),
   PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe']).default('sandbox'),
@@ -49,7 +50,7 @@ const EnvSchema = z.object({
   SCHEDULER_INTERVAL_MS: seconds(30_000),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string };
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'WEB_APP_URL'> & { PUBLIC_BASE_URL: string; WEB_APP_URL: string; DATA_DIR: string };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as a shell `VAR=` would suggest.
@@ -64,5 +65,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    // Base of every link in a mail (the web app's pages); default: the service, which serves the app.
+    WEB_APP_URL: (c.WEB_APP_URL ?? c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };
 }

@@ -9,6 +9,7 @@ import { consultationApprovedMail, consultationInformationMail, consultationReje
 import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { transition } from './status.ts';
+import { appLinks } from '../../mail/links.ts';
 
 export { transition, assertTransition, canTransition, CONSULTATION_STATUSES, TRANSITIONS } from './status.ts';
 export type { ConsultationStatus } from './status.ts';
@@ -85,7 +86,7 @@ async function lockForDecision(q: Queryable, consultationId: string) {
   return c;
 }
 
-const patientLink = (deps: Deps) => `${deps.config.PUBLIC_BASE_URL}/v1/users/consultations/`;
+const patientLink = (deps: Deps, consultationId: string) => appLinks.consultation(deps.config, consultationId);
 
 export interface ApproveInput {
   doctorId: string;
@@ -130,7 +131,7 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
       await q.query('update subscriptions set treatment_id = $2, dosage = $3, updated_at = now() where id = $1', [c.subscription_id, treatment.id, dosage]);
     }
     await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, { from: c.status, prescription_id: rx.id, order_id: order.id });
-    await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
 }
@@ -140,7 +141,7 @@ export async function rejectConsultation(deps: Deps, input: { doctorId: string; 
     const c = await lockForDecision(q, input.consultationId);
     await transition(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.rejected', 'consultation', c.id, { from: c.status });
-    await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }
 
@@ -149,7 +150,7 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
     const c = await lockForDecision(q, input.consultationId);
     await transition(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.information_requested', 'consultation', c.id, { from: c.status });
-    await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }
 
