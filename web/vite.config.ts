@@ -1,20 +1,24 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 
-// Pre-compressed copies of the built assets: the service serves .br/.gz when the browser accepts them.
+// Pre-compressed copies of the built files, written after the bundle is final (the service serves
+// .br/.gz when the browser accepts them).
 function precompress(): Plugin {
   return {
     name: 'precompress',
     apply: 'build',
-    generateBundle(_options, bundle) {
-      for (const [name, item] of Object.entries(bundle)) {
+    enforce: 'post',
+    writeBundle(options, bundle) {
+      const dir = options.dir ?? 'dist';
+      for (const name of Object.keys(bundle)) {
         if (!/\.(js|css|html|svg|json)$/.test(name)) continue;
-        const source = item.type === 'chunk' ? item.code : item.source;
-        const buf = Buffer.from(source as string | Uint8Array);
+        const buf = readFileSync(join(dir, name));
         if (buf.length < 1024) continue;
-        this.emitFile({ type: 'asset', fileName: `${name}.gz`, source: gzipSync(buf, { level: 9 }) });
-        this.emitFile({ type: 'asset', fileName: `${name}.br`, source: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }) });
+        writeFileSync(join(dir, `${name}.gz`), gzipSync(buf, { level: 9 }));
+        writeFileSync(join(dir, `${name}.br`), brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }));
       }
     },
   };

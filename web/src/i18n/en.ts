@@ -223,10 +223,10 @@ export const en = {
   'profile.personal': 'Personal details',
   'profile.dob': 'Date of birth',
   'profile.gender': 'Sex',
-  'profile.gender.0': 'Prefer not to say',
-  'profile.gender.1': 'Male',
-  'profile.gender.2': 'Female',
-  'profile.gender.3': 'Diverse',
+  'profile.gender.0': 'Male',
+  'profile.gender.1': 'Female',
+  'profile.gender.2': 'Diverse / non-binary',
+  'profile.gender.3': 'Prefer not to say',
   'profile.country': 'Country of residence',
   'profile.locale': 'Language of the app and emails',
   'profile.timezone': 'Time zone',
@@ -263,5 +263,6 @@ export const en = {
   'desk.patientOnly': 'This page is for doctors.',
   'desk.reply': 'Reply',
   'desk.flagged': 'Emergency wording',
+  'desk.awaiting': 'Awaiting reply',
 };
 export type Key = keyof typeof en;

@@ -96,7 +96,7 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
           name="gender"
           value={f.gender}
           placeholder={t('profile.choose')}
-          options={['1', '2', '3', '0'].map((g) => ({ value: g, label: t(`profile.gender.${g}` as 'profile.gender.0') }))}
+          options={['0', '1', '2', '3'].map((g) => ({ value: g, label: t(`profile.gender.${g}` as 'profile.gender.0') }))}
           onChange={set('gender')}
           error={errors.gender}
         />

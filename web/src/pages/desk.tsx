@@ -200,7 +200,9 @@ export function Inbox() {
         {list.data?.results.map((c) => (
           <li key={c.id} className={c.flagged_at ? 'urgent' : undefined}>
             <Link to={`/desk/conversations/${c.id}`}>{[c.user.first_name, c.user.last_name].filter(Boolean).join(' ') || c.user.email}</Link>{' '}
-            {c.unread_count ? <span className="badge">{t('nav.unread', { n: c.unread_count })}</span> : null} {c.flagged_at ? <span className="badge badge-rejected">{t('desk.flagged')}</span> : null}{' '}
+            {/* The API's unread_count counts the team's messages the patient has not read; a thread whose
+                last message is the patient's is waiting for a reply. */}
+            {c.last_message_sender_type === 'USER' ? <span className="badge">{t('desk.awaiting')}</span> : null} {c.flagged_at ? <span className="badge badge-rejected">{t('desk.flagged')}</span> : null}{' '}
             <small>{dateTime(c.last_message_created_at)}</small>
           </li>
         ))}

@@ -39,22 +39,24 @@ export function Treatments() {
 type Submission = Schemas['QuestionnaireSubmission'];
 type Profile = Schemas['Profile'];
 
-const PROFILE_FIELDS = ['date_of_birth', 'gender', 'country_of_residence'] as const;
+const PROFILE_FIELDS = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
 
 /** The profile details the questionnaire and checkout need (age, sex for visibility, country). */
 export function ProfileGate({ profile, onDone }: { profile: Profile; onDone: (p: Profile) => void }) {
   const { t } = useI18n();
-  const [form, setForm] = useState({ date_of_birth: profile.date_of_birth ?? '', gender: profile.gender ?? '', country_of_residence: profile.country_of_residence ?? '' });
+  const [form, setForm] = useState({ first_name: profile.first_name, last_name: profile.last_name, date_of_birth: profile.date_of_birth ?? '', gender: profile.gender ?? '', country_of_residence: profile.country_of_residence ?? '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const { data, error } = await api.PATCH('/v1/users/profile/me/', { body: { date_of_birth: form.date_of_birth || null, gender: form.gender, country_of_residence: form.country_of_residence || null } });
+    const { data, error } = await api.PATCH('/v1/users/profile/me/', { body: { first_name: form.first_name, last_name: form.last_name, date_of_birth: form.date_of_birth || null, gender: form.gender, country_of_residence: form.country_of_residence || null } });
     if (data) onDone(data);
     else setErrors(Object.fromEntries(Object.entries((error as Record<string, string[]>) ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v[0] : String(v)])));
   }
   return (
     <form onSubmit={submit} noValidate className="narrow">
       <Alert>{t('q.profileFirst')}</Alert>
+      <Field label={t('auth.firstName')} name="first_name" autoComplete="given-name" required maxLength={150} value={form.first_name} onChange={(e) => setForm({ ...form, first_name: e.target.value })} error={errors.first_name} />
+      <Field label={t('auth.lastName')} name="last_name" autoComplete="family-name" required maxLength={150} value={form.last_name} onChange={(e) => setForm({ ...form, last_name: e.target.value })} error={errors.last_name} />
       <Field label={t('profile.dob')} type="date" name="date_of_birth" required value={form.date_of_birth} onChange={(e) => setForm({ ...form, date_of_birth: e.target.value })} error={errors.date_of_birth} />
       <Select
         label={t('profile.gender')}
@@ -62,7 +64,7 @@ export function ProfileGate({ profile, onDone }: { profile: Profile; onDone: (p:
         required
         value={form.gender}
         placeholder={t('profile.choose')}
-        options={['1', '2', '3', '0'].map((g) => ({ value: g, label: t(`profile.gender.${g}` as 'profile.gender.0') }))}
+        options={['0', '1', '2', '3'].map((g) => ({ value: g, label: t(`profile.gender.${g}` as 'profile.gender.0') }))}
         onChange={(e) => setForm({ ...form, gender: e.target.value })}
         error={errors.gender}
       />
