@@ -10,7 +10,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
+import { installAccessControl, type Access } from './http/access.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { MODULES } from './modules/index.ts';
 import { registerWebApp } from './web.ts';
@@ -21,6 +23,7 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   hidden: boolean;
+  access: Access;
 }
 
 declare module 'fastify' {
@@ -50,17 +53,30 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     ajv: undefined,
   }).withTypeProvider<ZodTypeProvider>();
 
+  // Authentication and roles first, on every route (deny by default): see src/http/access.ts.
+  const accessLevels = installAccessControl(app, deps);
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') registeredRoutes.push({ method, url: route.url, hidden: Boolean((route.schema as any)?.hide) });
+      if (method !== 'HEAD') {
+        registeredRoutes.push({ method, url: route.url, hidden: Boolean((route.schema as any)?.hide), access: accessLevels.get(`${method} ${route.url}`) ?? 'user' });
+      }
     }
   });
+
+  // An empty JSON body is no body (a client that sends `Content-Type: application/json` on a bodiless
+  // POST); anything else goes through Fastify's parser with prototype poisoning refused.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    String(body).trim() === '' ? done(null, undefined) : parseJson(request, String(body), done),
+  );
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  installInputGuard(app);
 
   await app.register(helmet, {
     // The API answers JSON; the interactive docs and the sandbox checkout page need inline assets.

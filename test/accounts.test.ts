@@ -265,6 +265,17 @@ describe('refresh, logout and sessions', () => {
     expect((await refresh(p.refresh)).status).toBe(401);
   });
 
+  it('logout with no body (with or without a JSON content type) ends the session of the access token', async () => {
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const p = await newPatient(ctx, 'logout-nobody');
+      const r = await call(ctx, 'POST', '/v1/users/logout/', { token: p.access, headers });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(r.body).toEqual({ message: 'Signed out.' });
+      expect((await call(ctx, 'GET', '/v1/users/profile/', { token: p.access })).status).toBe(401);
+      expect((await refresh(p.refresh)).status).toBe(401);
+    }
+  });
+
   it('disabling an account mid-session refuses its tokens at once; enabling needs a new sign-in', async () => {
     const p = await newPatient(ctx, 'midsession');
     expect((await call(ctx, 'GET', '/v1/users/profile/', { token: p.access })).status).toBe(200);

@@ -27,7 +27,7 @@ describe('profile', () => {
     expect(a.body).toEqual({
       id: p.id, email: p.email, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: null, gender: null,
       country_of_residence: null, timezone: '', locale: 'en', city: null, postal_code: null, issuing_state: '',
-      document_number: null, document_type: null, addresses: [], is_doctor: false, is_backoffice_admin: false,
+      document_number: '', document_type: null, addresses: [], is_doctor: false, is_backoffice_admin: false,
       is_marketer: false, is_referrer: false,
       forms_completed: { hair_growth: false, weight_loss: false, sexual_health: false, premature_ejaculation: false, chlamydia: false,
         urinary_tract_infection: false, emergency_contraception: false, hiv_prep: false },

@@ -1,10 +1,10 @@
 // Bearer authentication. An access token is trusted only while its account is active and its
 // session (refresh family) is not revoked, so disabling an account or resetting a password takes
 // effect on the next request. Only HS256 is accepted (alg allowlist).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Deps } from '../deps.ts';
-import { notAuthenticated, permissionDenied, tokenNotValid } from './errors.ts';
+import { notAuthenticated, tokenNotValid } from './errors.ts';
 
 export interface AuthUser {
   id: string;
@@ -44,7 +44,7 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer };
 }
 
-function bearer(request: FastifyRequest): string | undefined {
+export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -52,22 +52,7 @@ function bearer(request: FastifyRequest): string | undefined {
   return m[1];
 }
 
-export type Role = 'any' | 'doctor' | 'backoffice_admin' | 'marketer';
-
-/** preHandler: requires a valid access token; for staff roles, the role flag (else 403). */
-export function authenticate(deps: Deps, role: Role = 'any') {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const token = bearer(request);
-    if (!token) throw notAuthenticated();
-    const user = await verifyAccessToken(deps, token);
-    request.user = user;
-    if (role === 'doctor' && !user.is_doctor) throw permissionDenied();
-    if (role === 'backoffice_admin' && !user.is_backoffice_admin) throw permissionDenied();
-    if (role === 'marketer' && !user.is_marketer) throw permissionDenied();
-  };
-}
-
-/** The authenticated user inside a handler behind `authenticate`. */
+/** The authenticated user inside a handler (set by the access control of src/http/access.ts). */
 export function currentUser(request: FastifyRequest): AuthUser {
   if (!request.user) throw notAuthenticated();
   return request.user;

@@ -78,16 +78,24 @@ export const TokenErrorSchema = z.object({
 /** The 401 answers of a bearer route: a bad token, or none. */
 export const UnauthorisedResponses = { 401: TokenErrorSchema.or(DetailCodeSchema) };
 
-/** DRF-style message for one zod issue. */
-function messageFor(issue: { code: string; message: string; input?: unknown; expected?: string }): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'This field is required.';
-  if (issue.code === 'invalid_type' && issue.input === null) return 'This field may not be null.';
-  if (issue.code === 'invalid_type' && issue.expected === 'number') return 'A valid number is required.';
-  if (issue.code === 'invalid_type' && issue.expected === 'string') return 'Not a valid string.';
-  if (issue.code === 'invalid_type' && issue.expected === 'boolean') return 'Must be a valid boolean.';
-  if (issue.code === 'unrecognized_keys') return issue.message;
-  return issue.message;
-}
+// DRF's messages for a value of the wrong type, for every schema at once (a schema's own message
+// still wins). zod hands the error map the input, which its issues no longer carry.
+const TYPE_MESSAGES: Record<string, string> = {
+  string: 'Not a valid string.',
+  number: 'A valid number is required.',
+  int: 'A valid integer is required.',
+  boolean: 'Must be a valid boolean.',
+  array: 'Expected a list of items.',
+  object: 'Invalid data. Expected a dictionary.',
+};
+z.config({
+  customError: (issue) => {
+    if (issue.code !== 'invalid_type') return undefined;
+    if (issue.input === undefined) return 'This field is required.';
+    if (issue.input === null) return 'This field may not be null.';
+    return TYPE_MESSAGES[issue.expected] ?? 'Invalid value.';
+  },
+});
 
 /** Turns zod issues into a field-keyed object; root-level problems go under non_field_errors. */
 export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
@@ -97,7 +105,7 @@ export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
     const keys: string[] =
       issue.code === 'unrecognized_keys' ? issue.keys.map((k: string) => [...(issue.path ?? []), k].join('.')) : [(issue.path ?? []).join('.') || 'non_field_errors'];
     for (const key of keys) {
-      const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : messageFor(issue);
+      const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : String(issue.message);
       const list = Object.hasOwn(out, key) ? out[key] : (out[key] = []);
       if (!list.includes(message)) list.push(message);
     }
@@ -114,6 +122,8 @@ export function installErrorHandling(app: FastifyInstance) {
     // Error bodies are built here from the catalogue, never from records, so they are serialised as
     // they are: a route's response schema must not turn a client error into a 500.
     reply.serializer(JSON.stringify);
+    // A custom serializer leaves the content type unset: every error body is JSON.
+    reply.type('application/json; charset=utf-8');
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
       return reply.code(err.status).send(err.body);

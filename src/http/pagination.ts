@@ -35,7 +35,9 @@ export function pageParams(query: Record<string, unknown>): PageParams {
 export function orderBy(query: Record<string, unknown>, allowed: Record<string, string>, fallback: string): string {
   const raw = typeof query.ordering === 'string' ? query.ordering.trim() : '';
   const desc = raw.startsWith('-');
-  const column = allowed[desc ? raw.slice(1) : raw];
+  const key = desc ? raw.slice(1) : raw;
+  // Own keys only: `constructor`, `__proto__` or `toString` must not find Object.prototype's members.
+  const column = Object.hasOwn(allowed, key) ? allowed[key] : undefined;
   return column ? `${column} ${desc ? 'desc' : 'asc'}, id ${desc ? 'desc' : 'asc'}` : fallback;
 }
 

@@ -105,6 +105,7 @@ async function handle(deps: Deps, q: Queryable, event: any): Promise<void> {
 export function registerStripeWebhook(app: App, deps: Deps) {
   app.register(async (scope) => {
     // Raw bytes for signature verification; only inside this plugin.
+    scope.removeContentTypeParser(['application/json', 'text/plain']);
     scope.addContentTypeParser(['application/json', 'text/plain', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
     scope.post(

@@ -2,7 +2,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import {
@@ -105,12 +105,16 @@ export default async function accountsModule(app: App, deps: Deps): Promise<void
   r.post(
     '/v1/users/logout/',
     {
-      preHandler: authenticate(deps),
+      // No body at all signs out the session of the access token.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags,
         security: bearerSecurity,
         summary: 'Sign out: ends the session of the access token (and of `refresh`, when it is the caller’s)',
-        body: LogoutBody.optional(),
+        description: 'The body is optional: with no body (or `{}`) the session (refresh family) of the access token is revoked, so its refresh token stops working at once.',
+        body: LogoutBody,
         response: { 200: MessageSchema, 400: FieldErrorsSchema, 401: TokenErrorSchema },
       },
     },

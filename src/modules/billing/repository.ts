@@ -1,15 +1,13 @@
 // Billing SQL for the patient's records. Every function takes the account id and scopes by it.
 import type { Queryable } from '../../db/index.ts';
+import { orderBy } from '../../http/pagination.ts';
 import { PRESCRIPTION_SELECT } from '../consultations/repository.ts';
 
 const PAYMENT_ORDER: Record<string, string> = { created_at: 'created_at', amount_cents: 'amount_cents' };
 
 /** ORDER BY for the payments list: `ordering` from a whitelist, default newest first. */
 export function paymentOrder(ordering: unknown): string {
-  const raw = typeof ordering === 'string' ? ordering.trim() : '';
-  const desc = raw.startsWith('-');
-  const col = PAYMENT_ORDER[desc ? raw.slice(1) : raw];
-  return col ? `${col} ${desc ? 'desc' : 'asc'}, id ${desc ? 'desc' : 'asc'}` : 'created_at desc, id desc';
+  return orderBy({ ordering }, PAYMENT_ORDER, 'created_at desc, id desc');
 }
 
 export async function countPayments(q: Queryable, userId: string): Promise<number> {

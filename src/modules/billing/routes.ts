@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { providerFor } from '../../payments/index.ts';
@@ -35,7 +35,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     '/v1/users/checkout/',
     {
       // The profile check runs before the body is validated: PROFILE_INCOMPLETE comes first.
-      preValidation: [authenticate(deps), async (request) => assertProfileComplete(deps.db, currentUser(request).id)],
+      preValidation: async (request) => assertProfileComplete(deps.db, currentUser(request).id),
       schema: {
         tags: ['billing'],
         summary: 'Start a checkout for a consultation',
@@ -56,7 +56,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     r.get(
       `/v1/users/${provider}/session/:id/`,
       {
-        preHandler: authenticate(deps),
         schema: {
           tags: ['billing'],
           summary: `State of a ${provider} checkout session`,
@@ -73,7 +72,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.post(
     '/v1/users/billing-portal/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['billing'],
         summary: "Link to the payment provider's billing portal",
@@ -90,7 +88,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.get(
     '/v1/users/payments/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['billing'],
         summary: 'Payments of the account, newest first',
@@ -112,7 +109,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.get(
     '/v1/users/payments/:id/invoice/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['billing'],
         summary: 'Invoice of a payment (PDF)',
@@ -143,7 +139,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.get(
     '/v1/users/orders/',
     {
-      preHandler: authenticate(deps),
       schema: { tags: ['billing'], summary: 'Orders of the account (bare array, newest first)', security: bearerSecurity, response: { 200: z.array(OrderSchema), ...auth401 } },
     },
     async (request) => listOrders(deps.db, currentUser(request).id),
@@ -152,7 +147,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.get(
     '/v1/users/prescriptions/',
     {
-      preHandler: authenticate(deps),
       schema: { tags: ['billing'], summary: 'Prescriptions of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(PrescriptionSchema), ...auth401 } },
     },
     async (request) => {
@@ -167,7 +161,6 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
   r.get(
     '/v1/users/prescriptions/:id/pdf/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['billing'],
         summary: 'A prescription as PDF',

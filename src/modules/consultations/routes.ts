@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
@@ -15,7 +15,6 @@ export default async function consultationRoutes(app: App, deps: Deps): Promise<
   r.get(
     '/v1/users/consultations/',
     {
-      preHandler: authenticate(deps),
       schema: { tags: ['consultations'], summary: 'Consultations of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ConsultationSchema), 401: TokenErrorSchema } },
     },
     async (request) => {
@@ -29,7 +28,6 @@ export default async function consultationRoutes(app: App, deps: Deps): Promise<
   r.get(
     '/v1/users/consultations/:id/',
     {
-      preHandler: authenticate(deps),
       schema: { tags: ['consultations'], summary: 'One consultation of the account', security: bearerSecurity, params: z.object({ id: z.uuid() }), response: { 200: ConsultationSchema, 401: TokenErrorSchema, 404: DetailSchema } },
     },
     async (request) => getConsultationForUser(deps, currentUser(request).id, request.params.id),

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import {
@@ -33,7 +33,6 @@ const withId = { 404: DetailSchema, ...errors };
 export default async function journalModule(app: App, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['journal'], security: bearerSecurity };
-  const auth = authenticate(deps);
   const uid = (request: { user: unknown }) => currentUser(request as any).id;
 
   // Collections with paginated lists.
@@ -46,7 +45,7 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
   for (const [path, table, schema, out, summary] of lists) {
     r.get(
       `${BASE}/${path}/`,
-      { preHandler: auth, schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema as z.ZodType), ...errors } } },
+      { schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema as z.ZodType), ...errors } } },
       async (request) => {
         return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out as (r: any) => unknown));
       },
@@ -59,7 +58,7 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
   ] as const) {
     r.delete(
       `${BASE}/${path}/:id/`,
-      { preHandler: auth, schema: { ...common, summary: `Delete a ${noun} (204)`, params: IdParams, response: { 204: z.null(), ...withId } } },
+      { schema: { ...common, summary: `Delete a ${noun} (204)`, params: IdParams, response: { 204: z.null(), ...withId } } },
       async (request, reply) => {
         await journal.remove(deps, table, uid(request), request.params.id);
         return reply.code(204).send(null);
@@ -70,7 +69,6 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
   r.post(
     `${BASE}/weight-entries/`,
     {
-      preHandler: auth,
       schema: {
         ...common,
         summary: 'Log the weight of a day (201); a second entry for the same day updates it (200)',
@@ -85,47 +83,46 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
   );
   r.patch(
     `${BASE}/weight-entries/:id/`,
-    { preHandler: auth, schema: { ...common, summary: 'Change a weight entry (omitted fields are kept)', params: IdParams, body: WeightPatch, response: { 200: WeightSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change a weight entry (omitted fields are kept)', params: IdParams, body: WeightPatch, response: { 200: WeightSchema, ...withBody, ...withId } } },
     async (request) => journal.patchWeight(deps, uid(request), request.params.id, request.body),
   );
 
   r.post(
     `${BASE}/injections/`,
-    { preHandler: auth, schema: { ...common, summary: 'Record an injection (201; every call a new entry)', body: InjectionCreate, response: { 201: InjectionSchema, ...withBody } } },
+    { schema: { ...common, summary: 'Record an injection (201; every call a new entry)', body: InjectionCreate, response: { 201: InjectionSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createInjection(deps, uid(request), request.body)),
   );
   r.patch(
     `${BASE}/injections/:id/`,
-    { preHandler: auth, schema: { ...common, summary: 'Change an injection', params: IdParams, body: InjectionPatch, response: { 200: InjectionSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change an injection', params: IdParams, body: InjectionPatch, response: { 200: InjectionSchema, ...withBody, ...withId } } },
     async (request) => journal.patchInjection(deps, uid(request), request.params.id, request.body),
   );
 
   r.get(
     `${BASE}/injection-plan/`,
-    { preHandler: auth, schema: { ...common, summary: 'The injection plan (created with defaults on first read; never null)', response: { 200: PlanSchema, ...errors } } },
+    { schema: { ...common, summary: 'The injection plan (created with defaults on first read; never null)', response: { 200: PlanSchema, ...errors } } },
     async (request) => journal.getPlan(deps, uid(request)),
   );
   r.patch(
     `${BASE}/injection-plan/`,
-    { preHandler: auth, schema: { ...common, summary: 'Change the injection plan', body: PlanPatch, response: { 200: PlanSchema, ...withBody } } },
+    { schema: { ...common, summary: 'Change the injection plan', body: PlanPatch, response: { 200: PlanSchema, ...withBody } } },
     async (request) => journal.patchPlan(deps, uid(request), request.body),
   );
 
   r.post(
     `${BASE}/notes/`,
-    { preHandler: auth, schema: { ...common, summary: 'Write a note (201)', body: NoteCreate, response: { 201: NoteSchema, ...withBody } } },
+    { schema: { ...common, summary: 'Write a note (201)', body: NoteCreate, response: { 201: NoteSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createNote(deps, uid(request), request.body.content)),
   );
   r.patch(
     `${BASE}/notes/:id/`,
-    { preHandler: auth, schema: { ...common, summary: 'Change a note', params: IdParams, body: NoteCreate.partial(), response: { 200: NoteSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change a note', params: IdParams, body: NoteCreate.partial(), response: { 200: NoteSchema, ...withBody, ...withId } } },
     async (request) => journal.patchNote(deps, uid(request), request.params.id, request.body.content),
   );
 
   r.post(
     `${BASE}/side-effects/`,
     {
-      preHandler: auth,
       schema: {
         ...common,
         summary: 'Report a side effect (201); a severe one is flagged for the medical team and answered with the emergency notice',

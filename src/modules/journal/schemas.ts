@@ -1,21 +1,18 @@
 // Progress journal shapes (spec 2.6). Input schemas may coerce; output schemas are plain.
 import { z } from 'zod';
+import { calendarDate, offsetDateTime } from '../../http/fields.ts';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i;
 export const TIME_24H = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
 export const WEIGHT_MIN = 20;
 export const WEIGHT_MAX = 500;
 const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
 
-const dateField = z.string().regex(DATE, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+const dateField = calendarDate;
 // DRF's FloatField accepts numbers and numeric strings.
 const weight = z
   .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'A valid number is required.').transform(Number)], { error: 'A valid number is required.' })
   .pipe(z.number({ error: 'A valid number is required.' }).min(WEIGHT_MIN, `Ensure this value is greater than or equal to ${WEIGHT_MIN}.`).max(WEIGHT_MAX, `Ensure this value is less than or equal to ${WEIGHT_MAX}.`));
-const injectedAt = z
-  .string()
-  .refine((s) => OFFSET.test(s) && !Number.isNaN(Date.parse(s)), 'Enter a date and time with its UTC offset, e.g. 2026-11-20T08:00:00+01:00.');
+const injectedAt = offsetDateTime;
 
 export const WeightCreate = z.object({ weight_kg: weight, logged_on: dateField.optional(), note: z.string().max(1000, maxLen(1000)).optional() });
 export const WeightPatch = WeightCreate.partial();

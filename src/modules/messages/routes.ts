@@ -4,8 +4,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { refuseNul } from '../../http/input-guard.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
@@ -25,11 +26,13 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
         if (part.fieldname === 'file') upload = { data, truncated: part.file.truncated };
       } else if (part.fieldname === 'content') {
         content = String(part.value);
+        refuseNul('content', content);
       }
     }
   } catch (err: any) {
     if (err?.code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
     if (err?.code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
+    if (err instanceof ApiError) throw err;
     throw errorCode(400, 'invalid_multipart', 'The multipart body could not be read.');
   }
   return { content, upload };
@@ -49,7 +52,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/users/conversations/',
     {
-      preHandler: authenticate(deps),
       schema: { ...patient, summary: 'The patient’s conversation with the medical team (one, created on first need)', querystring: PageQuery, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
     },
     async (request) => {
@@ -61,7 +63,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/users/conversations/:id/messages/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...patient,
         summary: 'Messages of the conversation, oldest first (bare array); marks the team’s messages read',
@@ -80,7 +81,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
       preValidation: async (request) => {
         if (request.isMultipart() || request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
       },
-      preHandler: authenticate(deps),
       schema: {
         ...patient,
         summary: 'Send a message (JSON `content`, or multipart with `file` and optional `content`); answers 201 with the conversation',
@@ -102,7 +102,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/users/conversations/:id/messages/:message_id/file/',
     {
-      preHandler: authenticate(deps),
       schema: { ...patient, summary: 'Download a message’s file (owner only)', params: FileParams, response: { 200: FileResponse, 404: DetailSchema, ...unauthorised } },
     },
     async (request, reply) => sendFile(reply, await messages.patientFile(deps, currentUser(request).id, request.params.id, request.params.message_id)),
@@ -112,7 +111,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/clinician/conversations/',
     {
-      preHandler: authenticate(deps, 'doctor'),
       schema: {
         ...doctor,
         summary: 'Patient conversations, flagged (emergency wording) first, then most recent',
@@ -128,7 +126,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/clinician/conversations/:id/messages/',
     {
-      preHandler: authenticate(deps, 'doctor'),
       schema: { ...doctor, summary: 'Read a conversation (marks the patient’s messages read)', params: IdParams, response: { 200: z.array(MessageSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
     async (request) => messages.readAsClinician(deps, request.params.id),
@@ -137,7 +134,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.post(
     '/v1/clinician/conversations/:id/messages/',
     {
-      preHandler: authenticate(deps, 'doctor'),
       schema: {
         ...doctor,
         summary: 'Reply to the patient (emails a notification without health details)',
@@ -152,7 +148,6 @@ export default async function messagesModule(app: App, deps: Deps): Promise<void
   r.get(
     '/v1/clinician/conversations/:id/messages/:message_id/file/',
     {
-      preHandler: authenticate(deps, 'doctor'),
       schema: { ...doctor, summary: 'Download a file a patient sent', params: FileParams, response: { 200: FileResponse, 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
     async (request, reply) => sendFile(reply, await messages.clinicianFile(deps, request.params.id, request.params.message_id)),

@@ -2,7 +2,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { ProfilePatch, ProfileSchema } from './schemas.ts';
 import { getProfile, patchProfile } from './service.ts';
@@ -16,7 +16,6 @@ export default async function profileModule(app: App, deps: Deps): Promise<void>
     r.get(
       path,
       {
-        preHandler: authenticate(deps),
         schema: { ...common, summary: 'The signed-in patient’s profile', response: { 200: ProfileSchema, ...unauthorised } },
       },
       async (request) => getProfile(deps, currentUser(request).id),
@@ -26,7 +25,6 @@ export default async function profileModule(app: App, deps: Deps): Promise<void>
   r.patch(
     '/v1/users/profile/me/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...common,
         summary: 'Update writable profile fields (partial); read-only fields are ignored',

@@ -1,6 +1,7 @@
 // Profile shapes (spec 2.2). Read-only fields are not in the PATCH body schema: sent anyway, they are
 // ignored, as DRF ignores read-only fields (docs/profile.md).
 import { z } from 'zod';
+import { calendarDate } from '../../http/fields.ts';
 import { OrderSchema } from '../billing/orders.ts';
 
 export const CATEGORY_KEYS = [
@@ -47,11 +48,7 @@ const maxLen = (n: number) => `Ensure this field has no more than ${n} character
 export const ProfilePatch = z.object({
   first_name: z.string().max(150, maxLen(150)).optional(),
   last_name: z.string().max(150, maxLen(150)).optional(),
-  date_of_birth: z
-    .string({ error: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' })
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.')
-    .nullable()
-    .optional(),
+  date_of_birth: calendarDate.nullable().optional(),
   gender: z
     .union([z.string(), z.number().int()])
     .transform((g) => String(g))
@@ -64,7 +61,7 @@ export const ProfilePatch = z.object({
   city: z.string().max(120, maxLen(120)).nullable().optional(),
   postal_code: z.string().max(20, maxLen(20)).nullable().optional(),
   issuing_state: z.string().max(200, maxLen(200)).optional(),
-  document_number: z.string().max(50, maxLen(50)).nullable().optional(),
+  document_number: z.string().max(50, maxLen(50)).optional().meta({ description: 'Identity document number (stored encrypted); "" clears it' }),
   document_type: z.enum(['PASSPORT', 'ID_CARD'], { error: 'Must be one of PASSPORT, ID_CARD.' }).nullable().optional(),
   addresses: z.array(AddressInput).max(MAX_ADDRESSES, `At most ${MAX_ADDRESSES} addresses.`).optional(),
 });
@@ -84,7 +81,7 @@ export const ProfileSchema = z
     city: z.string().nullable(),
     postal_code: z.string().nullable(),
     issuing_state: z.string(),
-    document_number: z.string().nullable(),
+    document_number: z.string().meta({ description: '"" when not set' }),
     document_type: z.string().nullable(),
     addresses: z.array(AddressSchema),
     is_doctor: z.boolean(),

@@ -2,6 +2,7 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { errorName, fieldErrors, type FieldErrors } from '../../http/errors.ts';
+import { isCalendarDate } from '../../http/fields.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
 import { listOrders } from '../billing/orders.ts';
@@ -31,12 +32,6 @@ export function ageOn(dateOfBirth: string, today: Date): number {
   return age;
 }
 
-function isRealDate(value: string): boolean {
-  const [y, m, d] = value.split('-').map(Number);
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
 export function isIanaZone(zone: string): boolean {
   if (!zone || zone.length > 64) return false;
   try {
@@ -63,7 +58,7 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
     city: row.city,
     postal_code: row.postal_code,
     issuing_state: row.issuing_state,
-    document_number: row.document_number_enc ? decrypt(deps.secrets.documentKey, row.document_number_enc) : null,
+    document_number: row.document_number_enc ? decrypt(deps.secrets.documentKey, row.document_number_enc) : '',
     document_type: row.document_type,
     addresses: row.addresses ?? [],
     is_doctor: row.is_doctor,
@@ -86,7 +81,7 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
   if (input.date_of_birth !== undefined) {
     const dob = input.date_of_birth;
     if (dob === null) columns.date_of_birth = null;
-    else if (!isRealDate(dob)) add('date_of_birth', 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+    else if (!isCalendarDate(dob)) add('date_of_birth', 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
     else if (dob > deps.clock.now().toISOString().slice(0, 10)) add('date_of_birth', 'The date of birth cannot be in the future.');
     else if (dob < '1900-01-01') add('date_of_birth', 'Enter a real date of birth.');
     else if (ageOn(dob, deps.clock.now()) < MIN_AGE) add('date_of_birth', `You must be at least ${MIN_AGE} years old to use this service.`);

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
 import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmitResponseSchema } from './schemas.ts';
@@ -82,7 +82,6 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
   r.get(
     '/v1/users/questionnaires/:slug/progress/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,
@@ -99,7 +98,6 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
   r.patch(
     '/v1/users/questionnaires/:slug/progress/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,
@@ -118,7 +116,6 @@ export default async function questionnairesModule(app: App, deps: Deps): Promis
   r.post(
     '/v1/users/questionnaires/:slug/submit/',
     {
-      preHandler: authenticate(deps),
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,

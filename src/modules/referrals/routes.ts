@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import * as referrals from './service.ts';
@@ -69,7 +69,6 @@ export default async function referralsModule(app: App, deps: Deps): Promise<voi
   r.get(
     '/v1/users/referrals/me/referred/',
     {
-      preHandler: authenticate(deps),
       schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: PageQuery, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
     },
     async (request) => {
@@ -79,14 +78,13 @@ export default async function referralsModule(app: App, deps: Deps): Promise<voi
 
   r.get(
     '/v1/users/referrals/me/',
-    { preHandler: authenticate(deps), schema: { ...common, summary: 'Referral code, share link, totals and commission', response: { 200: SummarySchema, ...unauthorised } } },
+    { schema: { ...common, summary: 'Referral code, share link, totals and commission', response: { 200: SummarySchema, ...unauthorised } } },
     async (request) => referrals.summary(deps, currentUser(request).id),
   );
 
   r.get(
     '/v1/users/referrals/me/transactions/',
     {
-      preHandler: authenticate(deps),
       schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: PageQuery, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
     },
     async (request) => {

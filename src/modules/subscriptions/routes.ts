@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Deps } from '../../deps.ts';
-import { authenticate, bearerSecurity, currentUser } from '../../http/auth.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { registerSandboxPortal } from '../../payments/sandbox-portal.ts';
@@ -31,7 +31,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   r.get(
     '/v1/users/subscriptions/renewal-options/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...common,
         summary: 'What the patient can do next in a category: confirm a pending renewal, order early, re-order, or why not',
@@ -49,7 +48,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   r.post(
     '/v1/users/subscriptions/pending-choice/confirm/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...common,
         summary: 'Confirm the renewal choice (dose, treatment, safety answers); it then goes to a doctor’s review',
@@ -64,7 +62,7 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
 
   r.get(
     '/v1/users/subscriptions/',
-    { preHandler: authenticate(deps), schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PageQuery, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
+    { schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PageQuery, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
     async (request) => {
       return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => subs.listSubscriptions(deps, currentUser(request).id, limit, offset));
     },
@@ -72,7 +70,7 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
 
   r.get(
     '/v1/users/subscriptions/:id/',
-    { preHandler: authenticate(deps), schema: { ...common, summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, ...unauthorised } } },
+    { schema: { ...common, summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, ...unauthorised } } },
     async (request) => subs.getSubscription(deps, currentUser(request).id, request.params.id),
   );
 
@@ -83,7 +81,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
     r.post(
       `/v1/users/subscriptions/:id/${action}/`,
       {
-        preHandler: authenticate(deps),
         schema: { ...common, summary, params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised } },
       },
       async (request) => subs.setCancelAtPeriodEnd(deps, currentUser(request).id, request.params.id, cancel),
@@ -93,7 +90,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   r.post(
     '/v1/users/subscriptions/:id/postpone/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...common,
         summary: `Move the next renewal date and charge later by 1 to ${subs.MAX_POSTPONE_DAYS} days (once per period, active plans)`,
@@ -108,7 +104,6 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   r.post(
     '/v1/users/subscriptions/:id/early-order/',
     {
-      preHandler: authenticate(deps),
       schema: {
         ...common,
         summary: 'Order the next supply now (charged at once, reviewed by a doctor), once per period inside the early-order window',
@@ -134,13 +129,13 @@ export default async function subscriptionsModule(app: App, deps: Deps): Promise
   const staff = { tags: ['backoffice'], security: bearerSecurity };
   r.get(
     '/v1/backoffice/test-clock/',
-    { preHandler: [authenticate(deps, 'backoffice_admin'), sandboxOnly], schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
+    { preHandler: sandboxOnly, schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
     async () => clockOut(),
   );
   r.post(
     '/v1/backoffice/test-clock/advance/',
     {
-      preHandler: [authenticate(deps, 'backoffice_admin'), sandboxOnly],
+      preHandler: sandboxOnly,
       schema: {
         ...staff,
         summary: 'Move the service’s time forward and run the due work (renewals, charges, reminders); sandbox only',

@@ -1,0 +1,90 @@
+// Who may call what, decided in one place and before anything else (deny by default).
+//
+// Every route gets an `onRequest` hook when it is registered, so authentication and the role check
+// run before the body is parsed or validated: an anonymous caller learns nothing about a body
+// schema, and a patient posting a bad body to a staff route is refused with 403, not 400.
+//
+// The rule, by scope:
+// - public:           the routes listed in PUBLIC_ROUTES below (sign-up, sign-in, the public
+//                     questionnaire catalogue, provider pages and webhooks, health, the API document);
+// - doctor:           everything under /v1/clinician/;
+// - backoffice_admin: everything under /v1/backoffice/;
+// - user:             every other route (any signed-in, verified, active account).
+// A route outside /v1/ that is not listed refuses to register: nothing becomes public by accident.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { notAuthenticated, permissionDenied } from './errors.ts';
+import { bearerToken, verifyAccessToken } from './auth.ts';
+
+export type Access = 'public' | 'user' | 'doctor' | 'backoffice_admin';
+
+/** Routes anyone may call, as `METHOD path` (path as registered) or a `prefix*`. */
+export const PUBLIC_ROUTES: readonly string[] = [
+  // CORS preflight: a browser sends it without credentials, by design.
+  'OPTIONS *',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /v1/schema/',
+  '* /v1/docs*',
+  'POST /v1/users/register/',
+  'POST /v1/users/verify-email/',
+  'POST /v1/users/token/',
+  'POST /v1/users/token/refresh/',
+  'POST /v1/users/google-login/',
+  'POST /v1/users/forgot-password/',
+  'POST /v1/users/reset-password/',
+  'GET /v1/users/questionnaires/categories/',
+  'GET /v1/users/questionnaires/:slug/schema/',
+  'POST /v1/users/referrals/attribution-events/',
+  'POST /v1/webhooks/stripe/',
+  // The sandbox provider's hosted pages stand in for a payment provider's own site.
+  '* /sandbox/*',
+  // Where a payment provider sends the browser back after checkout (plain pages, no data).
+  'GET /checkout/*',
+];
+
+function matches(rule: string, method: string, url: string): boolean {
+  const [ruleMethod, rulePath] = rule.split(' ') as [string, string];
+  if (ruleMethod !== '*' && ruleMethod !== method) return false;
+  return rulePath.endsWith('*') ? url.startsWith(rulePath.slice(0, -1)) : url === rulePath;
+}
+
+/** The access level of a route: public list first, then the staff prefixes, else signed-in. */
+export function accessFor(method: string, url: string): Access {
+  if (PUBLIC_ROUTES.some((rule) => matches(rule, method, url))) return 'public';
+  if (url.startsWith('/v1/clinician/')) return 'doctor';
+  if (url.startsWith('/v1/backoffice/')) return 'backoffice_admin';
+  if (url.startsWith('/v1/')) return 'user';
+  throw new Error(`Route ${method} ${url} is outside /v1/ and not listed in PUBLIC_ROUTES (src/http/access.ts): declare who may call it.`);
+}
+
+function guard(deps: Deps, access: Exclude<Access, 'public'>) {
+  return async function accessControl(request: FastifyRequest, _reply: FastifyReply) {
+    const token = bearerToken(request);
+    if (!token) throw notAuthenticated();
+    const user = await verifyAccessToken(deps, token);
+    request.user = user;
+    if (access === 'doctor' && !user.is_doctor) throw permissionDenied();
+    if (access === 'backoffice_admin' && !user.is_backoffice_admin) throw permissionDenied();
+  };
+}
+
+/**
+ * Installs the access rule on every route registered after this call (call it before the
+ * modules). Returns the access level given to each route, for the tests that walk them all.
+ */
+export function installAccessControl(app: FastifyInstance, deps: Deps): Map<string, Access> {
+  const levels = new Map<string, Access>();
+  const guards = { user: guard(deps, 'user'), doctor: guard(deps, 'doctor'), backoffice_admin: guard(deps, 'backoffice_admin') };
+  app.decorateRequest('user', null);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    const found = new Set(methods.map((method) => accessFor(method, route.url)));
+    if (found.size > 1) throw new Error(`Route ${route.url} mixes access levels across methods: register them separately.`);
+    for (const method of methods) levels.set(`${method} ${route.url}`, accessFor(method, route.url));
+    const [access] = found;
+    if (access === undefined || access === 'public') return;
+    route.onRequest = [guards[access], ...[route.onRequest ?? []].flat()];
+  });
+  return levels;
+}
