@@ -42,37 +42,38 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
   if (!existsSync(join(dir, 'index.html'))) return false;
   const csp = contentSecurityPolicy(undefined);
 
-  await app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root: dir, serve: false, preCompressed: true, cacheControl: false });
+  // No route of its own (every route must declare who may call it, src/http/access.ts): the app
+  // answers in an onRequest hook for the requests no route matched (the 404 handler's).
+  await app.register(fastifyStatic, { root: dir, serve: false, preCompressed: true, cacheControl: false });
 
-    const sendIndex = (reply: FastifyReply) => {
-      reply.header('cache-control', 'no-cache');
-      reply.header('content-security-policy', csp);
-      reply.header('x-frame-options', 'DENY');
-      return reply.type('text/html; charset=utf-8').sendFile('index.html', dir);
-    };
+  const sendIndex = (reply: FastifyReply) => {
+    reply.header('cache-control', 'no-cache');
+    reply.header('content-security-policy', csp);
+    reply.header('x-frame-options', 'DENY');
+    return reply.type('text/html; charset=utf-8').sendFile('index.html', dir);
+  };
 
-    scope.get('/*', { schema: { hide: true } }, async (request, reply) => {
-      let path: string;
-      try {
-        path = decodeURIComponent(request.url.split('?')[0] ?? '/');
-      } catch {
-        return reply.callNotFound();
-      }
-      if (isReserved(path)) return reply.callNotFound();
-      // A file of the build (no traversal: the resolved path must stay under the build folder).
-      const file = resolve(dir, `.${path}`);
-      if (path !== '/' && file.startsWith(dir + sep) && existsSync(file) && statSync(file).isFile()) {
-        const relative = file.slice(dir.length + 1);
-        reply.header('cache-control', relative.startsWith(`assets${sep}`) ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
-        return reply.sendFile(relative, dir);
-      }
-      // Any other page: the app's router decides. Only for browsers (an HTML navigation).
-      const accept = String(request.headers.accept ?? '');
-      if (path !== '/' && !accept.includes('text/html')) return reply.callNotFound();
-      if (path !== '/' && /\.[a-z0-9]{1,8}$/i.test(path)) return reply.callNotFound(); // a missing asset is a 404
-      return sendIndex(reply);
-    });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+    let path: string;
+    try {
+      path = decodeURIComponent(request.url.split('?')[0] ?? '/');
+    } catch {
+      return;
+    }
+    if (isReserved(path)) return;
+    // A file of the build (no traversal: the resolved path must stay under the build folder).
+    const file = resolve(dir, `.${path}`);
+    if (path !== '/' && file.startsWith(dir + sep) && existsSync(file) && statSync(file).isFile()) {
+      const relative = file.slice(dir.length + 1);
+      reply.header('cache-control', relative.startsWith(`assets${sep}`) ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+      return reply.sendFile(relative, dir);
+    }
+    // Any other page: the app's router decides. Only for browsers (an HTML navigation).
+    const accept = String(request.headers.accept ?? '');
+    if (path !== '/' && !accept.includes('text/html')) return;
+    if (path !== '/' && /\.[a-z0-9]{1,8}$/i.test(path)) return; // a missing asset is a 404
+    return sendIndex(reply);
   });
   return true;
 }

@@ -7,7 +7,7 @@ export interface Point {
   weight_kg: number;
 }
 
-export function chartGeometry(points: Point[], width = 600, height = 240, pad = 36) {
+export function chartGeometry(points: Point[], width = 400, height = 240, pad = 40) {
   const sorted = [...points].sort((a, b) => a.logged_on.localeCompare(b.logged_on));
   const xs = sorted.map((p) => Date.parse(`${p.logged_on}T00:00:00Z`));
   const ys = sorted.map((p) => p.weight_kg);
@@ -22,7 +22,7 @@ export function chartGeometry(points: Point[], width = 600, height = 240, pad = 
 export function WeightChart({ points }: { points: Point[] }) {
   const { t, date } = useI18n();
   if (!points.length) return <p>{t('journal.chartEmpty')}</p>;
-  const width = 600;
+  const width = 400;
   const height = 240;
   const { sorted, coords, y0, y1, sy } = chartGeometry(points, width, height);
   const line = coords.map((c, i) => `${i ? 'L' : 'M'}${c.x.toFixed(1)},${c.y.toFixed(1)}`).join(' ');
@@ -32,7 +32,7 @@ export function WeightChart({ points }: { points: Point[] }) {
         <title id="weight-chart-title">{t('journal.chart')}</title>
         {[y0, (y0 + y1) / 2, y1].map((v) => (
           <g key={v}>
-            <line x1={36} x2={width - 36} y1={sy(v)} y2={sy(v)} className="grid-line" />
+            <line x1={40} x2={width - 40} y1={sy(v)} y2={sy(v)} className="grid-line" />
             <text x={4} y={sy(v) + 4} className="axis">
               {v.toFixed(1)}
             </text>
@@ -42,10 +42,10 @@ export function WeightChart({ points }: { points: Point[] }) {
         {coords.map((c) => (
           <circle key={c.p.logged_on} cx={c.x} cy={c.y} r={4} className="dot" />
         ))}
-        <text x={36} y={height - 8} className="axis">
+        <text x={40} y={height - 8} className="axis">
           {date(sorted[0].logged_on)}
         </text>
-        <text x={width - 36} y={height - 8} textAnchor="end" className="axis">
+        <text x={width - 40} y={height - 8} textAnchor="end" className="axis">
           {date(sorted[sorted.length - 1].logged_on)}
         </text>
       </svg>

@@ -6,6 +6,7 @@ import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextA
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { MessageList } from './messages';
+import type { QuestionnaireSchema } from '../questionnaire/model';
 
 // Emergency contraception is time-critical: first in the queue, then the oldest first.
 const URGENT = 'emergency_contraception';
@@ -57,6 +58,13 @@ type ClinicianConsultation = Schemas['ClinicianConsultation'];
 export function DeskConsultation({ id }: { id: string }) {
   const { t, date, dateTime } = useI18n();
   const c = useLoad<ClinicianConsultation>(() => api.GET('/v1/clinician/consultations/{id}/', { params: { path: { id } } }), [id]);
+  const { locale } = useI18n();
+  // The question texts of the category (public schema), to show answers as the patient saw them.
+  const category = c.data?.category;
+  const schema = useLoad<QuestionnaireSchema>(
+    () => (category ? api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug: category }, query: { locale } } }) : Promise.resolve({})),
+    [category, locale],
+  );
   const [treatment, setTreatment] = useState('');
   const [dosage, setDosage] = useState('');
   const [note, setNote] = useState('');
@@ -77,6 +85,12 @@ export function DeskConsultation({ id }: { id: string }) {
   const dosages = options.find((o) => o.id === treatment)?.dosages ?? [];
   const eligibility = (x.questionnaire_submission?.eligibility ?? {}) as Record<string, any>;
   const open = x.status === 'pending_review' || x.status === 'needs_information';
+  const questions = new Map((schema.data?.steps ?? []).flatMap((st) => st.questions.map((q) => [q.question_key, q] as const)));
+  const label = (key: string, value: unknown) => {
+    const q = questions.get(key);
+    if (typeof value === 'boolean') return value ? t('q.yes') : t('q.no');
+    return q?.options?.find((o) => o.value === value)?.label ?? String(value ?? '—');
+  };
 
   async function act(kind: 'approve' | 'reject' | 'request', e?: FormEvent) {
     e?.preventDefault();
@@ -143,8 +157,16 @@ export function DeskConsultation({ id }: { id: string }) {
         <tbody>
           {x.form_snapshot.map((a) => (
             <tr key={a.question_key}>
-              <th scope="row">{a.question_key.replace(/_/g, ' ')}</th>
-              <td>{a.values ? Object.entries(a.values).filter(([, v]) => v === true).map(([k]) => k).join(', ') || '—' : String(a.value ?? '—')}</td>
+              <th scope="row">{questions.get(a.question_key)?.text ?? a.question_key.replace(/_/g, ' ')}</th>
+              <td>
+                {a.values
+                  ? Object.entries(a.values)
+                      .filter(([, v]) => v === true)
+                      .map(([k]) => label(a.question_key, k))
+                      .join(', ') || '—'
+                  : label(a.question_key, a.value)}
+                {questions.get(a.question_key)?.unit ? ` ${questions.get(a.question_key)!.unit}` : ''}
+              </td>
             </tr>
           ))}
         </tbody>
