@@ -1,3 +1,4 @@
+// @vitest-environment node
 // Budget: the JavaScript a first visit loads (index.html's module script and its static imports,
 // not the lazily loaded pages) is at most 200 KB gzipped. Runs over the build (npm run build first).
 import { existsSync, readFileSync } from 'node:fs';
