@@ -265,8 +265,11 @@ async function main() {
     await doc.getByText('Take the first dose on Monday morning.').waitFor();
     await check(doc, 'desk-conversation');
     const messagesLink = await waitForMail(dataDir, email, /(https?:\/\/\S+\/messages)\b/);
+    await page.goto('/home');
+    await page.getByRole('link', { name: 'Messages (1 unread)' }).waitFor(); // the unread badge
     await page.goto(messagesLink);
     await page.getByText('Take the first dose on Monday morning.').waitFor();
+    await page.getByRole('link', { name: 'Messages', exact: true }).waitFor(); // read: the badge goes
     await check(page, 'messages-reply');
 
     log('journal: weights and the chart');

@@ -160,7 +160,10 @@ export function App() {
   }, [session?.access && session.refresh]);
   useEffect(() => {
     if (!session || session.is_doctor) return setUnread(0);
-    void api.GET('/v1/users/conversations/').then(({ data }) => setUnread(data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0));
+    const refresh = () => void api.GET('/v1/users/conversations/').then(({ data }) => setUnread(data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0));
+    refresh();
+    window.addEventListener('pts:unread', refresh);
+    return () => window.removeEventListener('pts:unread', refresh);
   }, [session?.refresh, path]);
 
   const i18n = useMemo(

@@ -43,6 +43,7 @@ export function Messages() {
   const load = async (id: string) => {
     const { data } = await api.GET('/v1/users/conversations/{id}/messages/', { params: { path: { id } } });
     if (data) setMessages(data as Msg[]);
+    window.dispatchEvent(new Event('pts:unread')); // reading marks the team's messages read
   };
   useEffect(() => {
     if (conv) void load(conv.id);
