@@ -39,12 +39,17 @@ export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<App> {
+/** Trusts the nearest `hops` proxies: each X-Forwarded-For entry within that many hops. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
+export async function buildApp(deps: Deps, options: { logger?: boolean; logStream?: { write(line: string): void } } = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL),
+    logger: options.logger === false ? false : { ...loggerOptions(deps.config.LOG_LEVEL), ...(options.logStream ? { stream: options.logStream } : {}) },
     loggerInstance: undefined,
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default: none), so a
+    // client cannot pick its own address and escape the per-IP budgets.
+    trustProxy: typeof deps.config.TRUST_PROXY === 'number' ? trustHops(deps.config.TRUST_PROXY) : deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -83,7 +88,16 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     contentSecurityPolicy: false,
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
-  await app.register(cors, { origin: '*', credentials: false, exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition'] });
+  // Browsers on other origins only when listed in CORS_ORIGINS (default: same origin only). Bearer
+  // tokens travel in a header, never cookies, so credentials stay off.
+  await app.register(cors, {
+    origin: deps.config.CORS_ORIGINS.length > 0 ? deps.config.CORS_ORIGINS : false,
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Brand-Slug', 'X-Request-Id', 'Accept-Language', 'If-None-Match'],
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag'],
+    maxAge: 600,
+  });
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 5, fieldSize: 16 * 1024 } });
 

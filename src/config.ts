@@ -8,6 +8,37 @@ const csv = z
   .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+// TRUST_PROXY: unset trusts no proxy (the socket address is the client); a whole number trusts that
+// many hops of X-Forwarded-For; otherwise a comma-separated list of proxy addresses or CIDRs.
+const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)(?:\/\d{1,3})?$/;
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((v, ctx): false | number | string[] => {
+    if (!v) return false;
+    if (/^\d+$/.test(v)) return Number(v);
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = list.filter((entry) => !IP_OR_CIDR.test(entry));
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `expected a hop count or a comma-separated list of IP addresses/CIDRs, got ${bad.join(', ')}` });
+      return z.NEVER;
+    }
+    return list;
+  });
+// CORS_ORIGINS: exact origins (scheme://host[:port]) allowed to call the API from a browser.
+const origins = csv.superRefine((list, ctx) => {
+  for (const origin of list) {
+    let ok = false;
+    try {
+      const u = new URL(origin);
+      ok = (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) ctx.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port], no path or trailing slash)` });
+  }
+});
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('127.0.0.1'),
@@ -31,6 +62,13 @@ const EnvSchema = z.object({
     .default('accounts.google.com,https://accounts.google.com')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
   REDIS_URL: z.string().optional(),
+  TRUST_PROXY: trustProxy,
+  CORS_ORIGINS: origins,
+  // Key lists for production (src/lib/keys.ts): `id:base64url-key` entries, comma-separated, the
+  // first one active. Unset: keys are generated and kept in the database (zero set-up).
+  JWT_SIGNING_KEYS: z.string().optional(),
+  DATA_ENCRYPTION_KEYS: z.string().optional(),
+  NODE_ENV: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Token lifetimes and account security budgets (documented in docs/accounts.md).
   ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
@@ -46,6 +84,8 @@ const EnvSchema = z.object({
   SIGNIN_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
   REGISTRATIONS_PER_IP: seconds(100),
   REGISTRATION_WINDOW_SECONDS: seconds(3600),
+  FORGOT_PASSWORD_PER_IP: seconds(20),
+  FORGOT_PASSWORD_WINDOW_SECONDS: seconds(3600),
   MAIL_DISPATCH_INTERVAL_MS: seconds(500),
   SCHEDULER_INTERVAL_MS: seconds(30_000),
 });

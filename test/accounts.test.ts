@@ -44,6 +44,19 @@ describe('register', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('refuses easily guessed passwords, and ones built from the person’s names, in the request’s locale', async () => {
+    for (const password of ['aaaaaaaa', 'qwerty123456', 'Password123!', 'Summer2024!']) {
+      const r = await register(uniqueEmail('guess'), password);
+      expect(r.status, password).toBe(400);
+      expect(r.body.password[0], password).toMatch(/too easy to guess/);
+    }
+    // The same password is guessable for Grace Hopper (her name is the first guess) but not for Ada.
+    const named = await register(uniqueEmail('named'), 'Hopper1906!', { first_name: 'Grace', last_name: 'Hopper', locale: 'de' });
+    expect(named.status).toBe(400);
+    expect(named.body.password[0]).toMatch(/zu leicht zu erraten/);
+    expect((await register(uniqueEmail('other'), 'Hopper1906!', { first_name: 'Ada', last_name: 'Lovelace' })).status).toBe(200);
+  });
+
   it('validates the email with a field-keyed 400', async () => {
     const r = await register('not-an-email');
     expect(r.status).toBe(400);

@@ -130,3 +130,25 @@ describe('the profile document number', () => {
     expect(cleared.body.document_number).toBe('');
   });
 });
+
+describe('logs', () => {
+  it('log a failed statement by code and label, never its parameters or the values the server quotes', async () => {
+    const { loggerOptions, REDACT_PATHS } = await import('../src/http/logging.ts');
+    const secret = 'Private journal note about my symptoms';
+    let caught: unknown;
+    try {
+      await ctx.db.query('insert into users (id, email) values ($1, $2)', ['not-a-uuid', secret]);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeDefined();
+    const serialise = (loggerOptions('info').serializers as Record<string, (e: unknown) => unknown>).err!;
+    const line = JSON.stringify(serialise(caught));
+    expect(line).not.toContain(secret);
+    expect(line).not.toContain('not-a-uuid');
+    expect(line).toContain('22P02');
+    expect(line).toContain('insert into users');
+    // Error codes (pg-boss's, ours) stay readable in logs.
+    expect(REDACT_PATHS).not.toContain('*.code');
+  });
+});

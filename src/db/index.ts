@@ -20,6 +20,19 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * A failed statement keeps its SQLSTATE code and constraint (callers branch on them) and gains a
+ * short `statement` label; the bound parameters and the server's detail (which quote values: names,
+ * message text, refund reasons) are dropped so that no log line can carry them.
+ */
+export function scrubDbError(err: unknown, sql: string): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  const e = err as Record<string, unknown>;
+  for (const key of ['params', 'query', 'detail', 'where', 'internalQuery', 'hint']) delete e[key];
+  e.statement = sql.replace(/\s+/g, ' ').trim().slice(0, 80);
+  return err;
+}
+
 // Dates stay `YYYY-MM-DD` strings (a JS Date would shift them by the time zone); numerics and
 // 64-bit integers become numbers (counts and money fit comfortably in a double).
 const asString = (v: string) => v;
@@ -39,7 +52,11 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   await db.waitReady;
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T extends Row>(sql: string, params: unknown[] = []) {
-      return (await q.query<T>(sql, params)).rows;
+      try {
+        return (await q.query<T>(sql, params)).rows;
+      } catch (err) {
+        throw scrubDbError(err, sql);
+      }
     },
   });
   return {
@@ -73,7 +90,11 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
   return {
     kind: 'pg',
     async query<T extends Row>(sql: string, params: unknown[] = []) {
-      return (await pool.query(sql, params)).rows as T[];
+      try {
+        return (await pool.query(sql, params)).rows as T[];
+      } catch (err) {
+        throw scrubDbError(err, sql);
+      }
     },
     async tx(fn) {
       const client = await pool.connect();
@@ -81,7 +102,11 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
         await client.query('begin');
         const result = await fn({
           async query<T extends Row>(sql: string, params: unknown[] = []) {
-            return (await client.query(sql, params)).rows as T[];
+            try {
+              return (await client.query(sql, params)).rows as T[];
+            } catch (err) {
+              throw scrubDbError(err, sql);
+            }
           },
         });
         await client.query('commit');

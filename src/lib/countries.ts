@@ -1,4 +1,7 @@
-// Supported countries of residence and their emergency numbers (catalogue/countries.json).
+// Supported countries of residence and their emergency numbers (catalogue/countries.json). The first
+// emergency number is the MEDICAL one (Norway 113, France 15, Switzerland and Liechtenstein 144 [K8];
+// 112 in the rest of the EU [K1]; 999 in the UK [K1b] and Ireland [K2]): the emergency notice names it
+// first. Every entry names its source code from shared/guide/clinical-facts.md, or UNSOURCED.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +11,9 @@ const CountrySchema = z.object({
   code: z.string().regex(/^[A-Z]{3}$/),
   name: z.string(),
   eu: z.boolean(),
-  emergency_numbers: z.array(z.string()).min(1),
+  emergency_numbers: z.array(z.string().regex(/^\d{2,6}$/)).min(1),
   non_emergency: z.array(z.object({ number: z.string(), label: z.string() })),
-  source: z.string(),
+  source: z.string().regex(/\bK\d+b?\b|\bUNSOURCED\b/, 'a source code from clinical-facts.md (K1, K8...) or UNSOURCED'),
 });
 const FileSchema = z.object({ version: z.number(), description: z.string(), countries: z.array(CountrySchema).min(1) });
 
@@ -23,5 +26,5 @@ const BY_CODE = new Map(COUNTRIES.map((c) => [c.code, c]));
 export const isSupportedCountry = (code: string) => BY_CODE.has(code);
 export const countryByCode = (code: string | null | undefined) => (code ? BY_CODE.get(code) : undefined);
 
-/** The emergency number to show a patient: the country's first, 112 (EU-wide) when unknown. */
+/** The emergency number to show a patient: the country's first (medical) one, 112 (EU-wide [K1]) when unknown. */
 export const emergencyNumberFor = (code: string | null | undefined) => countryByCode(code)?.emergency_numbers[0] ?? '112';

@@ -1,52 +1,477 @@
 // Emergency wording in free text (messages, side-effect reports) in the seven locales. A match does
 // not block anything: the text is still delivered, flagged for the medical team, and the patient is
 // shown the emergency number of their country (spec 1: the service is not an emergency service).
-import { emergencyNumberFor } from './countries.ts';
+//
+// Design (docs/messages.md, "Emergency wording"):
+// - Pure and deterministic: no I/O, no dependency; the text is normalised (lower case, accents,
+//   ligatures and ß folded, English contractions joined: "can't" -> "cant", other apostrophes and
+//   punctuation -> one space), then matched against regular expressions on word boundaries.
+// - Every locale's table is always applied, whatever the patient's locale: patients mix languages.
+// - Stems and compounds ("suizid\w*" catches Suizidgedanken, suizidal, suicidaire, suicidio...), the
+//   accent-free spellings patients type, common misspellings ("cant breath", "sucidal", "pyn").
+// - Recall first: a keyword net cannot read negation reliably ("keine Luft" is itself an emergency,
+//   "no chest pain since last week" still reports recent chest pain), so a negated mention IS
+//   flagged. Benign look-alikes are avoided by the patterns themselves: "kill myself" but not "kill
+//   for a coffee"; "chest" only with pain words; "benauwd" but not "benauwd weer"; "faint" only as
+//   a verb; "heart attack" only in the first person present.
+// - Each match names its category, so a caller can flag by category. The categories are the general
+//   red flags of spec 1 plus the side-effect red flags of the clinical facts, each with its source.
+//
+// Corpus results (test/fixtures/emergency-corpus.json and the held-out emergency-heldout.json) are
+// printed by `npm run emergency-report` and asserted in test/emergency-detector.test.ts.
+import { countryByCode, emergencyNumberFor } from './countries.ts';
 
-// Lower-case, accent-free phrases; matched on word boundaries in normalised text.
-const PHRASES: Record<string, string[]> = {
-  en: ['chest pain', 'pain in my chest', 'difficulty breathing', "can't breathe", 'cannot breathe', 'short of breath', 'struggling to breathe',
-    'severe allergic reaction', 'anaphylaxis', 'anaphylactic', 'throat is swelling', 'suicidal', 'suicide', 'kill myself', 'end my life', 'want to die'],
-  de: ['brustschmerz', 'brustschmerzen', 'schmerzen in der brust', 'atemnot', 'kann nicht atmen', 'bekomme keine luft', 'schwere allergische reaktion',
-    'anaphylaktisch', 'anaphylaxie', 'suizid', 'selbstmord', 'mich umbringen', 'nicht mehr leben'],
-  es: ['dolor en el pecho', 'dolor de pecho', 'dificultad para respirar', 'no puedo respirar', 'reaccion alergica grave', 'anafilaxia', 'suicida',
-    'suicidio', 'quitarme la vida', 'quiero morir'],
-  fr: ['douleur thoracique', 'douleur a la poitrine', 'douleurs dans la poitrine', 'difficulte a respirer', 'je ne peux pas respirer', 'essoufflement',
-    'reaction allergique grave', 'anaphylaxie', 'suicidaire', 'suicide', 'me tuer', 'en finir'],
-  it: ['dolore al petto', 'dolore toracico', 'difficolta a respirare', 'non riesco a respirare', 'reazione allergica grave', 'anafilassi',
-    'suicida', 'suicidi', 'suicidio', 'pensieri suicidi', 'togliermi la vita', 'voglio morire'],
-  nl: ['pijn op de borst', 'borstpijn', 'moeite met ademhalen', 'kan niet ademen', 'benauwd', 'ernstige allergische reactie', 'anafylaxie',
-    'suicidaal', 'zelfmoord', 'suicide', 'mezelf van het leven beroven', 'wil dood'],
-  pt: ['dor no peito', 'dor toracica', 'dificuldade em respirar', 'dificuldade para respirar', 'nao consigo respirar', 'reacao alergica grave',
-    'anafilaxia', 'suicida', 'suicidio', 'tirar a minha vida', 'quero morrer'],
+export const EMERGENCY_CATEGORIES = [
+  'chest_pain',
+  'breathing',
+  'anaphylaxis',
+  'suicidal',
+  'pancreatitis',
+  'priapism',
+  'sudden_vision_or_hearing_loss',
+  'fainting',
+] as const;
+export type EmergencyCategory = (typeof EMERGENCY_CATEGORIES)[number];
+
+/** Source of each category: the spec or a code of shared/guide/clinical-facts.md. */
+export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
+  chest_pain: 'spec 1 (severe or sudden symptoms: chest pain); chest pain during sex UNSOURCED (sexual_health)',
+  breathing: 'spec 1 (difficulty breathing)',
+  anaphylaxis: 'spec 1 (severe allergic reaction); hypersensitivity S1',
+  suicidal: 'spec 1 (suicidal thoughts); finasteride mood change or suicidal thoughts H2',
+  pancreatitis: 'S1 (pancreatitis on GLP-1 treatment); the symptom wording (severe abdominal pain, to the back, vomiting) UNSOURCED',
+  priapism: 'E4 (erection lasting more than 4 hours: emergency care)',
+  sudden_vision_or_hearing_loss: 'E4 (sudden loss of vision or hearing)',
+  fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
 };
 
-const normalise = (text: string) =>
-  ` ${text
+export const DETECTOR_LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
+export type DetectorLocale = (typeof DETECTOR_LOCALES)[number] | 'all';
+
+interface Rule {
+  category: EmergencyCategory;
+  /** Regular-expression source over the normalised text (a-z, 0-9, single spaces); wrapped in word boundaries. */
+  re: string;
+}
+const r = (category: EmergencyCategory, ...res: string[]): Rule[] => res.map((re) => ({ category, re }));
+
+// Hour counts that reach the priapism threshold (more than 4 hours [E4]); 4 itself is included.
+const HOURS = {
+  en: '(?:[4-9]|[1-9]\\d|four|five|six|seven|eight|nine|ten|twelve|several|many)',
+  de: '(?:[4-9]|[1-9]\\d|vier|funf|fuenf|sechs|sieben|acht|neun|zehn|mehreren|mehrere|vielen)',
+  es: '(?:[4-9]|[1-9]\\d|cuatro|cinco|seis|siete|ocho|nueve|diez|varias|muchas)',
+  fr: '(?:[4-9]|[1-9]\\d|quatre|cinq|six|sept|huit|neuf|dix|plusieurs)',
+  it: '(?:[4-9]|[1-9]\\d|quattro|cinque|sei|sette|otto|nove|dieci|diverse|molte)',
+  nl: '(?:[4-9]|[1-9]\\d|vier|vijf|zes|zeven|acht|negen|tien|meerdere|een paar)',
+  pt: '(?:[4-9]|[1-9]\\d|quatro|cinco|seis|sete|oito|nove|dez|varias|muitas)',
+};
+const W = '(?:\\w+ )'; // one word and its space, used as W{0,n} for "up to n words between"
+
+export const RULES: Record<DetectorLocale, Rule[]> = {
+  // Stems shared by several languages.
+  all: [
+    // suicid-, suizid-, suicid- with the usual misspellings (sucidal, suisid, suecide): all locales.
+    ...r('suicidal', 'su[ie]?[csz]{1,2}id\\w*'),
+    // anaphylaxis / anaphylactic / anafilaxia / anafilassi / anafylaxie / anaphylaktisch.
+    ...r('anaphylaxis', 'ana(?:ph|f)[iy]la\\w*', 'quincke\\w*', 'epi ?pen\\w*'),
+    // pancreatitis / Pankreatitis / pancreatite.
+    ...r('pancreatitis', 'pan[ck]reati\\w*'),
+    // priapism / Priapismus / priapisme / priapismo.
+    ...r('priapism', 'priapi\\w*'),
+    // Fainting, and other sudden loss of consciousness (seizures: convulsion, convulsiones, convulsioni, convulsies).
+    ...r('fainting', 'syncope\\w*', 'synkope\\w*', 'sincope\\w*', 'convuls\\w*'),
+  ],
+  en: [
+    ...r('chest_pain',
+      'chest ?(?:pains?|pian|ache|aches|hurts?|hurting|tightness|pressure|discomfort)', // chest pain, chestpain, chest pian
+      `pains? in ${W}{0,1}(?:(?:my|the) )?chest`, '(?:sitting|pressing|pushing|weight) on (?:my|the) chest',
+      `chest (?:is |feels |has been |keeps )?${W}{0,2}(?:hurts|hurting|painful|sore|tight|heavy|burning|crushing|squeezing)`,
+      `(?:tight|tightness|pressure|crushing|squeezing|heaviness|heavy|sharp|stabbing|burning) ${W}{0,3}(?:in|on|across|around) (?:my|the) chest`,
+      '(?:im|i am) having a heart ?attack', 'think (?:im|i am|its|it is|i m) (?:having )?a heart ?attack', 'heart ?attack right now'),
+    ...r('breathing',
+      // "can't breathe" / "i cant breath" / "cannot breathe", but not "can't breathe through my nose" (a cold).
+      `(?:cant|cnat|cannot|can not|couldnt|could not|unable to) ${W}{0,2}(?:breathe?|brethe|breth)\\b(?! (?:through|thru|out of|with) (?:my|the) nose\\b)`,
+      '(?:cant|cannot|can not|couldnt|could not) (?:catch|get) (?:my |enough )?(?:breath|air)',
+      'short(?:ness|nes)? of bre\\w*', '(?:can|could) (?:hardly|barely|scarcely) (?:breathe?|breath)',
+      `(?:difficulty|difficulties|trouble|problems?|struggling|struggle|hard|harder|barely able) ${W}{0,1}(?:breathing|to breathe?)`,
+      'breathless\\w*', '(?:gasping|gasp) for (?:air|breath)', '(?:not|stopped) breathing', 'suffocat\\w*'),
+    ...r('anaphylaxis',
+      'allergic shock',
+      '(?:severe|serious|bad|strong|major|massive|huge) allergic reaction',
+      `allergic reaction ${W}{0,6}(?:swell\\w*|swollen|breath\\w*|throat)`,
+      `(?:throat|tongue|lips?|face|mouth) (?:is |are |feels |has |have |keeps )?${W}{0,4}(?:swell\\w*|swollen|closing)`,
+      'swollen (?:throat|tongue|lips?|face)', 'swelling (?:of|in) (?:my|the) (?:throat|tongue|lips?|face)', 'adrenaline (?:pen|injector|shot)'),
+    ...r('suicidal',
+      'kill?(?:ing)? myself', 'self ?harm\\w*', 'hurting myself on purpose',
+      `(?:want|wanna|going|gonna|planning|plan|thinking|think|thought|thoughts) ${W}{0,3}(?:hurt|harm|hurting|harming) myself`,
+      'end(?:ing)? (?:my|it) (?:own )?life', 'end it (?:all|tonight|today|now)',
+      '(?:no|dont see the|do not see the|see no|dont see any|do not see any) point (?:in )?(?:living|going on|carrying on|being alive)',
+      `(?:overdos(?:e|ed|ing)) ${W}{0,3}on purpose`, `(?:taken|took|swallowed|take|swallow) (?:all|a whole|the whole|every) ${W}{0,1}(?:my |the )?(?:pills|tablets|pack|box)`, 'tak(?:e|ing) my (?:own )?life',
+      `(?:want|wanna|wish|wishing|ready) ${W}{0,2}(?:to )?die\\b`, 'better off dead', 'no reason to live',
+      `(?:dont|do not|no longer) want to (?:be alive|live|be here|exist)`),
+    ...r('pancreatitis',
+      // Abdominal pain going to the back (with or without vomiting) or described as severe.
+      '(?:stomach|abdominal|abdomen|belly|tummy)\\b.{0,80}\\b(?:to|into|through|towards?|in) (?:my|the) back',
+      `(?:severe|extreme|unbearable|excruciating|terrible|horrible|intense|agonising|agonizing|awful|worst) ${W}{0,4}(?:stomach|abdominal|abdomen|belly|tummy)`,
+      `(?:stomach|abdominal|belly|tummy) (?:pain|ache) ${W}{0,2}(?:severe|unbearable|excruciating)`),
+    ...r('priapism',
+      `erection\\w*\\b.{0,50}\\b${HOURS.en} ?(?:hours?|hrs?|h)\\b`,
+      `${HOURS.en} ?(?:hours?|hrs?|h) ${W}{0,3}erection`,
+      `erection ${W}{0,3}(?:wont|will not|doesnt|does not|isnt|is not|not) (?:go(?:ing)? (?:away|down)|subsid\\w*)`,
+      `erection ${W}{0,4}(?:since|all) (?:last night|yesterday|the whole night|night)`),
+    ...r('sudden_vision_or_hearing_loss',
+      `(?:sudden|suddenly) ${W}{0,3}(?:lost|losing|loss of|lose) (?:my |the )?${W}{0,1}(?:vision|sight|eyesight|hearing)`,
+      '(?:vision|sight|eyesight) loss', `(?:vision|sight) ${W}{0,1}(?:went|gone|goes|going|turned) (?:black|dark|blank)`, 'loss of (?:vision|sight|eyesight)', '(?:lost|losing) (?:my |the )?(?:vision|sight|eyesight)',
+      `(?:sudden|suddenly) ${W}{0,2}(?:deaf\\w*|hearing loss|blind\\w*)`, '(?:vision|sight|eyesight) (?:is |has |just )?(?:gone|disappeared)', '(?:went|gone|going|go) (?:blind|deaf)',
+      `blind in ${W}{0,2}eye`, '(?:cant|cannot|can not|couldnt|could not) see (?:anything|a thing|out of|with (?:my|one)|from (?:my|one))'),
+    ...r('fainting',
+      'faint(?:ed|ing)', '(?:feel|feeling|felt|going to|gonna|about to|almost|nearly|might|i) faint', 'pass(?:ed|ing)? out\\b(?! (?:the|a|some|these|those|flyers|leaflets|papers)\\b)',
+      'blacked out', 'blacking out', 'i black out', '(?:lost|losing|lose|loss of) consciousness', 'unconscious\\w*',
+      'i collapsed', 'collapsed (?:at|in|on|while)', 'keeled over', 'seizures?'),
+  ],
+  de: [
+    ...r('chest_pain',
+      '\\w*brust(?:korb)?schmerz\\w*', 'brustenge',
+      `(?:schmerz\\w*|stech\\w*|sticht|druck\\w*|enge?\\w*|brenn\\w*|ziehen) ${W}{0,3}(?:in der|in meiner|auf der|auf meiner|im|an der) brust(?:korb|bein)?`,
+      `brust(?:korb)? ${W}{0,2}(?:schmerzt|sticht|druckt|brennt|tut ${W}{0,1}weh)`,
+      `(?:ich habe|ich hab|habe ich|hab ich|bekomme|kriege) ${W}{0,2}(?:einen )?herzinfarkt`, 'angina pectoris'),
+    ...r('breathing',
+      '\\w*(?:atemnot|luftnot)\\w*', 'atem(?:beschwerden|probleme?|stillstand)', 'kurzatmig\\w*',
+      `(?:nicht|kaum|schlecht|schwer) ${W}{0,2}(?:atmen|luft holen)`,
+      `(?:bekomme|bekomm|kriege|krieg|habe|hab) ${W}{0,2}(?:keine|kaum|schlecht|wenig) ${W}{0,1}luft`,
+      'keine luft (?:mehr|bekommen|kriegen)', `bleibt ${W}{0,2}(?:die )?luft weg`, '(?:ringe|ringen|schnappe|schnappen) nach (?:luft|atem)',
+      'erstick(?:e|en|t)', 'am ersticken', `atme ${W}{0,1}(?:schwer|schlecht|kaum)`),
+    ...r('anaphylaxis',
+      'allergische\\w* schock', '(?:schwere|starke|heftige|schlimme)\\w* allergische\\w* reaktion',
+      `(?:zunge|lippen?|hals|gesicht|rachen|kehle|mund)\\w* ${W}{0,3}(?:schwill\\w*|schwell\\w*|geschwollen\\w*|angeschwollen\\w*)`,
+      `(?:geschwollen\\w*|angeschwollen\\w*) ${W}{0,2}(?:zunge|lippen?|hals|gesicht|rachen)`,
+      '\\w*(?:zungen|lippen|hals|rachen|gesichts)schwellung\\w*', 'adrenalin ?pen', 'notfallset'),
+    ...r('suicidal',
+      'selbstmord\\w*', 'selbsttotung\\w*', 'lebensmude\\w*', 'lebensmuede\\w*',
+      `(?:mich|mir) ${W}{0,3}(?:umbringen|umzubringen|toten|totzuschlagen|das leben (?:zu )?nehmen|etwas (?:an)?(?:zu)?tun|etwas antun|was antun)`,
+      `(?:will|mochte|moechte|mag|kann) ${W}{0,2}nicht mehr leben`,
+      `(?:will|mochte|moechte|wunschte|wuenschte) ${W}{0,2}(?:sterben|tot sein)`, 'keine lust mehr (?:zu leben|auf das leben|auf leben)', 'ich (?:will|mag) (?:einfach |echt |wirklich )?nicht mehr(?= $)', 'selbstverletz\\w*', 'ritze mich', `mich ${W}{0,2}geritzt`),
+    ...r('pancreatitis',
+      'bauchspeicheldrusenentzundung\\w*', 'bauchspeicheldruesenentzuendung\\w*',
+      '\\w*(?:bauch|magen)\\w*(?:schmerz|weh)\\w*.{0,80}\\br(?:u|ue)cken', `\\w*(?:bauch|magen) ${W}{0,3}(?:tut|schmerzt)\\b.{0,80}\\br(?:u|ue)cken`,
+      '(?:bauch|magen) (?:tut|schmerzt) (?:extrem|sehr|so|furchtbar|hollisch|hoellisch|unertraglich|unertraeglich) (?:stark )?(?:weh)?',
+      `(?:schmerz\\w*) ${W}{0,4}(?:im|in den|in meinem) \\w*(?:bauch|magen)\\w*.{0,80}\\br(?:u|ue)cken`,
+      `(?:starke|heftige|extreme|unertragliche|unertraegliche|schlimme|krasse|massive|furchtbare|hollische|hoellische)\\w* ${W}{0,1}\\w*(?:bauch|magen)\\w*(?:schmerz|weh)\\w*`),
+    ...r('priapism',
+      'dauererektion\\w*', `erektion\\w*\\b.{0,50}\\b${HOURS.de} stunden`,
+      `erektion\\w* ${W}{0,3}(?:geht|will|lasst|laesst|verschwindet) ${W}{0,2}nicht (?:mehr )?(?:weg|zuruck|zurueck|nach)`,
+      `erektion\\w* ${W}{0,3}seit (?:gestern|heute nacht|der nacht|letzter nacht)`),
+    ...r('sudden_vision_or_hearing_loss',
+      'sehverlust\\w*', 'erblind\\w*', 'horsturz', 'hoersturz',
+      '(?:sehe|seh|sah)\\b.{0,60}\\b(?:nichts mehr|gar nichts)', `(?:auf|an) (?:einem|dem \\w+) (?:auge|ohr) ${W}{0,2}(?:blind|taub|nichts)`,
+      `(?:plotzlich\\w*|ploetzlich\\w*|schlagartig) ${W}{0,2}(?:horverlust|hoerverlust|sehverlust|taub|blind)`, '(?:hore|hoere)\\b.{0,40}\\bnichts mehr'),
+    ...r('fainting',
+      'ohnmacht\\w*\\b(?! (?:gegenuber|gegen|gegenueber)\\b)', 'bewusstlos\\w*', 'kreislaufkollaps', 'krampfanfall\\w*', 'schwarz vor (?:den )?augen',
+      `(?:bin|war|wurde) ${W}{0,4}(?:umgekippt|zusammengebrochen|kollabiert|zusammengeklappt|weggetreten)`),
+  ],
+  es: [
+    ...r('chest_pain',
+      `dolor\\w* ${W}{0,2}(?:en el|de|del|al) pecho`, 'dolor\\w* toracic\\w*',
+      `(?:me )?duele ${W}{0,2}(?:el )?pecho`, 'pecho (?:me )?duele',
+      `(?:opresion|presion|peso|punzada\\w*|ardor) ${W}{0,3}(?:en el|del|sobre el) pecho`,
+      `(?:dando|da|tengo|teniendo) ${W}{0,1}(?:un )?(?:infarto|ataque al corazon)`),
+    ...r('breathing',
+      'falta de aire', '(?:me )?falta (?:el |la )?(?:aire|respiracion|aliento)', `(?:no puedo|no consigo|no logro|apenas puedo) ${W}{0,1}respirar`,
+      `(?:dificultad\\w*|problemas?|me cuesta|cuesta) ${W}{0,2}(?:para |al |a )?respirar`,
+      'me ahogo', 'ahogando\\w*', 'asfixi\\w*', 'sin aliento', 'no me entra (?:el )?aire', 'disnea', 'respiro mal'),
+    ...r('anaphylaxis',
+      `reaccion\\w* alergic\\w* ${W}{0,1}(?:grave|severa|fuerte|seria)`,
+      `(?:hincha\\w*|inflama\\w*|cierra|cerrando) ${W}{0,2}(?:la garganta|la lengua|los labios|la cara)`,
+      `(?:garganta|lengua|labios|cara) ${W}{0,2}(?:hinchad[ao]s?|inflamad[ao]s?|cerrando|se cierra)`),
+    ...r('suicidal',
+      'matarme', 'quitarme la vida', '(?:acabar|terminar) con mi vida', `(?:quiero|quisiera|deseo) ${W}{0,2}morir\\w*`,
+      `no quiero ${W}{0,2}viv(?:ir|iendo)`, 'ganas de morir\\w*', '(?:sin|no tengo|no tengo mas) ganas de vivir', 'quiero desaparecer', 'hacerme dano', 'autolesion\\w*'),
+    ...r('pancreatitis',
+      `dolor\\w* ${W}{0,2}(?:abdominal\\w*|de (?:estomago|barriga|tripa|panza|vientre)|en (?:el|la) (?:abdomen|estomago|barriga|vientre|tripa|panza)).{0,80}\\bespalda`,
+      `duele ${W}{0,2}(?:la barriga|el estomago|la tripa|el vientre|la panza).{0,80}\\bespalda`,
+      '(?:fuerte|intenso|terrible|horrible|insoportable|tremendo) dolor (?:abdominal|de (?:estomago|barriga|tripa|panza))',
+      `dolor (?:abdominal|de (?:estomago|barriga|tripa|panza)) ${W}{0,1}(?:muy fuerte|intenso|insoportable|terrible|horrible|fortisimo)`),
+    ...r('priapism',
+      `ereccion\\w*\\b.{0,50}\\b${HOURS.es} horas`, `ereccion ${W}{0,3}que no (?:se )?(?:baja|va|pasa|quita|desaparece|acaba)`, `ereccion ${W}{0,3}desde (?:anoche|ayer)`),
+    ...r('sudden_vision_or_hearing_loss',
+      `perdida ${W}{0,1}(?:de (?:la )?)?(?:vision|vista|audicion)`, `perdi ${W}{0,1}(?:la vista|la vision|el oido|la audicion)`,
+      `no veo ${W}{0,1}(?:nada|de un ojo|por un ojo)`, 'quedado cieg[ao]', 'ceguera', 'no oigo nada'),
+    ...r('fainting',
+      'desmay\\w*', '(?:perdi|perdida de|perder) (?:el |la )?(?:conocimiento|conciencia|consciencia|sentido)', 'inconsciente'),
+  ],
+  fr: [
+    ...r('chest_pain',
+      `douleur\\w* ${W}{0,2}(?:thoracique\\w*|a la poitrine|dans la poitrine|au thorax|dans le thorax|au niveau de la poitrine|au coeur)`,
+      'mal (?:a|dans) la poitrine', 'mal au thorax', 'poitrine (?:me )?(?:fait mal|serre\\w*|oppress\\w*|brul\\w*)',
+      `(?:oppression|serrement|pression|poids|serre|brulure\\w*) ${W}{0,2}(?:dans la|sur la|a la) poitrine`, 'oppression thoracique',
+      `(?:fais|faire|en train de faire) ${W}{0,1}(?:une crise cardiaque|un infarctus)`),
+    ...r('breathing',
+      `arrive (?:pas|plus) ${W}{0,1}a respir\\w*`, `(?:peux|peut|pouvais) (?:pas|plus) ${W}{0,1}respir\\w*`,
+      `(?:du mal|difficult\\w*|peine|gene) ${W}{0,1}(?:a|pour) respirer`, 'essouffl\\w*\\b(?! (?:apres|pendant|en faisant) (?:le |du |la |mon |ma )?(?:sport|course|jogging|footing|velo|natation)\\b)', 'souffle court',
+      'manque (?:d )?air', 'manque de souffle', 'etouff\\w*', 'suffoqu\\w*', 'suffocat\\w*', 'detresse respiratoire',
+      'respire (?:tres )?mal', 'ne respire plus'),
+    ...r('anaphylaxis',
+      `reaction\\w* allergique\\w* ${W}{0,1}(?:grave|severe|importante|violente|forte)`,
+      `(?:gorge|langue|levres?|visage|bouche) ${W}{0,2}(?:gonfl\\w*|enfl\\w*)`,
+      `(?:gonfl\\w*|enfl\\w*) ${W}{0,2}(?:de la )?(?:gorge|langue|levres?|visage)`, 'oedeme (?:de la |du )?(?:gorge|glotte|visage|langue)', `gorge ${W}{0,2}se (?:ferme|serre|bloque)`),
+    ...r('suicidal',
+      `(?:veux|vais|envie de|pense a|penser a|voudrais|pensees? de) ${W}{0,1}me tuer`,
+      '(?:veux|vais|voudrais|envie d|envie de|besoin d) en finir', 'en finir avec (?:la|ma) vie', 'mettre fin a (?:mes jours|ma vie)',
+      `(?:veux|envie de|voudrais|prefererais) ${W}{0,1}mourir`, '(?:plus|pas) envie de vivre', 'me faire du mal'),
+    ...r('pancreatitis',
+      `(?:douleur\\w*|mal) ${W}{0,2}(?:au ventre|abdominal\\w*|a l estomac|au niveau de l estomac|dans le ventre|du ventre).{0,80}\\bdos\\b`,
+      '(?:forte\\w*|violente\\w*|intense\\w*|terrible\\w*|horrible\\w*|atroce\\w*|insupportable\\w*) (?:douleur\\w*|mal) (?:au ventre|abdominal\\w*|a l estomac)',
+      `(?:douleur\\w*|mal) (?:au ventre|abdominal\\w*|a l estomac) ${W}{0,1}(?:intense\\w*|violente?\\w*|atroce\\w*|insupportable\\w*|tres forte\\w*)`),
+    ...r('priapism',
+      `erection\\w*\\b.{0,50}\\b${HOURS.fr} ?(?:heures|h)\\b`, `erection ${W}{0,2}qui ne ${W}{0,1}(?:part|passe|redescend|disparait|retombe)`, `erection ${W}{0,3}depuis (?:hier|cette nuit|la nuit)`),
+    ...r('sudden_vision_or_hearing_loss',
+      `perte ${W}{0,1}de (?:la |l )?(?:vue|vision|audition)`, `perdu ${W}{0,1}(?:la vue|la vision|l audition)`,
+      'ne vois plus', 'vois plus rien', '(?:devenue?|suis) aveugle', 'aveugle d un (?:oeil|cote)', 'cecite', 'n entends plus'),
+    ...r('fainting',
+      '(?:m|me suis|me sens|suis|s est) evanoui\\w*', 'evanouissement\\w*', '(?:perdu|perte de|perdre) connaissance',
+      '(?:fait|faire|fais) un malaise', 'tomb\\w* dans les pommes', '(?:me suis|suis|s est) effondre\\w*', 'inconscien\\w*'),
+  ],
+  it: [
+    ...r('chest_pain',
+      `dolor[ei] ${W}{0,3}(?:al|nel|sul|del|in) petto`, 'dolor[ei] toracic[oi]', 'male al petto',
+      `mi fa ${W}{0,1}male (?:il|al) petto`, 'petto (?:mi )?fa male', 'petto mi fa malissimo',
+      `(?:oppressione|peso|pressione|fitta|fitte|stretta|bruciore) ${W}{0,2}(?:al|nel|sul) petto`,
+      '(?:ho|avere|sto avendo) un infarto'),
+    ...r('breathing',
+      `(?:non riesco|riesco a malapena|faccio fatica|fatico|difficolta) ${W}{0,2}(?:a |nel )?respirare`, 'fiato corto',
+      'mi manca (?:il fiato|l aria|il respiro)', 'mancanza (?:di fiato|d aria|di respiro)', 'affanno', 'soffoc\\w*', 'dispnea',
+      'respiro (?:a fatica|male)', 'non respiro'),
+    ...r('anaphylaxis',
+      `reazione allergica ${W}{0,1}(?:grave|forte|severa|seria|violenta)`,
+      `(?:gola|lingua|labbra|viso|faccia) ${W}{0,2}gonfi\\w*`, `gonfi\\w* ${W}{0,2}(?:la gola|la lingua|le labbra|il viso)`,
+      'edema (?:della )?glottide', `chiude ${W}{0,1}la gola`, `gola ${W}{0,2}(?:chiusa|si chiude)`),
+    ...r('suicidal',
+      'uccidermi', 'ammazzarmi', 'togliermi la vita', 'farla finita', `voglio ${W}{0,1}morire`, `non voglio ${W}{0,1}vivere`, 'farmi del male'),
+    ...r('pancreatitis',
+      `(?:dolor[ei]|male) ${W}{0,2}(?:addominal[ei]|alla pancia|allo stomaco|al ventre|di pancia|di stomaco|all addome).{0,80}\\bschiena`,
+      `(?:forte|fortissimo|intenso|terribile|atroce|lancinante|insopportabile) ${W}{0,1}(?:dolore|mal) ${W}{0,1}(?:addominale|alla pancia|allo stomaco|di pancia|di stomaco)`,
+      `(?:dolore|mal) (?:addominale|alla pancia|allo stomaco|di pancia|di stomaco) ${W}{0,1}(?:fortissimo|forte|intenso|terribile|atroce|lancinante|insopportabile)`),
+    ...r('priapism',
+      `erezion[ei]\\w*\\b.{0,50}\\b${HOURS.it} ore\\b`, `erezione ${W}{0,2}che non ${W}{0,1}(?:passa|va via|scende|finisce)`, `erezione ${W}{0,3}da (?:ieri|stanotte)`),
+    ...r('sudden_vision_or_hearing_loss',
+      `perdita ${W}{0,1}(?:della|di|dell) (?:vista|visione|udito)`, `(?:improvvisa|improvvisamente) ${W}{0,2}(?:perdita|ciec[oa]|sord[oa])`,
+      `perso ${W}{0,1}(?:la vista|l udito)`, 'non vedo (?:piu )?(?:niente|nulla|da un occhio)', '(?:diventat[oa]|sono) ciec[oa]', 'ciec[oa] da un occhio'),
+    ...r('fainting',
+      'sven(?:ut[oaie]|ire|imento|imenti|go)', 'perso (?:i sensi|conoscenza|coscienza)', 'perdita di (?:coscienza|conoscenza|sensi)', 'collasso'),
+  ],
+  nl: [
+    ...r('chest_pain',
+      `p(?:ij|y)n ${W}{0,2}(?:op|in|aan) (?:de|mijn) borst(?:kas|been)?\\b`, 'borstpijn\\w*',
+      `(?:druk\\w*|beklem\\w*|knel\\w*|stek\\w*|zwaar\\w*|benauwd gevoel) ${W}{0,2}(?:op|in) (?:de|mijn) borst(?:kas)?\\b`,
+      `borst ${W}{0,1}doet ${W}{0,1}pijn`, `(?:heb|krijg) ${W}{0,2}(?:een )?hartaanval`, 'hartaanval (?:heb|krijg|aan het krijgen)'),
+    ...r('breathing',
+      'kortademig\\w*', 'ademnood', 'benauwd(?:heid)?\\b(?! (?:weer|warm|in huis|hier)\\b)',
+      `(?:kan|kon) ${W}{0,2}niet ${W}{0,1}(?:ademen|ademhalen)`, `(?:krijg|kreeg|krijgen) ${W}{0,2}geen ${W}{0,1}lucht`,
+      'geen lucht (?:meer|krijgen)', 'moeite (?:met|bij) (?:het )?adem\\w*', `moeilijk ${W}{0,1}ademen`,
+      'ademhalingsproblemen', 'ademhalingsmoeilijkheden', '(?:hap|happen|hapte|snak|snakken) naar (?:adem|lucht)', 'ik stik', 'ga stikken', 'aan het stikken'),
+    ...r('anaphylaxis',
+      '(?:ernstige|zware|heftige|hevige) allergische reactie', 'allergische shock',
+      `(?:keel|tong|lippen?|gezicht|mond) ${W}{0,2}(?:zwel\\w*|opgezwollen|gezwollen)`, 'dikke (?:tong|lippen|keel)',
+      'gezwollen (?:tong|keel|lippen|gezicht)', `keel ${W}{0,2}(?:dicht\\w*|knijpt\\w*)`),
+    ...r('suicidal',
+      'zelfmoord\\w*', 'zelfdoding\\w*', 'ik wil (?:echt |gewoon )?niet meer(?= $)', `wil ${W}{0,1}dood\\b`, `(?:wil|kan) ${W}{0,2}niet meer (?:leven|verder)`,
+      `(?:eind|einde) ${W}{0,1}(?:aan|maken aan) (?:mijn|het) leven`, 'een (?:eind|einde) aan (?:te )?maken', 'mijn leven (?:beeindigen|beindigen)',
+      `mezelf ${W}{0,3}(?:van het leven beroven|iets aan(?: te)? doen|iets aandoen|doden|ophangen|van kant maken)`),
+    ...r('pancreatitis',
+      'alvleesklierontsteking\\w*',
+      `(?:\\w*buikpijn|maagpijn|p(?:ij|y)n ${W}{0,2}(?:in|aan) (?:mijn|de) \\w*buik).{0,80}\\brug\\b`,
+      `(?:hevige|erge|ernstige|heftige|enorme|vreselijke|ondraaglijke|verschrikkelijke) ${W}{0,1}(?:\\w*buikpijn|maagpijn|p(?:ij|y)n ${W}{0,2}\\w*buik)`),
+    ...r('priapism',
+      `erectie\\w*\\b.{0,50}\\b${HOURS.nl} uur\\b`, `erectie ${W}{0,3}(?:gaat|wil|verdwijnt) ${W}{0,2}niet (?:meer )?(?:weg|over)`, `erectie ${W}{0,3}sinds (?:gisteren|vannacht|gisteravond)`),
+    ...r('sudden_vision_or_hearing_loss',
+      `zie ${W}{0,2}(?:niets|niks) meer`, `(?:plotseling|opeens|ineens|plots) ${W}{0,3}(?:blind|doof|slechtziend)`,
+      '(?:verlies|verloren) (?:van )?(?:mijn |het )?(?:zicht|gezichtsvermogen|gehoor)', `blind (?:aan|in|op) ${W}{0,1}oog`,
+      `hoor ${W}{0,2}(?:niets|niks) meer`),
+    ...r('fainting',
+      'flauw ?(?:gevallen|vallen|viel|val)\\b', `(?:viel|val|ga) ${W}{0,2}flauw\\b`, `flauw ${W}{0,1}(?:vallen|val)\\b`,
+      'bewusteloos\\w*', 'buiten bewustzijn', 'bewustzijn (?:verloren|kwijt)', 'onwel geworden', 'weggeraakt'),
+  ],
+  pt: [
+    ...r('chest_pain',
+      `dor(?:es)? ${W}{0,2}(?:no|do|de|em) peito`, 'dor(?:es)? toracica\\w*',
+      `(?:doi|doi me|me doi|esta a doer|esta doendo) ${W}{0,1}(?:o )?peito`, `peito ${W}{0,2}(?:doi|doer|doendo)`,
+      `(?:aperto|pressao|peso|pontada\\w*|ardor) ${W}{0,2}(?:no|sobre o) peito`,
+      '(?:ter|tendo|a ter) (?:um )?(?:ataque cardiaco|ataque do coracao|enfarte|infarto)'),
+    ...r('breathing',
+      'falta de ar', '(?:falta me|me falta|falta) (?:o )?ar\\b', `(?:nao consigo|nao consegue|mal consigo) ${W}{0,1}respirar`,
+      `dificuldade\\w* ${W}{0,1}(?:em|para|a|de) respirar`, `(?:custa me|me custa|custa) ${W}{0,1}respirar`, 'sufoc\\w*',
+      'sem ar\\b(?! condicionado\\b)', 'dispneia', '(?:respiro|respirar) mal'),
+    ...r('anaphylaxis',
+      `reacao alergica ${W}{0,1}(?:grave|severa|forte|seria)`,
+      `(?:garganta|lingua|labios|cara|rosto|boca) ${W}{0,3}(?:inchad[ao]s?|inchar|inchando)`, `garganta ${W}{0,3}fech\\w*`,
+      `inch\\w* ${W}{0,2}(?:a garganta|a lingua|os labios|a cara)`),
+    ...r('suicidal',
+      'me matar', 'matar me', 'tirar a (?:minha )?(?:propria )?vida', 'acabar com (?:a minha|minha) vida',
+      `quero ${W}{0,1}morrer`, 'acabar com tudo', `nao quero ${W}{0,1}viver`, 'me magoar', 'magoar me'),
+    ...r('pancreatitis',
+      `dor(?:es)? ${W}{0,2}(?:abdominal|abdominais|de barriga|na barriga|de estomago|no estomago|no abdomen).{0,80}\\bcostas`,
+      `dor(?:es)? (?:abdominal|abdominais|de barriga|na barriga|de estomago|no estomago) ${W}{0,1}(?:forte|fortissima|intensa|insuportavel|terrivel|horrivel)`,
+      '(?:forte|intensa|terrivel|horrivel|insuportavel) dor (?:abdominal|de barriga|na barriga|de estomago)'),
+    ...r('priapism',
+      `erecao\\w*\\b.{0,50}\\b${HOURS.pt} horas`, `erecao ${W}{0,3}que nao ${W}{0,1}(?:passa|desaparece|baixa|vai embora|acaba)`, `erecao ${W}{0,3}desde ontem`),
+    ...r('sudden_vision_or_hearing_loss',
+      `perda ${W}{0,1}(?:de|da) (?:visao|vista|audicao)`, 'perdi (?:a )?(?:visao|vista|audicao)',
+      'nao (?:vejo|consigo ver) (?:nada|de um olho)', 'fiquei ceg[ao]', '(?:fiquei sem|deixei de) (?:ver|enxergar|ouvir)', 'cegueira', 'nao (?:oico|ouco) nada'),
+    ...r('fainting',
+      'desmai\\w*', '(?:perdi|perda de|perder) (?:os |a )?(?:sentidos|consciencia)', 'inconsciente', 'apaguei'),
+  ],
+};
+
+interface Compiled {
+  category: EmergencyCategory;
+  locale: DetectorLocale;
+  source: string;
+  regex: RegExp;
+}
+const COMPILED: Compiled[] = (Object.entries(RULES) as [DetectorLocale, Rule[]][]).flatMap(([locale, rules]) =>
+  rules.map((rule) => ({ category: rule.category, locale, source: rule.re, regex: new RegExp(`\\b(?:${rule.re})\\b`) })),
+);
+
+/** Lower case, accents and ligatures folded, English contractions joined, everything else one space. */
+export function normaliseText(text: string): string {
+  return ` ${text
     .toLowerCase()
+    .replace(/œ/g, 'oe')
+    .replace(/æ/g, 'ae')
+    .replace(/ß/g, 'ss')
+    .replace(/ø/g, 'o')
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[’`]/g, "'")
-    .replace(/[^a-z0-9' ]+/g, ' ')
-    .replace(/\s+/g, ' ')} `;
-
-const NORMALISED = Object.values(PHRASES)
-  .flat()
-  .map((p) => normalise(p).trim());
-
-export function mentionsEmergency(text: string): boolean {
-  const t = normalise(text);
-  return NORMALISED.some((p) => t.includes(` ${p} `) || t.includes(` ${p}s `));
+    .replace(/[’‘`´]/g, "'")
+    .replace(/([a-z])'(t|s|m|re|ve|ll|d)\b/g, '$1$2')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()} `;
 }
 
-const NOTICE: Record<string, (n: string) => string> = {
-  en: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service. Your message has been passed to the medical team.`,
-  de: (n) => `Bei schweren oder plötzlichen Beschwerden wie Brustschmerzen, Atemnot, einer schweren allergischen Reaktion oder Suizidgedanken rufen Sie jetzt ${n} an. Dieser Dienst ist kein Notdienst. Ihre Nachricht wurde an das medizinische Team weitergeleitet.`,
-  es: (n) => `Si tienes síntomas graves o repentinos como dolor en el pecho, dificultad para respirar, una reacción alérgica grave o pensamientos suicidas, llama ahora al ${n}. Este servicio no es un servicio de urgencias. Tu mensaje se ha enviado al equipo médico.`,
-  fr: (n) => `En cas de symptômes graves ou soudains comme une douleur thoracique, des difficultés à respirer, une réaction allergique grave ou des pensées suicidaires, appelez le ${n} maintenant. Ce service n’est pas un service d’urgence. Votre message a été transmis à l’équipe médicale.`,
-  it: (n) => `In caso di sintomi gravi o improvvisi come dolore al petto, difficoltà a respirare, una grave reazione allergica o pensieri suicidi, chiama subito il ${n}. Questo servizio non è un servizio di emergenza. Il tuo messaggio è stato inoltrato al team medico.`,
-  nl: (n) => `Heeft u ernstige of plotselinge klachten zoals pijn op de borst, moeite met ademhalen, een ernstige allergische reactie of gedachten aan zelfdoding, bel dan nu ${n}. Deze dienst is geen spoeddienst. Uw bericht is doorgestuurd naar het medische team.`,
-  pt: (n) => `Se tiver sintomas graves ou súbitos como dor no peito, dificuldade em respirar, uma reação alérgica grave ou pensamentos suicidas, ligue já para o ${n}. Este serviço não é um serviço de emergência. A sua mensagem foi enviada à equipa médica.`,
+export interface EmergencyMatch {
+  category: EmergencyCategory;
+  /** The table the pattern came from ('all' for stems shared by several languages). */
+  locale: DetectorLocale;
+  pattern: string;
+}
+
+// Misspelling repair: a word of at least 6 letters one edit (insert, delete, substitute, swap two
+// neighbours) away from one of these long key words is read as that word ("suacidal", "priapsim",
+// "anaphalactic", "zelfmoortgedachten", "respirrar"). Only long, distinctive words are listed: short
+// ones collide with ordinary words ("kilo"/"kill", "letto"/"petto", "venuto"/"svenuto",
+// "election"/"erection", "painted"/"fainted", "abdominals"/"abdominal" are why those are absent). The patterns run on the text as written and on
+// the repaired text; a match on either counts.
+export const TYPO_VOCABULARY: readonly string[] = [
+  // en
+  'suicidal', 'suicide', 'anaphylactic', 'anaphylaxis', 'shortness', 'breathe', 'breathing', 'breathless', 'unconscious',
+  'consciousness', 'priapism', 'pancreatitis',
+  // de
+  'brustschmerzen', 'brustschmerz', 'atemnot', 'luftnot', 'suizidgedanken', 'selbstmord', 'selbstmordgedanken', 'bewusstlos',
+  'ohnmachtig', 'anaphylaxie', 'anaphylaktisch', 'anaphylaktischer', 'pankreatitis', 'kurzatmig', 'umbringen', 'bauchschmerzen',
+  // es
+  'respirar', 'suicidio', 'suicidarme', 'desmayado', 'desmayada', 'anafilaxia', 'anafilactico', 'toracico', 'pancreatitis',
+  // fr
+  'respirer', 'thoracique', 'poitrine', 'suicider', 'suicidaire', 'anaphylactique', 'essouffle', 'essoufflee', 'pancreatite',
+  // it
+  'respirare', 'suicidio', 'anafilassi', 'anafilattico', 'pancreatite',
+  // nl
+  'zelfmoord', 'zelfmoordgedachten', 'kortademig', 'benauwd', 'ademhalen', 'flauwgevallen', 'bewusteloos', 'anafylaxie',
+  'alvleesklierontsteking', 'borstpijn',
+  // pt
+  'toracica', 'desmaiei', 'desmaiar', 'anafilatico', 'priapismo',
+];
+const VOCAB = new Set(TYPO_VOCABULARY);
+
+/** True when a and b are at most one edit apart (Damerau: insert, delete, substitute, adjacent swap). */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swap
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1); // deletion / insertion
+}
+
+/** The normalised text with every near-miss of a key word replaced by the key word (null: nothing to repair). */
+export function repairTypos(normalised: string): string | null {
+  let changed = false;
+  const words = normalised
+    .trim()
+    .split(' ')
+    .map((w) => {
+      if (w.length < 6 || VOCAB.has(w)) return w;
+      for (const v of VOCAB) {
+        if (oneEditApart(w, v)) {
+          changed = true;
+          return v;
+        }
+      }
+      return w;
+    });
+  return changed ? ` ${words.join(' ')} ` : null;
+}
+
+/** Every category the text matches (first matching pattern of each), in EMERGENCY_CATEGORIES order. */
+export function detectEmergency(text: string): EmergencyMatch[] {
+  const t = normaliseText(text);
+  const repaired = repairTypos(t);
+  const found = new Map<EmergencyCategory, EmergencyMatch>();
+  for (const c of COMPILED) {
+    if (!found.has(c.category) && (c.regex.test(t) || (repaired !== null && c.regex.test(repaired)))) {
+      found.set(c.category, { category: c.category, locale: c.locale, pattern: c.source });
+    }
+  }
+  return EMERGENCY_CATEGORIES.filter((c) => found.has(c)).map((c) => found.get(c)!);
+}
+
+export const emergencyCategories = (text: string): EmergencyCategory[] => detectEmergency(text).map((m) => m.category);
+
+export const mentionsEmergency = (text: string): boolean => detectEmergency(text).length > 0;
+
+const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
+
+// The notice: what to do now, then what happened to the text ('message' or side-effect 'report').
+const NOTICE: Record<string, { call: (n: string) => string; message: string; report: string }> = {
+  en: {
+    call: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service.`,
+    message: 'Your message has been passed to the medical team.',
+    report: 'Your report has been passed to the medical team.',
+  },
+  de: {
+    call: (n) => `Bei schweren oder plötzlichen Beschwerden wie Brustschmerzen, Atemnot, einer schweren allergischen Reaktion oder Suizidgedanken rufen Sie jetzt ${n} an. Dieser Dienst ist kein Notdienst.`,
+    message: 'Ihre Nachricht wurde an das medizinische Team weitergeleitet.',
+    report: 'Ihre Meldung wurde an das medizinische Team weitergeleitet.',
+  },
+  es: {
+    call: (n) => `Si tienes síntomas graves o repentinos como dolor en el pecho, dificultad para respirar, una reacción alérgica grave o pensamientos suicidas, llama ahora al ${n}. Este servicio no es un servicio de urgencias.`,
+    message: 'Tu mensaje se ha enviado al equipo médico.',
+    report: 'Tu notificación se ha enviado al equipo médico.',
+  },
+  fr: {
+    call: (n) => `En cas de symptômes graves ou soudains comme une douleur thoracique, des difficultés à respirer, une réaction allergique grave ou des pensées suicidaires, appelez le ${n} maintenant. Ce service n’est pas un service d’urgence.`,
+    message: 'Votre message a été transmis à l’équipe médicale.',
+    report: 'Votre signalement a été transmis à l’équipe médicale.',
+  },
+  it: {
+    call: (n) => `In caso di sintomi gravi o improvvisi come dolore al petto, difficoltà a respirare, una grave reazione allergica o pensieri suicidi, chiama subito il ${n}. Questo servizio non è un servizio di emergenza.`,
+    message: 'Il tuo messaggio è stato inoltrato al team medico.',
+    report: 'La tua segnalazione è stata inoltrata al team medico.',
+  },
+  nl: {
+    call: (n) => `Heeft u ernstige of plotselinge klachten zoals pijn op de borst, moeite met ademhalen, een ernstige allergische reactie of gedachten aan zelfdoding, bel dan nu ${n}. Deze dienst is geen spoeddienst.`,
+    message: 'Uw bericht is doorgestuurd naar het medische team.',
+    report: 'Uw melding is doorgestuurd naar het medische team.',
+  },
+  pt: {
+    call: (n) => `Se tiver sintomas graves ou súbitos como dor no peito, dificuldade em respirar, uma reação alérgica grave ou pensamentos suicidas, ligue já para o ${n}. Este serviço não é um serviço de emergência.`,
+    message: 'A sua mensagem foi enviada à equipa médica.',
+    report: 'A sua notificação foi enviada à equipa médica.',
+  },
 };
 
 export interface EmergencyNotice {
@@ -54,7 +479,14 @@ export interface EmergencyNotice {
   message: string;
 }
 
-export function emergencyNotice(countryCode: string | null | undefined, locale: string): EmergencyNotice {
+/**
+ * The notice for the patient's country: the medical emergency number first (catalogue/countries.json
+ * lists it first), then the country's other emergency numbers ("call 15 (or 112) now").
+ */
+export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: 'message' | 'report' = 'message'): EmergencyNotice {
   const number = emergencyNumberFor(countryCode);
-  return { number, message: (NOTICE[locale] ?? NOTICE.en)(number) };
+  const others = (countryByCode(countryCode)?.emergency_numbers ?? []).filter((n) => n !== number);
+  const text = NOTICE[locale] ?? NOTICE.en;
+  const shown = others.length ? `${number} (${OR[locale] ?? OR.en} ${others.join(', ')})` : number;
+  return { number, message: `${text.call(shown)} ${text[about]}` };
 }

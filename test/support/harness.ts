@@ -62,7 +62,7 @@ export interface TestContext {
 }
 
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
-export async function createTestContext(env: Record<string, string> = {}, options: { transport?: MailTransport } = {}): Promise<TestContext> {
+export async function createTestContext(env: Record<string, string> = {}, options: { transport?: MailTransport; logStream?: { write(line: string): void } } = {}): Promise<TestContext> {
   const { db, drop } = await openTestDatabase();
   const config = loadConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
@@ -75,7 +75,7 @@ export async function createTestContext(env: Record<string, string> = {}, option
   const memory = memoryTransport();
   const transport = options.transport ?? memory;
   const runtime = await createRuntime(config, { db, transport, migrate: false });
-  const app = await buildApp(runtime.deps, { logger: false });
+  const app = await buildApp(runtime.deps, options.logStream ? { logStream: options.logStream } : { logger: false });
   await app.ready();
   return {
     app,

@@ -156,7 +156,7 @@ export default async function accountsModule(app: App, deps: Deps): Promise<void
     },
     async (request) => {
       requireBrand(request, brand);
-      await accounts.forgotPassword(deps, request.body.email);
+      await accounts.forgotPassword(deps, request.body.email, request.ip);
       return { message: accounts.FORGOT_MESSAGE };
     },
   );

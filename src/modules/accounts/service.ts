@@ -9,7 +9,7 @@ import { TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { passwordChangedMail, passwordResetMail, verificationCodeMail } from './mail.ts';
-import { burnPasswordCheck, hashPassword, passwordProblems, verifyPassword } from './passwords.ts';
+import { burnPasswordCheck, hashPassword, passwordProblems, verifyPassword, type PasswordContext } from './passwords.ts';
 import {
   findUserByEmail,
   findUserByGoogleSub,
@@ -40,8 +40,8 @@ const retryAfter = (seconds: number) => ({ 'retry-after': String(Math.max(1, Mat
 const registrationRateLimited = (seconds: number) =>
   errorName(429, 'REGISTRATION_RATE_LIMITED', 'Please wait before requesting another code.', { retry_after: Math.max(1, Math.ceil(seconds)) }, retryAfter(seconds));
 
-function weakPassword(password: string, email: string): void {
-  const problems = passwordProblems(password, email);
+function weakPassword(password: string, context: PasswordContext): void {
+  const problems = passwordProblems(password, context);
   if (problems.length) throw fieldErrors({ password: problems });
 }
 
@@ -60,7 +60,7 @@ export async function register(deps: Deps, input: RegisterInput, ip: string): Pr
   const { config } = deps;
   const email = normaliseEmail(input.email);
   await deps.limiters.budget('register-ip', config.REGISTRATIONS_PER_IP, config.REGISTRATION_WINDOW_SECONDS).consume(ip, registrationRateLimited);
-  weakPassword(input.password, email);
+  weakPassword(input.password, { email, names: [input.first_name, input.last_name], locale: input.locale });
   if (await isSuppressed(deps.db, email)) {
     throw errorName(406, 'REGISTRATION_EMAIL_UNDELIVERABLE', 'Mail to this address cannot be delivered. Please use a different address.');
   }
@@ -305,8 +305,10 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
 
 export const FORGOT_MESSAGE = 'If an account exists for this address, we sent a link to reset the password.';
 
-export async function forgotPassword(deps: Deps, rawEmail: string): Promise<void> {
+export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): Promise<void> {
   const { config } = deps;
+  // Per address as well as per account: one client cannot mail-bomb many accounts.
+  await deps.limiters.budget('forgot-password-ip', config.FORGOT_PASSWORD_PER_IP, config.FORGOT_PASSWORD_WINDOW_SECONDS).consume(ip);
   const email = normaliseEmail(rawEmail);
   await deps.db.tx(async (q) => {
     const user = await findUserByEmail(q, email, true);
@@ -331,13 +333,13 @@ export async function forgotPassword(deps: Deps, rawEmail: string): Promise<void
 
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
   const invalid = errorCode(400, 'invalid_reset_token', 'This reset link is invalid or has expired. Request a new one.');
-  const [row] = await deps.db.query<{ user_id: string; email: string }>(
-    `select t.user_id, u.email from password_reset_tokens t join users u on u.id = t.user_id
+  const [row] = await deps.db.query<{ user_id: string; email: string; first_name: string | null; last_name: string | null; locale: string | null }>(
+    `select t.user_id, u.email, u.first_name, u.last_name, u.locale from password_reset_tokens t join users u on u.id = t.user_id
       where t.token_hash = $1 and t.used_at is null and t.expires_at > $2 and u.disabled_at is null`,
     [sha256(token), deps.clock.now()],
   );
   if (!row) throw invalid;
-  weakPassword(password, row.email);
+  weakPassword(password, { email: row.email, names: [row.first_name, row.last_name], locale: row.locale });
   const passwordHash = await hashPassword(password);
   const done = await deps.db.tx(async (q) => {
     // Single use, also under concurrency: only the request that marks the token used goes on.
@@ -367,7 +369,7 @@ export async function createStaff(
   input: { email: string; password: string; role: StaffRole; firstName?: string; lastName?: string; licenseNumber?: string },
 ): Promise<string> {
   const email = normaliseEmail(input.email);
-  const problems = passwordProblems(input.password, email);
+  const problems = passwordProblems(input.password, { email, names: [input.firstName, input.lastName] });
   if (problems.length) throw new Error(`weak password: ${problems.join(' ')}`);
   const passwordHash = await hashPassword(input.password);
   return deps.db.tx(async (q) => {

@@ -125,7 +125,7 @@ export default async function journalModule(app: App, deps: Deps): Promise<void>
     {
       schema: {
         ...common,
-        summary: 'Report a side effect (201); a severe one is flagged for the medical team and answered with the emergency notice',
+        summary: 'Report a side effect (201); a severe one, or one with emergency wording or a red flag (pancreatitis signs, priapism, sudden vision loss, fainting) in any of the 7 languages, is flagged for the medical team and answered with the emergency notice (the country’s medical number first)',
         body: SideEffectCreate,
         response: { 201: SideEffectCreatedSchema, ...withBody },
       },

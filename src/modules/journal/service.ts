@@ -138,7 +138,7 @@ export async function reportSideEffect(deps: Deps, userId: string, input: { symp
   let emergency = null;
   if (urgent) {
     const [u] = await deps.db.query('select country_of_residence, locale from users where id = $1', [userId]);
-    emergency = emergencyNotice(u.country_of_residence, u.locale);
+    emergency = emergencyNotice(u.country_of_residence, u.locale, 'report');
   }
   return { ...sideEffectOut(row), emergency };
 }

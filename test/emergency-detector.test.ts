@@ -1,0 +1,199 @@
+// The emergency-wording detector (src/lib/emergency.ts) on its labelled corpora, the emergency numbers
+// of catalogue/countries.json and the notice text. Pure: no database. The per-locale table is printed
+// (also by `npm run emergency-report`).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CORPUS_FILES, evaluateCorpus, formatReport, loadCorpus } from '../bench/emergency-report.ts';
+import { COUNTRIES, countryByCode, emergencyNumberFor } from '../src/lib/countries.ts';
+import {
+  CATEGORY_SOURCES,
+  detectEmergency,
+  DETECTOR_LOCALES,
+  EMERGENCY_CATEGORIES,
+  emergencyCategories,
+  emergencyNotice,
+  mentionsEmergency,
+  normaliseText,
+  repairTypos,
+  TYPO_VOCABULARY,
+} from '../src/lib/emergency.ts';
+
+const main = loadCorpus(CORPUS_FILES.main);
+const heldout = loadCorpus(CORPUS_FILES.heldout);
+
+describe('the labelled corpora', () => {
+  it('hold at least 300 (main) and 100 (held-out) phrasings, at least 40 per locale, both labels, every category', () => {
+    expect(main.length).toBeGreaterThanOrEqual(300);
+    expect(heldout.length).toBeGreaterThanOrEqual(100);
+    for (const l of DETECTOR_LOCALES) {
+      const items = main.filter((i) => i.locale === l);
+      expect(items.length, l).toBeGreaterThanOrEqual(40);
+      expect(items.filter((i) => i.emergency).length, l).toBeGreaterThanOrEqual(20);
+      expect(items.filter((i) => !i.emergency).length, l).toBeGreaterThanOrEqual(20);
+      expect(heldout.filter((i) => i.locale === l).length, l).toBeGreaterThanOrEqual(14);
+    }
+    for (const c of EMERGENCY_CATEGORIES) for (const l of DETECTOR_LOCALES) expect(main.some((i) => i.locale === l && i.category === c), `${l} ${c}`).toBe(true);
+    for (const i of [...main, ...heldout]) {
+      expect(DETECTOR_LOCALES as readonly string[]).toContain(i.locale);
+      if (!i.emergency) expect(i.category).toBeNull();
+      if (i.category) expect(EMERGENCY_CATEGORIES as readonly string[]).toContain(i.category);
+    }
+    // No phrasing is in both: the held-out corpus is separate.
+    const mainTexts = new Set(main.map((i) => normaliseText(i.text)));
+    expect(heldout.filter((i) => mainTexts.has(normaliseText(i.text)))).toEqual([]);
+  });
+
+  it('main corpus: recall >= 0.95 and false positives <= 0.05 in every locale, and the right category', () => {
+    const report = evaluateCorpus(main);
+    process.stdout.write(`\n${formatReport('Emergency detector, labelled corpus', report, true)}\n`);
+    for (const row of report.rows) {
+      expect(row.recall, `${row.locale} recall`).toBeGreaterThanOrEqual(0.95);
+      expect(row.falsePositiveRate, `${row.locale} false positives`).toBeLessThanOrEqual(0.05);
+      expect(row.wrongCategory, `${row.locale} wrong category`).toBe(0);
+    }
+  });
+
+  it('held-out corpus: printed per locale; overall recall >= 0.9 and false positives <= 0.1 (a regression guard, never a tuning target)', () => {
+    const report = evaluateCorpus(heldout);
+    process.stdout.write(`\n${formatReport('Emergency detector, held-out corpus', report, true)}\n`);
+    expect(report.total.recall).toBeGreaterThanOrEqual(0.9);
+    expect(report.total.falsePositiveRate).toBeLessThanOrEqual(0.1);
+  });
+});
+
+describe('the detector', () => {
+  it('catches the phrasings the clinical review found missed, with their category', () => {
+    const cases: [string, string][] = [
+      ['shortness of breath', 'breathing'], ['I cant breathe', 'breathing'], ['i cant breath', 'breathing'], ['my chest hurts', 'chest_pain'],
+      ['Ich habe Suizidgedanken', 'suicidal'], ['suizidal', 'suicidal'], ['Luftnot', 'breathing'], ['me duele el pecho', 'chest_pain'],
+      ['falta de aire', 'breathing'], ['j’ai mal à la poitrine', 'chest_pain'], ['me suicider', 'suicidal'], ['choc anaphylactique', 'anaphylaxis'],
+      ['zelfmoordgedachten', 'suicidal'], ['falta de ar', 'breathing'],
+    ];
+    for (const [text, category] of cases) expect(emergencyCategories(text), text).toContain(category);
+  });
+
+  it('catches the side-effect red flags in every locale', () => {
+    const cases: [string, string][] = [
+      ['severe stomach pain radiating to my back and vomiting', 'pancreatitis'], ['Bauchschmerzen, die in den Rücken ausstrahlen', 'pancreatitis'],
+      ['douleur au ventre qui irradie dans le dos', 'pancreatitis'], ['dolor abdominal que va a la espalda', 'pancreatitis'],
+      ['dolore addominale che va alla schiena', 'pancreatitis'], ['buikpijn die naar mijn rug trekt', 'pancreatitis'], ['dor abdominal que vai para as costas', 'pancreatitis'],
+      ['erection for 6 hours', 'priapism'], ['Erektion seit 5 Stunden', 'priapism'], ['érection depuis 5 heures', 'priapism'], ['erección desde hace 5 horas', 'priapism'],
+      ['erezione da 5 ore', 'priapism'], ['erectie al 5 uur', 'priapism'], ['ereção há 5 horas', 'priapism'],
+      ['sudden loss of vision', 'sudden_vision_or_hearing_loss'], ['plötzlicher Sehverlust', 'sudden_vision_or_hearing_loss'], ['perte soudaine de la vue', 'sudden_vision_or_hearing_loss'],
+      ['pérdida repentina de visión', 'sudden_vision_or_hearing_loss'], ['perdita improvvisa della vista', 'sudden_vision_or_hearing_loss'],
+      ['ik zie plotseling niets meer', 'sudden_vision_or_hearing_loss'], ['perda súbita de visão', 'sudden_vision_or_hearing_loss'],
+      ['I fainted', 'fainting'], ['ohnmächtig geworden', 'fainting'], ['je me suis évanouie', 'fainting'], ['me desmayé', 'fainting'], ['sono svenuto', 'fainting'],
+      ['ik ben flauwgevallen', 'fainting'], ['desmaiei', 'fainting'],
+    ];
+    for (const [text, category] of cases) expect(emergencyCategories(text), text).toContain(category);
+  });
+
+  it('leaves benign look-alikes alone', () => {
+    for (const text of [
+      'I could kill for a coffee', 'the cardiologist said my heart is fine', 'killer headache today', 'I can’t breathe through my nose, I have a cold',
+      'Het is vandaag benauwd weer', 'een flauwe grap', 'ich fühle mich ohnmächtig gegenüber der Bürokratie', 'erection for an hour, all good',
+      'an erection lasting 2 hours', 'I hurt myself at the gym', 'my father had a heart attack years ago', 'rendez-vous à l’aveugle', 'Blinddarm', 'svendita di fine stagione',
+    ]) expect(detectEmergency(text), text).toEqual([]);
+  });
+
+  it('reads a long key word with one typo, but leaves short look-alikes alone', () => {
+    expect(repairTypos(normaliseText('suacidal priapsim anaphalactic zelfmoortgedachten respirrar'))).toBe(' suicidal priapism anaphylactic zelfmoordgedachten respirar ');
+    expect(repairTypos(normaliseText('nothing to repair here'))).toBeNull();
+    for (const [text, category] of [['suacidal', 'suicidal'], ['priapsim', 'priapism'], ['douleur thoraxique', 'chest_pain'], ['no puedo respirrar', 'breathing'], ['Atemnott', 'breathing']]) {
+      expect(emergencyCategories(text), text).toEqual([category]);
+    }
+    expect(TYPO_VOCABULARY.every((w) => w.length >= 7)).toBe(true);
+    for (const text of ['the election count took 5 hours', 'I lost 5 kilo', 'I painted the bedroom', 'intense abdominals workout', 'sono venuto ieri', 'resto nel letto con un po di dolore alla schiena']) {
+      expect(detectEmergency(text), text).toEqual([]);
+    }
+  });
+
+  it('flags a negated mention (recall first, documented)', () => {
+    expect(emergencyCategories('no chest pain since last week')).toEqual(['chest_pain']);
+    expect(emergencyCategories('Ich bekomme keine Luft')).toEqual(['breathing']);
+  });
+
+  it('reads every locale whatever the patient writes in, and several categories at once', () => {
+    expect(emergencyCategories('Hello, ich habe Atemnot and my chest hurts, je veux mourir')).toEqual(['chest_pain', 'breathing', 'suicidal']);
+    const m = detectEmergency('MI MANCA L’ARIA');
+    expect(m).toEqual([{ category: 'breathing', locale: 'it', pattern: expect.any(String) }]);
+  });
+
+  it('normalises case, accents, ligatures, ß and apostrophes', () => {
+    expect(normaliseText('  J’AI  mal à la POITRINE!! ')).toBe(' j ai mal a la poitrine ');
+    expect(normaliseText("I can't, cœur, Straße")).toBe(' i cant coeur strasse ');
+    expect(mentionsEmergency('DOULEUR THORACIQUE')).toBe(true);
+    expect(mentionsEmergency('douleur thoracique')).toBe(true);
+    expect(mentionsEmergency('')).toBe(false);
+  });
+
+  it('is deterministic and fast on a 5000-character message', () => {
+    const long = 'lorem ipsum dolor sit amet stomach erection hours chest my the '.repeat(80).slice(0, 5000);
+    const started = performance.now();
+    const a = detectEmergency(long);
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(detectEmergency(long)).toEqual(a);
+    // Repeated trigger words (the windowed patterns' worst case) stay well under a second.
+    for (const w of ['stomach ', 'douleur au ventre ', 'dolor ', 'cant ', 'erection ']) {
+      const t = w.repeat(Math.ceil(5000 / w.length)).slice(0, 5000);
+      const s = performance.now();
+      detectEmergency(t);
+      expect(performance.now() - s, w).toBeLessThan(1000);
+    }
+  });
+
+  it('names a source for every category', () => {
+    for (const c of EMERGENCY_CATEGORIES) expect(CATEGORY_SOURCES[c]).toMatch(/spec 1|\b[SEP]\d\b|UNSOURCED/);
+    expect(CATEGORY_SOURCES.priapism).toMatch(/E4/);
+    expect(CATEGORY_SOURCES.sudden_vision_or_hearing_loss).toMatch(/E4/);
+    expect(CATEGORY_SOURCES.fainting).toMatch(/P2/);
+    expect(CATEGORY_SOURCES.pancreatitis).toMatch(/S1.*UNSOURCED/);
+  });
+});
+
+describe('emergency numbers (catalogue/countries.json)', () => {
+  const raw = JSON.parse(readFileSync(new URL('../catalogue/countries.json', import.meta.url), 'utf8')) as { countries: typeof COUNTRIES };
+  const by = new Map(raw.countries.map((c) => [c.code, c]));
+
+  it('lists the medical emergency number first where it is not 112 [K8]', () => {
+    expect(by.get('NOR')!.emergency_numbers).toEqual(['113', '112']);
+    expect(by.get('FRA')!.emergency_numbers).toEqual(['15', '112']);
+    expect(by.get('CHE')!.emergency_numbers).toEqual(['144', '112']);
+    expect(by.get('LIE')!.emergency_numbers).toEqual(['144', '112']);
+    for (const code of ['NOR', 'FRA', 'CHE', 'LIE']) expect(by.get(code)!.source, code).toMatch(/\bK8\b/);
+    // 15 is the SAMU, an emergency number: never filed as non-emergency again.
+    expect(by.get('FRA')!.non_emergency.map((n) => n.number)).not.toContain('15');
+  });
+
+  it('gives every other country its sourced number: 112 in the EU [K1], 999 then 112 in the UK [K1b] and Ireland [K2]', () => {
+    expect(by.get('GBR')!.emergency_numbers).toEqual(['999', '112']);
+    expect(by.get('GBR')!.source).toMatch(/\bK1b\b/);
+    expect(by.get('IRL')!.emergency_numbers).toEqual(['999', '112']);
+    expect(by.get('IRL')!.source).toMatch(/\bK2\b/);
+    for (const c of raw.countries) {
+      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8)\b|\bUNSOURCED\b/);
+      expect(c.emergency_numbers.every((n) => /^\d{2,6}$/.test(n)), c.code).toBe(true);
+      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL'].includes(c.code)) {
+        expect(c.emergency_numbers[0], c.code).toBe('112');
+        if (c.eu) expect(c.source, c.code).toMatch(/\bK1\b/);
+        else expect(c.source, c.code).toMatch(/UNSOURCED/);
+      }
+    }
+    // Spain and France stay listed with their numbers (the legal refusal is decided elsewhere).
+    expect(by.get('ESP')!.emergency_numbers).toEqual(['112']);
+    expect(countryByCode('FRA')?.emergency_numbers[0]).toBe('15');
+    expect(COUNTRIES.length).toBe(raw.countries.length);
+  });
+
+  it('shows the medical number first in the notice, then the others', () => {
+    expect(emergencyNumberFor('NOR')).toBe('113');
+    expect(emergencyNumberFor(null)).toBe('112');
+    expect(emergencyNotice('NOR', 'en')).toEqual({ number: '113', message: expect.stringContaining('call 113 (or 112) now') });
+    expect(emergencyNotice('FRA', 'fr').message).toContain('appelez le 15 (ou 112) maintenant');
+    expect(emergencyNotice('CHE', 'de').message).toContain('rufen Sie jetzt 144 (oder 112) an');
+    expect(emergencyNotice('LIE', 'de').number).toBe('144');
+    expect(emergencyNotice('DEU', 'de').message).toContain('rufen Sie jetzt 112 an');
+    expect(emergencyNotice('DEU', 'de', 'report').message).toContain('Ihre Meldung wurde');
+    expect(emergencyNotice('XXX', 'xx').message).toContain('call 112 now');
+  });
+});
