@@ -71,7 +71,7 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
         city: f.city || null,
         postal_code: f.postal_code || null,
         document_type: (f.document_type || null) as 'PASSPORT' | null,
-        document_number: f.document_number || null,
+        document_number: f.document_number, // "" clears it
         issuing_state: f.issuing_state,
         addresses: addresses as any,
       },
