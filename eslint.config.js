@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', '.tmp/**', 'dist/**', 'dist.*/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**', '.tmp/**', 'dist/**', 'dist.*/**', 'web/node_modules/**', 'web/dist/**', 'web/src/api/schema.d.ts', 'artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

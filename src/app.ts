@@ -16,6 +16,7 @@ import { registerMetrics } from './http/metrics.ts';
 import { readiness, ReadinessSchema } from './http/readiness.ts';
 import { registerApiDocument } from './http/openapi.ts';
 import { MODULES } from './modules/index.ts';
+import { registerWebApp } from './web.ts';
 
 export type App = FastifyInstance;
 
@@ -155,6 +156,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
   );
 
   for (const mod of MODULES) await app.register(async (scope) => mod(scope as unknown as App, deps));
+  await registerWebApp(app); // the web app at `/` when web/dist holds a build (src/web.ts)
 
   return app as unknown as App;
 }

@@ -60,6 +60,7 @@ const EnvSchema = z.object({
   DATABASE_URL: urlOf(['postgres', 'postgresql'], false).optional(),
   BRAND_SLUG: z.string().min(1).default('demo'),
   PUBLIC_BASE_URL: urlOf(['https', 'http']).optional(),
+  WEB_APP_URL: urlOf(['https', 'http']).optional(),
   SMTP_URL: urlOf(['smtp', 'smtps']).optional(),
   MAIL_FROM: z.string().regex(/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, { error: 'must be an address, or "Name <address>"' }).default('no-reply@localhost'),
   PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe']).default('sandbox'),
@@ -119,7 +120,7 @@ const EnvSchema = z.object({
   SELLER_EMAIL: z.string().email().optional(),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string; MCP_PUBLIC_URL: string };
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string; MCP_PUBLIC_URL: string; WEB_APP_URL: string };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as a shell `VAR=` would suggest.
@@ -136,6 +137,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DATA_DIR: resolve(c.DATA_DIR),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     MCP_PUBLIC_URL: (c.MCP_PUBLIC_URL ?? `${(c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '')}/mcp`).replace(/\/+$/, ''),
+    // Base of every link in a mail (the web app's pages); default: the service, which serves the app.
+    WEB_APP_URL: (c.WEB_APP_URL ?? c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };
 }
 

@@ -25,6 +25,7 @@ import {
   type UserRow,
 } from './repository.ts';
 import { accessToken, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
+import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
 const TOO_MANY_CODES = 'Too many incorrect codes. Please request a new code shortly.';
@@ -332,7 +333,7 @@ export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): 
       new Date(deps.clock.now().getTime() + config.RESET_TOKEN_TTL_SECONDS * 1000),
       deps.clock.now(),
     ]);
-    const link = `${config.PUBLIC_BASE_URL}/reset-password/?token=${encodeURIComponent(token)}`;
+    const link = appLinks.resetPassword(config, token);
     await enqueueMail(q, user.email, passwordResetMail, user.locale, { link, minutes: Math.round(config.RESET_TOKEN_TTL_SECONDS / 60) });
   });
 }

@@ -2,13 +2,15 @@
 // transactional outbox in the transaction that records the payment or the refund (so a rollback
 // sends nothing). payment_receipts claims each event once: a finalisation, webhook or job that runs
 // twice still sends one receipt. The mail carries no health details (billing/mail.ts).
+import { appLinks } from '../../mail/links.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { paymentReceiptMail, refundReceiptMail } from './mail.ts';
 import { claimReceipt, paymentForReceipt } from './repository.ts';
 
-const invoiceLink = (deps: Deps, paymentId: string) => `${deps.config.PUBLIC_BASE_URL}/v1/users/payments/${paymentId}/invoice/`;
+// The payments page of the web app, where the invoice is downloaded (the API route needs a token).
+const invoiceLink = (deps: Deps, _paymentId: string) => appLinks.payments(deps.config);
 
 /** Queues the receipt of a successful charge, recorded as (provider, provider payment id). */
 export async function queueChargeReceipt(deps: Deps, q: Queryable, provider: string, providerPaymentId: string): Promise<void> {

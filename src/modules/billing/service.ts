@@ -5,6 +5,7 @@
 // the consultation, the payment and (for a plan) the subscription once: `finalised_at` is set in
 // the same transaction, and unique constraints (consultations.checkout_session_id,
 // payments.checkout_session_id, payments(provider, provider_payment_id)) back it up.
+import { appLinks } from '../../mail/links.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { detailCode, errorName, fieldErrors, notFound } from '../../http/errors.ts';
@@ -82,7 +83,7 @@ async function assertPrescribable(q: Queryable, userId: string, category: string
 
 /**
  * Where the provider may send the browser after payment: only this service's own pages and the
- * web app origins in CORS_ORIGINS (no open redirect through a payment page).
+ * web app (WEB_APP_URL and the origins in CORS_ORIGINS): no open redirect through a payment page.
  */
 function safeUrl(deps: Deps, field: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -93,7 +94,7 @@ function safeUrl(deps: Deps, field: string, raw: string | undefined): string | u
     throw fieldErrors({ [field]: ['Enter a valid URL.'] });
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw fieldErrors({ [field]: ['Only http and https URLs are accepted.'] });
-  const allowed = [new URL(deps.config.PUBLIC_BASE_URL).origin, ...deps.config.CORS_ORIGINS];
+  const allowed = [...new Set([new URL(deps.config.PUBLIC_BASE_URL).origin, new URL(deps.config.WEB_APP_URL).origin, ...deps.config.CORS_ORIGINS])];
   if (!allowed.includes(u.origin)) throw fieldErrors({ [field]: [`Only pages of this service or its web app are accepted (${allowed.join(', ')}).`] });
   return raw;
 }
@@ -468,7 +469,7 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: any, state: Sessio
     await enqueueMail(q, user.email, duplicateRefundMail, user.locale ?? 'en', {
       first_name: user.first_name ?? '',
       amount: formatAmount(amount, row.currency),
-      link: `${deps.config.PUBLIC_BASE_URL}/payments/`,
+      link: appLinks.payments(deps.config),
     });
   }
   deps.log.warn({ sessionId: row.id, reason }, 'duplicate checkout payment refunded');

@@ -11,6 +11,7 @@ import { consultationVerdict, verdictFor } from './prescribing.ts';
 import { insertOverride, serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { transition } from './status.ts';
+import { appLinks } from '../../mail/links.ts';
 
 export { transition, assertTransition, canTransition, CONSULTATION_STATUSES, TRANSITIONS } from './status.ts';
 export type { ConsultationStatus } from './status.ts';
@@ -87,7 +88,7 @@ async function lockForDecision(q: Queryable, consultationId: string) {
   return c;
 }
 
-const patientLink = (deps: Deps) => `${deps.config.PUBLIC_BASE_URL}/v1/users/consultations/`;
+const patientLink = (deps: Deps, consultationId: string) => appLinks.consultation(deps.config, consultationId);
 
 export interface ApproveInput {
   doctorId: string;
@@ -166,7 +167,7 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
     await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, {
       from: c.status, prescription_id: rx.id, order_id: order.id, ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
     });
-    await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
 }
@@ -176,7 +177,7 @@ export async function rejectConsultation(deps: Deps, input: { doctorId: string; 
     const c = await lockForDecision(q, input.consultationId);
     await transition(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.rejected', 'consultation', c.id, { from: c.status });
-    await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }
 
@@ -185,7 +186,7 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
     const c = await lockForDecision(q, input.consultationId);
     await transition(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.information_requested', 'consultation', c.id, { from: c.status });
-    await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps) });
+    await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }
 

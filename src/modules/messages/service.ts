@@ -10,6 +10,7 @@ import { detectAllowedType, diskStore, MAX_FILE_BYTES, stripMetadata, type FileS
 import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
 import { MAX_CONTENT_LENGTH } from './schemas.ts';
+import { appLinks } from '../../mail/links.ts';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -151,7 +152,7 @@ export async function replyAsClinician(deps: Deps, doctorId: string, id: string,
   await deps.db.tx(async (q) => {
     await repo.insertMessage(q, { conversationId: conv.id, senderId: doctorId, senderType: 'DOCTOR', content: text, fileId: null, flagged: false, at: deps.clock.now() });
     await q.query(`insert into audit_log (actor_id, action, subject_type, subject_id) values ($1, 'conversation.reply', 'conversation', $2)`, [doctorId, conv.id]);
-    await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: `${deps.config.PUBLIC_BASE_URL}/messages/` });
+    await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: appLinks.messages(deps.config) });
   });
   return conversationOut(deps, deps.db, await repo.conversationById(deps.db, conv.id), false);
 }

@@ -3,6 +3,7 @@
 import type { Deps } from '../../deps.ts';
 import { keyedHash } from '../../lib/crypto.ts';
 import * as repo from './repository.ts';
+import { appLinks } from '../../mail/links.ts';
 
 export const COMMISSION_RATE_PERCENT = 10;
 export const commission = (netCents: number) => Math.floor((Math.max(0, netCents) * COMMISSION_RATE_PERCENT) / 100);
@@ -39,7 +40,7 @@ export async function summary(deps: Deps, userId: string) {
   ]);
   return {
     referral_code: me.referral_code,
-    share_url: `${deps.config.PUBLIC_BASE_URL}/r/${me.referral_code}`,
+    share_url: appLinks.referral(deps.config, me.referral_code),
     referred_count: count,
     tx_count: t.tx_count,
     gross_cents: t.gross_cents,

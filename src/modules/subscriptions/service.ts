@@ -13,6 +13,7 @@ import { prescribingFor } from '../questionnaires/prescribing-catalogue.ts';
 import { exclusionCodes, renewalRuleSet } from '../questionnaires/prescribing.ts';
 import { defaultDosage, verdictFor } from '../consultations/prescribing.ts';
 import { weightSummary } from '../journal/service.ts';
+import { appLinks } from '../../mail/links.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -472,7 +473,7 @@ export async function openRenewals(deps: Deps): Promise<number> {
         });
         await q.query('update consultations set renewal_period_end = $2 where id = $1', [c.id, s.current_period_end]);
         const [u] = await q.query('select email, locale from users where id = $1', [s.user_id]);
-        await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: `${deps.config.PUBLIC_BASE_URL}/renewal/` });
+        await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: appLinks.renewal(deps.config) });
       });
       opened++;
     } catch (err: any) {
@@ -506,7 +507,7 @@ export async function pauseMissedRenewals(deps: Deps): Promise<void> {
     );
     for (const { user_id } of paused) {
       const [u] = await q.query('select email, locale from users where id = $1', [user_id]);
-      await enqueueMail(q, u.email, renewalPausedMail, u.locale, { link: `${deps.config.PUBLIC_BASE_URL}/renewal/` });
+      await enqueueMail(q, u.email, renewalPausedMail, u.locale, { link: appLinks.renewal(deps.config) });
     }
   });
 }

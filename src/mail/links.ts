@@ -1,0 +1,15 @@
+// Links in mails: each one opens a page of the web app (web/src/routes.json lists the app's pages;
+// test/web-app.test.ts checks every link here lands on one). The base is WEB_APP_URL, by default the
+// service itself, which serves the app (src/web.ts).
+import type { Config } from '../config.ts';
+
+type Base = Pick<Config, 'WEB_APP_URL'>;
+
+export const appLinks = {
+  consultation: (c: Base, consultationId: string) => `${c.WEB_APP_URL}/consultations/${encodeURIComponent(consultationId)}`,
+  messages: (c: Base) => `${c.WEB_APP_URL}/messages`,
+  payments: (c: Base) => `${c.WEB_APP_URL}/payments`,
+  renewal: (c: Base) => `${c.WEB_APP_URL}/renewal`,
+  resetPassword: (c: Base, token: string) => `${c.WEB_APP_URL}/reset-password?token=${encodeURIComponent(token)}`,
+  referral: (c: Base, code: string) => `${c.WEB_APP_URL}/r/${encodeURIComponent(code)}`,
+};

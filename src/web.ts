@@ -1,0 +1,79 @@
+// Serves the built web app (web/dist, see web/README.md) at `/`: its files as they are (hashed assets
+// cached for a year, pre-compressed .gz/.br copies when the build made them) and index.html for any
+// other page a browser navigates to, so the app's own router answers /consultations/{id},
+// /reset-password?token=..., /r/CODE and the rest. The API and the operational paths are left alone:
+// an unknown path under them stays the JSON 404, and so does any request that does not accept HTML.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Where `npm --prefix web run build` writes the app. */
+export const WEB_DIST_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
+
+/** Paths that belong to the service, never to the web app. */
+const RESERVED = ['/v1/', '/v1', '/healthz', '/readyz', '/metrics', '/mcp', '/.well-known/', '/sandbox/', '/checkout/complete', '/checkout/cancelled'];
+
+const isReserved = (path: string) => RESERVED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path.startsWith(`${p}?`));
+
+/** The page's own policy: scripts and data from this origin only (the API may be on its own origin). */
+function contentSecurityPolicy(apiOrigin: string | undefined): string {
+  const connect = ["'self'", ...(apiOrigin ? [apiOrigin] : [])].join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    `connect-src ${connect}`,
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/**
+ * Registers the web app when `root` holds a build (index.html); does nothing otherwise, so the API
+ * runs without it (tests, a server that serves only the API).
+ */
+export async function registerWebApp(app: FastifyInstance, root: string = WEB_DIST_DIR): Promise<boolean> {
+  const dir = resolve(root);
+  if (!existsSync(join(dir, 'index.html'))) return false;
+  const csp = contentSecurityPolicy(undefined);
+
+  // No route of its own (every route must declare who may call it, src/http/access.ts): the app
+  // answers in an onRequest hook for the requests no route matched (the 404 handler's).
+  await app.register(fastifyStatic, { root: dir, serve: false, preCompressed: true, cacheControl: false });
+
+  const sendIndex = (reply: FastifyReply) => {
+    reply.header('cache-control', 'no-cache');
+    reply.header('content-security-policy', csp);
+    reply.header('x-frame-options', 'DENY');
+    return reply.type('text/html; charset=utf-8').sendFile('index.html', dir);
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+    let path: string;
+    try {
+      path = decodeURIComponent(request.url.split('?')[0] ?? '/');
+    } catch {
+      return;
+    }
+    if (isReserved(path)) return;
+    // A file of the build (no traversal: the resolved path must stay under the build folder).
+    const file = resolve(dir, `.${path}`);
+    if (path !== '/' && file.startsWith(dir + sep) && existsSync(file) && statSync(file).isFile()) {
+      const relative = file.slice(dir.length + 1);
+      reply.header('cache-control', relative.startsWith(`assets${sep}`) ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+      return reply.sendFile(relative, dir);
+    }
+    // Any other page: the app's router decides. Only for browsers (an HTML navigation).
+    const accept = String(request.headers.accept ?? '');
+    if (path !== '/' && !accept.includes('text/html')) return;
+    if (path !== '/' && /\.[a-z0-9]{1,8}$/i.test(path)) return; // a missing asset is a 404
+    return sendIndex(reply);
+  });
+  return true;
+}

@@ -1,0 +1,374 @@
+// The whole journey in a real browser (Debian's chromium through playwright-core), against the real
+// service on a throw-away embedded database with the sandbox payment provider:
+//   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
+//   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
+//   messages (with an attachment), logs weights and sees them on the chart, payments and invoices,
+//   plan, renewal, referrals, profile -> reset link from the mail, new password -> red-flag answer
+//   shows the emergency screen.
+// Every page gets an axe-core check (no serious or critical violation) and a screenshot in
+// $SCREENSHOT_DIR (default: artifacts/screenshots at the repository root). Prints the time until the
+// home page is interactive. Usage (repository root): npm run build:web && npm run test:browser
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+const WEB = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = resolve(WEB, '..');
+const SHOTS = resolve(process.env.SCREENSHOT_DIR ?? join(ROOT, 'artifacts', 'screenshots'));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PASSWORD = 'Quiet-Harbour-Lantern-42';
+const NEW_PASSWORD = 'Amber-Meadow-Compass-77';
+const DOCTOR = { email: 'doctor@example.org', password: 'Ward-Lantern-Harbour-2026' };
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+function fail(msg: string): never {
+  throw new Error(msg);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+// ---- mail: the newest .eml to an address, decoded (quoted-printable or base64 text part) ----------
+function decodePart(headers: string, body: string): string {
+  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (/content-transfer-encoding:\s*quoted-printable/i.test(headers))
+    return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  return body;
+}
+function mailText(raw: string): string {
+  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
+  const body = rest.join('\n\n');
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(head)?.[1];
+  if (!boundary) return decodePart(head, body);
+  const parts = body.split(`--${boundary}`).slice(1);
+  const text = parts.find((p) => /content-type:\s*text\/plain/i.test(p)) ?? parts[0] ?? '';
+  const [ph, ...pb] = text.replace(/^\r?\n/, '').split(/\r?\n\r?\n/);
+  return decodePart(ph, pb.join('\n\n'));
+}
+async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0): Promise<string> {
+  const dir = join(dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    if (existsSync(dir)) {
+      const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort().reverse();
+      for (const f of files) {
+        if (Number(f.split('-')[0]) < after) continue;
+        const raw = readFileSync(join(dir, f), 'utf8');
+        if (!new RegExp(`^To:.*${to.replace(/[.+]/g, '\\$&')}`, 'im').test(raw)) continue;
+        const text = mailText(raw);
+        const m = match.exec(text);
+        if (m) return m[1] ?? m[0];
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  fail(`no mail to ${to} matching ${match}`);
+}
+
+// ---- the server ------------------------------------------------------------------------------------
+async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo' };
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor'], { cwd: ROOT, env, encoding: 'utf8' });
+  if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (r.ok) return child;
+    } catch {
+      /* not yet */
+    }
+    if (child.exitCode !== null) fail('the server exited');
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  fail('the server did not become ready');
+}
+
+// ---- checks ----------------------------------------------------------------------------------------
+const axeSource = readFileSync(join(WEB, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+let shot = 0;
+const report: { page: string; violations: number }[] = [];
+
+async function settle(page: Page) {
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 10_000 }).catch(() => undefined);
+}
+
+/** axe-core (WCAG 2 A/AA): no serious or critical violation; then a full-page screenshot. */
+async function check(page: Page, name: string) {
+  await settle(page);
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as any).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3) }));
+  });
+  const bad = violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
+  const file = join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  report.push({ page: name, violations: bad.length });
+  log(`  ✓ ${name} (axe: ${violations.length} finding(s), ${bad.length} serious/critical) -> ${file}`);
+  if (bad.length) fail(`${name}: accessibility violations ${JSON.stringify(bad, null, 2)}`);
+}
+
+async function newContext(browser: Awaited<ReturnType<typeof chromium.launch>>, base: string): Promise<BrowserContext> {
+  // Mobile first: a phone-sized viewport. bypassCSP lets the test inject axe-core into the page.
+  return browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, bypassCSP: true, acceptDownloads: true, locale: 'en-GB' });
+}
+
+async function main() {
+  if (!existsSync(join(WEB, 'dist', 'index.html'))) fail('web/dist is missing: run `npm run build:web` first');
+  rmSync(SHOTS, { recursive: true, force: true });
+  mkdirSync(SHOTS, { recursive: true });
+  const dataDir = mkdtempSync(join(tmpdir(), 'pts-browser-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  log(`server: ${base}, DATA_DIR ${dataDir}`);
+  const server = await startServer(dataDir, port);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const email = `ada.${Date.now()}@example.org`;
+  const pages: Page[] = [];
+  try {
+    const ctx = await newContext(browser, base);
+    const page = await ctx.newPage();
+    pages.push(page);
+    page.on('pageerror', (e) => log(`  page error: ${e.message}`));
+
+    log('patient: landing and sign-up');
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Treatments' }).waitFor();
+    await check(page, 'landing-treatments');
+    await page.goto('/sign-in');
+    await check(page, 'sign-in');
+    await page.getByRole('link', { name: 'Create account' }).first().click();
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await check(page, 'sign-up');
+    const registeredAt = Date.now() - 1000;
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Enter the code we emailed you' }).waitFor();
+    const code = await waitForMail(dataDir, email, /\b(\d{6})\b/, registeredAt);
+    await page.getByLabel('Code').fill(code);
+    await check(page, 'sign-up-code');
+    await page.getByRole('button', { name: 'Verify and continue' }).click();
+    await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
+    await check(page, 'home-new-patient');
+
+    log('patient: questionnaire (profile, draft autosave and resume), result, checkout');
+    await page.goto('/questionnaire/weight_loss');
+    await page.getByLabel('Date of birth').fill('1985-04-12');
+    await page.getByLabel('Sex').selectOption('0');
+    await page.getByLabel('Country of residence').selectOption('DEU');
+    await check(page, 'questionnaire-profile');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('Step 1 of').waitFor();
+    await page.getByLabel('None of these').check();
+    await check(page, 'questionnaire-step-1');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Step 2 of').waitFor();
+    await page.getByLabel(/Your height/).fill('175');
+    await page.getByLabel(/Your weight/).fill('105');
+    await page.locator('[data-question="weight_conditions"] input[value="none"]').check();
+    // Validation by keyboard: an empty required answer keeps the step and says why.
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Step 3 of').waitFor();
+    // Resume: reload mid-way; the saved draft fills the answers and opens at the open step.
+    await page.reload();
+    await page.getByText('Welcome back').waitFor();
+    await page.getByText('Step 3 of').waitFor();
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByText('This question needs an answer.').first().waitFor();
+    await check(page, 'questionnaire-step-3-errors');
+    for (const fs of await page.locator('fieldset.question').all()) await fs.getByLabel('No').check();
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByRole('heading', { name: /Good news/ }).waitFor();
+    await check(page, 'eligibility-result');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.waitForURL(/\/sandbox\//);
+    await page.screenshot({ path: join(SHOTS, `${String(++shot).padStart(2, '0')}-sandbox-checkout.png`), fullPage: true });
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.waitForURL(/\/checkout\/return/);
+    await page.getByText('Payment received').waitFor();
+    await check(page, 'checkout-return-paid');
+
+    log('doctor: review queue, consultation, approve');
+    const dctx = await newContext(browser, base);
+    const doc = await dctx.newPage();
+    pages.push(doc);
+    doc.on('pageerror', (e) => log(`  page error (doctor): ${e.message}`));
+    await doc.goto('/sign-in');
+    await doc.getByLabel('Email').fill(DOCTOR.email);
+    await doc.getByLabel('Password').fill(DOCTOR.password);
+    await doc.getByRole('button', { name: 'Sign in' }).click();
+    await doc.getByRole('heading', { name: 'Review queue' }).waitFor();
+    await check(doc, 'desk-queue');
+    await doc.getByRole('link', { name: 'Ada Lovelace' }).first().click();
+    await doc.getByRole('heading', { name: 'Eligibility result' }).waitFor();
+    await check(doc, 'desk-consultation');
+    await doc.getByLabel('Instructions').fill('Inject once a week, same day each week.');
+    await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
+    await doc.getByText('Decision saved.').waitFor();
+    await check(doc, 'desk-approved');
+
+    log('patient: consultation, prescription PDF, payments, invoice');
+    const decisionLink = await waitForMail(dataDir, email, /(https?:\/\/\S+\/consultations\/[0-9a-f-]+)/);
+    await page.goto(decisionLink); // the link in the decision mail lands on the consultation page
+    await page.getByText('Approved').first().waitFor();
+    await check(page, 'consultation-approved');
+    await page.goto('/prescriptions');
+    const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Prescription (PDF)' }).first().click()]);
+    const pdfPath = join(dataDir, 'prescription.pdf');
+    await pdf.saveAs(pdfPath);
+    if (!readFileSync(pdfPath).subarray(0, 5).toString().startsWith('%PDF')) fail('the prescription download is not a PDF');
+    await check(page, 'prescriptions');
+    await page.goto('/payments');
+    const [inv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /Download/ }).first().click()]);
+    const invPath = join(dataDir, 'invoice.pdf');
+    await inv.saveAs(invPath);
+    if (!readFileSync(invPath).subarray(0, 5).toString().startsWith('%PDF')) fail('the invoice download is not a PDF');
+    await check(page, 'payments');
+    await page.goto('/orders');
+    await check(page, 'orders');
+
+    log('messages: patient writes with an attachment, the doctor replies, the patient reads it');
+    await page.goto('/messages');
+    await page.getByLabel('Your message').fill('Hello doctor, when should I take the first dose?');
+    const png = join(dataDir, 'photo.png');
+    writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));
+    await page.getByLabel(/Attach a file/).setInputFiles(png);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Hello doctor, when should I take the first dose?').waitFor();
+    await page.getByRole('button', { name: 'Attachment' }).waitFor();
+    await check(page, 'messages-sent');
+    await doc.goto('/desk/conversations');
+    await doc.getByText('Awaiting reply').waitFor();
+    await check(doc, 'desk-inbox');
+    await doc.getByRole('link', { name: 'Ada Lovelace' }).click();
+    await doc.getByText('Hello doctor').waitFor();
+    await doc.getByLabel('Reply').fill('Take the first dose on Monday morning.');
+    await doc.getByRole('button', { name: 'Send' }).click();
+    await doc.getByText('Take the first dose on Monday morning.').waitFor();
+    await check(doc, 'desk-conversation');
+    const messagesLink = await waitForMail(dataDir, email, /(https?:\/\/\S+\/messages)\b/);
+    await page.goto('/home');
+    await page.getByRole('link', { name: 'Messages (1 unread)' }).waitFor(); // the unread badge
+    await page.goto(messagesLink);
+    await page.getByText('Take the first dose on Monday morning.').waitFor();
+    await page.getByRole('link', { name: 'Messages', exact: true }).waitFor(); // read: the badge goes
+    await check(page, 'messages-reply');
+
+    log('journal: weights and the chart');
+    await page.goto('/journal');
+    const days = [21, 14, 7, 0].map((d) => new Date(Date.now() - d * 86400000).toISOString().slice(0, 10));
+    const kgs = ['105', '103.4', '102.1', '100.8'];
+    for (let i = 0; i < days.length; i++) {
+      await page.getByLabel('Weight (kg)').fill(kgs[i]);
+      await page.getByLabel('Date', { exact: true }).fill(days[i]);
+      await page.getByRole('button', { name: 'Log weight' }).click();
+      await page.locator(`svg[data-points="${i + 1}"]`).waitFor();
+    }
+    await page.getByRole('img', { name: 'Weight over time' }).waitFor();
+    if ((await page.locator('.chart circle.dot').count()) !== 4) fail('the chart does not show the four weights');
+    await check(page, 'journal-weight-chart');
+
+    log('plan, renewal, referrals, profile');
+    for (const [path, name] of [
+      ['/plan', 'plan'],
+      ['/renewal', 'renewal'],
+      ['/referrals', 'referrals'],
+      ['/profile', 'profile'],
+      ['/consultations', 'consultations'],
+    ] as const) {
+      await page.goto(path);
+      await check(page, name);
+    }
+    const share = await page.goto('/referrals').then(() => page.getByLabel('Your share link').inputValue());
+    if (!/\/r\/[A-Z0-9]+$/i.test(share)) fail(`odd share link ${share}`);
+
+    log('a patient token never reaches the desk');
+    await page.goto('/desk');
+    await page.getByText('This page is for doctors.').waitFor();
+    await check(page, 'desk-as-patient');
+
+    log('time until the home page is interactive');
+    const times: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = Date.now();
+      await page.goto('/home');
+      await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
+      await page.getByText('Latest consultation').waitFor();
+      await page.getByRole('link', { name: 'Consultations' }).first().waitFor();
+      await page.locator('.card .badge').first().waitFor();
+      times.push(Date.now() - t0);
+    }
+    await check(page, 'home');
+    const nav = await page.evaluate(() => {
+      const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return { domInteractive: Math.round(n.domInteractive), domContentLoaded: Math.round(n.domContentLoadedEventEnd) };
+    });
+    log(`  home page interactive (navigation to content and data shown): ${times.map((t) => `${t} ms`).join(', ')} (median ${[...times].sort((a, b) => a - b)[1]} ms; domInteractive ${nav.domInteractive} ms, DOMContentLoaded ${nav.domContentLoaded} ms)`);
+
+    log('reset password from the mail link');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    const askedAt = Date.now() - 1000;
+    await page.getByRole('button', { name: 'Email me a reset link' }).click();
+    await page.getByText('a reset link is on its way').waitFor();
+    await check(page, 'forgot-password');
+    const resetLink = await waitForMail(dataDir, email, /(https?:\/\/\S+\/reset-password\?token=\S+)/, askedAt);
+    await page.goto(resetLink);
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await check(page, 'reset-password');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Your password is changed').waitFor();
+    await page.getByRole('link', { name: 'Sign in' }).last().click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
+
+    log('red flag: the emergency screen with the country’s number');
+    await page.goto('/questionnaire/hair_growth');
+    await page.getByText('Step 1 of').waitFor();
+    await page.getByLabel('Chest pain').check();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('alertdialog', { name: 'Call the emergency number now' }).waitFor();
+    const tel = await page.getByRole('link', { name: /Call 112/ }).getAttribute('href');
+    if (tel !== 'tel:112') fail(`emergency link is ${tel}`);
+    await check(page, 'emergency-screen');
+
+    await dctx.close();
+    await ctx.close();
+    log(`\nbrowser journey passed: ${report.length} pages checked with axe-core, screenshots in ${SHOTS}`);
+  } catch (err) {
+    for (const [i, p] of pages.entries()) await p.screenshot({ path: join(SHOTS, `failure-${i}.png`), fullPage: true }).catch(() => undefined);
+    throw err;
+  } finally {
+    await browser.close();
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

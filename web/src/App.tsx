@@ -1,0 +1,206 @@
+// The shell: header and navigation by role, language, the route table (routes.json) and the guards.
+// A patient token never loads the desk's data (the API answers 403 anyway); a doctor lands on the desk.
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { api } from './api/client';
+import { auth, useSession } from './auth';
+import { EmergencyProvider } from './components/Emergency';
+import { Alert, Loading } from './components/ui';
+import { browserLocale, I18nProvider, isLocale, LOCALE_NAMES, LOCALES, makeI18n, useI18n, type Locale } from './i18n';
+import { ForgotPassword, ReferralLanding, ResetPassword, SignIn, SignUp } from './pages/auth';
+import { Home } from './pages/patient';
+import { CheckoutReturn, Questionnaire, Treatments } from './pages/questionnaire';
+import { Link, matchRoute, navigate, Redirect, useLocation } from './router';
+
+const Patient = {
+  Consultations: lazy(() => import('./pages/patient').then((m) => ({ default: m.Consultations }))),
+  ConsultationDetail: lazy(() => import('./pages/patient').then((m) => ({ default: m.ConsultationDetail }))),
+  Prescriptions: lazy(() => import('./pages/patient').then((m) => ({ default: m.Prescriptions }))),
+  Payments: lazy(() => import('./pages/patient').then((m) => ({ default: m.Payments }))),
+  Orders: lazy(() => import('./pages/patient').then((m) => ({ default: m.Orders }))),
+  Messages: lazy(() => import('./pages/messages').then((m) => ({ default: m.Messages }))),
+  Journal: lazy(() => import('./pages/journal')),
+  Renewal: lazy(() => import('./pages/plans').then((m) => ({ default: m.Renewal }))),
+  Plan: lazy(() => import('./pages/plans').then((m) => ({ default: m.PlanPage }))),
+  Referrals: lazy(() => import('./pages/account').then((m) => ({ default: m.Referrals }))),
+  Profile: lazy(() => import('./pages/account').then((m) => ({ default: m.ProfilePage }))),
+};
+const Doctor = {
+  Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
+  Consultation: lazy(() => import('./pages/desk').then((m) => ({ default: m.DeskConsultation }))),
+  Inbox: lazy(() => import('./pages/desk').then((m) => ({ default: m.Inbox }))),
+  Conversation: lazy(() => import('./pages/desk').then((m) => ({ default: m.InboxConversation }))),
+};
+
+type Page = { pattern: string; area: 'public' | 'patient' | 'doctor'; render: (p: Record<string, string>) => ReactNode };
+
+const PAGES: Page[] = [
+  { pattern: '/', area: 'public', render: () => <Landing /> },
+  { pattern: '/sign-in', area: 'public', render: () => <SignIn /> },
+  { pattern: '/sign-up', area: 'public', render: () => <SignUp /> },
+  { pattern: '/forgot-password', area: 'public', render: () => <ForgotPassword /> },
+  { pattern: '/reset-password', area: 'public', render: () => <ResetPassword /> },
+  { pattern: '/r/:code', area: 'public', render: (p) => <ReferralLanding code={p.code} /> },
+  { pattern: '/treatments', area: 'public', render: () => <Treatments /> },
+  { pattern: '/questionnaire/:slug', area: 'public', render: (p) => <Questionnaire slug={p.slug} /> },
+  { pattern: '/home', area: 'patient', render: () => <Home /> },
+  { pattern: '/checkout/return', area: 'patient', render: () => <CheckoutReturn /> },
+  { pattern: '/consultations', area: 'patient', render: () => <Patient.Consultations /> },
+  { pattern: '/consultations/:id', area: 'patient', render: (p) => <Patient.ConsultationDetail id={p.id} /> },
+  { pattern: '/prescriptions', area: 'patient', render: () => <Patient.Prescriptions /> },
+  { pattern: '/payments', area: 'patient', render: () => <Patient.Payments /> },
+  { pattern: '/orders', area: 'patient', render: () => <Patient.Orders /> },
+  { pattern: '/messages', area: 'patient', render: () => <Patient.Messages /> },
+  { pattern: '/journal', area: 'patient', render: () => <Patient.Journal /> },
+  { pattern: '/renewal', area: 'patient', render: () => <Patient.Renewal /> },
+  { pattern: '/plan', area: 'patient', render: () => <Patient.Plan /> },
+  { pattern: '/referrals', area: 'patient', render: () => <Patient.Referrals /> },
+  { pattern: '/profile', area: 'patient', render: () => <Patient.Profile /> },
+  { pattern: '/desk', area: 'doctor', render: () => <Doctor.Desk /> },
+  { pattern: '/desk/consultations/:id', area: 'doctor', render: (p) => <Doctor.Consultation id={p.id} /> },
+  { pattern: '/desk/conversations', area: 'doctor', render: () => <Doctor.Inbox /> },
+  { pattern: '/desk/conversations/:id', area: 'doctor', render: (p) => <Doctor.Conversation id={p.id} /> },
+];
+export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
+
+function Landing() {
+  const session = useSession();
+  if (session) return <Redirect to={session.is_doctor ? '/desk' : '/home'} />;
+  return <Treatments />;
+}
+
+function Header({ unread }: { unread: number }) {
+  const { t, locale, setLocale } = useI18n();
+  const session = useSession();
+  const { path } = useLocation();
+  const links: [string, string][] = !session
+    ? [
+        ['/treatments', t('nav.treatments')],
+        ['/sign-in', t('nav.signIn')],
+        ['/sign-up', t('nav.signUp')],
+      ]
+    : session.is_doctor
+      ? [
+          ['/desk', t('nav.desk')],
+          ['/desk/conversations', t('nav.inbox')],
+        ]
+      : [
+          ['/home', t('nav.home')],
+          ['/consultations', t('nav.consultations')],
+          ['/prescriptions', t('nav.prescriptions')],
+          ['/payments', t('nav.payments')],
+          ['/messages', t('nav.messages')],
+          ['/journal', t('nav.journal')],
+          ['/plan', t('nav.plan')],
+          ['/referrals', t('nav.referrals')],
+          ['/profile', t('nav.profile')],
+        ];
+  async function signOut() {
+    const s = auth.get();
+    if (s) await api.POST('/v1/users/logout/', { body: { refresh: s.refresh } }).catch(() => undefined);
+    auth.clear();
+    navigate('/sign-in');
+  }
+  return (
+    <header className="top">
+      <a className="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <div className="bar">
+        <Link to="/" className="brand">
+          {t('app.name')}
+        </Link>
+        <div className="lang">
+          <label htmlFor="lang-select" className="visually-hidden">
+            {t('app.language')}
+          </label>
+          <select id="lang-select" value={locale} onChange={(e) => setLocale(e.target.value as Locale)}>
+            {LOCALES.map((l) => (
+              <option key={l} value={l} lang={l}>
+                {LOCALE_NAMES[l]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <nav aria-label={t('nav.main')}>
+        <ul>
+          {links.map(([to, label]) => (
+            <li key={to}>
+              <Link to={to} aria-current={path === to ? 'page' : undefined}>
+                {label}
+                {to === '/messages' && unread > 0 ? <span className="count"> ({t('nav.unread', { n: unread })})</span> : null}
+              </Link>
+            </li>
+          ))}
+          {session ? (
+            <li>
+              <button type="button" className="link" onClick={signOut}>
+                {t('nav.signOut')}
+              </button>
+            </li>
+          ) : null}
+        </ul>
+      </nav>
+    </header>
+  );
+}
+
+export function App() {
+  const session = useSession();
+  const [locale, setLocaleState] = useState<Locale>(browserLocale());
+  const [unread, setUnread] = useState(0);
+  const { path } = useLocation();
+
+  // Signed in: the profile's language wins; the unread badge of the patient's conversation.
+  useEffect(() => {
+    if (!session) return;
+    void api.GET('/v1/users/profile/').then(({ data }) => {
+      if (data && isLocale(data.locale)) setLocaleState(data.locale);
+    });
+  }, [session?.access && session.refresh]);
+  useEffect(() => {
+    if (!session || session.is_doctor) return setUnread(0);
+    const refresh = () => void api.GET('/v1/users/conversations/').then(({ data }) => setUnread(data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0));
+    refresh();
+    window.addEventListener('pts:unread', refresh);
+    return () => window.removeEventListener('pts:unread', refresh);
+  }, [session?.refresh, path]);
+
+  const i18n = useMemo(
+    () =>
+      makeI18n(locale, (l) => {
+        setLocaleState(l);
+        localStorage.setItem('pts.locale', l);
+        if (auth.get()) void api.PATCH('/v1/users/profile/me/', { body: { locale: l } });
+      }),
+    [locale],
+  );
+  useEffect(() => {
+    document.documentElement.lang = locale;
+  }, [locale]);
+
+  let content: ReactNode = null;
+  let found = false;
+  for (const page of PAGES) {
+    const params = matchRoute(page.pattern, path);
+    if (!params) continue;
+    found = true;
+    if (page.area !== 'public' && !session) content = <Redirect to={`/sign-in?next=${encodeURIComponent(path + window.location.search)}`} />;
+    else if (page.area === 'doctor' && !session?.is_doctor) content = <Alert kind="error">{i18n.t('desk.patientOnly')}</Alert>;
+    else if (page.area === 'patient' && session?.is_doctor && path === '/home') content = <Redirect to="/desk" />;
+    else content = page.render(params);
+    break;
+  }
+  if (!found) content = <Alert kind="error">{i18n.t('app.notFound')}</Alert>;
+
+  return (
+    <I18nProvider value={i18n}>
+      <EmergencyProvider>
+        <Header unread={unread} />
+        <main id="main" tabIndex={-1}>
+          <Suspense fallback={<Loading />}>{content}</Suspense>
+        </main>
+      </EmergencyProvider>
+    </I18nProvider>
+  );
+}

@@ -1,0 +1,106 @@
+// The API client, generated from the service's OpenAPI document (src/api/schema.d.ts): a path,
+// a parameter or a field that changes in the API breaks `npm run build` here, not a page at run time.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from './schema';
+import { auth } from '../auth';
+
+export type Schemas = components['schemas'];
+
+/** The API's origin: the page's own (the service serves the app) unless built with VITE_API_BASE_URL. */
+export const API_BASE = (import.meta.env.VITE_API_BASE_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
+/** X-Brand-Slug for the unauthenticated account endpoints (build-time VITE_BRAND_SLUG, default demo). */
+export const BRAND = (import.meta.env.VITE_BRAND_SLUG as string | undefined) ?? 'demo';
+
+export const api = createClient<paths>({ baseUrl: API_BASE });
+
+let refreshing: Promise<boolean> | null = null;
+
+/** Rotates the token pair once; concurrent 401s share one refresh. */
+export function refreshTokens(): Promise<boolean> {
+  const refresh = auth.get()?.refresh;
+  if (!refresh) return Promise.resolve(false);
+  refreshing ??= fetch(`${API_BASE}/v1/users/token/refresh/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-brand-slug': BRAND },
+    body: JSON.stringify({ refresh }),
+  })
+    .then(async (r) => {
+      if (!r.ok) return false;
+      const body = await r.json();
+      auth.update({ access: body.access, refresh: body.refresh ?? refresh });
+      return true;
+    })
+    .catch(() => false)
+    .finally(() => {
+      refreshing = null;
+    });
+  return refreshing;
+}
+
+const authMiddleware: Middleware = {
+  async onRequest({ request }) {
+    const session = auth.get();
+    if (session && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${session.access}`);
+    if (!request.headers.has('x-brand-slug')) request.headers.set('x-brand-slug', BRAND);
+    return request;
+  },
+  async onResponse({ request, response }) {
+    // An expired access token: rotate once and replay; a second 401 ends the session.
+    if (response.status !== 401 || !auth.get() || request.url.includes('/v1/users/token/')) return response;
+    if (await refreshTokens()) {
+      const retry = new Request(request, { headers: new Headers(request.headers) });
+      retry.headers.set('authorization', `Bearer ${auth.get()!.access}`);
+      const again = await fetch(retry);
+      if (again.status !== 401) return again;
+    }
+    auth.clear();
+    return response;
+  },
+};
+api.use(authMiddleware);
+
+/** A fetch with the session (file downloads, multipart uploads). */
+export async function authFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const go = () => {
+    const headers = new Headers(init.headers);
+    const s = auth.get();
+    if (s) headers.set('authorization', `Bearer ${s.access}`);
+    return fetch(`${API_BASE}${path}`, { ...init, headers });
+  };
+  let r = await go();
+  if (r.status === 401 && (await refreshTokens())) r = await go();
+  return r;
+}
+
+/** Downloads a file of the API (PDF invoice, prescription, attachment) with the session. */
+export async function download(path: string, fallbackName: string) {
+  const r = await authFetch(path);
+  if (!r.ok) throw new Error(String(r.status));
+  const blob = await r.blob();
+  const name = /filename="?([^";]+)"?/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The first human-readable message of an API error body (field-keyed, {error}, {detail}, {message}). */
+export function errorText(body: unknown, fallback: string): string {
+  if (!body || typeof body !== 'object') return fallback;
+  const b = body as Record<string, unknown>;
+  for (const k of ['error', 'detail', 'message']) if (typeof b[k] === 'string') return b[k] as string;
+  for (const v of Object.values(b)) if (Array.isArray(v) && typeof v[0] === 'string') return v[0];
+  return fallback;
+}
+
+/** Field-keyed errors of a 400 ({field: [messages]}), for showing next to each field. */
+export function fieldErrors(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (body && typeof body === 'object')
+    for (const [k, v] of Object.entries(body)) if (Array.isArray(v) && typeof v[0] === 'string') out[k] = v[0];
+  return out;
+}

@@ -1,0 +1,104 @@
+// The patient's conversation with the medical team: messages, attachments, emergency wording notice.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { api, authFetch, download, errorText } from '../api/client';
+import { useEmergency, type EmergencyNotice } from '../components/Emergency';
+import { Alert, LoadError, Loading, PageTitle, TextArea, useLoad } from '../components/ui';
+import { useI18n } from '../i18n';
+
+type Msg = { id: string; sender_type: 'USER' | 'DOCTOR'; content: string; file: string | null; created_at: string };
+
+export function MessageList({ messages, mine, filePath }: { messages: Msg[]; mine: 'USER' | 'DOCTOR'; filePath: (m: Msg) => string }) {
+  const { t, dateTime } = useI18n();
+  if (!messages.length) return <p>{t('messages.empty')}</p>;
+  return (
+    <ol className="messages" aria-label={t('messages.title')}>
+      {messages.map((m) => (
+        <li key={m.id} className={m.sender_type === mine ? 'mine' : 'theirs'}>
+          <p className="meta">
+            {m.sender_type === 'USER' ? (mine === 'USER' ? t('messages.you') : t('desk.patient')) : t('messages.team')} · <time dateTime={m.created_at}>{dateTime(m.created_at)}</time>
+          </p>
+          {m.content ? <p className="content">{m.content}</p> : null}
+          {m.file ? (
+            <button type="button" className="link" onClick={() => void download(filePath(m), 'attachment')}>
+              {t('messages.file')}
+            </button>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Messages() {
+  const { t } = useI18n();
+  const showEmergency = useEmergency();
+  const convs = useLoad(() => api.GET('/v1/users/conversations/'));
+  const conv = convs.data?.results[0];
+  const [messages, setMessages] = useState<Msg[] | null>(null);
+  const [content, setContent] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+
+  const load = async (id: string) => {
+    const { data } = await api.GET('/v1/users/conversations/{id}/messages/', { params: { path: { id } } });
+    if (data) setMessages(data as Msg[]);
+    window.dispatchEvent(new Event('pts:unread')); // reading marks the team's messages read
+  };
+  useEffect(() => {
+    if (conv) void load(conv.id);
+  }, [conv?.id]);
+
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    if (!conv) return;
+    const file = fileRef.current?.files?.[0];
+    if (!content.trim() && !file) return;
+    setBusy(true);
+    setError('');
+    let body: any;
+    let ok = false;
+    if (file) {
+      const fd = new FormData();
+      if (content.trim()) fd.append('content', content);
+      fd.append('file', file);
+      const r = await authFetch(`/v1/users/conversations/${conv.id}/messages/`, { method: 'POST', body: fd });
+      body = await r.json().catch(() => ({}));
+      ok = r.ok;
+    } else {
+      const r = await api.POST('/v1/users/conversations/{id}/messages/', { params: { path: { id: conv.id } }, body: { content } });
+      body = r.data ?? r.error;
+      ok = Boolean(r.data);
+    }
+    setBusy(false);
+    if (!ok) {
+      setError(errorText(body, t('app.error')));
+      return;
+    }
+    setContent('');
+    if (fileRef.current) fileRef.current.value = '';
+    await load(conv.id);
+    if (body?.emergency) showEmergency(body.emergency as EmergencyNotice);
+  }
+
+  return (
+    <section>
+      <PageTitle>{t('messages.title')}</PageTitle>
+      <p>{t('messages.intro')}</p>
+      <LoadError error={convs.error} />
+      {!messages && !convs.error ? <Loading /> : null}
+      {messages && conv ? <MessageList messages={messages} mine="USER" filePath={(m) => `/v1/users/conversations/${conv.id}/messages/${m.id}/file/`} /> : null}
+      <form onSubmit={send} className="compose">
+        {error ? <Alert kind="error">{error}</Alert> : null}
+        <TextArea label={t('messages.message')} name="content" maxLength={5000} value={content} onChange={(e) => setContent(e.target.value)} />
+        <div className="field">
+          <label htmlFor="message-file">{t('messages.attach')}</label>
+          <input id="message-file" ref={fileRef} type="file" name="file" accept="application/pdf,image/jpeg,image/png,image/heic" />
+        </div>
+        <button type="submit" disabled={busy || !conv}>
+          {t('messages.send')}
+        </button>
+      </form>
+    </section>
+  );
+}
