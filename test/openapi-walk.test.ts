@@ -233,12 +233,22 @@ describe('the OpenAPI document against the running service', () => {
         { question_key: 'current_weight_kg', values: { value: 96 } },
         { question_key: 'significant_side_effects', values: { value: 0 } },
         { question_key: 'new_medication', values: { value: 0 } },
+        { question_key: 'urgent_symptoms', values: { none: 1 } },
+        { question_key: 'glp1_allergy', values: { value: 0 } },
+        { question_key: 'pancreatitis_history', values: { value: 0 } },
+        { question_key: 'other_glp1', values: { value: 0 } },
+        { question_key: 'mtc_or_men2', values: { value: 0 } },
+        { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } },
       ];
       const confirm = { consultation_id: renewal.body.pending_consultation_id, answers };
       expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: { ...confirm, answers: [] } })).status).toBe(400);
       expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: confirm })).status).toBe(200);
       expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: confirm })).status).toBe(409);
     }
+
+    // Connected assistants (the OAuth flow itself is tested with the MCP SDK in test/mcp-oauth.test.ts).
+    expect((await api('GET', '/v1/users/connected-apps/', { token: await fresh(patient) })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/connected-apps/${randomUUID()}/`, { token: await fresh(patient) })).status).toBe(404);
 
     // Signing out ends the session.
     const last = await fresh(patient);

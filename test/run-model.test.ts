@@ -54,7 +54,7 @@ function alive(pid: number): boolean {
 
 /** Starts `npm start` in its own process group; resolves once /readyz answers 200. */
 async function npmStart(env: Record<string, string>, port: number) {
-  const child = spawn('npm', ['start'], { cwd: root, env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], { cwd: root, env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', PTS_SKIP_WEB_BUILD: '1' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.on('data', (d) => (output += d));

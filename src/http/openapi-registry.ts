@@ -139,13 +139,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/users/questionnaires/{slug}/progress/': { id: 'getQuestionnaireDraft', errors: { 403: null, 404: [detail] }, descriptions: { 200: 'The saved draft (empty when nothing is saved)' } },
   'PATCH /v1/users/questionnaires/{slug}/progress/': {
     id: 'saveQuestionnaireDraft',
-    errors: { 400: [fields], 403: null, 404: [detail] },
+    errors: { 400: [fields, { error_name: ['SERVICE_NOT_AVAILABLE_IN_COUNTRY'] }], 403: null, 404: [detail] },
     descriptions: { 200: 'The saved draft' },
     requestExample: { data: [{ step_id: 1, question_key: 'urgent_symptoms', values: { none: true } }, { step_id: 2, question_key: 'height_cm', value: 170 }] },
   },
   'POST /v1/users/questionnaires/{slug}/submit/': {
     id: 'submitQuestionnaire',
-    errors: { 400: [{ error_name: ['PROFILE_INCOMPLETE', 'QUESTIONNAIRE_INCOMPLETE'] }], 403: null, 404: [detail] },
+    errors: { 400: [{ error_name: ['PROFILE_INCOMPLETE', 'QUESTIONNAIRE_INCOMPLETE', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] }], 403: null, 404: [detail] },
     descriptions: { 200: 'The outcome: eligible, ineligible, emergency or held for review' },
   },
 
@@ -153,7 +153,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/checkout/': {
     id: 'startCheckout',
     errors: {
-      400: [{ error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE'] }, fields],
+      400: [
+        { error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE', 'TREATMENT_NOT_ALLOWED', 'DOSAGE_NOT_ALLOWED', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] },
+        fields,
+      ],
       409: [{ error_name: ['CONSULTATION_ALREADY_OPEN', 'SUBMISSION_ALREADY_USED'] }],
     },
     descriptions: { 200: 'The provider checkout page to send the patient to, or the consultation covered by the plan' },
@@ -196,7 +199,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/subscriptions/pending-choice/confirm/': {
     id: 'confirmRenewalChoice',
     errors: {
-      400: [{ code: ['renewal_answers_required', 'renewal_answer_ineligible', 'invalid_treatment_variant', 'dose_step_not_allowed'] }, fields],
+      400: [{ code: ['renewal_answers_required', 'renewal_answer_ineligible', 'invalid_renewal_answers', 'renewal_emergency', 'invalid_treatment_variant', 'dose_step_not_allowed'] }, fields],
       404: ['empty'],
       409: [{ code: ['patient_choice_not_pending'] }],
     },
@@ -215,6 +218,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/subscriptions/{id}/early-order/': {
     id: 'orderSupplyEarly',
     errors: {
+      400: [{ code: ['dose_step_not_allowed'] }],
       402: [{ error: ['payment_failed'] }],
       404: [detail],
       409: [
@@ -294,6 +298,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'PATCH /v1/users/journal/injections/{id}/': { id: 'updateInjection', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated injection' } },
   'DELETE /v1/users/journal/injections/{id}/': { id: 'deleteInjection', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
   'PATCH /v1/users/journal/notes/{id}/': { id: 'updateNote', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated note' } },
+  'GET /v1/users/connected-apps/': { id: 'listConnectedApps', descriptions: { 200: 'The assistants connected to the account (docs/mcp.md)' } },
+  'DELETE /v1/users/connected-apps/{id}/': { id: 'disconnectApp', errors: { 404: [detail] }, descriptions: { 204: 'Disconnected: its tokens stop working at once' } },
   'DELETE /v1/users/journal/notes/{id}/': { id: 'deleteNote', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
   'GET /v1/users/journal/injection-plan/': { id: 'getInjectionPlan', errors: journalPlan, descriptions: { 200: 'The injection plan' } },
   'PATCH /v1/users/journal/injection-plan/': { id: 'updateInjectionPlan', errors: { ...journalPlan, 400: [fields] }, descriptions: { 200: 'The updated plan' } },
@@ -311,7 +317,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   // Clinician review desk
   'GET /v1/clinician/consultations/': { id: 'listReviewQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of consultations' } },
   'GET /v1/clinician/consultations/{id}/': { id: 'getConsultationForReview', errors: { 404: [detail] }, descriptions: { 200: 'The consultation with its submission and eligibility result' } },
-  'POST /v1/clinician/consultations/{id}/approve/': { id: 'approveConsultation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Approved: the consultation with its prescription' } },
+  'POST /v1/clinician/consultations/{id}/approve/': {
+    id: 'approveConsultation',
+    errors: { 400: [fields, { code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [detail], ...decision }, descriptions: { 200: 'Approved: the consultation with its prescription' } },
   'POST /v1/clinician/consultations/{id}/reject/': { id: 'rejectConsultation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Rejected' } },
   'POST /v1/clinician/consultations/{id}/request-information/': { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Waiting for the patient' } },
 

@@ -24,6 +24,8 @@ function run(args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// Tests of the service's own start (test/run-model.test.ts) do not need the app's pages.
+if (process.env.PTS_SKIP_WEB_BUILD === '1') process.exit(0);
 const force = process.argv.includes('--force');
 if (!existsSync(join(web, 'node_modules', '.package-lock.json'))) run(['ci', '--no-audit', '--no-fund']);
 const sources = Math.max(

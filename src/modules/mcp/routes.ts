@@ -37,6 +37,12 @@ function cookies(request: FastifyRequest): Record<string, string> {
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
 export default async function mcpModule(app: App, deps: Deps): Promise<void> {
+  // The connector's protocol endpoints (MCP, OAuth 2.1, RFC 8414/9728 metadata) follow their own
+  // specifications and describe themselves (the metadata documents); docs/mcp.md explains them. They
+  // stay out of the patient REST API document; connected apps (/v1/) are in it.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/')) route.schema = { ...(route.schema ?? {}), hide: true };
+  });
   const r = app.withTypeProvider<ZodTypeProvider>();
   const e = oauth.endpoints(deps);
   const secure = e.issuer.startsWith('https:');
