@@ -48,7 +48,8 @@ describe('payment receipts', () => {
     expect(m.text_body).toContain(`Betrag: ${euros}`);
     expect(m.text_body).toContain(`Rechnungsnummer: INV-${pay.invoice_number}`);
     expect(m.text_body).toContain(`Datum: ${new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeZone: 'Europe/Berlin' }).format(new Date(pay.captured_at))}`);
-    expect(m.text_body).toContain(`${TEST_BASE_URL}/v1/users/payments/${pay.id}/invoice/`);
+    // The web app's payments page, where the invoice is downloaded (the API route needs a token).
+    expect(m.text_body).toContain(`${TEST_BASE_URL}/payments`);
     expect(m.text_body).toContain('Hallo Jörg,');
     for (const w of await healthWords()) expect(m.text_body + m.subject, w).not.toContain(w);
 
@@ -73,7 +74,7 @@ describe('payment receipts', () => {
     expect(receipts).toHaveLength(2);
     const [pay] = await ctx.db.query('select invoice_number from payments where id = $1', [charge.paymentId]);
     expect(receipts[1].subject).toBe(`Votre reçu de paiement (INV-${pay.invoice_number})`);
-    expect(receipts[1].text_body).toContain(`/v1/users/payments/${charge.paymentId}/invoice/`);
+    expect(receipts[1].text_body).toContain(`${TEST_BASE_URL}/payments`);
     for (const w of await healthWords()) expect(receipts[1].text_body, w).not.toContain(w);
   });
 
@@ -88,7 +89,7 @@ describe('payment receipts', () => {
     expect(refunds[0].subject).toBe(`Your refund (INV-${pay.invoice_number})`);
     expect(refunds[0].text_body).toContain('Amount refunded: €10.00');
     expect(refunds[0].text_body).toContain(`Refund reference: ${part.body.refund.id}`);
-    expect(refunds[0].text_body).toContain(`/v1/users/payments/${pay.id}/invoice/`);
+    expect(refunds[0].text_body).toContain(`${TEST_BASE_URL}/payments`);
     for (const w of await healthWords()) expect(refunds[0].text_body, w).not.toContain(w);
 
     const rest = await call(ctx, 'POST', `/v1/backoffice/payments/${pay.id}/refund/`, { token: admin.access, json: {} });
