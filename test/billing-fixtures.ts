@@ -44,3 +44,16 @@ export async function paySandbox(ctx: TestContext, p: Patient, body: Record<stri
   const s = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: p.access });
   return { checkout: co.body, session: s.body, redirect: pay.headers.location as string };
 }
+
+/** Answers to the weight-loss renewal screen that raise nothing: the version's safety step, then the red flags and contraindications. */
+export const WEIGHT_LOSS_RENEWAL_SAFETY = [
+  { question_key: 'current_weight_kg', values: { value: 96 } as Record<string, unknown> },
+  { question_key: 'significant_side_effects', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'new_medication', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'urgent_symptoms', values: { none: 1 } as Record<string, unknown> },
+  { question_key: 'glp1_allergy', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'pancreatitis_history', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'other_glp1', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'mtc_or_men2', values: { value: 0 } as Record<string, unknown> },
+  { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } as Record<string, unknown> },
+];

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
-import { paySandbox, readyPatient } from './billing-fixtures.ts';
+import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
 import { call, createTestContext, latestCode, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext } from './support/harness.ts';
 import { DocumentChecker } from './support/openapi.ts';
@@ -229,17 +229,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/backoffice/test-clock/advance/', { token: await fresh(admin), json: { days: 25 } })).status).toBe(200);
     const renewal = await api('GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss', { token: await fresh(patient) });
     if (renewal.body.pending_consultation_id) {
-      const answers = [
-        { question_key: 'current_weight_kg', values: { value: 96 } },
-        { question_key: 'significant_side_effects', values: { value: 0 } },
-        { question_key: 'new_medication', values: { value: 0 } },
-        { question_key: 'urgent_symptoms', values: { none: 1 } },
-        { question_key: 'glp1_allergy', values: { value: 0 } },
-        { question_key: 'pancreatitis_history', values: { value: 0 } },
-        { question_key: 'other_glp1', values: { value: 0 } },
-        { question_key: 'mtc_or_men2', values: { value: 0 } },
-        { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } },
-      ];
+      const answers = WEIGHT_LOSS_RENEWAL_SAFETY;
       const confirm = { consultation_id: renewal.body.pending_consultation_id, answers };
       expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: { ...confirm, answers: [] } })).status).toBe(400);
       expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token: await fresh(patient), json: confirm })).status).toBe(200);

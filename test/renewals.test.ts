@@ -2,7 +2,7 @@
 // concurrent confirm), and two full cycles of a weight-loss plan driven by the sandbox test clock.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paySandbox, readyPatient } from './billing-fixtures.ts';
+import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
@@ -28,17 +28,7 @@ async function advance(days: number) {
 /** A call as the patient (or staff) with a token minted now. */
 const as = async (p: Patient, method: string, url: string, json?: unknown) => call(ctx, method, url, { token: await fresh(p), json });
 // The weight-loss renewal screen: the version's safety step, then the red flags and contraindications.
-const SAFETY = [
-  { question_key: 'current_weight_kg', values: { value: 96 } },
-  { question_key: 'significant_side_effects', values: { value: 0 } },
-  { question_key: 'new_medication', values: { value: 0 } },
-  { question_key: 'urgent_symptoms', values: { none: 1 } },
-  { question_key: 'glp1_allergy', values: { value: 0 } },
-  { question_key: 'pancreatitis_history', values: { value: 0 } },
-  { question_key: 'other_glp1', values: { value: 0 } },
-  { question_key: 'mtc_or_men2', values: { value: 0 } },
-  { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } },
-];
+const SAFETY = WEIGHT_LOSS_RENEWAL_SAFETY;
 const confirm = async (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', json);
 
 /** A patient with an active weight-loss plan whose period ends `endsInDays` from now (SQL seed). */

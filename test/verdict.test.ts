@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
-import { paySandbox, readyPatient } from './billing-fixtures.ts';
+import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
@@ -126,17 +126,7 @@ describe("the doctor's approval is bound by the engine unless overridden with a 
 
 // ---------------------------------------------------------------- renewals
 
-const WL_SAFETY = [
-  { question_key: 'current_weight_kg', values: { value: 96 } },
-  { question_key: 'significant_side_effects', values: { value: 0 } },
-  { question_key: 'new_medication', values: { value: 0 } },
-  { question_key: 'urgent_symptoms', values: { none: 1 } },
-  { question_key: 'glp1_allergy', values: { value: 0 } },
-  { question_key: 'pancreatitis_history', values: { value: 0 } },
-  { question_key: 'other_glp1', values: { value: 0 } },
-  { question_key: 'mtc_or_men2', values: { value: 0 } },
-  { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } },
-];
+const WL_SAFETY = WEIGHT_LOSS_RENEWAL_SAFETY;
 const answer = (list: typeof WL_SAFETY, key: string, values: Record<string, unknown>) => [...list.filter((a) => a.question_key !== key), { question_key: key, values }];
 
 /**
