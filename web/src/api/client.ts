@@ -10,6 +10,8 @@ export type Schemas = components['schemas'];
 export const API_BASE = (import.meta.env.VITE_API_BASE_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
 /** X-Brand-Slug for the unauthenticated account endpoints (build-time VITE_BRAND_SLUG, default demo). */
 export const BRAND = (import.meta.env.VITE_BRAND_SLUG as string | undefined) ?? 'demo';
+/** The header parameter the document requires on those endpoints (the middleware sets it too). */
+export const brandParams = { header: { 'X-Brand-Slug': BRAND } };
 
 export const api = createClient<paths>({ baseUrl: API_BASE });
 

@@ -1,6 +1,6 @@
 // Profile (details, addresses, identity document, language), change password, referrals.
 import { useState, type FormEvent } from 'react';
-import { api, fieldErrors, type Schemas } from '../api/client';
+import { api, brandParams, fieldErrors, type Schemas } from '../api/client';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { COUNTRIES } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
@@ -146,7 +146,7 @@ function ChangePassword({ email }: { email: string }) {
       {sent ? (
         <Alert kind="success">{t('auth.forgotDone')}</Alert>
       ) : (
-        <button type="button" className="secondary" onClick={async () => setSent(Boolean((await api.POST('/v1/users/forgot-password/', { body: { email } })).data))}>
+        <button type="button" className="secondary" onClick={async () => setSent(Boolean((await api.POST('/v1/users/forgot-password/', { params: brandParams, body: { email } })).data))}>
           {t('auth.forgotButton')}
         </button>
       )}

@@ -1,6 +1,6 @@
 // Sign-up with the emailed code, sign-in, forgot and reset password, the referral landing.
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, errorText, fieldErrors } from '../api/client';
+import { api, brandParams, errorText, fieldErrors } from '../api/client';
 import { auth } from '../auth';
 import { Alert, Field, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
@@ -26,7 +26,7 @@ export function SignIn() {
     e.preventDefault();
     setBusy(true);
     setError('');
-    const { data, error: err, response } = await api.POST('/v1/users/token/', { body: { email, password } });
+    const { data, error: err, response } = await api.POST('/v1/users/token/', { params: brandParams, body: { email, password } });
     setBusy(false);
     if (data) {
       auth.set(data);
@@ -78,6 +78,7 @@ export function SignUp() {
     setErrors({});
     setError('');
     const { data, error: err, response } = await api.POST('/v1/users/register/', {
+      params: brandParams,
       body: { ...form, locale, ...(referral ? { referral_code: referral } : {}) },
     });
     setBusy(false);
@@ -94,7 +95,7 @@ export function SignUp() {
     e.preventDefault();
     setBusy(true);
     setError('');
-    const { data, error: err } = await api.POST('/v1/users/verify-email/', { body: { email: form.email, otp: otp.trim() } });
+    const { data, error: err } = await api.POST('/v1/users/verify-email/', { params: brandParams, body: { email: form.email, otp: otp.trim() } });
     setBusy(false);
     if (data) {
       auth.set(data);
@@ -164,7 +165,7 @@ export function ForgotPassword() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError('');
-    const { data, error: err, response } = await api.POST('/v1/users/forgot-password/', { body: { email } });
+    const { data, error: err, response } = await api.POST('/v1/users/forgot-password/', { params: brandParams, body: { email } });
     if (data) setDone(true);
     else setError(response.status === 429 ? t('auth.rateLimited') : errorText(err, t('app.error')));
   }
@@ -194,7 +195,7 @@ export function ResetPassword() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError('');
-    const { data, error: err } = await api.POST('/v1/users/reset-password/', { body: { token, password } });
+    const { data, error: err } = await api.POST('/v1/users/reset-password/', { params: brandParams, body: { token, password } });
     if (data) {
       auth.clear(); // the reset ends every session
       setDone(true);

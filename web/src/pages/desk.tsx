@@ -13,7 +13,7 @@ const URGENT = 'emergency_contraception';
 
 export function Desk() {
   const { t, dateTime } = useI18n();
-  const queue = useLoad(() => api.GET('/v1/clinician/consultations/', { params: { query: { status: 'pending_review', limit: '100' } } }));
+  const queue = useLoad(() => api.GET('/v1/clinician/consultations/', { params: { query: { status: 'pending_review', limit: 100 } } }));
   const rows = [...(queue.data?.results ?? [])].sort((a, b) => Number(b.category === URGENT) - Number(a.category === URGENT) || a.created_at.localeCompare(b.created_at));
   return (
     <section>
@@ -211,7 +211,7 @@ export function DeskConsultation({ id }: { id: string }) {
 
 export function Inbox() {
   const { t, dateTime } = useI18n();
-  const list = useLoad(() => api.GET('/v1/clinician/conversations/', { params: { query: { limit: '100' } } }));
+  const list = useLoad(() => api.GET('/v1/clinician/conversations/', { params: { query: { limit: 100 } } }));
   return (
     <section>
       <PageTitle>{t('nav.inbox')}</PageTitle>

@@ -10,7 +10,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 export default function Journal() {
   const { t } = useI18n();
-  const weights = useLoad(() => api.GET('/v1/users/journal/weight-entries/', { params: { query: { limit: '200' } } }));
+  const weights = useLoad(() => api.GET('/v1/users/journal/weight-entries/', { params: { query: { limit: 200 } } }));
   if (weights.loading && !weights.data && !weights.error) return <Loading />;
   if (weights.error)
     return (
@@ -78,7 +78,7 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
 
 function Injections() {
   const { t, dateTime } = useI18n();
-  const list = useLoad(() => api.GET('/v1/users/journal/injections/', { params: { query: { limit: '20' } } }));
+  const list = useLoad(() => api.GET('/v1/users/journal/injections/', { params: { query: { limit: 20 } } }));
   const [form, setForm] = useState({ dose: '', medication: '', injected_at: '', injection_site: 'abdomen' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   async function submit(e: FormEvent) {
@@ -156,7 +156,7 @@ function Plan() {
 
 function Notes() {
   const { t, date } = useI18n();
-  const list = useLoad(() => api.GET('/v1/users/journal/notes/', { params: { query: { limit: '20' } } }));
+  const list = useLoad(() => api.GET('/v1/users/journal/notes/', { params: { query: { limit: 20 } } }));
   const [text, setText] = useState('');
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -198,7 +198,7 @@ function Notes() {
 function SideEffects() {
   const { t, date } = useI18n();
   const showEmergency = useEmergency();
-  const list = useLoad(() => api.GET('/v1/users/journal/side-effects/', { params: { query: { limit: '20' } } }));
+  const list = useLoad(() => api.GET('/v1/users/journal/side-effects/', { params: { query: { limit: 20 } } }));
   const [form, setForm] = useState({ symptom: '', severity: 'mild', note: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [flagged, setFlagged] = useState(false);

@@ -7,8 +7,8 @@ import { Link } from '../router';
 export function Home() {
   const { t, date, money } = useI18n();
   const profile = useLoad(() => api.GET('/v1/users/profile/'));
-  const consultations = useLoad(() => api.GET('/v1/users/consultations/', { params: { query: { limit: '3' } } }));
-  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: '5' } } }));
+  const consultations = useLoad(() => api.GET('/v1/users/consultations/', { params: { query: { limit: 3 } } }));
+  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 5 } } }));
   const convs = useLoad(() => api.GET('/v1/users/conversations/'));
   const p = profile.data;
   const plan = subs.data?.results.find((s) => s.status !== 'canceled');
@@ -81,7 +81,7 @@ export function Home() {
 
 export function Consultations() {
   const { t, date } = useI18n();
-  const list = useLoad(() => api.GET('/v1/users/consultations/', { params: { query: { limit: '50' } } }));
+  const list = useLoad(() => api.GET('/v1/users/consultations/', { params: { query: { limit: 50 } } }));
   return (
     <section>
       <PageTitle>{t('consultations.title')}</PageTitle>
@@ -176,7 +176,7 @@ function PrescriptionList({ items }: { items: Prescription[] }) {
 
 export function Prescriptions() {
   const { t } = useI18n();
-  const list = useLoad(() => api.GET('/v1/users/prescriptions/', { params: { query: { limit: '50' } } }));
+  const list = useLoad(() => api.GET('/v1/users/prescriptions/', { params: { query: { limit: 50 } } }));
   return (
     <section>
       <PageTitle>{t('prescriptions.title')}</PageTitle>
@@ -190,7 +190,7 @@ export function Prescriptions() {
 
 export function Payments() {
   const { t, date, money } = useI18n();
-  const list = useLoad(() => api.GET('/v1/users/payments/', { params: { query: { limit: '50' } } }));
+  const list = useLoad(() => api.GET('/v1/users/payments/', { params: { query: { limit: 50 } } }));
   return (
     <section>
       <PageTitle>{t('payments.title')}</PageTitle>
