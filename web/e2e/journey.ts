@@ -78,7 +78,7 @@ async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0
 // ---- the server ------------------------------------------------------------------------------------
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo' };
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor'], { cwd: ROOT, env, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789'], { cwd: ROOT, env, encoding: 'utf8' });
   if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   for (let i = 0; i < 200; i++) {
