@@ -17,8 +17,8 @@ import type { EngineVerdict, PrescribingVerdict } from '../questionnaires/prescr
 import { profileFacts } from '../questionnaires/repository.ts';
 import { assertCountryServed } from '../questionnaires/service.ts';
 import { transition, canTransition } from '../consultations/status.ts';
-import { enqueueMail } from '../../mail/outbox.ts';
-import { duplicateRefundMail, formatAmount } from './duplicate-mail.ts';
+import { enqueueMail, LOCALES, type Locale } from '../../mail/outbox.ts';
+import { duplicateRefundMail, formatAmount } from './mail.ts';
 import { billingCategory, oneOffSupplyDays, planCycleDays, priceFor, type BillingTreatment } from './catalogue.ts';
 import { paymentDescription, planPaymentDescription } from './product.ts';
 import { queueChargeReceipt, queueRefundReceipt } from './receipts.ts';
@@ -466,9 +466,10 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: any, state: Sessio
   );
   const [user] = await q.query<{ email: string; first_name: string | null; locale: string | null }>('select email, first_name, locale from users where id = $1', [row.user_id]);
   if (user) {
-    await enqueueMail(q, user.email, duplicateRefundMail, user.locale ?? 'en', {
+    const locale: Locale = LOCALES.find((l) => l === user.locale) ?? 'en';
+    await enqueueMail(q, user.email, duplicateRefundMail, locale, {
       first_name: user.first_name ?? '',
-      amount: formatAmount(amount, row.currency),
+      amount: formatAmount(locale, amount, row.currency),
       link: appLinks.payments(deps.config),
     });
   }
