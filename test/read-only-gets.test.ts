@@ -13,7 +13,7 @@ const WRITE = /^\s*(with\b[\s\S]*?\)\s*)?(insert|update|delete)\b/i;
 // The one write a GET may make, documented in docs/messages.md: opening a thread is the read receipt,
 // an idempotent `is_read` flag set on the primary while the messages themselves may come from the
 // replica. It is not a row created on read.
-const READ_RECEIPT = /^\s*update messages set is_read = true\b/i;
+const READ_RECEIPT = /^\s*update "?messages"? set "?is_read"?\s*=/i;
 
 function record(sql: string) {
   const request = current.getStore();
