@@ -24,7 +24,7 @@ function routeOf(url: string): string | undefined {
   return PATTERNS.find((p) => {
     const a = p.split('/');
     const b = path.split('/');
-    return a.length === b.length && a.every((seg, i) => (seg.startsWith(':') ? b[i].length > 0 : seg === b[i]));
+    return a.length === b.length && a.every((seg, i) => (seg.startsWith(':') ? (b[i] ?? '').length > 0 : seg === b[i]));
   });
 }
 
