@@ -108,8 +108,8 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
       </fieldset>
       <fieldset>
         <legend>{t('profile.addresses')}</legend>
-        <Field label="Address line 1" name="line1" autoComplete="address-line1" value={f.line1} onChange={set('line1')} error={errors['addresses.0.line1'] ?? errors.addresses} />
-        <Field label="Address line 2" name="line2" autoComplete="address-line2" value={f.line2} onChange={set('line2')} />
+        <Field label={t('profile.line1')} name="line1" autoComplete="address-line1" value={f.line1} onChange={set('line1')} error={errors['addresses.0.line1'] ?? errors.addresses} />
+        <Field label={t('profile.line2')} name="line2" autoComplete="address-line2" value={f.line2} onChange={set('line2')} />
         <Field label={t('profile.city')} name="address_city" autoComplete="address-level2" value={f.address_city} onChange={set('address_city')} />
         <Field label={t('profile.postal')} name="address_postal" autoComplete="postal-code" value={f.address_postal} onChange={set('address_postal')} />
         <Select label={t('profile.country')} name="address_country" value={f.address_country} placeholder={t('profile.choose')} options={countries} onChange={set('address_country')} />
