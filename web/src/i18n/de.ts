@@ -215,6 +215,7 @@ export const de: Dict = {
   'renewal.nextStep': 'nächste Stufe',
   'renewal.changed': 'Seit der letzten Prüfung hat sich an meiner Gesundheit etwas geändert',
   'renewal.changeNote': 'Was hat sich geändert?',
+  'renewal.answersMissing': 'Beantworten Sie die unten markierten Fragen.',
   'renewal.confirm': 'Verlängerung bestätigen',
   'renewal.confirmed': 'Bestätigt. Eine Ärztin oder ein Arzt prüft Ihre Verlängerung.',
   'renewal.blocked': 'Derzeit nicht möglich: {reason}',

@@ -214,6 +214,7 @@ export const en = {
   'renewal.nextStep': 'next step',
   'renewal.changed': 'Something in my health changed since the last review',
   'renewal.changeNote': 'What changed',
+  'renewal.answersMissing': 'Answer the questions marked below.',
   'renewal.confirm': 'Confirm renewal',
   'renewal.confirmed': 'Confirmed. A doctor reviews your renewal.',
   'renewal.blocked': 'Not available now: {reason}',

@@ -215,6 +215,7 @@ export const es: Dict = {
   'renewal.nextStep': 'siguiente escalón',
   'renewal.changed': 'Algo ha cambiado en mi salud desde la última revisión',
   'renewal.changeNote': 'Qué ha cambiado',
+  'renewal.answersMissing': 'Responda a las preguntas marcadas abajo.',
   'renewal.confirm': 'Confirmar la renovación',
   'renewal.confirmed': 'Confirmado. Un médico revisará su renovación.',
   'renewal.blocked': 'No disponible por ahora: {reason}',

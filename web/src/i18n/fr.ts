@@ -215,6 +215,7 @@ export const fr: Dict = {
   'renewal.nextStep': 'palier suivant',
   'renewal.changed': 'Mon état de santé a changé depuis le dernier examen',
   'renewal.changeNote': 'Ce qui a changé',
+  'renewal.answersMissing': 'Répondez aux questions signalées ci-dessous.',
   'renewal.confirm': 'Confirmer le renouvellement',
   'renewal.confirmed': 'Confirmé. Un médecin va examiner votre renouvellement.',
   'renewal.blocked': 'Indisponible pour le moment : {reason}',

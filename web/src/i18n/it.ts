@@ -215,6 +215,7 @@ export const it: Dict = {
   'renewal.nextStep': 'livello successivo',
   'renewal.changed': 'Qualcosa nella mia salute è cambiato dall’ultima valutazione',
   'renewal.changeNote': 'Che cosa è cambiato',
+  'renewal.answersMissing': 'Risponda alle domande segnalate qui sotto.',
   'renewal.confirm': 'Conferma il rinnovo',
   'renewal.confirmed': 'Confermato. Un medico valuterà il Suo rinnovo.',
   'renewal.blocked': 'Non disponibile al momento: {reason}',

@@ -215,6 +215,7 @@ export const nl: Dict = {
   'renewal.nextStep': 'volgende stap',
   'renewal.changed': 'Er is sinds de laatste beoordeling iets veranderd aan mijn gezondheid',
   'renewal.changeNote': 'Wat is er veranderd',
+  'renewal.answersMissing': 'Beantwoord de hieronder gemarkeerde vragen.',
   'renewal.confirm': 'Verlenging bevestigen',
   'renewal.confirmed': 'Bevestigd. Een arts beoordeelt uw verlenging.',
   'renewal.blocked': 'Nu niet beschikbaar: {reason}',

@@ -215,6 +215,7 @@ export const pt: Dict = {
   'renewal.nextStep': 'escalão seguinte',
   'renewal.changed': 'Algo mudou na minha saúde desde a última avaliação',
   'renewal.changeNote': 'O que mudou',
+  'renewal.answersMissing': 'Responda às perguntas assinaladas abaixo.',
   'renewal.confirm': 'Confirmar a renovação',
   'renewal.confirmed': 'Confirmado. Um médico vai avaliar a sua renovação.',
   'renewal.blocked': 'Indisponível de momento: {reason}',
