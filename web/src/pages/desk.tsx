@@ -93,12 +93,15 @@ export function DeskConsultation({ id }: { id: string }) {
   const check = x.prescribing_check;
   // Outside the engine's verdict: the consultation's own choice when the check failed, or a treatment
   // or dose the check does not allow. The API decides (override_required); this only asks up front.
+  // Until the form state is filled from the consultation, its own treatment and dose are the choice.
+  const chosenTreatment = treatment || x.treatment_id;
+  const chosenDosage = dosage || x.dosage;
   const outside =
     overrideAsked ||
     (check
-      ? (treatment === x.treatment_id && dosage === x.dosage && !check.ok) ||
-        (check.allowed_treatments.length > 0 && !check.allowed_treatments.includes(treatment)) ||
-        (treatment === x.treatment_id && check.allowed_dosages.length > 0 && !check.allowed_dosages.includes(dosage))
+      ? (chosenTreatment === x.treatment_id && chosenDosage === x.dosage && !check.ok) ||
+        (check.allowed_treatments.length > 0 && !check.allowed_treatments.includes(chosenTreatment)) ||
+        (chosenTreatment === x.treatment_id && check.allowed_dosages.length > 0 && !check.allowed_dosages.includes(chosenDosage))
       : false);
   const overrideShort = outside && overrideReason.trim().length < 20;
   const open = x.status === 'pending_review' || x.status === 'needs_information';
@@ -160,10 +163,14 @@ export function DeskConsultation({ id }: { id: string }) {
           {x.treatment_id} {x.dosage} ({x.plan}, {x.origin})
         </dd>
       </dl>
-      <h2>{t('desk.verdict')}</h2>
-      <p>
-        <StatusBadge status={x.questionnaire_submission?.outcome ?? 'none'} />
-      </p>
+      {x.questionnaire_submission || !x.renewal ? (
+        <>
+          <h2>{t('desk.verdict')}</h2>
+          <p>
+            <StatusBadge status={x.questionnaire_submission?.outcome ?? 'none'} />
+          </p>
+        </>
+      ) : null}
       {Array.isArray(eligibility.reasons) && eligibility.reasons.length ? (
         <ul>
           {eligibility.reasons.map((r: any) => (
