@@ -156,7 +156,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
   );
 
   for (const mod of MODULES) await app.register(mod, { deps });
-  await registerWebApp(app); // the web app at `/` when web/dist holds a build (src/web.ts)
+  // the web app at `/` when web/dist holds a build (src/web.ts); it offers Google sign-in when configured
+  await registerWebApp(app, undefined, { googleClientId: deps.config.GOOGLE_CLIENT_IDS[0] ?? '' });
 
   return app as unknown as App;
 }
