@@ -45,6 +45,10 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const db = new PGlite({
     dataDir: options.dataDir,
+    // 32 MB of shared buffers instead of 128: the embedded database serves one process, the OS
+    // caches its files anyway, and the buffers are resident memory (RSS ~100 MB lower). Passed on
+    // the command line, so postgresql.conf in DATA_DIR stays as initdb wrote it.
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
     loadDataDir: options.loadDataDir,
     parsers: {
       [pgliteTypes.DATE]: asString,
