@@ -2,6 +2,7 @@
 // it open) and is shared by GET /v1/users/orders/ and the profile's `orders` field.
 import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
+import { iso } from '../../lib/iso.ts';
 
 export const OrderItemSchema = z.object({
   treatment_id: z.string(),
@@ -31,7 +32,6 @@ export const OrderSchema = z
 
 export type Order = z.infer<typeof OrderSchema>;
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export function toOrder(row: any): Order {
   return {

@@ -1,6 +1,7 @@
 // The payment record (spec 2.4) and its serialisation, shared by the payments list, the
 // consultation's `payments` and the back office.
 import { z } from 'zod';
+import { iso } from '../../lib/iso.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -49,7 +50,8 @@ export const PaymentSchema = z
 
 export type Payment = z.infer<typeof PaymentSchema>;
 
-export const iso = (d: unknown): string | null => (d ? new Date(d as any).toISOString() : null);
+// Re-exported for the modules that import it from here; the formatter itself lives in lib/iso.ts.
+export { iso };
 
 export function toPayment(row: any, email: string, baseUrl: string): Payment {
   const refunded = row.refunded_amount_cents ?? 0;

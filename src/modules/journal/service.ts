@@ -6,8 +6,8 @@ import { fieldErrors, notFound } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
 import { activePlanRequired, hasActiveTreatmentPlan } from './active-plan.ts';
 import * as repo from './repository.ts';
+import { iso } from '../../lib/iso.ts';
 
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const today = (deps: Deps) => deps.clock.now().toISOString().slice(0, 10);
 
 export async function requireActivePlan(deps: Deps, userId: string): Promise<void> {

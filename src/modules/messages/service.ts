@@ -11,8 +11,8 @@ import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
 import { MAX_CONTENT_LENGTH } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
+import { iso } from '../../lib/iso.ts';
 
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 let stores = new Map<string, FileStore>();
 export function fileStore(deps: Deps): FileStore {

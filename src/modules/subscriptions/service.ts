@@ -14,6 +14,7 @@ import { exclusionCodes, renewalRuleSet } from '../questionnaires/prescribing.ts
 import { defaultDosage, verdictFor } from '../consultations/prescribing.ts';
 import { weightSummary } from '../journal/service.ts';
 import { appLinks } from '../../mail/links.ts';
+import { iso } from '../../lib/iso.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -25,7 +26,6 @@ export const EXPRESS_VALIDITY_DAYS = 180;
 /** Weight-loss renewals need a weight logged within this many days (journal or the screen). */
 export const WEIGHT_RECENCY_DAYS = 90;
 
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /** The current period was produced by an early order (another one waits for the next period). */
 const earlyOrderedThisPeriod = (s: any) =>
