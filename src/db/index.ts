@@ -122,6 +122,26 @@ function pgQuery(sql: string, params: unknown[]): string | pg.QueryConfig {
   return name ? { name, text: sql, values: params } : sql;
 }
 
+/** One statement on a pool or a client: named when it has parameters, errors scrubbed. */
+async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]) {
+  try {
+    const config = pgQuery(sql, params as unknown[]);
+    const result = typeof config === 'string' ? await on.query(config) : await on.query(config);
+    return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+  } catch (err) {
+    throw scrubDbError(err, sql);
+  }
+}
+
+function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T extends Row>(sql: string, params: unknown[] = []) {
+      return (await runPg(on, sql, params)).rows as T[];
+    },
+    execute: (sql: string, params: readonly unknown[] = []) => runPg(on, sql, params),
+  };
+}
+
 export async function openPostgres(url: string, max = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max, types: typeParsers as any });
   pool.on('error', () => {
@@ -130,44 +150,12 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
   await pool.query('select 1');
   return {
     kind: 'pg',
-    async query<T extends Row>(sql: string, params: unknown[] = []) {
-      try {
-        const config = pgQuery(sql, params);
-        return (await (typeof config === 'string' ? pool.query(config) : pool.query(config))).rows as T[];
-      } catch (err) {
-        throw scrubDbError(err, sql);
-      }
-    },
-    async execute(sql: string, params: readonly unknown[] = []) {
-      try {
-        const result = await pool.query(sql, params as unknown[]);
-        return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
-      } catch (err) {
-        throw scrubDbError(err, sql);
-      }
-    },
+    ...pgQueryable(pool),
     async tx(fn) {
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const result = await fn({
-          async query<T extends Row>(sql: string, params: unknown[] = []) {
-            try {
-              const config = pgQuery(sql, params);
-              return (await (typeof config === 'string' ? client.query(config) : client.query(config))).rows as T[];
-            } catch (err) {
-              throw scrubDbError(err, sql);
-            }
-          },
-          async execute(sql: string, params: readonly unknown[] = []) {
-            try {
-              const result = await client.query(sql, params as unknown[]);
-              return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
-            } catch (err) {
-              throw scrubDbError(err, sql);
-            }
-          },
-        });
+        const result = await fn(pgQueryable(client));
         await client.query('commit');
         return result;
       } catch (err) {
