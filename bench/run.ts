@@ -59,6 +59,13 @@ const KEYS = {
 // Processes
 
 const children = new Set<ChildProcess>();
+/** Temporary databases and directories to remove, also on Ctrl-C. */
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => console.error('cleanup:', err));
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -339,7 +346,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
       idle.push(i);
       log(`    ${'profile idle'.padEnd(28)} round ${round + 1}: ${fmt(i)}`);
       // The sign-ins start first and outlast the profile run, so the profile run sees them throughout.
-      const signins = load(signInSpec(service.base, SECONDS + 2));
+      const signins = load(signInSpec(service.base, SECONDS + 3));
       await sleep(1000);
       const l = await load(profile);
       loaded.push(l);
@@ -489,6 +496,11 @@ function printTable(databases: DatabaseResult[], start: Awaited<ReturnType<typeo
   if (start) {
     log(`pglite   start: fresh DATA_DIR ready ${start.freshMs} ms, RSS ${start.freshRssMb} MB; restart ready ${start.restartMs} ms, RSS ${start.restartRssMb} MB`);
   }
+  const runs = databases.flatMap((d) => Object.values(d.scenarios).flatMap((r) => r.runs ?? [r]));
+  const busiest = Math.max(0, ...runs.map((r) => r.loadavg ?? 0));
+  if (busiest > availableParallelism()) {
+    log(`\nWARNING: the machine was busy (1-minute load average up to ${busiest} on ${availableParallelism()} cores): the figures are noisy; compare ratios, and rerun on a quiet machine before trusting a goal.`);
+  }
   log('\nGoals (issue 11)');
   for (const g of goals) {
     const mark = g.met === null ? 'n/a' : g.met ? 'MET' : 'NOT MET';
@@ -506,7 +518,6 @@ async function main() {
   const baseline = readBaseline();
   const databases: DatabaseResult[] = [];
   let start: Awaited<ReturnType<typeof measureStart>> | null = null;
-  const cleanups: (() => Promise<void>)[] = [];
   try {
     for (const kind of DATABASES) {
       if (kind === 'pg') {
@@ -536,8 +547,7 @@ async function main() {
       }
     }
   } finally {
-    for (const child of children) child.kill('SIGKILL');
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => console.error('cleanup:', err));
+    await cleanUp();
   }
 
   const goals = [...databases.flatMap((d) => goalsFor(d, baseline)), ...(start ? startGoals(start) : [])];
@@ -565,16 +575,11 @@ async function main() {
   log(`\nwritten: ${file.slice(ROOT.length + 1)} and bench/results/latest.json${baseline ? '' : ' (and baseline.json: there was none)'}`);
 }
 
-const stopAll = () => {
-  for (const child of children) child.kill('SIGKILL');
-};
 process.on('SIGINT', () => {
-  stopAll();
-  process.exit(130);
+  void cleanUp().finally(() => process.exit(130));
 });
 
 main().catch((err: unknown) => {
-  stopAll();
   console.error(err);
-  process.exit(1);
+  void cleanUp().finally(() => process.exit(1));
 });
