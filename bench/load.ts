@@ -1,6 +1,6 @@
-// One load run, in its own process (bench/run.ts spawns it so that the load generator never shares
-// an event loop or a core's time slice accounting with the server it measures). Reads a LoadSpec as
-// JSON from argv[2], drives autocannon, prints one LoadResult as JSON on stdout.
+// Load runs, in their own process (bench/run.ts forks it so that the load generator never shares
+// an event loop or a core's time slice accounting with the server it measures): each LoadSpec drives
+// autocannon once and gives one LoadResult.
 //
 // Latencies are collected from autocannon's per-response event (float milliseconds) rather than
 // its HDR histogram, which records whole milliseconds: at 2-10 ms per request a 1 ms bucket is too
@@ -94,15 +94,26 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
-// Run as a process: `node --import tsx bench/load.ts '<LoadSpec JSON>'`.
+// As a process: `node --import tsx bench/load.ts '<LoadSpec JSON>'` prints one result; forked with
+// an IPC channel (bench/run.ts keeps two such workers for the whole run, so that no measured run
+// waits for a process start) it answers each `{id, spec}` message with `{id, result}` or `{id, error}`.
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '\0')) {
-  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-  runLoad(spec)
-    .then((result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    })
-    .catch((err: unknown) => {
-      console.error(err);
-      process.exit(1);
+  if (process.send) {
+    process.on('message', (message: { id: number; spec: LoadSpec }) => {
+      runLoad(message.spec).then(
+        (result) => process.send?.({ id: message.id, result }),
+        (err: unknown) => process.send?.({ id: message.id, error: String(err) }),
+      );
     });
+  } else {
+    const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+    runLoad(spec)
+      .then((result) => {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      })
+      .catch((err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      });
+  }
 }

@@ -14,7 +14,7 @@
 //   BENCH_PG_URL     an admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
 //                    the bench creates a fresh database there and drops it at the end
 //   BENCH_LOG_LEVEL  the service's LOG_LEVEL (default info, as in production; its output is discarded)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -174,26 +174,48 @@ async function startFloor(databaseUrl: string): Promise<Server> {
   return startProcess('floor', ['--import', 'tsx', 'bench/floor.ts'], env, port, '/healthz');
 }
 
-/** One load run in its own process (bench/load.ts). */
-function load(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(spec)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(proc);
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    proc.once('exit', (code) => {
-      children.delete(proc);
-      if (code !== 0) return reject(new Error(`load process exited with ${code}: ${err}`));
-      try {
-        resolve({ ...(JSON.parse(out.trim().split('\n').pop() ?? '') as LoadResult), loadavg: Math.round(loadavg()[0]! * 10) / 10 });
-      } catch {
-        reject(new Error(`load process answered no result: ${out} ${err}`));
-      }
+/** A load process (bench/load.ts), forked once and reused for every run it is given. */
+class LoadWorker {
+  private readonly proc: ChildProcess;
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+
+  constructor() {
+    this.proc = fork(join(ROOT, 'bench', 'load.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.add(this.proc);
+    this.proc.on('message', (m: { id: number; result?: LoadResult; error?: string }) => {
+      const waiter = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (!waiter) return;
+      if (m.result) waiter.resolve({ ...m.result, loadavg: Math.round(loadavg()[0]! * 10) / 10 });
+      else waiter.reject(new Error(`load run failed: ${m.error ?? 'no result'}`));
     });
-  });
+    this.proc.once('exit', (code) => {
+      children.delete(this.proc);
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`load process exited with ${code}`));
+      this.pending.clear();
+    });
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      this.pending.set(id, { resolve, reject });
+      this.proc.send({ id, spec });
+    });
+  }
+
+  stop(): void {
+    this.proc.kill('SIGTERM');
+  }
 }
+
+let mainLoad: LoadWorker | undefined;
+let sideLoad: LoadWorker | undefined;
+/** One run on the main load process. */
+const load = (spec: LoadSpec) => mainLoad!.run(spec);
+/** One run on the second load process (the sign-ins running beside the profile run). */
+const sideRun = (spec: LoadSpec) => sideLoad!.run(spec);
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios
@@ -346,7 +368,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
       idle.push(i);
       log(`    ${'profile idle'.padEnd(28)} round ${round + 1}: ${fmt(i)}`);
       // The sign-ins start first and outlast the profile run, so the profile run sees them throughout.
-      const signins = load(signInSpec(service.base, SECONDS + 3));
+      const signins = sideRun(signInSpec(service.base, SECONDS + 3));
       await sleep(1000);
       const l = await load(profile);
       loaded.push(l);
@@ -424,7 +446,10 @@ function goalsFor(result: DatabaseResult, baseline: Baseline | null): Goal[] {
   const failed = (...names: string[]) =>
     names
       .filter((name) => s[name] && !clean(s[name]))
-      .map((name) => `${name}: ${s[name]!.non2xx} non-2xx, ${s[name]!.errors} errors`)
+      .map((name) => {
+        const r = s[name]!;
+        return r.non2xx || r.errors ? `${name}: ${r.non2xx} non-2xx, ${r.errors} errors` : `${name}: no answer within the run`;
+      })
       .join('; ') || undefined;
   if (db === 'pg') {
     const same = clean(s['floor same SQL 1k']);
@@ -516,6 +541,8 @@ async function main() {
   if (build.status !== 0) throw new Error('build failed');
 
   const baseline = readBaseline();
+  mainLoad = new LoadWorker();
+  sideLoad = new LoadWorker();
   const databases: DatabaseResult[] = [];
   let start: Awaited<ReturnType<typeof measureStart>> | null = null;
   try {
@@ -547,6 +574,8 @@ async function main() {
       }
     }
   } finally {
+    mainLoad.stop();
+    sideLoad.stop();
     await cleanUp();
   }
 
