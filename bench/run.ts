@@ -212,8 +212,26 @@ class LoadWorker {
 
 let mainLoad: LoadWorker | undefined;
 let sideLoad: LoadWorker | undefined;
+/** The service's /readyz while one runs (see settle). */
+let settleUrl: string | undefined;
+
+/**
+ * Waits until the service has worked off what the last run left in flight: autocannon stops at the
+ * deadline, but the server still answers the requests it had, and on the embedded database (one
+ * connection, queries on the event loop) that backlog would otherwise eat into the next run. /readyz
+ * runs `select 1` behind the backlog, so its answer means the queue is empty.
+ */
+async function settle(): Promise<void> {
+  if (!settleUrl) return;
+  await fetch(settleUrl, { signal: AbortSignal.timeout(300_000) }).catch(() => undefined);
+}
+
 /** One run on the main load process. */
-const load = (spec: LoadSpec) => mainLoad!.run(spec);
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  const result = await mainLoad!.run(spec);
+  await settle();
+  return result;
+}
 /** One run on the second load process (the sign-ins running beside the profile run). */
 const sideRun = (spec: LoadSpec) => sideLoad!.run(spec);
 
@@ -323,6 +341,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
   const service = await startService(conn);
   const floor = conn.DATABASE_URL ? await startFloor(conn.DATABASE_URL) : null;
   const scenarios: DatabaseResult['scenarios'] = {};
+  settleUrl = `${service.base}/readyz`;
   try {
     const small = await signIn(service.base, SMALL.email);
     const large = await signIn(service.base, LARGE.email);
@@ -373,6 +392,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
       const l = await load(profile);
       loaded.push(l);
       const s = await signins;
+      await settle();
       loadedSignins.push(s);
       log(`    ${'profile under sign-ins'.padEnd(28)} round ${round + 1}: ${fmt(l)}   (sign-ins ${s.rps} req/s)`);
     }
@@ -385,6 +405,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
     log(`    ${'sign-in alone'.padEnd(28)}: ${fmt(signin)}`);
     scenarios['sign-in alone'] = signin;
   } finally {
+    settleUrl = undefined;
     if (floor) await stopProcess(floor);
     await stopProcess(service);
   }
@@ -499,7 +520,7 @@ function readBaseline(): Baseline | null {
   const signin: Record<string, number> = {};
   for (const d of saved.databases ?? []) {
     const r = d.scenarios['sign-in alone'];
-    if (r) signin[d.database] = r.rps;
+    if (r && r.ok > 0 && r.non2xx === 0 && r.errors === 0) signin[d.database] = r.rps;
   }
   return { signin };
 }
