@@ -261,3 +261,9 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
   await q.query("delete from mcp_auth_codes where expires_at < $1::timestamptz - interval '1 day'", [now]);
   await q.query("delete from mcp_tokens where expires_at < $1::timestamptz - interval '1 day'", [now]);
 }
+
+/** The account's email address, for the consent page after Google sign-in. */
+export async function userEmail(q: Queryable, userId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ email: string }>('select email from users where id = $1', [userId]);
+  return row?.email;
+}

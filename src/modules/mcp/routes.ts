@@ -11,9 +11,11 @@ import type { Deps } from '../../deps.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { checkCredentials } from '../accounts/service.ts';
+import { decodeJwt } from 'jose';
+import { randomToken } from '../../lib/crypto.ts';
+import { checkCredentials, googleLogin, logout } from '../accounts/index.ts';
 import * as oauth from './oauth.ts';
-import { PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
+import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
 import * as repo from './repository.ts';
 import { ConnectedAppSchema } from './schemas.ts';
 import { TOOL_SCOPES, buildServer } from './tools.ts';
@@ -102,16 +104,33 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
     }
   }
 
-  function page(reply: FastifyReply, status: number, html: string, formTarget?: string) {
+  function page(reply: FastifyReply, status: number, html: string, formTarget?: string, googleNonce?: string) {
     const formAction = ["'self'", formTarget].filter(Boolean).join(' ');
+    // With the Google button the page runs Google Identity Services (its script, its iframe, its
+    // style sheet and its calls, as Google documents them) and its own one-line callback, by nonce.
+    const google = googleNonce
+      ? `; script-src 'nonce-${googleNonce}' ${GOOGLE_GSI_CLIENT}; frame-src ${GSI}; connect-src ${GSI}; img-src https://*.googleusercontent.com`
+      : '';
+    const styles = googleNonce ? `'unsafe-inline' ${GSI}style` : "'unsafe-inline'";
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('x-frame-options', 'DENY')
-      .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+      .header('content-security-policy', `default-src 'none'; style-src ${styles}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${google}`)
       .send(html);
   }
+
+  // Google sign-in on the sign-in page when the service has Google sign-in (GOOGLE_CLIENT_IDS; the
+  // first id is the web client the button uses, as for the web app).
+  const GSI = 'https://accounts.google.com/gsi/';
+  const googleClientId = deps.config.GOOGLE_CLIENT_IDS[0];
+  const googleBudget = deps.limiters.budget('mcp-google-ip', 30, 60);
+  /** The sign-in page, with the Google button (and its CSP) when configured. */
+  const signIn = (reply: FastifyReply, status: number, view: Omit<Parameters<typeof signInPage>[0], 'google'>) => {
+    const nonce = googleClientId ? randomToken(16) : undefined;
+    return page(reply, status, signInPage({ ...view, ...(nonce && googleClientId ? { google: { clientId: googleClientId, nonce } } : {}) }), undefined, nonce);
+  };
 
   // ------------------------------------------------------------ metadata (RFC 9728, RFC 8414)
 
@@ -194,7 +213,7 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
       if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
       const maxAge = oauth.AUTH_REQUEST_TTL_SECONDS;
       reply.header('set-cookie', `${csrfCookieName(outcome.requestId)}=${outcome.csrf}; Path=/oauth; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
-      return page(reply, 200, signInPage({ locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: outcome.client.client_name || outcome.client.id }));
+      return signIn(reply, 200, { locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: outcome.client.client_name || outcome.client.id });
     },
   );
 
@@ -204,6 +223,47 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const id = typeof body.request === 'string' ? body.request : '';
     return oauth.pendingRequest(deps, id, body.csrf, id ? cookies(request)[csrfCookieName(id)] : undefined);
+  }
+
+  const errorCodeOf = (err: ApiError): string => {
+    const body = err.body as { code?: unknown } | undefined;
+    return typeof body?.code === 'string' ? body.code : '';
+  };
+  type GoogleRefusal = 'throttled' | 'google_invalid' | 'google_link_not_allowed' | 'user_inactive';
+  const GOOGLE_STATUS: Record<GoogleRefusal, number> = { throttled: 429, google_invalid: 401, google_link_not_allowed: 400, user_inactive: 403 };
+
+  /**
+   * Google sign-in with the accounts module's own rules (`googleLogin`: ID token verified against
+   * Google's keys, audience and issuer; account found, linked or created exactly as for
+   * /v1/users/google-login/; disabled refused). It answers a /v1/ session, which the connector does
+   * not need: that session is ended at once, so signing in here leaves no usable /v1/ token behind.
+   * Staff are refused by the caller, as for the password form.
+   */
+  async function googleSignIn(request: FastifyRequest, credential: string, locale: PageLocale) {
+    try {
+      await googleBudget.consume(request.ip);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return 'throttled' as const;
+      throw err;
+    }
+    let pair: Awaited<ReturnType<typeof googleLogin>>;
+    try {
+      pair = await googleLogin(deps, credential, locale);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const code = errorCodeOf(err);
+        if (code === 'user_inactive') return 'user_inactive' as const;
+        if (code === 'google_link_not_allowed') return 'google_link_not_allowed' as const;
+        return 'google_invalid' as const;
+      }
+      throw err;
+    }
+    const claims = decodeJwt(pair.access);
+    const userId = String(claims.user_id);
+    await logout(deps, userId, String(claims.sid));
+    const email = await repo.userEmail(deps.db, userId);
+    if (email === undefined) return 'google_invalid' as const;
+    return { id: userId, email, is_doctor: pair.is_doctor, is_backoffice_admin: pair.is_backoffice_admin, is_marketer: pair.is_marketer };
   }
 
   r.post(
@@ -228,23 +288,33 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       const csrf = String(body.csrf);
       const clientName = client.client_name || client.id;
-      const again = (status: number, error: ErrorKey) => page(reply, status, signInPage({ locale, requestId: row.id, csrf, clientName, email, error }));
-      if (!email || !password) return again(401, 'invalid_credentials');
-      let user;
-      try {
-        user = await checkCredentials(deps, email, password, request.ip);
-      } catch (err) {
-        if (err instanceof ApiError) {
-          const code = String((err.body as any).code ?? '');
-          if (err.status === 429) {
-            if (err.headers['retry-after']) reply.header('retry-after', err.headers['retry-after']);
-            return again(429, 'throttled');
-          }
-          if (code === 'user_inactive') return again(403, 'user_inactive');
-          if (code === 'google_account') return again(400, 'google_account');
-          return again(401, 'invalid_credentials');
+      const again = (status: number, error: ErrorKey) => signIn(reply, status, { locale, requestId: row.id, csrf, clientName, email, error });
+      const credential = typeof body.credential === 'string' ? body.credential.slice(0, 8192) : '';
+      let user: { id: string; email: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean };
+      if (credential && googleClientId && !email && !password) {
+        const outcome = await googleSignIn(request, credential, locale);
+        if (typeof outcome === 'string') {
+          if (outcome === 'throttled') reply.header('retry-after', '60');
+          return again(GOOGLE_STATUS[outcome], outcome);
         }
-        throw err;
+        user = outcome;
+      } else {
+        if (!email || !password) return again(401, 'invalid_credentials');
+        try {
+          user = await checkCredentials(deps, email, password, request.ip);
+        } catch (err) {
+          if (err instanceof ApiError) {
+            const code = errorCodeOf(err);
+            if (err.status === 429) {
+              if (err.headers['retry-after']) reply.header('retry-after', err.headers['retry-after']);
+              return again(429, 'throttled');
+            }
+            if (code === 'user_inactive') return again(403, 'user_inactive');
+            if (code === 'google_account') return again(400, googleClientId ? 'google_account_button' : 'google_account');
+            return again(401, 'invalid_credentials');
+          }
+          throw err;
+        }
       }
       if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) return again(403, 'staff');
       await repo.setAuthRequestUser(deps.db, row.id, user.id);
