@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Deps } from '../../deps.ts';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto.ts';
+import { isMetadataUrl, metadataClient } from './client-metadata.ts';
 import * as repo from './repository.ts';
 
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write'] as const;
@@ -74,7 +75,7 @@ export function authorizationServerMetadata(deps: Deps, locales: readonly string
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: true,
     ui_locales_supported: [...locales],
     service_documentation: `${e.issuer}/v1/docs/`,
   };
@@ -242,7 +243,14 @@ const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 export async function startAuthorization(deps: Deps, q: AuthorizeQuery, locale: string): Promise<AuthorizeOutcome> {
   // Until the client and its redirect URI are known to match, nothing is redirected (RFC 6749 4.1.2.1).
-  const client = typeof q.client_id === 'string' ? await repo.findClient(deps.db, q.client_id) : undefined;
+  // A client_id that is an https URL names its metadata document (fetched under the SSRF fences of
+  // client-metadata.ts); any other is a registered client.
+  const client =
+    typeof q.client_id !== 'string'
+      ? undefined
+      : isMetadataUrl(q.client_id)
+        ? await metadataClient(deps, q.client_id, { redirectUriProblem, parseScopes })
+        : await repo.findClient(deps.db, q.client_id);
   if (!client) return { kind: 'error-page', message: 'unknown_client' };
   // redirect_uri is always required (and then required, equal, at the token endpoint).
   const target = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;

@@ -30,6 +30,22 @@ export async function findClient(q: Queryable, id: string): Promise<ClientRow | 
   return row;
 }
 
+/** A client described by its metadata document (client-metadata.ts): created, or refreshed from a newer fetch. */
+export async function upsertMetadataClient(
+  q: Queryable,
+  c: { id: string; clientName: string; redirectUris: string[]; metadata: Record<string, unknown> },
+): Promise<ClientRow> {
+  const [row] = await q.query<ClientRow>(
+    `insert into mcp_clients (id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash, metadata)
+     values ($1, $2, $3::jsonb, 'none', null, $4::jsonb)
+     on conflict (id) do update set client_name = excluded.client_name, redirect_uris = excluded.redirect_uris,
+       token_endpoint_auth_method = 'none', client_secret_hash = null, metadata = excluded.metadata
+     returning *`,
+    [c.id, c.clientName, JSON.stringify(c.redirectUris), JSON.stringify(c.metadata)],
+  );
+  return row;
+}
+
 // ---------------------------------------------------------------- authorization requests
 
 export interface AuthRequestRow {
