@@ -107,7 +107,10 @@ describe('client ID metadata documents', () => {
     const [row] = await ctx.db.query<{ client_name: string; token_endpoint_auth_method: string }>('select client_name, token_endpoint_auth_method from mcp_clients where id = $1', [`${HOST}${path}`]);
     expect(row).toMatchObject({ client_name: 'Metadata Assistant', token_endpoint_auth_method: 'none' });
     // Within max-age the cached row answers; once it is stale the document is fetched again.
-    expect((await call(ctx, 'GET', authorizeUrl(`${HOST}${path}`))).status).toBe(200);
+    const page = await call(ctx, 'GET', authorizeUrl(`${HOST}${path}`));
+    expect(page.status).toBe(200);
+    // The self-chosen name comes with the host that serves the document.
+    expect(page.text).toContain('Metadata Assistant (assistant.example)');
     expect(hits.get(path)).toBe(1);
     await ctx.db.query(`update mcp_clients set metadata = jsonb_set(metadata, '{cache_until}', '"2000-01-01T00:00:00.000Z"') where id = $1`, [`${HOST}${path}`]);
     expect((await call(ctx, 'GET', authorizeUrl(`${HOST}${path}`))).status).toBe(200);

@@ -14,6 +14,7 @@ import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { decodeJwt } from 'jose';
 import { randomToken } from '../../lib/crypto.ts';
 import { checkCredentials, googleLogin, logout } from '../accounts/index.ts';
+import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
 import * as repo from './repository.ts';
@@ -35,6 +36,16 @@ function cookies(request: FastifyRequest): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * The client as the pages name it. A metadata-document client chose its own name, so the host that
+ * serves its document (the identity that was actually checked) is shown next to it.
+ */
+const displayName = (client: repo.ClientRow) => {
+  if (!isMetadataUrl(client.id)) return client.client_name || client.id;
+  const host = new URL(client.id).host;
+  return client.client_name ? `${client.client_name} (${host})` : host;
+};
 
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
@@ -213,7 +224,7 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
       if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
       const maxAge = oauth.AUTH_REQUEST_TTL_SECONDS;
       reply.header('set-cookie', `${csrfCookieName(outcome.requestId)}=${outcome.csrf}; Path=/oauth; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
-      return signIn(reply, 200, { locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: outcome.client.client_name || outcome.client.id });
+      return signIn(reply, 200, { locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: displayName(outcome.client) });
     },
   );
 
@@ -287,7 +298,7 @@ export default async function mcpModule(app: App, deps: Deps): Promise<void> {
       const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       const csrf = String(body.csrf);
-      const clientName = client.client_name || client.id;
+      const clientName = displayName(client);
       const again = (status: number, error: ErrorKey) => signIn(reply, status, { locale, requestId: row.id, csrf, clientName, email, error });
       const credential = typeof body.credential === 'string' ? body.credential.slice(0, 8192) : '';
       let user: { id: string; email: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean };
