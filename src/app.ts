@@ -155,7 +155,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
     },
   );
 
-  for (const mod of MODULES) await app.register(async (scope) => mod(scope as unknown as App, deps));
+  for (const mod of MODULES) await app.register(mod, { deps });
   await registerWebApp(app); // the web app at `/` when web/dist holds a build (src/web.ts)
 
   return app as unknown as App;

@@ -58,6 +58,9 @@ const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: urlOf(['postgres', 'postgresql'], false).optional(),
+  // A read replica (streaming standby) that list and detail reads use when set; writes and every
+  // read inside a write's transaction stay on DATABASE_URL.
+  DATABASE_REPLICA_URL: urlOf(['postgres', 'postgresql'], false).optional(),
   BRAND_SLUG: z.string().min(1).default('demo'),
   PUBLIC_BASE_URL: urlOf(['https', 'http']).optional(),
   WEB_APP_URL: urlOf(['https', 'http']).optional(),
@@ -164,6 +167,7 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   if (sellerMissing.length && (sellerMissing.length < sellerKeys.length || c.NODE_ENV === 'production')) {
     problems.push(`${sellerMissing.join(', ')}: required to issue invoices (${sellerMissing.length < sellerKeys.length ? 'set all four seller settings or none' : 'NODE_ENV=production'})`);
   }
+  if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL) problems.push('DATABASE_REPLICA_URL: needs DATABASE_URL (the embedded database has no replica)');
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).
   if (c.NODE_ENV === 'production' && c.DATABASE_URL) {
     for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {

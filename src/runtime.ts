@@ -70,13 +70,16 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const opened = options.db ? { db: options.db, release: options.release ?? (() => undefined) } : await openDatabase(config);
   const { db } = opened;
+  let replica: Db | undefined;
   try {
     if (options.migrate !== false) await migrate(db);
+    if (config.DATABASE_REPLICA_URL) replica = await openPostgres(config.DATABASE_REPLICA_URL);
     const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
     const transport = options.transport ?? mailTransportFor(config);
     const deps: Deps = {
       config,
       db,
+      reader: replica ?? db,
       clock: await createClock(db),
       secrets: await loadSecrets(db, config),
       limiters: createLimiters(config, log),
@@ -91,11 +94,13 @@ export async function createRuntime(
         await deps.scheduler.stop();
         await deps.limiters.close();
         transport.close?.();
+        await replica?.close();
         await db.close();
         opened.release();
       },
     };
   } catch (err) {
+    await replica?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     opened.release();
     throw err;

@@ -9,6 +9,8 @@ export type Row = Record<string, any>;
 
 export interface Queryable {
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Rows and the number of rows a write touched (the typed layer in kysely.ts runs on this). */
+  execute(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number }>;
 }
 
 export interface Db extends Queryable {
@@ -60,6 +62,14 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
         throw scrubDbError(err, sql);
       }
     },
+    async execute(sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await q.query(sql, params as unknown[]);
+        return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
+      } catch (err) {
+        throw scrubDbError(err, sql);
+      }
+    },
   });
   return {
     kind: 'pglite',
@@ -98,6 +108,14 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
         throw scrubDbError(err, sql);
       }
     },
+    async execute(sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await pool.query(sql, params as unknown[]);
+        return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+      } catch (err) {
+        throw scrubDbError(err, sql);
+      }
+    },
     async tx(fn) {
       const client = await pool.connect();
       try {
@@ -106,6 +124,14 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
           async query<T extends Row>(sql: string, params: unknown[] = []) {
             try {
               return (await client.query(sql, params)).rows as T[];
+            } catch (err) {
+              throw scrubDbError(err, sql);
+            }
+          },
+          async execute(sql: string, params: readonly unknown[] = []) {
+            try {
+              const result = await client.query(sql, params as unknown[]);
+              return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
             } catch (err) {
               throw scrubDbError(err, sql);
             }

@@ -4,7 +4,7 @@
 //   POST /sandbox/checkout/{id}/decline/  the patient declines
 // Both POSTs answer 303 to the session's success or cancel URL. Paying also finalises the session
 // (what a provider webhook does), so the consultation exists when the browser comes back.
-import type { App } from '../app.ts';
+import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS } from './sandbox.ts';
 
@@ -18,7 +18,7 @@ function page(title: string, body: string) {
 .total{font-weight:bold}button{font-size:1rem;padding:.6rem 1.2rem;margin-right:.5rem;cursor:pointer}.pay{background:#1a7f37;color:#fff;border:0}.note{color:#666;font-size:.85rem}input{font-size:1rem;padding:.4rem;width:16rem}</style></head><body>${body}</body></html>`;
 }
 
-export function registerSandboxPages(app: App, deps: Deps, finalise: (sessionId: string) => Promise<void>) {
+export function registerSandboxPages(app: ZodApp, deps: Deps, finalise: (sessionId: string) => Promise<void>) {
   const load = async (id: string) => {
     if (!ID.test(id)) return null;
     const [row] = await deps.db.query("select * from checkout_sessions where id = $1 and provider = 'sandbox'", [id]);

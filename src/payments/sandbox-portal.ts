@@ -6,7 +6,7 @@
 //   POST /sandbox/portal/{token}/card/    subscription_id, card_number
 //   POST /sandbox/portal/{token}/cancel/  subscription_id
 //   POST /sandbox/portal/{token}/resume/  subscription_id
-import type { App } from '../app.ts';
+import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS, sandboxPortalAccount } from './sandbox.ts';
 
@@ -18,7 +18,7 @@ function page(body: string) {
 button{font-size:1rem;padding:.4rem 1rem;margin:.3rem .3rem 0 0;cursor:pointer}input{font-size:1rem;padding:.3rem;width:14rem}.note{color:#666;font-size:.85rem}</style></head><body>${body}</body></html>`;
 }
 
-export function registerSandboxPortal(app: App, deps: Deps) {
+export function registerSandboxPortal(app: ZodApp, deps: Deps) {
   const account = async (token: string, query: Record<string, unknown> = {}): Promise<{ userId: string; returnUrl: string } | null> => {
     const userId = sandboxPortalAccount(deps.secrets.jwtKey, deps.clock, token);
     const back = typeof query.return_url === 'string' && query.return_url.startsWith(deps.config.PUBLIC_BASE_URL) ? query.return_url : '';

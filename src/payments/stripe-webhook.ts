@@ -3,7 +3,7 @@
 // webhook_events in the same transaction as its effect, so a redelivered event changes nothing.
 import Stripe from 'stripe';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { ZodApp } from '../http/plugin.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Deps } from '../deps.ts';
 import { DetailCodeSchema, detailCode } from '../http/errors.ts';
@@ -106,7 +106,7 @@ async function handle(deps: Deps, q: Queryable, event: any): Promise<void> {
   }
 }
 
-export function registerStripeWebhook(app: App, deps: Deps) {
+export function registerStripeWebhook(app: ZodApp, deps: Deps) {
   app.register(async (scope) => {
     // Raw bytes for signature verification; only inside this plugin.
     scope.removeContentTypeParser(['application/json', 'text/plain']);

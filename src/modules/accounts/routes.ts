@@ -1,7 +1,6 @@
 // Account endpoints (spec 4.1, 5): thin routes over service.ts.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
@@ -24,7 +23,7 @@ import * as accounts from './service.ts';
 const tags = ['accounts'];
 const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
 
-export default async function accountsModule(app: App, deps: Deps): Promise<void> {
+export default async function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const brand = deps.config.BRAND_SLUG;
 

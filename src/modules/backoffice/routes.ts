@@ -2,8 +2,7 @@
 // refund payments. Every action is audit-logged.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -33,7 +32,7 @@ const StaffUser = z
   })
   .meta({ id: 'BackofficeUser' });
 
-export default async function backofficeModule(app: App, deps: Deps): Promise<void> {
+export default async function backofficeModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

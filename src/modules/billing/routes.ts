@@ -2,8 +2,7 @@
 // patient's consultations; the sandbox checkout pages; the Stripe webhook; the recurring-charge job.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
@@ -24,7 +23,7 @@ import { billingPortal, checkSession, checkout, expireSessions, finaliseInTx, ru
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
 
-export default async function billingModule(app: App, deps: Deps): Promise<void> {
+export default async function billingModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const base = deps.config.PUBLIC_BASE_URL;
 
@@ -182,7 +181,7 @@ export default async function billingModule(app: App, deps: Deps): Promise<void>
     },
   );
 
-  await consultationRoutes(app, deps);
+  await consultationRoutes(app, { deps });
 
   registerSandboxPages(app, deps, async (sessionId) => {
     const state = await providerFor(deps, 'sandbox').retrieveSession(deps.db, sessionId);

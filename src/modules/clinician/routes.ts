@@ -2,8 +2,7 @@
 // {detail, code: "permission_denied"}). Decisions go through consultations/service.ts.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -67,7 +66,7 @@ const OverrideRequiredSchema = z
   .catchall(z.unknown());
 const ReasonBody = z.object({ decision_reason: z.string().trim().min(1).max(2000) });
 
-export default async function clinicianModule(app: App, deps: Deps): Promise<void> {
+export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   const detail = (id: string) => consultationForReview(deps, id);

@@ -1,8 +1,7 @@
 // The patient's consultations (registered by the billing module).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
@@ -10,7 +9,7 @@ import { countForUser, pageForUser, serialiseConsultations } from './repository.
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
 
-export default async function consultationRoutes(app: App, deps: Deps): Promise<void> {
+export default async function consultationRoutes(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get(
     '/v1/users/consultations/',

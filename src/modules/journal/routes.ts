@@ -2,8 +2,7 @@
 // route needs an active treatment plan (403 active_treatment_plan_required otherwise).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -30,7 +29,7 @@ const errors = { ...UnauthorisedResponses, 403: DetailCodeSchema };
 const withBody = { 400: FieldErrorsSchema, ...errors };
 const withId = { 404: DetailSchema, ...errors };
 
-export default async function journalModule(app: App, deps: Deps): Promise<void> {
+export default async function journalModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['journal'], security: bearerSecurity };
   const uid = (request: { user: unknown }) => currentUser(request as any).id;

@@ -6,8 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -49,7 +48,7 @@ const displayName = (client: repo.ClientRow) => {
 
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
-export default async function mcpModule(app: App, deps: Deps): Promise<void> {
+export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   // The connector's protocol endpoints (MCP, OAuth 2.1, RFC 8414/9728 metadata) follow their own
   // specifications and describe themselves (the metadata documents); docs/mcp.md explains them. They
   // stay out of the patient REST API document; connected apps (/v1/) are in it.

@@ -2,8 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
 import { refuseNul } from '../../http/input-guard.ts';
@@ -44,7 +43,7 @@ function sendFile(reply: FastifyReply, file: { data: Buffer; contentType: string
   return reply.send(file.data);
 }
 
-export default async function messagesModule(app: App, deps: Deps): Promise<void> {
+export default async function messagesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const patient = { tags: ['messages'], security: bearerSecurity };
   const doctor = { tags: ['clinician'], security: bearerSecurity };

@@ -1,13 +1,12 @@
 // Profile endpoints (spec 4.2).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { ProfilePatch, ProfileSchema } from './schemas.ts';
 import { getProfile, patchProfile } from './service.ts';
 
-export default async function profileModule(app: App, deps: Deps): Promise<void> {
+export default async function profileModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['profile'], security: bearerSecurity };
   const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };

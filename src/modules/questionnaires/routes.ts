@@ -3,8 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
@@ -30,7 +29,7 @@ function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown):
 
 const localeOf = (request: FastifyRequest) => pickLocale((request.query as any)?.locale, request.headers['accept-language']);
 
-export default async function questionnairesModule(app: App, deps: Deps): Promise<void> {
+export default async function questionnairesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema), 403: DetailCodeSchema };
   const notModified = { 304: z.null().describe('Not modified: the If-None-Match ETag matches.') };

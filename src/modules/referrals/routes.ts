@@ -1,8 +1,7 @@
 // Referrals (spec 2.10, 4.5) and attribution events from the landing funnel.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -61,7 +60,7 @@ const AttributionBody = z.object({
   landing_path: short(500).optional(),
 });
 
-export default async function referralsModule(app: App, deps: Deps): Promise<void> {
+export default async function referralsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['referrals'], security: bearerSecurity };
   const unauthorised = UnauthorisedResponses;

@@ -1,8 +1,7 @@
 // Subscriptions and renewals (spec 2.8, 2.9, 4.4), and the sandbox test clock (back office).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Deps } from '../../deps.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
@@ -14,7 +13,7 @@ import * as subs from './service.ts';
 const unauthorised = UnauthorisedResponses;
 const IdParams = z.object({ id: z.uuid() });
 
-export default async function subscriptionsModule(app: App, deps: Deps): Promise<void> {
+export default async function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['subscriptions'], security: bearerSecurity };
 

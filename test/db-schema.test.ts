@@ -1,0 +1,9 @@
+// The committed table types (src/db/schema.ts) must be exactly what the migrations produce: a
+// migration without `npm run db:types` fails here instead of leaving the typed layer wrong.
+import { readFileSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { SCHEMA_FILE, generateFromMigrations } from '../scripts/db-types.ts';
+
+test('src/db/schema.ts matches the migrations (run `npm run db:types` after a migration)', async () => {
+  expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(await generateFromMigrations());
+}, 60_000);
