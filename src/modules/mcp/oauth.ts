@@ -5,6 +5,7 @@
 // takes effect at once), rotating refresh tokens with reuse detection, revocation (RFC 7009).
 import { createHash, randomUUID } from 'node:crypto';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { isMetadataUrl, metadataClient } from './client-metadata.ts';
@@ -172,7 +173,7 @@ export async function registerClient(deps: Deps, body: unknown) {
     client_id: row.id,
     client_id_issued_at: Math.floor(new Date(row.created_at).getTime() / 1000),
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
-    ...JSON.parse(JSON.stringify(stored)),
+    ...(JSON.parse(JSON.stringify(stored)) as Record<string, unknown>), // drops the undefined fields
   };
 }
 
@@ -325,7 +326,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-async function issueTokens(deps: Deps, q: import('../../db/index.ts').Queryable, grantId: string, scopes: string, resource: string): Promise<TokenResponse> {
+async function issueTokens(deps: Deps, q: Queryable, grantId: string, scopes: string, resource: string): Promise<TokenResponse> {
   const now = deps.clock.now().getTime();
   const access = `mcp_at_${randomToken(32)}`;
   const refresh = `mcp_rt_${randomToken(32)}`;
@@ -382,7 +383,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     } catch (err) {
       return err as OAuthError;
     }
-    const [grant] = await q.query('select user_id, revoked_at from mcp_grants where id = $1', [row.grant_id]);
+    const grant = await repo.findGrant(q, row.grant_id);
     if (!grant || grant.revoked_at || !mayUse(await repo.findPatient(q, grant.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
     return issueTokens(deps, q, row.grant_id, row.scopes, row.resource);
   });

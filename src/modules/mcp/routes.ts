@@ -46,9 +46,17 @@ const displayName = (client: repo.ClientRow) => {
   return client.client_name ? `${client.client_name} (${host})` : host;
 };
 
+/** A JSON-RPC tools/call request (the scope check runs before the SDK parses the body). */
+interface ToolCallMessage {
+  method: 'tools/call';
+  params?: { name?: unknown };
+}
+const isToolCall = (msg: unknown): msg is ToolCallMessage =>
+  typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'tools/call';
+
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
-export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   // The connector's protocol endpoints (MCP, OAuth 2.1, RFC 8414/9728 metadata) follow their own
   // specifications and describe themselves (the metadata documents); docs/mcp.md explains them. They
   // stay out of the patient REST API document; connected apps (/v1/) are in it.
@@ -352,7 +360,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) => {
       const found = await pending(request);
       const locale: PageLocale = found ? asLocale(found.row.locale) : pageLocale(undefined, request.headers['accept-language']);
-      const decision = (request.body as Record<string, unknown> | undefined)?.decision;
+      const decision = request.body?.decision;
       if (!found || !found.row.user_id || (decision !== 'allow' && decision !== 'deny')) return page(reply, 400, errorPage(locale, 'expired'));
       const location = await oauth.decide(deps, found.row, decision === 'allow');
       if (!location) return page(reply, 400, errorPage(locale, 'expired'));
@@ -378,7 +386,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) =>
       oauthReply(reply, async () => {
         await tokenBudget.consume(request.ip, oauthThrottle);
-        return oauth.tokenRequest(deps, (request.body ?? {}) as Record<string, unknown>, request.headers.authorization);
+        return oauth.tokenRequest(deps, request.body ?? {}, request.headers.authorization);
       }),
   );
 
@@ -395,7 +403,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     },
     async (request, reply) =>
       oauthReply(reply, async () => {
-        await oauth.revokeRequest(deps, (request.body ?? {}) as Record<string, unknown>, request.headers.authorization);
+        await oauth.revokeRequest(deps, request.body ?? {}, request.headers.authorization);
         return {};
       }),
   );
@@ -451,16 +459,17 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) => {
       const auth = await mcpAuth(request, reply);
       if (!auth) return reply;
-      const messages = (Array.isArray(request.body) ? request.body : [request.body]) as any[];
-      const calls = messages.filter((msg) => msg && typeof msg === 'object' && msg.method === 'tools/call');
+      const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+      const calls = messages.filter(isToolCall);
       for (const call of calls) {
-        const needed = TOOL_SCOPES.get(String(call.params?.name));
+        const name = String(call.params?.name);
+        const needed = TOOL_SCOPES.get(name);
         if (needed && !auth.scopes.includes(needed)) {
           const scope = [...new Set([...auth.scopes, needed])].join(' ');
           return reply
             .code(403)
-            .header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${e.resourceMetadata}", error_description="The ${call.params.name} tool needs the ${needed} scope."`)
-            .send({ error: 'insufficient_scope', error_description: `The ${call.params.name} tool needs the ${needed} scope.` });
+            .header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${e.resourceMetadata}", error_description="The ${name} tool needs the ${needed} scope."`)
+            .send({ error: 'insufficient_scope', error_description: `The ${name} tool needs the ${needed} scope.` });
         }
       }
       for (let i = 0; i < calls.length; i++) {
@@ -484,7 +493,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
         void server.close();
       });
       // The transport writes the answer itself: keep the headers set so far (request id, CORS).
-      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as any);
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.raw.setHeader('cache-control', 'no-store');
       reply.hijack();
       const raw = request.raw as typeof request.raw & { auth?: AuthInfo };
@@ -555,4 +564,5 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
       return reply.code(204).send(null);
     },
   );
+  return Promise.resolve();
 }
