@@ -127,7 +127,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
     // With the Google button the page runs Google Identity Services (its script, its iframe, its
     // style sheet and its calls, as Google documents them) and its own one-line callback, by nonce.
     const google = googleNonce
-      ? `; script-src 'nonce-${googleNonce}' ${GOOGLE_GSI_CLIENT}; frame-src ${GSI}; connect-src ${GSI}; img-src https://*.googleusercontent.com`
+      ? `; script-src 'nonce-${googleNonce}' ${GOOGLE_GSI_CLIENT}; frame-src ${GSI}; connect-src ${GSI}`
       : '';
     const styles = googleNonce ? `'unsafe-inline' ${GSI}style` : "'unsafe-inline'";
     return reply
@@ -243,10 +243,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
     return oauth.pendingRequest(deps, id, body.csrf, id ? cookies(request)[csrfCookieName(id)] : undefined);
   }
 
-  const errorCodeOf = (err: ApiError): string => {
-    const body = err.body as { code?: unknown } | undefined;
-    return typeof body?.code === 'string' ? body.code : '';
-  };
+  const errorCodeOf = (err: ApiError): string => (typeof err.body.code === 'string' ? err.body.code : '');
   type GoogleRefusal = 'throttled' | 'google_invalid' | 'google_link_not_allowed' | 'user_inactive';
   const GOOGLE_STATUS: Record<GoogleRefusal, number> = { throttled: 429, google_invalid: 401, google_link_not_allowed: 400, user_inactive: 403 };
 
