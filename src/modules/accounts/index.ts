@@ -1,0 +1,1 @@
+export { checkCredentials, googleLogin, logout } from './service.ts';
