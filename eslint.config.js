@@ -27,7 +27,6 @@ const NOT_YET_TYPED = [
   'src/modules/clinician/**',
   'src/modules/consultations/**',
   'src/modules/journal/**',
-  'src/modules/mcp/**',
   'src/modules/messages/**',
   'src/modules/profile/**',
   'src/modules/questionnaires/**',
