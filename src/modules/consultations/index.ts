@@ -24,3 +24,5 @@ export {
   isConsultationStatus,
   type ConsultationStatus,
 } from './status.ts';
+// TODO(merge h-plans): the same lines as h-plans' index; checkout needs them now.
+export { verdictFor, defaultDosage, submissionVerdict } from './prescribing.ts';
