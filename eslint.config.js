@@ -23,7 +23,6 @@ const NOT_YET_TYPED = [
   'src/mail/transports.ts',
   'src/modules/accounts/**',
   'src/modules/backoffice/**',
-  'src/modules/billing/**',
   'src/modules/clinician/**',
   'src/modules/consultations/**',
   'src/modules/journal/**',
@@ -33,7 +32,6 @@ const NOT_YET_TYPED = [
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
   'src/modules/subscriptions/**',
-  'src/payments/**',
 ];
 
 export default tseslint.config(

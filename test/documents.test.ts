@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { COUNTRIES } from '../src/lib/countries.ts';
-import { billingTreatment } from '../src/modules/fulfilment/index.ts';
+import { billingTreatment } from '../src/modules/payments/index.ts';
 import { chargeSubscriptionCycle } from '../src/modules/subscriptions/index.ts';
 import { FONT_FILES, SAMPLE_SELLER, invoicePdf, prescriptionPdf, sellerFrom } from '../src/lib/pdf.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';

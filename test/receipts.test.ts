@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, render } from '../src/mail/outbox.ts';
-import { billingTreatment } from '../src/modules/fulfilment/index.ts';
+import { billingTreatment } from '../src/modules/payments/index.ts';
 import { paymentReceiptMail, refundReceiptMail } from '../src/modules/payments/index.ts';
 import { chargeSubscriptionCycle } from '../src/modules/subscriptions/index.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';

@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, errorName, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { billingTreatment } from '../fulfilment/index.ts';
+import { billingTreatment } from '../payments/index.ts';
 import { timeWindowRecheck } from '../questionnaires/service.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
