@@ -8,6 +8,8 @@ export {
   transitionConsultationForClinician,
   resumeReview,
   findConsultationForUser,
+  findConsultationForClinician,
+  overrideOf,
   updateRenewalFields,
   type ConsultationRow,
   type ConsultationFields,
@@ -24,3 +26,9 @@ export {
   isConsultationStatus,
   type ConsultationStatus,
 } from './status.ts';
+export { approveConsultation, rejectConsultation, requestInformation, type Approved, type ApproveInput } from './service.ts';
+export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
+export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
+// The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
+export { serialiseConsultations, toPrescription, PRESCRIPTION_SELECT } from './repository.ts';
+export { default as consultationRoutes } from './routes.ts';

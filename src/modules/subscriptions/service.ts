@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
 import { chargeSubscriptionCycle } from '../billing/service.ts';
-import { createConsultation, transition } from '../consultations/service.ts';
+import { createConsultation, transitionConsultation } from '../consultations/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { renewalOpenMail, renewalPausedMail } from './mail.ts';
 import { currentVersion, findTreatment, getCategory, localisedSteps, renewalScreen, type Locale, type Question, type Step, type Version } from '../questionnaires/catalogue.ts';
@@ -599,7 +599,7 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
   if (!consultation) throw coded(409, 'early_order_period_already_advanced', { detail: 'This period was already advanced.' });
   const charge = await chargeSubscriptionCycle(deps, id, 'early_order', { consultationId: consultation.id, force: true });
   if (charge.outcome !== 'charged') {
-    await deps.db.tx((q) => transition(q, consultation.id, 'cancelled', {}));
+    await deps.db.tx((q) => transitionConsultation(q, userId, consultation.id, 'cancelled'));
     throw errorCode(402, 'payment_failed', 'The payment for the early order failed. Update the card in the billing portal and try again.');
   }
   // Mark the period the early order produced: a second early order waits for the next period.
