@@ -32,7 +32,6 @@ const NOT_YET_TYPED = [
   'src/modules/profile/**',
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
-  'src/modules/subscriptions/**',
   'src/payments/**',
 ];
 
