@@ -2,7 +2,9 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
-import { iso, toPayment } from '../billing/payments.ts';
+import { iso } from '../../lib/time.ts';
+import type { PaymentsRow } from '../../db/schema.ts';
+import { toPayment } from '../payments/index.ts';
 import type { Consultation } from './schemas.ts';
 
 export async function countForUser(q: Queryable, userId: string): Promise<number> {
@@ -109,7 +111,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any
       { id: d.id, first_name: d.first_name, last_name: d.last_name, email: d.email, doctor_license_number: d.doctor_license_number ?? null },
     ]),
   );
-  const payments = await q.query('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
+  const payments = await q.query<PaymentsRow>('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
   const prescriptions = await q.query(`${PRESCRIPTION_SELECT} where r.consultation_id = any($1::uuid[]) order by r.issued_at, r.id`, [ids]);
   const subIds = [...new Set(rows.map((r) => r.questionnaire_submission_id).filter(Boolean))];
   const submissions = new Map(

@@ -94,3 +94,106 @@ export async function updateRefund(q: Queryable, paymentId: string, total: numbe
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+// ------------------------------------------------------------------ reads
+
+export interface PaymentOrder {
+  column: 'created_at' | 'amount_cents';
+  direction: 'asc' | 'desc';
+}
+
+/** The payments list's order from `ordering` (whitelisted; unknown values: newest first). */
+export function paymentOrder(ordering: unknown): PaymentOrder {
+  const raw = typeof ordering === 'string' ? ordering.trim() : '';
+  const direction = raw.startsWith('-') ? 'desc' : 'asc';
+  const key = raw.replace(/^-/, '');
+  if (key === 'created_at' || key === 'amount_cents') return { column: key, direction };
+  return { column: 'created_at', direction: 'desc' };
+}
+
+export async function countPayments(q: Queryable, userId: string): Promise<number> {
+  const r = await sqlOf(q)
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function pagePayments(q: Queryable, userId: string, order: PaymentOrder, limit: number, offset: number): Promise<PaymentsRow[]> {
+  return sqlOf(q)
+    .selectFrom('payments')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy(order.column, order.direction)
+    .orderBy('id', order.direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** The account's payment with what its invoice prints: the patient, the plan cycle, the supply. */
+export async function paymentForInvoice(q: Queryable, userId: string, paymentId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('payments as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .leftJoin('subscriptions as s', 's.id', 'p.subscription_id')
+    .leftJoin('consultations as c', 'c.id', 'p.consultation_id')
+    .selectAll('p')
+    .select(['u.first_name', 'u.last_name', 'u.email', 'u.addresses', 'u.country_of_residence', 's.cycle_days as plan_cycle_days', 'c.supply_days as consultation_supply_days'])
+    .where('p.id', '=', paymentId)
+    .where('p.user_id', '=', userId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The payment of a checkout session (one at most), for the session view. */
+export async function paymentOfSession(q: Queryable, userId: string, checkoutSessionId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('payments')
+    .select(['id', 'subscription_id'])
+    .where('checkout_session_id', '=', checkoutSessionId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Locks a payment (any account: the back office refunds any patient's payment). */
+export async function lockPaymentForBackoffice(q: Queryable, paymentId: string): Promise<PaymentsRow | null> {
+  const row = await sqlOf(q).selectFrom('payments').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirst();
+  return row ?? null;
+}
+
+/** Locks the payment a provider knows by one of its ids (a refund webhook names the charge, intent or invoice). */
+export async function lockPaymentByProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
+  if (providerPaymentIds.length === 0) return null;
+  const row = await sqlOf(q)
+    .selectFrom('payments')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_payment_id', 'in', providerPaymentIds)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** A payment and its account's mail details, for a receipt (by id, or by provider and provider payment id). */
+export async function paymentForReceipt(q: Queryable, by: { id: string } | { provider: string; providerPaymentId: string }) {
+  let query = sqlOf(q)
+    .selectFrom('payments as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select(['p.id', 'p.status', 'p.amount_cents', 'p.currency', 'p.captured_at', 'p.invoice_number', 'u.email', 'u.first_name', 'u.locale', 'u.timezone']);
+  query = 'id' in by ? query.where('p.id', '=', by.id) : query.where('p.provider', '=', by.provider).where('p.provider_payment_id', '=', by.providerPaymentId);
+  return (await query.executeTakeFirst()) ?? null;
+}
+
+/** Claims the receipt of one payment event ('charge' or a refund id); false when it was already sent. */
+export async function claimReceipt(q: Queryable, paymentId: string, event: string): Promise<boolean> {
+  const row = await sqlOf(q)
+    .insertInto('payment_receipts')
+    .values({ payment_id: paymentId, event })
+    .onConflict((oc) => oc.doNothing())
+    .returning('payment_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -29,3 +29,4 @@ export {
   isPlanStatus,
   type PlanStatus,
 } from './status.ts';
+export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';

@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
 import { bmi, roundBmi } from '../../lib/bmi.ts';
-import { chargeSubscriptionCycle } from '../billing/service.ts';
+import { chargeSubscriptionCycle } from './charges.ts';
 import {
   createConsultation,
   defaultDosage,
