@@ -23,9 +23,8 @@ import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
 
-// TODO(merge h-money, h-acc): billing and backoffice still import these from here; they move to
-// index.ts (createConsultation) and audit/index.ts (recordAudit), then these re-exports go.
-export { insertConsultation as createConsultation, type NewConsultation } from './records.repository.ts';
+// TODO(merge h-acc): backoffice still imports `audit` from here; it moves to recordAudit
+// (audit/index.ts), then this wrapper goes.
 export async function audit(q: Queryable, actorId: string | null, action: string, subjectType: string, subjectId: string, details: Record<string, unknown> = {}) {
   await recordAudit(q, { actorId, action, subjectType, subjectId, details });
 }
