@@ -13,34 +13,19 @@ import {
   type ApproveInput,
 } from '../consultations/index.ts';
 import { updatePlanDetails } from '../subscriptions/index.ts';
-import { weightSummary } from '../journal/service.ts';
-import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/catalogue.ts';
+import { weightSummary } from '../journal/index.ts';
+import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/index.ts';
+import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
 const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...v } : null);
 
-export interface QueueFilter {
-  status?: string;
-  category?: string;
-  limit: number;
-  offset: number;
-}
+export type { QueueFilter } from './repository.ts';
 
 /** Consultations for review: time-critical categories first (emergency contraception), then oldest first. */
 export async function reviewQueue(deps: Deps, f: QueueFilter) {
-  // A renewal still waiting for the patient's choice is not ready for a doctor.
-  const where: string[] = ["coalesce(patient_choice_status, '') <> 'pending'"];
-  const params: unknown[] = [];
-  if (f.status) where.push(`status = $${params.push(f.status)}`);
-  if (f.category) where.push(`category = $${params.push(f.category)}`);
-  const w = where.length ? `where ${where.join(' and ')}` : '';
-  const [{ n }] = await deps.db.query(`select count(*)::int as n from consultations ${w}`, params);
-  const urgent = `$${params.push(TIME_CRITICAL_CATEGORIES)}::text[]`;
-  const rows = await deps.db.query(`select * from consultations ${w} order by (category = any(${urgent})) desc, created_at asc, id asc limit $${params.length + 1} offset $${params.length + 2}`, [
-    ...params,
-    f.limit,
-    f.offset,
-  ]);
-  return { count: n as number, results: await serialiseConsultations(deps.db, deps, rows) };
+  const count = await countQueueForClinician(deps.reader, f);
+  const rows = await pageQueueForClinician(deps.reader, f, TIME_CRITICAL_CATEGORIES);
+  return { count, results: await serialiseConsultations(deps.reader, deps, rows) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { emergencyNotice, mentionsEmergency, type EmergencyNotice } from '../../
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
+import { resumeReview } from '../consultations/index.ts';
 import { detectAllowedType, diskStore, MAX_FILE_BYTES, stripMetadata, type FileStore } from './files.ts';
 import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
@@ -137,7 +138,8 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
     await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
     if (!(await repo.insertPatientMessage(q, userId, { conversationId: conv.id, content: text, fileId, flagged, at: deps.clock.now() }))) throw notFound();
-    // RESUME_REVIEW
+    // The patient's answer puts consultations the doctor asked about back in the queue (docs/consultations.md).
+    await resumeReview(q, userId);
   });
   const row = await repo.findConversationForPatient(deps.db, userId, conv.id);
   if (!row) throw notFound();
