@@ -31,7 +31,6 @@ const NOT_YET_TYPED = [
   'src/modules/profile/**',
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
-  'src/modules/subscriptions/**',
 ];
 
 export default tseslint.config(

@@ -62,8 +62,13 @@ export interface TestContext {
 }
 
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
-export async function createTestContext(env: Record<string, string> = {}, options: { transport?: MailTransport; logStream?: { write(line: string): void } } = {}): Promise<TestContext> {
-  const { db, drop } = await openTestDatabase();
+export async function createTestContext(
+  env: Record<string, string> = {},
+  options: { transport?: MailTransport; logStream?: { write(line: string): void }; wrapDb?: (db: Db) => Db } = {},
+): Promise<TestContext> {
+  const opened = await openTestDatabase();
+  const { drop } = opened;
+  const db = options.wrapDb ? options.wrapDb(opened.db) : opened.db;
   const config = loadConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
     BRAND_SLUG: TEST_BRAND,

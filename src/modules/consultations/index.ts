@@ -8,7 +8,14 @@ export {
   transitionConsultationForClinician,
   resumeReview,
   findConsultationForUser,
+  findConsultationForClinician,
+  overrideOf,
   updateRenewalFields,
+  pendingRenewalOf,
+  lastApprovedOf,
+  hasOpenReview,
+  lockRenewalForUser,
+  moveRenewalPeriod,
   type ConsultationRow,
   type ConsultationFields,
   type NewConsultation,
@@ -24,5 +31,9 @@ export {
   isConsultationStatus,
   type ConsultationStatus,
 } from './status.ts';
-// TODO(merge h-plans): the same lines as h-plans' index; checkout needs them now.
-export { verdictFor, defaultDosage, submissionVerdict } from './prescribing.ts';
+export { approveConsultation, rejectConsultation, requestInformation, type Approved, type ApproveInput } from './service.ts';
+export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
+export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
+// The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
+export { serialiseConsultations, toPrescription, PRESCRIPTION_SELECT } from './repository.ts';
+export { default as consultationRoutes } from './routes.ts';

@@ -51,18 +51,20 @@ export async function supplyHistory(q: Queryable, userId: string, category: stri
  * version and profile. Nothing is allowed when neither is possible.
  */
 export function submissionVerdict(
-  s: Pick<QuestionnaireSubmissionsRow, 'version_id' | 'answers' | 'outcome' | 'result' | 'created_at'>,
+  // A submission row: typed (QuestionnaireSubmissionsRow) or a caller's untyped row, read with guards.
+  s: Pick<QuestionnaireSubmissionsRow, 'version_id' | 'answers' | 'outcome' | 'result' | 'created_at'> | Readonly<Record<string, unknown>>,
   profile: EngineProfile,
 ): EngineVerdict {
   const r = isRecord(s.result) ? s.result : {};
+  const outcome = String(s.outcome);
   if (isStringArray(r.treatments)) {
-    return { outcome: s.outcome, treatments: r.treatments, reasons: storedReasons(r.reasons) };
+    return { outcome, treatments: r.treatments, reasons: storedReasons(r.reasons) };
   }
-  const version = getVersion(s.version_id);
-  if (!version) return { outcome: s.outcome, treatments: [], reasons: [{ code: 'ENGINE_RESULT_UNAVAILABLE', kind: 'ineligible', treatments: [] }] };
+  const version = getVersion(String(s.version_id));
+  if (!version) return { outcome, treatments: [], reasons: [{ code: 'ENGINE_RESULT_UNAVAILABLE', kind: 'ineligible', treatments: [] }] };
   // The profile stored with the result is the one the patient answered with.
   const stored = isRecord(r.profile) ? (r.profile as unknown as EngineProfile) : profile;
-  const out = evaluate(version, stored, (Array.isArray(s.answers) ? s.answers : []) as AnswerItem[], new Date(s.created_at));
+  const out = evaluate(version, stored, (Array.isArray(s.answers) ? s.answers : []) as AnswerItem[], new Date(s.created_at instanceof Date || typeof s.created_at === 'string' ? s.created_at : 0));
   return { outcome: out.outcome, treatments: out.treatments, reasons: out.reasons };
 }
 

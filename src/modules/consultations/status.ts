@@ -7,8 +7,6 @@
 //   rejected          -> refunded
 //   approved, cancelled, refunded: final
 import { detailCode } from '../../http/errors.ts';
-import type { Queryable } from '../../db/index.ts';
-import { transitionConsultationForClinician, type ConsultationFields } from './records.repository.ts';
 
 export const CONSULTATION_STATUSES = ['pending_review', 'approved', 'rejected', 'needs_information', 'cancelled', 'refunded'] as const;
 export type ConsultationStatus = (typeof CONSULTATION_STATUSES)[number];
@@ -38,10 +36,4 @@ export function assertTransition(from: string, to: ConsultationStatus): void {
   if (!canTransition(from, to)) {
     throw detailCode(409, 'invalid_status_transition', `A consultation in status "${from}" cannot become "${to}".`);
   }
-}
-
-// TODO(merge h-money): billing's refund path still calls `transition` by id; it moves to
-// `transitionConsultationIfAllowed(q, userId, id, 'refunded')` from index.ts, then this goes.
-export async function transition(q: Queryable, consultationId: string, to: ConsultationStatus, set: ConsultationFields = {}) {
-  return transitionConsultationForClinician(q, consultationId, to, set);
 }

@@ -1,7 +1,7 @@
 // The eligibility engine: a pure function of (catalogue version, profile, answers, now). No I/O, no
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
 import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
-import { ageOn } from '../profile/service.ts';
+import { ageOn } from '../profile/index.ts';
 import { getCategory, type Condition, type Locale, type Question, type Rule, type RuleSet, type Step } from './catalogue.ts';
 
 /** A question set: a version, or a renewal screen (`{category, steps}`). */

@@ -27,7 +27,7 @@ function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown):
   return tags.includes('*') || tags.includes(etag);
 }
 
-const localeOf = (request: FastifyRequest) => pickLocale((request.query as any)?.locale, request.headers['accept-language']);
+const localeOf = (request: FastifyRequest) => pickLocale(LocaleQuery.safeParse(request.query).data?.locale, request.headers['accept-language']);
 
 export default async function questionnairesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();

@@ -379,3 +379,16 @@ export async function syncPlanFromProvider(
   }
   return transitionPlan(q, plan.user_id, plan.id, from, to, fields);
 }
+
+/** The answers of the account's first or latest questionnaire submission in a category (renewal screen). */
+export async function submissionAnswers(q: Queryable, userId: string, category: string, which: 'first' | 'latest'): Promise<unknown> {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_submissions')
+    .select('answers')
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .orderBy('created_at', which === 'first' ? 'asc' : 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.answers ?? null;
+}
