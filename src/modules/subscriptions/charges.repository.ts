@@ -16,10 +16,11 @@ export async function plansDueForChargeForScheduler(q: Queryable, now: Date, bil
     .where('s.cancel_at_period_end', '=', false)
     .where('s.current_period_end', '<=', now)
     .where((eb) => eb.or([eb('s.next_charge_attempt_at', 'is', null), eb('s.next_charge_attempt_at', '<=', now)]))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('consultations as c')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('consultations as c')
             .select('c.id')
             .whereRef('c.subscription_id', '=', 's.id')
             .where('c.origin', '=', 'renewal')
