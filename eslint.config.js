@@ -23,7 +23,6 @@ const NOT_YET_TYPED = [
   'src/mail/transports.ts',
   'src/modules/accounts/**',
   'src/modules/backoffice/**',
-  'src/modules/billing/**',
   // the list path (countForUser, pageForUser, userSummaries, serialisation): h-perf's, finished by the lead
   'src/modules/consultations/repository.ts',
   'src/modules/mcp/**',
@@ -31,7 +30,6 @@ const NOT_YET_TYPED = [
   'src/modules/profile/**',
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
-  'src/payments/**',
 ];
 
 export default tseslint.config(

@@ -1,50 +1,635 @@
-// Benchmarks (`npm run bench`): starts the app in process on a throw-away embedded database, signs a
-// patient in, and drives a few representative routes with autocannon on loopback for a bounded time.
-// Figures are for comparing changes on the same machine, not absolute capacity.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
-import { createRuntime } from '../src/runtime.ts';
+// `npm run bench`: the project's performance record (issue 11, "Performance"; docs/performance.md).
+//
+// Every party is its own process: the service (`node dist/main.js`, built first), the floor
+// (bench/floor.ts: bare Fastify + pg + jose) and each load run (bench/load.ts: autocannon). Data is
+// seeded with SQL into a database migrated by the service's migrations (bench/seed.ts), tokens come
+// from the real sign-in endpoint. Runs of the service and the floor alternate (ABC, CBA, ...) so
+// that drift on a shared machine falls on both. Prints a table with the goals marked met or not and
+// writes the whole result to bench/results/<time>.json and bench/results/latest.json.
+//
+// Settings (environment):
+//   BENCH_SECONDS    seconds per measured run (default 5; a full run on both databases takes ~5 min)
+//   BENCH_ROUNDS     alternations per comparison (default 2)
+//   BENCH_DATABASES  pg,pglite (default both)
+//   BENCH_PG_URL     an admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
+//                    the bench creates a fresh database there and drops it at the end
+//   BENCH_LOG_LEVEL  the service's LOG_LEVEL (default info, as in production; its output is discarded)
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openPglite, openPostgres, type Db } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import type { LoadResult, LoadSpec } from './load.ts';
+import { BENCH_PASSWORD, LARGE, SIGNIN, SMALL, seed } from './seed.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const SECONDS = positive('BENCH_SECONDS', 5);
+const ROUNDS = positive('BENCH_ROUNDS', 2);
+const DATABASES = (process.env.BENCH_DATABASES ?? 'pg,pglite').split(',').map((s) => s.trim()).filter(Boolean);
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const CONNECTIONS = 16;
+const SIGNIN_CONNECTIONS = 20;
+const WARMUP_SECONDS = 2;
+const BRAND = 'demo';
+const PAGE = '?limit=20';
 
-async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pts-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0' });
-  const runtime = await createRuntime(config);
-  const app = await buildApp(runtime.deps, { logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const [user] = await runtime.deps.db.query<{ id: string }>(
-    "insert into users (email, email_verified_at, referral_code) values ('bench@example.org', now(), 'BENCH001') returning id",
-  );
-  const { access } = await issueTokenPair(runtime.deps, runtime.deps.db, user.id);
-
-  const scenarios: { name: string; path: string; headers?: Record<string, string> }[] = [
-    { name: 'GET /healthz', path: '/healthz' },
-    { name: 'GET /v1/users/profile/ (bearer)', path: '/v1/users/profile/', headers: { authorization: `Bearer ${access}` } },
-    { name: 'GET /v1/users/questionnaires/categories/ (public)', path: '/v1/users/questionnaires/categories/' },
-    { name: 'GET /v1/users/consultations/ (bearer, paginated)', path: '/v1/users/consultations/', headers: { authorization: `Bearer ${access}` } },
-  ];
-  console.log(`benchmark: ${SECONDS}s per scenario, 10 connections, embedded database`);
-  for (const s of scenarios) {
-    const result = await autocannon({ url: base + s.path, headers: s.headers, connections: 10, duration: SECONDS });
-    const ok = result['2xx'];
-    console.log(
-      `${s.name.padEnd(52)} ${String(Math.round(result.requests.average)).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  2xx ${ok}  non-2xx ${result.non2xx}`,
-    );
-  }
-  await app.close();
-  await runtime.close();
-  rmSync(dataDir, { recursive: true, force: true });
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}: must be a positive number`);
+  return n;
 }
 
-main().catch((err) => {
+// Keys as production supplies them (JWT_SIGNING_KEYS is required with NODE_ENV=production on
+// PostgreSQL); the floor gets the same list so that it verifies the same tokens.
+const KEYS = {
+  JWT_SIGNING_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
+  DATA_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const children = new Set<ChildProcess>();
+/** Temporary databases and directories to remove, also on Ctrl-C. */
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => console.error('cleanup:', err));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Server {
+  name: string;
+  proc: ChildProcess;
+  base: string;
+  /** Milliseconds from spawn until the readiness URL answered 200. */
+  readyMs: number;
+  stderr: () => string;
+}
+
+/** Spawns a server process and polls `readyPath` every 10 ms until it answers 200. */
+async function startProcess(name: string, args: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
+  const started = performance.now();
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(proc);
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-4000);
+  });
+  let exited: number | null = null;
+  proc.once('exit', (code) => {
+    exited = code ?? -1;
+    children.delete(proc);
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = started + 120_000;
+  while (performance.now() < deadline) {
+    if (exited !== null) throw new Error(`${name} exited with ${exited} before it was ready:\n${err}`);
+    try {
+      const res = await fetch(base + readyPath);
+      if (res.status === 200) return { name, proc, base, readyMs: performance.now() - started, stderr: () => err };
+    } catch {
+      // not listening yet
+    }
+    await sleep(10);
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`${name} not ready within 120 s:\n${err}`);
+}
+
+async function stopProcess(server: Server): Promise<void> {
+  if (server.proc.exitCode !== null || server.proc.signalCode !== null) return;
+  const exited = new Promise((r) => server.proc.once('exit', r));
+  server.proc.kill('SIGTERM');
+  const timer = setTimeout(() => server.proc.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resident set size of a process in MB (Linux: VmRSS of /proc/<pid>/status). */
+function rssMb(pid: number | undefined): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m?.[1] ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) if (process.env[k]) env[k] = process.env[k]!;
+  return env;
+}
+
+async function startService(db: { DATABASE_URL?: string; DATA_DIR: string }): Promise<Server> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...baseEnv(),
+    ...KEYS,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL,
+    DATA_DIR: db.DATA_DIR,
+    BRAND_SLUG: BRAND,
+    // The seller that NODE_ENV=production requires (invoices); not used by the measured routes.
+    SELLER_NAME: 'Bench Telemedicine GmbH',
+    SELLER_ADDRESS: 'Benchstrasse 1, 10115 Berlin',
+    SELLER_VAT_ID: 'DE123456789',
+    SELLER_COUNTRY: 'DEU',
+    // Long enough that the tokens signed in at the start outlive every run.
+    ACCESS_TOKEN_TTL_SECONDS: String(24 * 3600),
+  };
+  if (db.DATABASE_URL) env.DATABASE_URL = db.DATABASE_URL;
+  return startProcess('service', ['dist/main.js'], env, port, '/readyz');
+}
+
+async function startFloor(databaseUrl: string): Promise<Server> {
+  const port = await freePort();
+  const env = { ...baseEnv(), DATABASE_URL: databaseUrl, PORT: String(port), JWT_SIGNING_KEYS: KEYS.JWT_SIGNING_KEYS, NODE_ENV: 'production' };
+  return startProcess('floor', ['--import', 'tsx', 'bench/floor.ts'], env, port, '/healthz');
+}
+
+/** A load process (bench/load.ts), forked once and reused for every run it is given. */
+class LoadWorker {
+  private readonly proc: ChildProcess;
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+
+  constructor() {
+    this.proc = fork(join(ROOT, 'bench', 'load.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.add(this.proc);
+    this.proc.on('message', (m: { id: number; result?: LoadResult; error?: string }) => {
+      const waiter = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (!waiter) return;
+      if (m.result) waiter.resolve({ ...m.result, loadavg: Math.round(loadavg()[0]! * 10) / 10 });
+      else waiter.reject(new Error(`load run failed: ${m.error ?? 'no result'}`));
+    });
+    this.proc.once('exit', (code) => {
+      children.delete(this.proc);
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`load process exited with ${code}`));
+      this.pending.clear();
+    });
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      this.pending.set(id, { resolve, reject });
+      this.proc.send({ id, spec });
+    });
+  }
+
+  stop(): void {
+    this.proc.kill('SIGTERM');
+  }
+}
+
+let mainLoad: LoadWorker | undefined;
+let sideLoad: LoadWorker | undefined;
+/** The service's /readyz while one runs (see settle). */
+let settleUrl: string | undefined;
+
+/**
+ * Waits until the service has worked off what the last run left in flight: autocannon stops at the
+ * deadline, but the server still answers the requests it had, and on the embedded database (one
+ * connection, queries on the event loop) that backlog would otherwise eat into the next run. /readyz
+ * runs `select 1` behind the backlog, so its answer means the queue is empty.
+ */
+async function settle(): Promise<void> {
+  if (!settleUrl) return;
+  await fetch(settleUrl, { signal: AbortSignal.timeout(300_000) }).catch(() => undefined);
+}
+
+/** One run on the main load process. */
+async function load(spec: LoadSpec): Promise<LoadResult> {
+  const result = await mainLoad!.run(spec);
+  await settle();
+  return result;
+}
+/** One run on the second load process (the sign-ins running beside the profile run). */
+const sideRun = (spec: LoadSpec) => sideLoad!.run(spec);
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+async function signIn(base: string, email: string): Promise<string> {
+  const res = await fetch(`${base}/v1/users/token/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-brand-slug': BRAND },
+    body: JSON.stringify({ email, password: BENCH_PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in of ${email} answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { access?: string };
+  if (!body.access) throw new Error(`sign-in of ${email} answered no access token`);
+  return body.access;
+}
+
+const get = (url: string, token: string, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+  url,
+  headers: { authorization: `Bearer ${token}` },
+  connections: CONNECTIONS,
+  duration: SECONDS,
+  ...extra,
+});
+
+const signInSpec = (base: string, duration: number): LoadSpec => ({
+  url: `${base}/v1/users/token/`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-brand-slug': BRAND },
+  body: JSON.stringify({ email: SIGNIN.email, password: BENCH_PASSWORD }),
+  connections: SIGNIN_CONNECTIONS,
+  duration,
+});
+
+interface Target {
+  name: string;
+  spec: LoadSpec;
+}
+
+/** Runs the targets in alternating order (ABC, CBA, ABC...), ROUNDS times; returns each one's runs. */
+async function alternate(targets: Target[]): Promise<Record<string, LoadResult[]>> {
+  const runs: Record<string, LoadResult[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const t of order) {
+      const r = await load(t.spec);
+      runs[t.name]!.push(r);
+      log(`    ${t.name.padEnd(28)} round ${round + 1}: ${fmt(r)}`);
+    }
+  }
+  return runs;
+}
+
+/** Several runs of one target as one figure: rates and latencies are means over the runs. */
+function combine(runs: LoadResult[]): LoadResult {
+  const mean = (pick: (r: LoadResult) => number | null) => {
+    const values = runs.map(pick);
+    if (values.some((v) => v === null)) return null;
+    return Math.round(((values as number[]).reduce((a, v) => a + v, 0) / values.length) * 100) / 100;
+  };
+  const sum = (pick: (r: LoadResult) => number) => runs.reduce((a, r) => a + pick(r), 0);
+  return {
+    rps: mean((r) => r.rps) ?? 0,
+    ok: sum((r) => r.ok),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    p50: mean((r) => r.p50),
+    p90: mean((r) => r.p90),
+    p99: mean((r) => r.p99),
+    mean: mean((r) => r.mean),
+    max: runs.some((r) => r.max === null) ? null : Math.max(...runs.map((r) => r.max ?? 0)),
+    bytes: Math.round(mean((r) => r.bytes) ?? 0),
+    seconds: sum((r) => r.seconds),
+  };
+}
+
+const ms = (v: number | null) => (v === null ? '-' : v.toFixed(2));
+const fmt = (r: LoadResult) =>
+  `${String(r.rps).padStart(8)} req/s  p50 ${ms(r.p50).padStart(7)} ms  p99 ${ms(r.p99).padStart(7)} ms${r.non2xx || r.errors ? `  NON-2XX ${r.non2xx} ERRORS ${r.errors}` : ''}${r.loadavg !== undefined ? `  (load ${r.loadavg})` : ''}`;
+
+function log(line: string) {
+  process.stdout.write(`${line}\n`);
+}
+
+interface DatabaseResult {
+  database: 'pg' | 'pglite';
+  seed: { seconds: number; rows: Record<string, number> };
+  scenarios: Record<string, LoadResult & { runs?: LoadResult[]; rate?: number; note?: string }>;
+}
+
+async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DATA_DIR: string }): Promise<DatabaseResult> {
+  log(`\n== ${kind === 'pg' ? 'PostgreSQL' : 'embedded (PGlite)'}`);
+  const t0 = performance.now();
+  const db: Db = conn.DATABASE_URL ? await openPostgres(conn.DATABASE_URL) : await openPglite({ dataDir: join(conn.DATA_DIR, 'pglite') });
+  let rows: Record<string, number>;
+  try {
+    await migrate(db);
+    rows = await seed(db);
+  } finally {
+    await db.close();
+  }
+  const seedSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  log(`  seeded in ${seedSeconds} s: ${JSON.stringify(rows)}`);
+
+  const service = await startService(conn);
+  const floor = conn.DATABASE_URL ? await startFloor(conn.DATABASE_URL) : null;
+  const scenarios: DatabaseResult['scenarios'] = {};
+  settleUrl = `${service.base}/readyz`;
+  try {
+    const small = await signIn(service.base, SMALL.email);
+    const large = await signIn(service.base, LARGE.email);
+    const list = (base: string, token: string) => get(`${base}/v1/users/consultations/${PAGE}`, token);
+    const floorSame = (token: string) => get(`${floor!.base}/same/consultations/${PAGE}`, token);
+    const floorMin = (token: string) => get(`${floor!.base}/min/consultations/${PAGE}`, token);
+
+    log('  warming up');
+    const warm = { duration: WARMUP_SECONDS };
+    await load({ ...list(service.base, small), ...warm });
+    await load({ ...list(service.base, large), ...warm });
+    if (floor) {
+      await load({ ...floorSame(small), ...warm });
+      await load({ ...floorMin(small), ...warm });
+    }
+
+    log('  list, 1,000 consultations');
+    const list1k = await alternate([
+      { name: 'ours list 1k', spec: list(service.base, small) },
+      ...(floor ? [{ name: 'floor same SQL 1k', spec: floorSame(small) }, { name: 'floor minimal 1k', spec: floorMin(small) }] : []),
+    ]);
+    log('  list, 100,000 consultations');
+    const list100k = await alternate([
+      { name: 'ours list 100k', spec: list(service.base, large) },
+      ...(floor ? [{ name: 'floor same SQL 100k', spec: floorSame(large) }] : []),
+    ]);
+    for (const [name, runs] of Object.entries({ ...list1k, ...list100k })) scenarios[name] = { ...combine(runs), runs };
+
+    const peak = scenarios['ours list 1k']!.rps;
+    const rate = Math.max(1, Math.round(peak / 2));
+    log(`  list 1k at half of peak (${rate} req/s)`);
+    const half = await load({ ...list(service.base, small), overallRate: rate });
+    log(`    ${'ours list 1k @ half peak'.padEnd(28)}: ${fmt(half)}`);
+    scenarios['ours list 1k @ half peak'] = { ...half, rate };
+
+    log('  profile idle / under 20 concurrent sign-ins');
+    const profile = get(`${service.base}/v1/users/profile/`, small);
+    const idle: LoadResult[] = [];
+    const loaded: LoadResult[] = [];
+    const loadedSignins: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const i = await load(profile);
+      idle.push(i);
+      log(`    ${'profile idle'.padEnd(28)} round ${round + 1}: ${fmt(i)}`);
+      // The sign-ins start first and outlast the profile run, so the profile run sees them throughout.
+      const signins = sideRun(signInSpec(service.base, SECONDS + 3));
+      await sleep(1000);
+      const l = await load(profile);
+      loaded.push(l);
+      const s = await signins;
+      await settle();
+      loadedSignins.push(s);
+      log(`    ${'profile under sign-ins'.padEnd(28)} round ${round + 1}: ${fmt(l)}   (sign-ins ${s.rps} req/s)`);
+    }
+    scenarios['profile idle'] = { ...combine(idle), runs: idle };
+    scenarios['profile under sign-ins'] = { ...combine(loaded), runs: loaded };
+    scenarios['sign-in beside profile'] = { ...combine(loadedSignins), runs: loadedSignins };
+
+    log('  sign-in alone');
+    const signin = await load(signInSpec(service.base, SECONDS));
+    log(`    ${'sign-in alone'.padEnd(28)}: ${fmt(signin)}`);
+    scenarios['sign-in alone'] = signin;
+  } finally {
+    settleUrl = undefined;
+    if (floor) await stopProcess(floor);
+    await stopProcess(service);
+  }
+  return { database: kind, seed: { seconds: seedSeconds, rows }, scenarios };
+}
+
+/** The embedded database's start: fresh DATA_DIR to ready (and RSS), then a restart on it. */
+async function measureStart(): Promise<{ freshMs: number; freshRssMb: number | null; restartMs: number; restartRssMb: number | null }> {
+  log('\n== embedded start');
+  const dir = mkdtempSync(join(tmpdir(), 'pts-bench-start-'));
+  try {
+    const fresh = await startService({ DATA_DIR: dir });
+    await sleep(200); // RSS settles after the first answer
+    const freshRssMb = rssMb(fresh.proc.pid);
+    await stopProcess(fresh);
+    const again = await startService({ DATA_DIR: dir });
+    await sleep(200);
+    const restartRssMb = rssMb(again.proc.pid);
+    await stopProcess(again);
+    const r = { freshMs: Math.round(fresh.readyMs), freshRssMb, restartMs: Math.round(again.readyMs), restartRssMb };
+    log(`  fresh: ready in ${r.freshMs} ms, RSS ${r.freshRssMb} MB; restart: ready in ${r.restartMs} ms, RSS ${r.restartRssMb} MB`);
+    return r;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Goals
+
+interface Goal {
+  database: string;
+  goal: string;
+  value: number | null;
+  target: string;
+  met: boolean | null;
+  note?: string;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** A figure measured on runs that all answered 2xx, or null (a ratio of failing runs means nothing). */
+interface CleanResult extends LoadResult {
+  p50: number;
+  p99: number;
+}
+function clean(r: LoadResult | undefined): CleanResult | null {
+  return r && r.non2xx === 0 && r.errors === 0 && r.ok > 0 && r.p50 !== null && r.p99 !== null ? (r as CleanResult) : null;
+}
+
+function goalsFor(result: DatabaseResult, baseline: Baseline | null): Goal[] {
+  const s = result.scenarios;
+  const db = result.database;
+  const goals: Goal[] = [];
+  // A goal whose runs answered errors is not met (a 500 is no figure); one with nothing to compare is n/a.
+  const add = (goal: string, value: number | null, target: string, test: (v: number) => boolean, failure?: string) =>
+    goals.push({ database: db, goal, value: value === null ? null : round2(value), target, met: failure ? false : value === null ? null : test(value), ...(failure ? { note: failure } : {}) });
+  const ours = clean(s['ours list 1k']);
+  const failed = (...names: string[]) =>
+    names
+      .filter((name) => s[name] && !clean(s[name]))
+      .map((name) => {
+        const r = s[name]!;
+        return r.non2xx || r.errors ? `${name}: ${r.non2xx} non-2xx, ${r.errors} errors` : `${name}: no answer within the run`;
+      })
+      .join('; ') || undefined;
+  if (db === 'pg') {
+    const same = clean(s['floor same SQL 1k']);
+    const min = clean(s['floor minimal 1k']);
+    add('list 1k: ours / floor same SQL (req/s)', ours && same ? ours.rps / same.rps : null, '>= 0.75', (v) => v >= 0.75, failed('ours list 1k', 'floor same SQL 1k'));
+    add('list 1k: ours / floor minimal (req/s)', ours && min ? ours.rps / min.rps : null, '>= 0.5', (v) => v >= 0.5, failed('ours list 1k', 'floor minimal 1k'));
+  } else {
+    goals.push({ database: db, goal: 'list 1k: ours / floor (req/s)', value: null, target: 'n/a', met: null, note: 'the floor runs on PostgreSQL only; see the pg rows' });
+  }
+  const big = clean(s['ours list 100k']);
+  add('list: p50 100k / p50 1k', ours && big ? big.p50 / ours.p50 : null, '<= 1.2', (v) => v <= 1.2, failed('ours list 100k', 'ours list 1k'));
+  const half = clean(s['ours list 1k @ half peak']);
+  add('list 1k: p99 at half of peak (ms)', half ? half.p99 : null, '< 25', (v) => v < 25, failed('ours list 1k @ half peak'));
+  const idle = clean(s['profile idle']);
+  const loaded = clean(s['profile under sign-ins']);
+  add('profile: p99 under sign-ins / idle', idle && loaded ? loaded.p99 / idle.p99 : null, '<= 3', (v) => v <= 3, failed('profile idle', 'profile under sign-ins'));
+  const signin = clean(s['sign-in alone']);
+  const before = baseline?.signin[db];
+  if (signin && before) {
+    // "Not lower than today": today's figure is bench/results/baseline.json; 10 % is this machine's
+    // run-to-run noise on a 2-core box, so a change inside it is not called a loss.
+    add('sign-in alone: req/s / baseline', signin.rps / before, '>= 0.9', (v) => v >= 0.9);
+  } else if (!signin) {
+    add('sign-in alone: req/s / baseline', null, '>= 0.9', () => false, failed('sign-in alone') ?? 'no answers');
+  } else {
+    goals.push({ database: db, goal: 'sign-in alone: req/s / baseline', value: null, target: '>= 0.9', met: null, note: 'no baseline yet: this run becomes it' });
+  }
+  return goals;
+}
+
+function startGoals(start: Awaited<ReturnType<typeof measureStart>>): Goal[] {
+  return [
+    { database: 'pglite', goal: 'fresh DATA_DIR: ready (ms)', value: start.freshMs, target: '< 3000', met: start.freshMs < 3000 },
+    { database: 'pglite', goal: 'fresh DATA_DIR: RSS after ready (MB)', value: start.freshRssMb, target: '< 400', met: start.freshRssMb === null ? null : start.freshRssMb < 400 },
+    { database: 'pglite', goal: 'restart: ready (ms)', value: start.restartMs, target: '< 1500', met: start.restartMs < 1500 },
+  ];
+}
+
+interface Baseline {
+  signin: Record<string, number>;
+}
+
+function readBaseline(): Baseline | null {
+  const file = join(RESULTS, 'baseline.json');
+  if (!existsSync(file)) return null;
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as { databases?: DatabaseResult[] };
+  const signin: Record<string, number> = {};
+  for (const d of saved.databases ?? []) {
+    const r = d.scenarios['sign-in alone'];
+    if (r && r.ok > 0 && r.non2xx === 0 && r.errors === 0) signin[d.database] = r.rps;
+  }
+  return { signin };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function printTable(databases: DatabaseResult[], start: Awaited<ReturnType<typeof measureStart>> | null, goals: Goal[]) {
+  log('\n' + '='.repeat(100));
+  log(`npm run bench: ${SECONDS} s per run, ${ROUNDS} alternating rounds, ${CONNECTIONS} connections (sign-ins: ${SIGNIN_CONNECTIONS}), page of 20`);
+  log(`${'database'.padEnd(8)} ${'scenario'.padEnd(28)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'bytes'.padStart(7)} ${'non-2xx'.padStart(8)}`);
+  for (const d of databases) {
+    for (const [name, r] of Object.entries(d.scenarios)) {
+      log(
+        `${d.database.padEnd(8)} ${name.padEnd(28)} ${String(r.rps).padStart(9)} ${ms(r.p50).padStart(8)} ${ms(r.p99).padStart(8)} ${String(r.bytes).padStart(7)} ${String(r.non2xx + r.errors).padStart(8)}`,
+      );
+    }
+  }
+  if (start) {
+    log(`pglite   start: fresh DATA_DIR ready ${start.freshMs} ms, RSS ${start.freshRssMb} MB; restart ready ${start.restartMs} ms, RSS ${start.restartRssMb} MB`);
+  }
+  const runs = databases.flatMap((d) => Object.values(d.scenarios).flatMap((r) => r.runs ?? [r]));
+  const busiest = Math.max(0, ...runs.map((r) => r.loadavg ?? 0));
+  if (busiest > availableParallelism()) {
+    log(`\nWARNING: the machine was busy (1-minute load average up to ${busiest} on ${availableParallelism()} cores): the figures are noisy; compare ratios, and rerun on a quiet machine before trusting a goal.`);
+  }
+  log('\nGoals (issue 11)');
+  for (const g of goals) {
+    const mark = g.met === null ? 'n/a' : g.met ? 'MET' : 'NOT MET';
+    log(`${g.database.padEnd(8)} ${g.goal.padEnd(40)} ${String(g.value ?? '-').padStart(9)}  goal ${g.target.padEnd(8)} ${mark}${g.note ? `  (${g.note})` : ''}`);
+  }
+}
+
+const loadavgAtStart = loadavg();
+
+async function main() {
+  log('building dist/ (node scripts/build.mjs --if-stale)');
+  const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('build failed');
+
+  const baseline = readBaseline();
+  mainLoad = new LoadWorker();
+  sideLoad = new LoadWorker();
+  const databases: DatabaseResult[] = [];
+  let start: Awaited<ReturnType<typeof measureStart>> | null = null;
+  try {
+    for (const kind of DATABASES) {
+      if (kind === 'pg') {
+        const name = `bench_${process.pid}_${Date.now()}`;
+        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await admin.connect();
+        await admin.query(`create database ${name}`);
+        await admin.end();
+        cleanups.push(async () => {
+          const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+          await c.connect();
+          await c.query(`drop database if exists ${name} with (force)`);
+          await c.end();
+        });
+        const url = new URL(PG_ADMIN_URL);
+        url.pathname = `/${name}`;
+        const dir = mkdtempSync(join(tmpdir(), 'pts-bench-pg-'));
+        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+        databases.push(await measure('pg', { DATABASE_URL: url.toString(), DATA_DIR: dir }));
+      } else if (kind === 'pglite') {
+        const dir = mkdtempSync(join(tmpdir(), 'pts-bench-pglite-'));
+        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+        databases.push(await measure('pglite', { DATA_DIR: dir }));
+        start = await measureStart();
+      } else {
+        throw new Error(`BENCH_DATABASES: unknown database ${kind} (pg, pglite)`);
+      }
+    }
+  } finally {
+    mainLoad.stop();
+    sideLoad.stop();
+    await cleanUp();
+  }
+
+  const goals = [...databases.flatMap((d) => goalsFor(d, baseline)), ...(start ? startGoals(start) : [])];
+  printTable(databases, start, goals);
+
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  const when = new Date();
+  const record = {
+    date: when.toISOString(),
+    commit: commit + (dirty ? '+dirty-src' : ''),
+    // The load average says how much else ran meanwhile: figures from a busy machine compare badly.
+    machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model ?? '', memoryMb: Math.round(totalmem() / 1048576), node: process.version, loadavgAtStart, loadavgAtEnd: loadavg() },
+    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, signinConnections: SIGNIN_CONNECTIONS, logLevel: LOG_LEVEL, nodeEnv: 'production', page: PAGE },
+    databases,
+    start,
+    goals,
+  };
+  mkdirSync(RESULTS, { recursive: true });
+  const json = `${JSON.stringify(record, null, 2)}\n`;
+  const file = join(RESULTS, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  writeFileSync(file, json);
+  writeFileSync(join(RESULTS, 'latest.json'), json);
+  if (!baseline && databases.length > 0) writeFileSync(join(RESULTS, 'baseline.json'), json);
+  log(`\nwritten: ${file.slice(ROOT.length + 1)} and bench/results/latest.json${baseline ? '' : ' (and baseline.json: there was none)'}`);
+}
+
+process.on('SIGINT', () => {
+  void cleanUp().finally(() => process.exit(130));
+});
+
+main().catch((err: unknown) => {
   console.error(err);
-  process.exit(1);
+  void cleanUp().finally(() => process.exit(1));
 });

@@ -9,6 +9,7 @@
 //
 // The new tree is written beside dist/ and swapped in by rename, so a server starting meanwhile
 // never sees half a build.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -32,7 +33,9 @@ function walk(dir) {
 /** A fingerprint of every input: any added, removed or changed file gives another one. */
 function fingerprint(files) {
   const hash = createHash('sha256');
-  for (const file of [...files, fileURLToPath(import.meta.url)]) {
+  // The installed PGlite is an input too: the database template must match its version.
+  const pglite = join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  for (const file of [...files, fileURLToPath(import.meta.url), ...(existsSync(pglite) ? [pglite] : [])]) {
     const s = statSync(file);
     hash.update(`${relative(root, file)}\0${s.size}\0${s.mtimeMs}\n`);
   }
@@ -79,6 +82,11 @@ async function build(files, stamp) {
     cpSync(file, target);
   }
   writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n');
+  // A migrated embedded database, unpacked by the first start on an empty DATA_DIR instead of
+  // running initdb (src/db/init-data-dir.ts): the first start takes about as long as a restart.
+  // Optional: without it the first start runs initdb, as it always could.
+  const template = spawnSync(process.execPath, [join(tmp, 'db', 'init-data-dir.js'), '--template', join(tmp, 'db', 'pglite-template.tar')], { stdio: 'inherit' });
+  if (template.status !== 0) console.error('build: no embedded database template (first starts will run initdb)');
   writeFileSync(join(tmp, '.build-stamp'), stamp);
   const old = join(root, `dist.old-${process.pid}`);
   if (existsSync(distDir)) renameSync(distDir, old);

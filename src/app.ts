@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { installAccessControl, type Access } from './http/access.ts';
@@ -15,6 +15,7 @@ import { loggerOptions } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { readiness, ReadinessSchema } from './http/readiness.ts';
 import { registerApiDocument } from './http/openapi.ts';
+import { defaultSerialisation, responseSerializerCompiler, type ResponseSerialisation } from './http/serializer.ts';
 import { MODULES } from './modules/index.ts';
 import { registerWebApp } from './web.ts';
 
@@ -43,7 +44,14 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Trusts the nearest `hops` proxies: each X-Forwarded-For entry within that many hops. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-export async function buildApp(deps: Deps, options: { logger?: boolean; logStream?: { write(line: string): void } } = {}): Promise<App> {
+export interface BuildOptions {
+  logger?: boolean;
+  logStream?: { write(line: string): void };
+  /** Response writing: zod-validated (development, tests) or from the JSON schema (production). */
+  serialisation?: ResponseSerialisation;
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { ...loggerOptions(deps.config.LOG_LEVEL), ...(options.logStream ? { stream: options.logStream } : {}) },
     loggerInstance: undefined,
@@ -80,7 +88,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
   );
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler(options.serialisation ?? defaultSerialisation(deps.config.NODE_ENV)));
   installErrorHandling(app);
   installInputGuard(app);
 
@@ -156,7 +164,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; logStrea
   );
 
   for (const mod of MODULES) await app.register(mod, { deps });
-  await registerWebApp(app); // the web app at `/` when web/dist holds a build (src/web.ts)
+  // the web app at `/` when web/dist holds a build (src/web.ts); it offers Google sign-in when configured
+  await registerWebApp(app, undefined, { googleClientId: deps.config.GOOGLE_CLIENT_IDS[0] ?? '' });
 
   return app as unknown as App;
 }

@@ -1,6 +1,9 @@
 // Assembles the dependencies from the configuration: database (embedded or server), migrations,
 // secrets, clock, rate limiters, mail dispatcher and scheduler. Shared by main.ts, cli.ts and tests.
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
@@ -36,6 +39,30 @@ function describe(err: any): string {
   return String(err?.code ?? err?.message ?? err).split('\n')[0];
 }
 
+/**
+ * A DATA_DIR without a database: create and migrate it in a child process (see
+ * db/init-data-dir.ts), in a scratch directory renamed into place once complete, so that an
+ * interrupted first start leaves no half-made database. When the child cannot run (a runner whose
+ * TypeScript loader does not reach child processes), the database is created in this process, as
+ * before, at the cost of the memory initdb keeps.
+ */
+async function initDataDirInChild(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  if (existsSync(dataDir)) return; // a directory from an older start: PGlite decides what it holds
+  const scratch = `${dataDir}.init-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  const here = fileURLToPath(import.meta.url);
+  const script = join(here, '..', 'db', `init-data-dir${extname(here)}`);
+  const ok = await new Promise<boolean>((resolve) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, scratch], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.resume();
+    child.on('error', () => resolve(false));
+    child.on('exit', (code) => resolve(code === 0));
+  });
+  if (ok && existsSync(join(scratch, 'PG_VERSION'))) renameSync(scratch, dataDir);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+
 export async function openDatabase(config: Config): Promise<{ db: Db; release: () => void }> {
   if (config.DATABASE_URL) {
     try {
@@ -53,7 +80,9 @@ export async function openDatabase(config: Config): Promise<{ db: Db; release: (
     throw err;
   }
   try {
-    return { db: await openPglite({ dataDir: join(config.DATA_DIR, 'pglite') }), release };
+    const dataDir = join(config.DATA_DIR, 'pglite');
+    await initDataDirInChild(dataDir);
+    return { db: await openPglite({ dataDir }), release };
   } catch (err) {
     release();
     throw err;

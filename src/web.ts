@@ -3,7 +3,7 @@
 // other page a browser navigates to, so the app's own router answers /consultations/{id},
 // /reset-password?token=..., /r/CODE and the rest. The API and the operational paths are left alone:
 // an unknown path under them stays the JSON 404, and so does any request that does not accept HTML.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -17,15 +17,22 @@ const RESERVED = ['/v1/', '/v1', '/healthz', '/readyz', '/metrics', '/mcp', '/.w
 
 const isReserved = (path: string) => RESERVED.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path.startsWith(`${p}?`));
 
-/** The page's own policy: scripts and data from this origin only (the API may be on its own origin). */
-function contentSecurityPolicy(apiOrigin: string | undefined): string {
-  const connect = ["'self'", ...(apiOrigin ? [apiOrigin] : [])].join(' ');
+/** Google Identity Services' documented origins (the button's script, its styles, its iframe). */
+const GSI = { script: 'https://accounts.google.com/gsi/client', style: 'https://accounts.google.com/gsi/style', frame: 'https://accounts.google.com/gsi/' };
+
+/**
+ * The page's own policy: scripts and data from this origin only (the API may be on its own origin);
+ * with Google sign-in configured, also Google Identity Services' script, styles and frame.
+ */
+function contentSecurityPolicy(apiOrigin: string | undefined, google: boolean): string {
+  const connect = ["'self'", ...(apiOrigin ? [apiOrigin] : []), ...(google ? [GSI.frame] : [])].join(' ');
   return [
     "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
+    `script-src 'self'${google ? ` ${GSI.script}` : ''}`,
+    `style-src 'self' 'unsafe-inline'${google ? ` ${GSI.style}` : ''}`,
     "img-src 'self' data: blob:",
     `connect-src ${connect}`,
+    ...(google ? [`frame-src ${GSI.frame}`] : []),
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "form-action 'self'",
@@ -33,14 +40,32 @@ function contentSecurityPolicy(apiOrigin: string | undefined): string {
   ].join('; ');
 }
 
+export interface WebAppOptions {
+  /**
+   * The OAuth client ID of the "Sign in with Google" button; empty: no button. Public by design (it is
+   * in every page that shows the button). Default: the first of GOOGLE_CLIENT_IDS, the IDs the
+   * service accepts as the ID token's audience (POST /v1/users/google-login/).
+   */
+  googleClientId?: string;
+}
+
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** index.html with the public settings the app reads at start (a meta tag: no inline script under the CSP). */
+function withSettings(html: string, googleClientId: string): string {
+  const meta = `<meta name="google-signin-client-id" content="${attr(googleClientId)}" />`;
+  return html.includes('</head>') ? html.replace('</head>', `  ${meta}\n  </head>`) : `${meta}${html}`;
+}
+
 /**
  * Registers the web app when `root` holds a build (index.html); does nothing otherwise, so the API
  * runs without it (tests, a server that serves only the API).
  */
-export async function registerWebApp(app: FastifyInstance, root: string = WEB_DIST_DIR): Promise<boolean> {
+export async function registerWebApp(app: FastifyInstance, root: string = WEB_DIST_DIR, options: WebAppOptions = {}): Promise<boolean> {
   const dir = resolve(root);
   if (!existsSync(join(dir, 'index.html'))) return false;
-  const csp = contentSecurityPolicy(undefined);
+  const googleClientId = (options.googleClientId ?? (process.env.GOOGLE_CLIENT_IDS ?? '').split(',')[0] ?? '').trim();
+  const csp = contentSecurityPolicy(undefined, Boolean(googleClientId));
 
   // No route of its own (every route must declare who may call it, src/http/access.ts): the app
   // answers in an onRequest hook for the requests no route matched (the 404 handler's).
@@ -50,6 +75,9 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
     reply.header('cache-control', 'no-cache');
     reply.header('content-security-policy', csp);
     reply.header('x-frame-options', 'DENY');
+    // Google's button opens a popup that posts the credential back to this page.
+    if (googleClientId) reply.header('cross-origin-opener-policy', 'same-origin-allow-popups');
+    if (googleClientId) return reply.type('text/html; charset=utf-8').send(withSettings(readFileSync(join(dir, 'index.html'), 'utf8'), googleClientId));
     return reply.type('text/html; charset=utf-8').sendFile('index.html', dir);
   };
 

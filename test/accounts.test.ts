@@ -1,7 +1,7 @@
 // Accounts over HTTP: registration, verification, sign-in, tokens, logout, password reset, disabling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountDisabled } from '../src/modules/accounts/service.ts';
-import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type TestContext } from './support/harness.ts';
+import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -26,10 +26,10 @@ describe('register', () => {
     const code = await latestCode(ctx, email);
     expect(code).toMatch(/^\d{6}$/);
     expect(mailsTo(email).at(-1)!.subject).toBe('Ihr Bestätigungscode');
-    const [row] = await ctx.db.query('select email_verified_at, password_hash from users where email = $1', [email]);
+    const row = firstRow(await ctx.db.query('select email_verified_at, password_hash from users where email = $1', [email]));
     expect(row.email_verified_at).toBeNull();
     expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    const [v] = await ctx.db.query('select code_hash from email_verifications v join users u on u.id = v.user_id where u.email = $1', [email]);
+    const v = firstRow(await ctx.db.query('select code_hash from email_verifications v join users u on u.id = v.user_id where u.email = $1', [email]));
     expect(v.code_hash).not.toContain(code);
   });
 
@@ -92,7 +92,7 @@ describe('register', () => {
     expect(again.status).toBe(429);
     expect(again.body.error_name).toBe('REGISTRATION_RATE_LIMITED');
     expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
-    const [{ n }] = await ctx.db.query('select count(*)::int as n from users where lower(email) = $1', [email]);
+    const { n } = firstRow(await ctx.db.query('select count(*)::int as n from users where lower(email) = $1', [email]));
     expect(n).toBe(1);
     await ctx.deps.clock.advance(61_000);
     expect((await register(email)).status).toBe(200);
@@ -119,9 +119,9 @@ describe('register', () => {
 
   it('attributes a registration to a referrer by referral_code', async () => {
     const referrer = await newPatient(ctx, 'referrer');
-    const [{ referral_code }] = await ctx.db.query('select referral_code from users where id = $1', [referrer.id]);
+    const { referral_code } = firstRow(await ctx.db.query('select referral_code from users where id = $1', [referrer.id]));
     const p = await newPatient(ctx, 'referred', { referral_code: referral_code.toLowerCase() });
-    const [row] = await ctx.db.query('select referred_by from users where id = $1', [p.id]);
+    const row = firstRow(await ctx.db.query('select referred_by from users where id = $1', [p.id]));
     expect(row.referred_by).toBe(referrer.id);
   });
 });
@@ -156,7 +156,7 @@ describe('verify-email', () => {
     const right = await verify(email, code);
     expect(right.status).toBe(429);
     expect(right.body.message).toMatch(/too many incorrect codes/i);
-    const lockedUntil = async () => (await ctx.db.query('select locked_until from email_verifications v join users u on u.id = v.user_id where u.email = $1', [email]))[0].locked_until;
+    const lockedUntil = async () => (await ctx.db.query('select locked_until from email_verifications v join users u on u.id = v.user_id where u.email = $1', [email]))[0]?.locked_until;
     const before = await lockedUntil();
     await ctx.deps.clock.advance(minutes(10));
     expect((await verify(email, code)).status).toBe(429);
@@ -205,9 +205,9 @@ describe('token', () => {
     ];
     for (const r of responses) {
       expect(r.status).toBe(401);
-      expect(r.body).toEqual(responses[0].body);
+      expect(r.body).toEqual(responses[0]?.body);
     }
-    expect(responses[0].body.code).toBe('invalid_credentials');
+    expect(responses[0]?.body.code).toBe('invalid_credentials');
   });
 
   it('answers 403 user_inactive for a disabled account and 400 google_account for a Google account', async () => {

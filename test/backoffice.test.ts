@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, readyPatient, staff } from './billing-fixtures.ts';
 
 let ctx: TestContext;
@@ -18,7 +18,7 @@ describe('back office', () => {
     const p = await readyPatient(ctx);
     const doctor = await staff(ctx, 'doctor');
     for (const token of [p.access, doctor.access]) {
-      for (const [m, u] of [
+      for (const [m, u] of <[string, string][]>[
         ['GET', '/v1/backoffice/users/?email=x'],
         ['POST', `/v1/backoffice/users/${p.id}/disable/`],
         ['POST', `/v1/backoffice/users/${p.id}/enable/`],
@@ -44,7 +44,7 @@ describe('back office', () => {
     expect(dis.body).toMatchObject({ is_active: false });
     const after = await call(ctx, 'GET', '/v1/users/payments/', { token: p.access });
     expect(after.status).toBe(401);
-    const [{ n }] = await ctx.db.query('select count(*)::int as n from refresh_families where user_id = $1 and revoked_at is null', [p.id]);
+    const { n } = firstRow(await ctx.db.query('select count(*)::int as n from refresh_families where user_id = $1 and revoked_at is null', [p.id]));
     expect(n).toBe(0);
     const en = await call(ctx, 'POST', `/v1/backoffice/users/${p.id}/enable/`, { token: admin.access });
     expect(en.body.is_active).toBe(true);
@@ -57,7 +57,7 @@ describe('back office', () => {
   it('refunds partially then fully; the consultation waiting for review becomes refunded', async () => {
     const p = await readyPatient(ctx);
     const { session } = await paySandbox(ctx, p, { category: 'weight_loss', plan: 'one_off' });
-    const [pay] = await ctx.db.query('select * from payments where id = $1', [session.payment_id]);
+    const pay = firstRow(await ctx.db.query('select * from payments where id = $1', [session.payment_id]));
     const tooMuch = await call(ctx, 'POST', `/v1/backoffice/payments/${pay.id}/refund/`, { token: admin.access, json: { amount_cents: pay.amount_cents + 1 } });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.amount_cents).toBeDefined();

@@ -1,7 +1,7 @@
 // One charge per review: a second paid session for the same submission or plan creates nothing and
 // is refunded through the provider; a new checkout closes the older open ones; return URLs are ours.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
@@ -77,7 +77,7 @@ describe('one charge per review', () => {
 
   it('the database refuses a second live consultation for one submission, whatever the code path', async () => {
     const p = await readyPatient(ctx);
-    const [sub] = await ctx.db.query("select id from questionnaire_submissions where user_id = $1 and category = 'weight_loss'", [p.id]);
+    const sub = firstRow(await ctx.db.query("select id from questionnaire_submissions where user_id = $1 and category = 'weight_loss'", [p.id]));
     const insert = () =>
       ctx.db.query("insert into consultations (user_id, category, plan, status, questionnaire_submission_id) values ($1, 'weight_loss', 'one_off', 'pending_review', $2)", [p.id, sub.id]);
     await insert();

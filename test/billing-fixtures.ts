@@ -1,6 +1,6 @@
 // Shared set-up for the billing, clinician, back-office and Stripe tests.
 import { randomUUID } from 'node:crypto';
-import { call, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { getCategory } from '../src/modules/questionnaires/catalogue.ts';
 
 export async function readyPatient(ctx: TestContext, category = 'weight_loss', outcome = 'eligible', extra: Record<string, unknown> = {}): Promise<Patient> {
@@ -18,10 +18,10 @@ export async function addSubmission(ctx: TestContext, userId: string, category: 
     { step_id: 1, question_key: 'weight_kg', value: 105 },
     { step_id: 2, question_key: 'conditions', values: { diabetes: false } },
   ];
-  const [row] = await ctx.db.query(
+  const row = firstRow(await ctx.db.query(
     'insert into questionnaire_submissions (user_id, category, version_id, answers, outcome, result) values ($1, $2, $3, $4::jsonb, $5, $6::jsonb) returning id',
     [userId, category, randomUUID(), JSON.stringify(answers), outcome, JSON.stringify({ bmi: 32.4, reasons: [], treatments: allowedBy(category, outcome) })],
-  );
+  ));
   return row.id as string;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, seedPatient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type TestContext, firstRow } from './support/harness.ts';
 import { addSubmission, paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
@@ -178,9 +178,9 @@ describe('the paid journey (sandbox)', () => {
     }
     const ids = new Set(results.slice(0, 20).map((r) => r.body.consultation_id));
     expect(ids.size).toBe(1);
-    const [{ n: nc }] = await ctx.db.query('select count(*)::int as n from consultations where user_id = $1', [p.id]);
-    const [{ n: np }] = await ctx.db.query('select count(*)::int as n from payments where user_id = $1', [p.id]);
-    const [{ n: ns }] = await ctx.db.query('select count(*)::int as n from subscriptions where user_id = $1', [p.id]);
+    const { n: nc } = firstRow(await ctx.db.query('select count(*)::int as n from consultations where user_id = $1', [p.id]));
+    const { n: np } = firstRow(await ctx.db.query('select count(*)::int as n from payments where user_id = $1', [p.id]));
+    const { n: ns } = firstRow(await ctx.db.query('select count(*)::int as n from subscriptions where user_id = $1', [p.id]));
     expect([nc, np, ns]).toEqual([1, 1, 1]);
   });
 
@@ -192,7 +192,7 @@ describe('the paid journey (sandbox)', () => {
     const r = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: other.access });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('sandbox_session_not_found');
-    const [{ n }] = await ctx.db.query('select count(*)::int as n from consultations where checkout_session_id = $1', [co.body.session_id]);
+    const { n } = firstRow(await ctx.db.query('select count(*)::int as n from consultations where checkout_session_id = $1', [co.body.session_id]));
     expect(n).toBe(0);
     const viaStripePath = await call(ctx, 'GET', `/v1/users/stripe/session/${co.body.session_id}/`, { token: owner.access });
     expect(viaStripePath.status).toBe(404);
@@ -237,7 +237,7 @@ describe('plans: covered consultations and recurring charges', () => {
     const gp = await call(ctx, 'GET', '/v1/users/payments/', { token: good.access });
     expect(gp.body.count).toBe(2);
     expect(gp.body.results[0]).toMatchObject({ is_recurring: true, billing_reason: 'subscription_cycle', status: 'succeeded', subscription_id: g.session.subscription_id });
-    const [gs] = await ctx.db.query('select status, current_period_end from subscriptions where id = $1', [g.session.subscription_id]);
+    const gs = firstRow(await ctx.db.query('select status, current_period_end from subscriptions where id = $1', [g.session.subscription_id]));
     expect(gs.status).toBe('active');
     expect(new Date(gs.current_period_end).getTime()).toBeGreaterThan(Date.now());
 
@@ -262,13 +262,13 @@ describe('plan lifecycle', () => {
     const [s1] = await ctx.db.query('select status, failed_attempts, canceled_at from subscriptions where id = $1', [b.session.subscription_id]);
     expect(s1).toMatchObject({ status: 'canceled', failed_attempts: 4 });
     const failed = await ctx.db.query("select count(*)::int as n from payments where subscription_id = $1 and status = 'failed'", [b.session.subscription_id]);
-    expect(failed[0].n).toBe(4);
+    expect(failed[0]?.n).toBe(4);
 
     const p = await readyPatient(ctx);
     const g = await paySandbox(ctx, p);
     await ctx.db.query("update subscriptions set cancel_at_period_end = true, current_period_end = now() - interval '1 minute' where id = $1", [g.session.subscription_id]);
     await ctx.deps.scheduler.runDue();
-    const [s2] = await ctx.db.query('select status, canceled_at from subscriptions where id = $1', [g.session.subscription_id]);
+    const s2 = firstRow(await ctx.db.query('select status, canceled_at from subscriptions where id = $1', [g.session.subscription_id]));
     expect(s2.status).toBe('canceled');
     expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.count).toBe(1);
   });
@@ -291,7 +291,7 @@ describe('plan lifecycle', () => {
       expect(r.status).toBe(409);
       expect(['CONSULTATION_ALREADY_OPEN', 'SUBMISSION_ALREADY_USED']).toContain(r.body.error_name);
     }
-    const [{ n }] = await ctx.db.query('select count(*)::int as n from consultations where user_id = $1', [p.id]);
+    const { n } = firstRow(await ctx.db.query('select count(*)::int as n from consultations where user_id = $1', [p.id]));
     expect(n).toBe(2);
   });
 
@@ -302,7 +302,7 @@ describe('plan lifecycle', () => {
     const s = await call(ctx, 'GET', `/v1/users/sandbox/session/${co.body.session_id}/`, { token: p.access });
     expect(s.body.status).toBe('expired');
     await ctx.deps.scheduler.runDue();
-    const [row] = await ctx.db.query('select status from checkout_sessions where id = $1', [co.body.session_id]);
+    const row = firstRow(await ctx.db.query('select status from checkout_sessions where id = $1', [co.body.session_id]));
     expect(row.status).toBe('expired');
     const pay = await call(ctx, 'POST', `${new URL(co.body.checkout_url).pathname}pay/`);
     expect(pay.status).toBe(303);

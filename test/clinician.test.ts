@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, readyPatient, staff } from './billing-fixtures.ts';
 
 let ctx: TestContext;
@@ -35,7 +35,7 @@ describe('clinician permissions', () => {
       expect(r.body).toEqual({ detail: expect.any(String), code: 'permission_denied' });
       expect((await call(ctx, m, u, { json })).status).toBe(401);
     }
-    const [c] = await ctx.db.query('select status from consultations where id = $1', [id]);
+    const c = firstRow(await ctx.db.query('select status from consultations where id = $1', [id]));
     expect(c.status).toBe('pending_review');
   });
 });
@@ -101,7 +101,7 @@ describe('review desk', () => {
     expect(mail!.subject).toBe('Ihre Konsultation wurde geprüft');
     expect(mail!.text).not.toContain(dose);
     expect(mail!.text).not.toContain(t.id);
-    const [log] = await ctx.db.query("select * from audit_log where subject_id = $1 and action = 'consultation.approved'", [id]);
+    const log = firstRow(await ctx.db.query("select * from audit_log where subject_id = $1 and action = 'consultation.approved'", [id]));
     expect(log.actor_id).toBe(doctor.id);
   });
 
@@ -154,7 +154,7 @@ describe('review desk', () => {
     const rs = await Promise.all(Array.from({ length: 6 }, () => call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: {} })));
     expect(rs.filter((r) => r.status === 200)).toHaveLength(1);
     expect(rs.filter((r) => r.status === 409)).toHaveLength(5);
-    const [{ n }] = await ctx.db.query('select count(*)::int as n from orders where consultation_id = $1', [id]);
+    const { n } = firstRow(await ctx.db.query('select count(*)::int as n from orders where consultation_id = $1', [id]));
     expect(n).toBe(1);
   });
 });

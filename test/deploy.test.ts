@@ -22,7 +22,7 @@ function instructions(text: string): Array<[string, string]> {
     .filter((l) => l && !l.startsWith('#'))
     .map((l) => {
       const [kw, ...rest] = l.split(/\s+/);
-      return [kw.toUpperCase(), rest.join(' ')] as [string, string];
+      return [kw?.toUpperCase(), rest.join(' ')] as [string, string];
     });
 }
 
@@ -42,9 +42,9 @@ describe('Dockerfile', () => {
 
   it('builds in one stage and runs in another, as a non-root user, with tini as PID 1 running node on dist/', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    expect(stages[0][0][1]).toMatch(/ AS build$/);
-    expect(stages[0].some(([k, a]) => k === 'RUN' && /npm ci/.test(a))).toBe(true);
-    expect(stages[0].some(([k, a]) => k === 'RUN' && /npm run build/.test(a) && /npm prune --omit=dev/.test(a))).toBe(true);
+    expect(stages[0]?.[0]?.[1]).toMatch(/ AS build$/);
+    expect(stages[0]?.some(([k, a]) => k === 'RUN' && /npm ci/.test(a))).toBe(true);
+    expect(stages[0]?.some(([k, a]) => k === 'RUN' && /npm run build/.test(a) && /npm prune --omit=dev/.test(a))).toBe(true);
     // Final stage: no compiler, no sources; the built tree from the build stage.
     expect(final.some(([k, a]) => k === 'COPY' && /--from=build \/app\/dist\//.test(a))).toBe(true);
     expect(final.some(([k, a]) => k === 'COPY' && /^src\//.test(a))).toBe(false);
@@ -114,7 +114,7 @@ describe('compose.yaml', () => {
     expect(proxy.image).toMatch(/^caddy:/);
     expect(proxy.ports).toEqual(['8080:80']);
     const [mount] = proxy.volumes as string[];
-    const caddyfile = mount.split(':')[0];
+    const caddyfile = mount?.split(':')[0] ?? '';
     expect(existsSync(join(root, caddyfile))).toBe(true);
     const caddy = read(caddyfile);
     expect(caddy).toMatch(/dynamic a \{\s*name api\s*port 8000/);

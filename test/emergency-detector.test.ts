@@ -99,7 +99,7 @@ describe('the detector', () => {
   it('reads a long key word with one typo, but leaves short look-alikes alone', () => {
     expect(repairTypos(normaliseText('suacidal priapsim anaphalactic zelfmoortgedachten respirrar'))).toBe(' suicidal priapism anaphylactic zelfmoordgedachten respirar ');
     expect(repairTypos(normaliseText('nothing to repair here'))).toBeNull();
-    for (const [text, category] of [['suacidal', 'suicidal'], ['priapsim', 'priapism'], ['douleur thoraxique', 'chest_pain'], ['no puedo respirrar', 'breathing'], ['Atemnott', 'breathing']]) {
+    for (const [text, category] of <[string, string][]>[['suacidal', 'suicidal'], ['priapsim', 'priapism'], ['douleur thoraxique', 'chest_pain'], ['no puedo respirrar', 'breathing'], ['Atemnott', 'breathing']]) {
       expect(emergencyCategories(text), text).toEqual([category]);
     }
     expect(TYPO_VOCABULARY.every((w) => w.length >= 7)).toBe(true);

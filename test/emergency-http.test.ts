@@ -2,7 +2,7 @@
 // (all seven locales, the side-effect red flags) and answer with the country's medical emergency
 // number first (Norway 113, France 15, Switzerland 144).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ describe('messages', () => {
     expect(r.status).toBe(201);
     expect(r.body.emergency).toEqual({ number: '112', message: expect.stringContaining('rufen Sie jetzt 112 an') });
     expect(r.body.last_message.content).toBe('Ich habe Suizidgedanken');
-    const [row] = await ctx.db.query('select flagged_emergency from messages where sender_id = $1', [p.id]);
+    const row = firstRow(await ctx.db.query('select flagged_emergency from messages where sender_id = $1', [p.id]));
     expect(row.flagged_emergency).toBe(true);
   });
 

@@ -17,8 +17,8 @@ const at = (days: number) => new Date(NOW.getTime() + days * DAY_MS);
 const hist = (treatment_id: string, dosage: string, onDays: number, gapDays: number): SupplyHistory => ({
   treatment_id, dosage, dose_since: at(-gapDays - onDays), supplied_until: at(-gapDays),
 });
-const SEMA = { missedDoseDays: prescribingFor('weight_loss').titration.semaglutide.missed_dose_days! };
-const TIRZ = { missedDoseDays: prescribingFor('weight_loss').titration.tirzepatide.missed_dose_days! };
+const SEMA = { missedDoseDays: prescribingFor('weight_loss').titration.semaglutide!.missed_dose_days! };
+const TIRZ = { missedDoseDays: prescribingFor('weight_loss').titration.tirzepatide!.missed_dose_days! };
 
 describe('the titration facts come from the catalogue with their sources', () => {
   it('semaglutide 5 days [S1], tirzepatide 4 days [S2b]', () => {
@@ -48,7 +48,7 @@ describe('doseVerdict', () => {
     { name: 'the issue: 9 weeks paused at 0.25 mg', t: sema, h: hist('semaglutide', '0.25 mg', 56, 63), opts: SEMA, allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_RESTART_TITRATION'] },
     { name: 'no window in the catalogue: any gap stops the step up', t: sema, h: hist('semaglutide', '0.25 mg', 28, 1), allowed: ['0.25 mg'], resume: '0.25 mg', codes: ['SUPPLY_BREAK_NO_STEP_UP'] },
     { name: 'not titrated: every strength', t: dapox, h: null, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
-    { name: 'dapoxetine first supply: 30 mg [P1]', t: dapox, h: null, opts: { firstSupplyStrengths: prescribingFor('premature_ejaculation').titration.dapoxetine.first_supply_strengths }, allowed: ['30 mg'], resume: '30 mg', codes: ['FIRST_SUPPLY_STARTING_DOSE'] },
+    { name: 'dapoxetine first supply: 30 mg [P1]', t: dapox, h: null, opts: { firstSupplyStrengths: prescribingFor('premature_ejaculation').titration.dapoxetine!.first_supply_strengths }, allowed: ['30 mg'], resume: '30 mg', codes: ['FIRST_SUPPLY_STARTING_DOSE'] },
     { name: 'dapoxetine after a supply: 30 or 60 mg', t: dapox, h: hist('dapoxetine', '30 mg', 30, 10), opts: { firstSupplyStrengths: ['30 mg'] }, allowed: ['30 mg', '60 mg'], resume: '30 mg', codes: [] },
   ];
   for (const c of cases) {
@@ -63,7 +63,7 @@ describe('doseVerdict', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 120 }), fc.boolean(), (i, onDays, gap, side) => {
         const ladder = sema.dosage_ladder!;
-        const d = doseVerdict(sema, hist('semaglutide', ladder[i], onDays, gap), NOW, { ...SEMA, sideEffects: side });
+        const d = doseVerdict(sema, hist('semaglutide', ladder[i]!, onDays, gap), NOW, { ...SEMA, sideEffects: side });
         const max = d.allowed.length - 1;
         expect(d.allowed[0]).toBe(ladder[0]);
         expect(max).toBeLessThanOrEqual(i + 1);
@@ -140,7 +140,7 @@ describe('the renewal rule set', () => {
     const extra = prescribingFor('hair_growth').renewal;
     const combined = renewalRuleSet({ ...hg, renewal: { ...hg.renewal, rules: [mood, extra.rules[0]] } } as any, extra, false);
     expect(combined.rules.filter((r) => r.code === 'RED_FLAG_SUICIDAL_THOUGHTS')).toHaveLength(2);
-    expect(combined.rules.filter((r) => r.code === extra.rules[0].code)).toHaveLength(1);
+    expect(combined.rules.filter((r) => r.code === extra.rules[0]?.code)).toHaveLength(1);
   });
   it('days_since counts whole days to the evaluation date', () => {
     expect(daysSince('2026-03-17', NOW)).toBe(90);

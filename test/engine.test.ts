@@ -193,16 +193,16 @@ const GENERAL = [
   ['breathing_difficulty', 'RED_FLAG_BREATHING'],
   ['severe_allergic_reaction', 'RED_FLAG_ANAPHYLAXIS'],
   ['suicidal_thoughts', 'RED_FLAG_SUICIDAL_THOUGHTS'],
-];
+] as const;
 
 const covered = new Map<string, Set<string>>();
 
 describe.each(CATEGORY_SLUGS.map((s) => [s]))('%s', (slug) => {
   const version = currentVersion(slug)!;
-  const fx = FIXTURES[slug];
+  const fx = FIXTURES[slug as keyof typeof FIXTURES];
   const baseFor = (p: Partial<EngineProfile> | undefined) => (slug === 'weight_loss' && p?.gender === '1' ? [...fx.eligible, ...wlF] : fx.eligible);
   const cases: Case[] = [
-    ...CASES[slug],
+    ...(CASES[slug] ?? []),
     ...['ESP', 'FRA'].map((country): Case => ({ name: `resident of ${country}`, profile: { gender: fx.gender, country_of_residence: country }, outcome: 'ineligible', codes: ['COUNTRY_NO_ONLINE_PRESCRIBING'] })),
     ...GENERAL.map(([o, code]): Case => ({ name: `general red flag ${o}`, profile: { gender: fx.gender }, changes: [m(1, 'urgent_symptoms', [o])], outcome: 'emergency', codes: [code] })),
   ];
@@ -246,7 +246,7 @@ describe('engine details', () => {
     expect(out.emergency?.message).toMatch(/999/);
     expect(out.emergency?.message).toMatch(/Notaufnahme/);
     const no = evaluate(v1, profile(), FIXTURES.weight_loss.ineligible, NOW, 'fr');
-    expect(no.reasons[0].message).toMatch(/réponses/);
+    expect(no.reasons[0]?.message).toMatch(/réponses/);
   });
   it('computes BMI exactly', () => {
     const out = evaluate(currentVersion('weight_loss')!, profile(), withAnswers(FIXTURES.weight_loss.eligible, ...hw(175, 91.875)), NOW);
@@ -306,7 +306,7 @@ describe('renewal rules (version 2: finasteride and mood)', () => {
     expect(out.reasons.map((r) => r.code)).toEqual(codes);
   });
   it('the renewal screen asks the mood question first; categories without renewal rules are eligible', () => {
-    expect(renewalScreen('hair_growth')!.safety_steps[0].questions[0].question_key).toBe('mood_changes');
+    expect(renewalScreen('hair_growth')!.safety_steps[0]?.questions[0]?.question_key).toBe('mood_changes');
     const wl = currentVersion('weight_loss')!;
     expect(evaluate({ category: 'weight_loss', steps: wl.renewal.safety_steps, rules: wl.renewal.rules ?? [] }, profile(), [], NOW).outcome).toBe('eligible');
   });
@@ -397,7 +397,7 @@ describe('property: random answers', () => {
           }
           // Independent of the rule data: known contraindications never give eligible.
           const given = answerMap(version, ans);
-          for (const [key, bad] of CONTRAINDICATIONS[c.slug]) {
+          for (const [key, bad] of CONTRAINDICATIONS[c.slug] ?? []) {
             if (given.has(key) && bad(given.get(key))) expect(out.outcome, key).not.toBe('eligible');
           }
           if (prof.date_of_birth && out.age !== null && out.age < 18) expect(out.outcome).not.toBe('eligible');
@@ -413,7 +413,7 @@ describe('property: random answers', () => {
 describe('explanations', () => {
   it('name the treatments a rule concerns', () => {
     const out = evaluate(currentVersion('hair_growth')!, profile({ gender: '1' }), FIXTURES.hair_growth.eligible, NOW, 'it');
-    expect(out.reasons[0].message).toMatch(/Finasteride 1 mg tablets/);
-    expect(out.reasons[0].message).toMatch(/trattamenti/);
+    expect(out.reasons[0]?.message).toMatch(/Finasteride 1 mg tablets/);
+    expect(out.reasons[0]?.message).toMatch(/trattamenti/);
   });
 });

@@ -39,7 +39,7 @@ function mulberry32(seed: number) {
 }
 const rand = mulberry32(SEED);
 const int = (n: number) => Math.floor(rand() * n);
-const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
+const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number) => rand() < p;
 
 const MB = 'x'.repeat(1024 * 1024);

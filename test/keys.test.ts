@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import { verifyAccessToken } from '../src/http/auth.ts';
 import { decrypt, encrypt } from '../src/lib/crypto.ts';
 import { loadSecrets } from '../src/lib/secrets.ts';
-import { call, createTestContext, seedPatient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type TestContext, firstRow } from './support/harness.ts';
 
 const key = () => randomBytes(32).toString('base64url');
 const K1 = `k1:${key()}`;
@@ -27,7 +27,7 @@ describe('key lists', () => {
     const p = await seedPatient(ctx);
     expect(decodeProtectedHeader(p.access).kid).toBe('k1');
     await call(ctx, 'PATCH', '/v1/users/profile/me/', { token: p.access, json: { document_number: 'C01X00T47' } });
-    const [row] = await ctx.db.query('select document_number_enc from users where id = $1', [p.id]);
+    const row = firstRow(await ctx.db.query('select document_number_enc from users where id = $1', [p.id]));
     expect(row.document_number_enc).toMatch(/^v2\.d1\./);
     expect((await call(ctx, 'GET', '/v1/users/profile/me/', { token: p.access })).body.document_number).toBe('C01X00T47');
   });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, enqueueMail, type MailTemplate } from '../src/mail/outbox.ts';
 import { fileTransport, type MailTransport, type OutgoingMail } from '../src/mail/transports.ts';
-import { createTestContext, type TestContext } from './support/harness.ts';
+import { createTestContext, type TestContext, firstRow } from './support/harness.ts';
 
 const hello: MailTemplate<{ name: string }> = {
   name: 'test_hello',
@@ -35,7 +35,7 @@ describe('mail outbox', () => {
     expect(await dispatcher.runOnce()).toBe(1);
     expect(await dispatcher.runOnce()).toBe(0);
     expect(sent).toMatchObject([{ to: 'de@example.org', subject: 'Hallo', text: 'Hallo Ada' }]);
-    const [row] = await ctx.db.query("select status, text_body from mail_outbox where to_address = 'de@example.org'");
+    const row = firstRow(await ctx.db.query("select status, text_body from mail_outbox where to_address = 'de@example.org'"));
     expect(row).toEqual({ status: 'sent', text_body: null });
   });
 
@@ -78,7 +78,7 @@ describe('mail outbox', () => {
     const dispatcher = createDispatcher(ctx.db, rejecting, 'from@test', silent);
     await ctx.db.tx((q) => enqueueMail(q, 'Bounce@Example.org', hello, 'en', { name: 'x' }));
     await dispatcher.runOnce();
-    const [row] = await ctx.db.query("select status from mail_outbox where to_address = 'Bounce@Example.org'");
+    const row = firstRow(await ctx.db.query("select status from mail_outbox where to_address = 'Bounce@Example.org'"));
     expect(row.status).toBe('bounced');
     expect(await ctx.db.query("select reason from email_suppressions where email = 'bounce@example.org'")).toEqual([{ reason: 'hard_bounce' }]);
   });
@@ -90,7 +90,7 @@ describe('mail outbox', () => {
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/\.eml$/);
-    const raw = readFileSync(join(dir, files[0]), 'utf8');
+    const raw = readFileSync(join(dir, files[0]!), 'utf8');
     expect(raw).toMatch(/^To: b@example.org$/m);
     expect(raw).toContain('123456');
     expect(existsSync(join(dir, `.${files[0]}.tmp`))).toBe(false);

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -126,7 +126,7 @@ describe('files', () => {
     expect(dl.headers['content-disposition']).toMatch(/^attachment; filename="attachment-[0-9a-f]{8}\.pdf"$/);
     expect(dl.text.startsWith('%PDF')).toBe(true);
     expect((await call(ctx, 'GET', path, { token: other.access })).status).toBe(404);
-    const [row] = await ctx.db.query('select storage_key from message_files f join messages m on m.file_id = f.id where m.conversation_id = $1', [id]);
+    const row = firstRow(await ctx.db.query('select storage_key from message_files f join messages m on m.file_id = f.id where m.conversation_id = $1', [id]));
     expect(row.storage_key).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
-import { call, createTestContext, latestCode, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, latestCode, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { DocumentChecker } from './support/openapi.ts';
 
 /** Operations the walk does not reach, each with the reason. */
@@ -86,7 +86,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/users/reset-password/', { brand: true, json: { token: resetToken, password: 'Lantern-Quiet-Harbour-43' } })).status).toBe(200);
     const again = await api('POST', '/v1/users/token/', { brand: true, json: { email, password: 'Lantern-Quiet-Harbour-43' } });
     expect(again.status).toBe(200);
-    const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+    const row = firstRow(await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]));
     const patient: Patient = { id: row.id, email, access: again.body.access, refresh: again.body.refresh };
     const token = patient.access;
 

@@ -212,7 +212,7 @@ describe('OpenAPI document as a product', () => {
     // GET /metrics is an operations endpoint outside the API document (docs/operations.md).
     for (const file of sources(join(process.cwd(), 'src')).filter((f) => !f.endsWith('/http/metrics.ts'))) {
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/\b(?:errorCode|errorName|coded|detailCode)\(\s*\d{3}\s*,\s*'([A-Za-z0-9_]+)'/g)) thrown.add(m[1]);
+      for (const m of text.matchAll(/\b(?:errorCode|errorName|coded|detailCode)\(\s*\d{3}\s*,\s*'([A-Za-z0-9_]+)'/g)) thrown.add(m[1]!);
     }
     expect(thrown.size).toBeGreaterThan(30);
     expect([...thrown].filter((c) => !documented.has(c)).sort()).toEqual([]);
@@ -297,6 +297,6 @@ describe('the docs page', () => {
     const init = await call(ctx, 'GET', '/v1/docs/static/swagger-initializer.js');
     const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(init.text);
     expect(logo).not.toBeNull();
-    expect(Buffer.from(logo![1], 'base64').toString()).toContain('Patient Treatment Service');
+    expect(Buffer.from(logo![1]!, 'base64').toString()).toContain('Patient Treatment Service');
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markShuttingDown } from '../src/http/readiness.ts';
 import { createLimiters } from '../src/lib/rate-limit.ts';
 import { createDispatcher, enqueueMail, MAX_BACKOFF_SECONDS, retryDelaySeconds, type MailTemplate } from '../src/mail/outbox.ts';
-import { call, createTestContext, type TestContext } from './support/harness.ts';
+import { call, createTestContext, type TestContext, firstRow } from './support/harness.ts';
 
 const TOKEN = 'metrics-token-' + randomUUID();
 
@@ -208,8 +208,8 @@ describe('GET /readyz', () => {
       expect(await limiters.settled(5000)).toBe('redis_unreachable');
       await new Promise((r) => setTimeout(r, 300)); // reconnect attempts fail again: still one line
       expect(logged.filter((l) => l.level === 'error')).toHaveLength(1);
-      expect(logged[0].msg).toMatch(/REDIS_URL unreachable/);
-      expect(logged[0].obj).toEqual({ redis: `127.0.0.1:${port}`, code: 'ECONNREFUSED' });
+      expect(logged[0]?.msg).toMatch(/REDIS_URL unreachable/);
+      expect(logged[0]?.obj).toEqual({ redis: `127.0.0.1:${port}`, code: 'ECONNREFUSED' });
       expect(JSON.stringify(logged)).not.toContain('s3cret');
     } finally {
       await limiters.close();
@@ -246,16 +246,16 @@ describe('mail retry backoff', () => {
     // Nine failed attempts already (an outage of several minutes): the tenth waits 60 s, not 1024 s.
     await ctx.db.query("update mail_outbox set attempts = 9 where to_address = 'outage-long@example.org'");
     expect(await dispatcher.runOnce()).toBe(0);
-    const [row] = await ctx.db.query(
+    const row = firstRow(await ctx.db.query(
       "select status, attempts, extract(epoch from next_attempt_at - now())::float8 as wait from mail_outbox where to_address = 'outage-long@example.org'",
-    );
+    ));
     expect(row.status).toBe('pending');
     expect(row.attempts).toBe(10);
     expect(row.wait).toBeGreaterThan(55);
     expect(row.wait).toBeLessThanOrEqual(60);
     expect(logged).toHaveLength(1);
-    expect(logged[0].msg).toBe('mail delivery failed');
-    expect(logged[0].obj).toMatchObject({ template: 'test_notice', attempt: 10, code: 'ECONNREFUSED', permanent: false, retryInSeconds: 60 });
+    expect(logged[0]?.msg).toBe('mail delivery failed');
+    expect(logged[0]?.obj).toMatchObject({ template: 'test_notice', attempt: 10, code: 'ECONNREFUSED', permanent: false, retryInSeconds: 60 });
     const text = JSON.stringify(logged);
     expect(text).not.toContain('outage-long@example.org');
     expect(text).not.toContain('424242');

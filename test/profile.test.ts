@@ -1,7 +1,7 @@
 // Profile over HTTP: every field, validation, read-only fields, encryption at rest, account scoping.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newPatient, seedPatient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newPatient, seedPatient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('profile', () => {
   it('stores the identity document number encrypted', async () => {
     const p = await seedPatient(ctx);
     await patch(p.access, { document_number: 'X1234567' });
-    const [row] = await ctx.db.query('select document_number_enc from users where id = $1', [p.id]);
+    const row = firstRow(await ctx.db.query('select document_number_enc from users where id = $1', [p.id]));
     expect(row.document_number_enc).toMatch(/^v2\.db\./);
     expect(row.document_number_enc).not.toContain('X1234567');
   });

@@ -93,7 +93,7 @@ describe('catalogue', () => {
       const c = getCategory(s)!;
       expect(c.versions.map((v) => v.number)).toEqual([1, 2]);
       expect(currentVersion(s)!.number).toBe(2);
-      expect(getVersion(c.versions[0].id)!.number).toBe(1);
+      expect(getVersion(c.versions[0]!.id)!.number).toBe(1);
     }
   });
 
@@ -122,7 +122,7 @@ describe('renewal screens for the subscriptions module', () => {
     const { missingAnswers } = await import('../src/modules/questionnaires/engine.ts');
     const screen = renewalScreen('weight_loss')!;
     const de = localisedSteps(screen.safety_steps, 'de');
-    expect(de[0].questions[0].text).toBe('Ihr aktuelles Gewicht');
+    expect(de[0]?.questions[0]?.text).toBe('Ihr aktuelles Gewicht');
     const set = { category: 'weight_loss', steps: screen.safety_steps };
     const answers = validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 88 }]);
     const prof = { date_of_birth: '1980-01-01', gender: '0', country_of_residence: 'DEU' };

@@ -3,7 +3,7 @@
 // before any health answer is stored, the version 2 catalogue gaps end to end, and emergency
 // contraception first in the review queue with its hours re-checked at approval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, staff } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 
@@ -42,7 +42,7 @@ describe('anti-gaming: profile fields that decide which questions are shown', ()
     // The same answers: the pregnancy answer is now hidden, so the rules would say eligible.
     const again = await submitWith('weight_loss', pregnant, p.access);
     expect(again.body.outcome, again.text).toBe('held_for_review');
-    const [row] = await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]);
+    const row = firstRow(await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]));
     expect(row.result.changed_deciding_keys).toContain('profile.gender');
   });
 
@@ -70,7 +70,7 @@ describe('anti-gaming: profile fields that decide which questions are shown', ()
     // An eligible answer set is held, naming the country among the changes.
     const again = await submitWith('hair_growth', FIXTURES.hair_growth.eligible, p.access);
     expect(again.body.outcome).toBe('held_for_review');
-    const [row] = await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]);
+    const row = firstRow(await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]));
     expect(row.result.changed_deciding_keys).toEqual(expect.arrayContaining(['hair_loss_pattern', 'profile.country_of_residence']));
     // Back to the refused answers in the new country: still ineligible.
     expect((await submitWith('hair_growth', FIXTURES.hair_growth.ineligible, p.access)).body.outcome).toBe('ineligible');
@@ -92,7 +92,7 @@ describe('anti-gaming: removing the answer that excluded a treatment', () => {
     const again = await submitWith('premature_ejaculation', FIXTURES.premature_ejaculation.eligible, p.access);
     expect(again.body.outcome, again.text).toBe('held_for_review');
     expect(again.body.message).toMatch(/doctor/i);
-    const [row] = await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]);
+    const row = firstRow(await ctx.db.query('select result from questionnaire_submissions where id = $1', [again.body.id]));
     expect(row.result.changed_deciding_keys).toContain('contraindications');
     // A third submission with the same answers is still held (the exclusion is not forgotten).
     expect((await submitWith('premature_ejaculation', FIXTURES.premature_ejaculation.eligible, p.access)).body.outcome).toBe('held_for_review');
@@ -117,7 +117,7 @@ describe('anti-gaming: red flags raised on a draft', () => {
     expect(res.body.outcome, res.text).toBe('held_for_review');
     expect(res.body.next_step).toBe('checkout');
     expect(res.body.message).toMatch(/may need medical attention/);
-    const [row] = await ctx.db.query('select result from questionnaire_submissions where id = $1', [res.body.id]);
+    const row = firstRow(await ctx.db.query('select result from questionnaire_submissions where id = $1', [res.body.id]));
     expect(row.result.draft_red_flags).toEqual(['RED_FLAG_CHEST_PAIN_DURING_SEX']);
     expect(row.result.changed_deciding_keys).toEqual(['urgent_symptoms']);
     const flags = await ctx.db.query('select code, times from questionnaire_draft_red_flags where user_id = $1', [p.id]);
@@ -277,7 +277,7 @@ describe('emergency contraception at the review desk', () => {
     const late = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: 'levonorgestrel' } });
     expect(late.status, late.text).toBe(400);
     expect(late.body).toMatchObject({ error_name: 'TREATMENT_WINDOW_PASSED', treatment_id: 'levonorgestrel', reason_codes: ['LEVONORGESTREL_OVER_72_HOURS'], allowed_treatments: ['ulipristal'] });
-    const [c] = await ctx.db.query('select status from consultations where id = $1', [id]);
+    const c = firstRow(await ctx.db.query('select status from consultations where id = $1', [id]));
     expect(c.status).toBe('pending_review');
     const ok = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: 'ulipristal', dosage: '30 mg' } });
     expect(ok.status, ok.text).toBe(200);

@@ -29,7 +29,7 @@ const uti = [none, m(2, 'uti_symptoms', ['dysuria', 'frequency_urgency']), v(2, 
 const ec = [none, v(2, 'hours_since_unprotected_sex', 24), v(2, 'period_late', false), v(2, 'enzyme_inducers', false), v(2, 'severe_asthma_oral_steroids', false), v(2, 'severe_liver_impairment', false), v(2, 'ulipristal_last_5_days', false), v(2, 'ectopic_or_salpingitis_history', false), v(2, 'height_cm', 165), v(2, 'weight_kg', 60), v(2, 'breastfeeding', false), noAllergy];
 const prep = [none, v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hbsag_result', 'negative'), v(2, 'nephrotoxic_drugs', false), noAllergy];
 
-export const FIXTURES: Record<string, CategoryFixture> = {
+export const FIXTURES = {
   weight_loss: { gender: '0', eligible: wl, ineligible: withAnswers(wl, v(3, 'pancreatitis_history', true)), emergency: withAnswers(wl, m(1, 'urgent_symptoms', ['pancreatitis_symptoms'])) },
   hair_growth: { gender: '0', eligible: hair, ineligible: withAnswers(hair, v(2, 'hair_loss_pattern', 'sudden_or_patchy')), emergency: withAnswers(hair, m(1, 'urgent_symptoms', ['suicidal_thoughts'])) },
   sexual_health: { gender: '0', eligible: ed, ineligible: withAnswers(ed, v(2, 'nitrates', true)), emergency: withAnswers(ed, m(1, 'urgent_symptoms', ['erection_over_4h'])) },
@@ -38,4 +38,4 @@ export const FIXTURES: Record<string, CategoryFixture> = {
   urinary_tract_infection: { gender: '1', eligible: uti, ineligible: withAnswers(uti, v(2, 'pregnant', true)), emergency: withAnswers(uti, m(1, 'urgent_symptoms', ['sepsis_signs'])) },
   emergency_contraception: { gender: '1', eligible: ec, ineligible: withAnswers(ec, v(2, 'hours_since_unprotected_sex', 121)), emergency: withAnswers(ec, m(1, 'urgent_symptoms', ['pregnancy_pain_or_bleeding'])) },
   hiv_prep: { gender: '0', eligible: prep, ineligible: withAnswers(prep, v(2, 'hiv_test', 'positive')), emergency: withAnswers(prep, m(1, 'urgent_symptoms', ['exposure_last_72h'])) },
-};
+} satisfies Record<string, CategoryFixture>;

@@ -1,7 +1,7 @@
 // Referrals over HTTP: referred people (initials only), commission from net payments, summary,
 // transactions, attribution events and their rate limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 async function codeOf(p: Patient): Promise<string> {
-  return (await ctx.db.query('select referral_code from users where id = $1', [p.id]))[0].referral_code;
+  return (await ctx.db.query('select referral_code from users where id = $1', [p.id]))[0]?.referral_code;
 }
 async function pay(p: Patient, amount: number, refunded = 0, status = 'succeeded') {
   await ctx.db.query(
@@ -73,7 +73,7 @@ describe('attribution events', () => {
       json: { event: 'landing_view', referral_code: code.toLowerCase(), utm_source: 'newsletter', landing_path: '/weight-loss' },
     });
     expect(r.status).toBe(202);
-    const [row] = await ctx.db.query('select referrer_id, referral_code, event, client_hash from attribution_events where id = $1', [r.body.id]);
+    const row = firstRow(await ctx.db.query('select referrer_id, referral_code, event, client_hash from attribution_events where id = $1', [r.body.id]));
     expect(row).toMatchObject({ referrer_id: referrer.id, referral_code: code, event: 'landing_view' });
     expect(row.client_hash).not.toContain('192.0.2.44');
     const unknown = await call(ctx, 'POST', '/v1/users/referrals/attribution-events/', { ip: '192.0.2.44', json: { event: 'signup_started', referral_code: 'NOPE' } });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -35,12 +35,12 @@ const confirm = async (p: Patient, json: Record<string, unknown>) => as(p, 'POST
 async function withPlan(endsInDays: number, columns: Record<string, unknown> = {}) {
   const p = await seedPatient(ctx, { gender: '0', country_of_residence: 'DEU', date_of_birth: '1980-01-01' });
   const now = ctx.deps.clock.now().getTime();
-  const [s] = await ctx.db.query(
+  const s = firstRow(await ctx.db.query(
     `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, price_cents, interval, interval_count, cycle_days,
        started_at, current_period_start, current_period_end)
      values ($1, 'weight_loss', 'semaglutide', '0.25 mg', 'active', 'sandbox', 21900, 'day', 28, 28, $2, $3, $4) returning id`,
     [p.id, new Date(now - 60 * DAY), new Date(now + endsInDays * DAY - 28 * DAY), new Date(now + endsInDays * DAY)],
-  );
+  ));
   // The plan's first supply, approved by a doctor when it started.
   await ctx.db.query(
     "insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, subscription_id, decided_at) values ($1, 'weight_loss', 'approved', 'checkout', 'subscription', 28, 'semaglutide', '0.25 mg', $2, $3)",
@@ -133,7 +133,7 @@ describe('renewal options', () => {
     expect(o.mode).toBe('pending_choice');
     expect(o.pending_consultation_id).toMatch(/^[0-9a-f-]{36}$/);
     await ctx.deps.scheduler.runDue();
-    const [{ n }] = await ctx.db.query("select count(*)::int as n from consultations where user_id = $1 and origin = 'renewal'", [p.id]);
+    const { n } = firstRow(await ctx.db.query("select count(*)::int as n from consultations where user_id = $1 and origin = 'renewal'", [p.id]));
     expect(n).toBe(1);
     // Not yet in the doctors' queue: the patient has not chosen.
     const queue = await call(ctx, 'GET', '/v1/clinician/consultations/?status=pending_review&limit=100', { token: doctor.access });

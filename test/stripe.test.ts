@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { readyPatient, staff } from './billing-fixtures.ts';
 
 const WEBHOOK_SECRET = 'whsec_test_' + randomBytes(8).toString('hex');
@@ -58,7 +58,7 @@ async function fakeStripe(): Promise<Fake> {
       }
       const m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && m) {
-        const s = sessions.get(m[1]);
+        const s = sessions.get(m[1]!);
         if (!s) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such checkout.session: '${m[1]}'` } });
         return send(200, s);
       }
@@ -119,10 +119,10 @@ async function startCheckout(p: Patient, plan: 'one_off' | 'subscription' = 'sub
 }
 
 const counts = async (userId: string) => {
-  const [r] = await ctx.db.query(
+  const r = firstRow(await ctx.db.query(
     `select (select count(*)::int from consultations where user_id = $1) as c, (select count(*)::int from payments where user_id = $1) as p, (select count(*)::int from subscriptions where user_id = $1) as s`,
     [userId],
-  );
+  ));
   return [r.c, r.p, r.s];
 };
 
@@ -176,11 +176,11 @@ describe('stripe checkout', () => {
     expect(new Set(rs.slice(0, 20).map((r) => r.body.consultation_id)).size).toBe(1);
     expect(rs.slice(20).map((r) => r.body.duplicate).sort()).toEqual([false, true]);
     expect(await counts(p.id)).toEqual([1, 1, 1]);
-    const [sub] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
+    const sub = firstRow(await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]));
     expect(sub).toMatchObject({ provider: 'stripe', provider_subscription_id: s.subscription, provider_customer_id: s.customer, status: 'active', cycle_days: 28 });
     // Refunding the plan's first payment (recorded by invoice id) refunds the invoice's payment intent.
     const admin = await staff(ctx, 'backoffice_admin');
-    const [first] = await ctx.db.query('select id from payments where user_id = $1', [p.id]);
+    const first = firstRow(await ctx.db.query('select id from payments where user_id = $1', [p.id]));
     const rf = await call(ctx, 'POST', `/v1/backoffice/payments/${first.id}/refund/`, { token: admin.access, json: { amount_cents: 100 } });
     expect(rf.status).toBe(200);
     expect(fake.requests.filter((x) => x.path === '/v1/refunds').pop()!.body.get('payment_intent')).toBe(`pi_for_${s.invoice}`);
@@ -245,7 +245,7 @@ describe('stripe webhooks', () => {
     let pays = await call(ctx, 'GET', '/v1/users/payments/', { token: p.access });
     expect(pays.body.count).toBe(2);
     expect(pays.body.results[0]).toMatchObject({ is_recurring: true, billing_reason: 'subscription_cycle', provider_payment_id: inv.id, status: 'succeeded', amount_cents: 21900 });
-    const [sub1] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
+    const sub1 = firstRow(await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]));
     expect(new Date(sub1.current_period_end).getTime()).toBe((start + 28 * 86400) * 1000);
 
     await webhook({ id: `evt_${hex()}`, type: 'invoice.payment_failed', data: { object: { id: `in_${hex()}`, object: 'invoice', subscription: s.subscription, billing_reason: 'subscription_cycle', amount_due: 21900, currency: 'eur', attempt_count: 1 } } });
@@ -254,15 +254,15 @@ describe('stripe webhooks', () => {
     const failed = pays.body.results.find((x: any) => x.status === 'failed');
     expect(failed).toMatchObject({ is_recurring: true, failure_code: 'card_declined', net_amount_cents: 0 });
     expect(failed.failed_at).toBeTruthy();
-    expect((await ctx.db.query('select status from subscriptions where user_id = $1', [p.id]))[0].status).toBe('past_due');
+    expect((await ctx.db.query('select status from subscriptions where user_id = $1', [p.id]))[0]?.status).toBe('past_due');
 
     await webhook({ id: `evt_${hex()}`, type: 'customer.subscription.updated', data: { object: { id: s.subscription, object: 'subscription', status: 'active', cancel_at_period_end: true, items: { data: [{ current_period_start: start, current_period_end: start + 28 * 86400 }] } } } });
     let [sub] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
     expect(sub).toMatchObject({ status: 'active', cancel_at_period_end: true });
     await webhook({ id: `evt_${hex()}`, type: 'customer.subscription.deleted', data: { object: { id: s.subscription, object: 'subscription', status: 'canceled', canceled_at: start } } });
     [sub] = await ctx.db.query('select * from subscriptions where user_id = $1', [p.id]);
-    expect(sub.status).toBe('canceled');
-    expect(sub.canceled_at).toBeTruthy();
+    expect(sub?.status).toBe('canceled');
+    expect(sub?.canceled_at).toBeTruthy();
     // Stripe bills plans itself: the local scheduler leaves Stripe plans alone.
     await ctx.db.query("update subscriptions set status = 'active', current_period_end = now() - interval '1 day' where user_id = $1", [p.id]);
     await ctx.deps.scheduler.runDue();
@@ -274,7 +274,7 @@ describe('stripe webhooks', () => {
     const co = await startCheckout(p, 'one_off');
     const s = pay(co.session_id, 'one_off');
     await webhook({ id: `evt_${hex()}`, type: 'checkout.session.completed', data: { object: s } });
-    const [payment] = await ctx.db.query('select * from payments where user_id = $1', [p.id]);
+    const payment = firstRow(await ctx.db.query('select * from payments where user_id = $1', [p.id]));
     await webhook({
       id: `evt_${hex()}`,
       type: 'charge.refunded',
@@ -291,6 +291,6 @@ describe('stripe webhooks', () => {
     expect(refundReq.body.get('payment_intent')).toBe(s.payment_intent);
     expect(refundReq.body.get('amount')).toBe(String(payment.amount_cents - 500));
     [row] = await ctx.db.query('select * from consultations where id = $1', [payment.consultation_id]);
-    expect(row.status).toBe('refunded');
+    expect(row?.status).toBe('refunded');
   });
 });

@@ -6,7 +6,7 @@ import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -26,7 +26,7 @@ const confirm = (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v
 const daysAgo = (n: number) => new Date(ctx.deps.clock.now().getTime() - n * DAY).toISOString().slice(0, 10);
 
 /** A patient who answered and submitted the category's questionnaire through HTTP. */
-async function submitted(category: string, answers: AnswerItem[], gender = FIXTURES[category].gender) {
+async function submitted(category: keyof typeof FIXTURES, answers: AnswerItem[], gender: string = FIXTURES[category].gender) {
   const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender, locale: 'en' });
   const saved = await as(p, 'PATCH', `/v1/users/questionnaires/${category}/progress/`, { data: answers });
   expect(saved.status, saved.text).toBe(200);
@@ -103,17 +103,17 @@ describe("the doctor's approval is bound by the engine unless overridden with a 
     expect(ok.body.prescribing_override).toMatchObject({ doctor_id: doctor.id, treatment_id: 'dapoxetine', dosage: '30 mg', reason, reason_codes: ['DAPOXETINE_CONTRAINDICATION'] });
     const [row] = await ctx.db.query('select doctor_id, reason from prescribing_overrides where consultation_id = $1', [id]);
     expect(row).toEqual({ doctor_id: doctor.id, reason });
-    const [audit] = await ctx.db.query("select details from audit_log where subject_id = $1 and action = 'consultation.approved'", [id]);
+    const audit = firstRow(await ctx.db.query("select details from audit_log where subject_id = $1 and action = 'consultation.approved'", [id]));
     expect(audit.details.override_codes).toEqual(['DAPOXETINE_CONTRAINDICATION']);
   });
 
   it('a plain approve {} approves only what the engine allowed: tirzepatide 15 mg as a first order is refused', async () => {
     const p = await readyPatient(ctx, 'weight_loss');
-    const [sub] = await ctx.db.query("select id from questionnaire_submissions where user_id = $1", [p.id]);
-    const [c] = await ctx.db.query(
+    const sub = firstRow(await ctx.db.query("select id from questionnaire_submissions where user_id = $1", [p.id]));
+    const c = firstRow(await ctx.db.query(
       "insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, questionnaire_submission_id) values ($1, 'weight_loss', 'pending_review', 'checkout', 'one_off', 28, 'tirzepatide', '15 mg', $2) returning id",
       [p.id, sub.id],
-    );
+    ));
     expect((await desk(c.id)).prescribing_check).toMatchObject({ ok: false, reason_codes: ['TITRATION_STARTS_AT_FIRST_STEP'], allowed_dosages: ['2.5 mg'] });
     const plain = await approve(c.id);
     expect(plain.status).toBe(400);
@@ -141,20 +141,20 @@ async function renewal(o: { category?: string; treatment?: string; dosage?: stri
   const now = ctx.deps.clock.now().getTime();
   const end = new Date(now + o.endsInDays * DAY);
   const start = new Date(end.getTime() - (o.onDoseDays ?? 28) * DAY);
-  const [s] = await ctx.db.query(
+  const s = firstRow(await ctx.db.query(
     `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, price_cents, interval, interval_count, cycle_days, started_at, current_period_start, current_period_end, paused_at)
      values ($1, $2, $3, $4, $5, 'sandbox', 21900, 'day', 28, 28, $6, $7, $8, $9) returning id`,
     [p.id, category, treatment, dosage, o.endsInDays < 0 ? 'paused' : 'active', start, new Date(end.getTime() - 28 * DAY), end, o.endsInDays < 0 ? end : null],
-  );
+  ));
   await ctx.db.query(
     "insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, subscription_id, decided_at) values ($1, $2, 'approved', 'checkout', 'subscription', 28, $3, $4, $5, $6)",
     [p.id, category, treatment, dosage, s.id, start],
   );
-  const [c] = await ctx.db.query(
+  const c = firstRow(await ctx.db.query(
     `insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, subscription_id, patient_choice_status, renewal_details, renewal_period_end, form_snapshot)
      values ($1, $2, 'pending_review', 'renewal', 'subscription', 28, $3, $4, $5, 'pending', $6::jsonb, $7, '[]'::jsonb) returning id`,
     [p.id, category, treatment, dosage, s.id, JSON.stringify({ period_end: end.toISOString() }), end],
-  );
+  ));
   return { p, id: c.id as string, subscriptionId: s.id as string };
 }
 
@@ -214,7 +214,7 @@ describe('the renewal confirm runs the engine over the renewal answers', () => {
       expect(r.body.emergency).toMatchObject({ number: '112' });
       expect(r.body.reason_codes.length).toBe(1);
     }
-    const [c] = await ctx.db.query('select patient_choice_status from consultations where id = $1', [id]);
+    const c = firstRow(await ctx.db.query('select patient_choice_status from consultations where id = $1', [id]));
     expect(c.patient_choice_status).toBe('pending');
     expect((await desk(id)).renewal.red_flags).toHaveLength(5);
   });

@@ -24,7 +24,7 @@ function routeOf(url: string): string | undefined {
   return PATTERNS.find((p) => {
     const a = p.split('/');
     const b = path.split('/');
-    return a.length === b.length && a.every((seg, i) => (seg.startsWith(':') ? b[i].length > 0 : seg === b[i]));
+    return a.length === b.length && a.every((seg, i) => (seg.startsWith(':') ? (b[i] ?? '').length > 0 : seg === b[i]));
   });
 }
 
@@ -84,12 +84,12 @@ describe('serving the web app', () => {
   writeFileSync(join(dist, 'robots.txt'), 'User-agent: *');
   const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
-  async function server(root: string) {
+  async function server(root: string, googleClientId = '') {
     const app = Fastify();
     installErrorHandling(app);
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/v1/users/profile/', async () => ({ id: 'x' }));
-    const registered = await registerWebApp(app, root);
+    const registered = await registerWebApp(app, root, { googleClientId });
     await app.ready();
     return { app, registered };
   }
@@ -112,6 +112,25 @@ describe('serving the web app', () => {
       expect(r.headers['cache-control']).toBe('no-cache');
     }
     await app.close();
+  });
+
+  it('tells the app the Google client ID (a meta tag) and allows Google Identity Services only when Google is configured', async () => {
+    const off = await server(dist);
+    const plain = await off.app.inject({ url: '/sign-in', headers: html });
+    expect(plain.body).not.toContain('google-signin-client-id');
+    expect(plain.headers['content-security-policy']).not.toContain('accounts.google.com');
+    await off.app.close();
+    const on = await server(dist, '123-abc.apps.googleusercontent.com');
+    const page = await on.app.inject({ url: '/sign-in', headers: html });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<meta name="google-signin-client-id" content="123-abc.apps.googleusercontent.com" />');
+    expect(page.body).toContain('<div id="root">');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self' https://accounts.google.com/gsi/client");
+    expect(csp).toContain('frame-src https://accounts.google.com/gsi/');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers['cross-origin-opener-policy']).toBe('same-origin-allow-popups');
+    await on.app.close();
   });
 
   it('serves the build files; hashed assets are cached for a year; a missing asset is a 404', async () => {

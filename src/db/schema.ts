@@ -5,6 +5,16 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** A json/jsonb column: read as parsed JSON, written as a JSON string or a value. */
 export type Json = ColumnType<unknown, unknown, unknown>;
 
+export interface AccountTotalsTable {
+  user_id: string;
+  consultation_count: Generated<number>;
+  spent_cents: Generated<number>;
+  refunded_cents: Generated<number>;
+}
+export type AccountTotalsRow = Selectable<AccountTotalsTable>;
+export type NewAccountTotals = Insertable<AccountTotalsTable>;
+export type AccountTotalsUpdate = Updateable<AccountTotalsTable>;
+
 export interface AppSecretsTable {
   name: string;
   value: string;
@@ -613,6 +623,7 @@ export type NewWeightEntries = Insertable<WeightEntriesTable>;
 export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
 
 export interface Database {
+  account_totals: AccountTotalsTable;
   app_secrets: AppSecretsTable;
   app_settings: AppSettingsTable;
   attribution_events: AttributionEventsTable;

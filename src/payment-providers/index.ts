@@ -16,7 +16,7 @@ const cache = new WeakMap<Deps, Map<string, PaymentProvider>>();
 
 export function providerFor(deps: Deps, name: string = deps.config.PAYMENT_PROVIDER): PaymentProvider {
   let byName = cache.get(deps);
-  if (!byName) cache.set(deps, (byName = new Map()));
+  if (!byName) cache.set(deps, (byName = new Map<string, PaymentProvider>()));
   let p = byName.get(name);
   if (!p) {
     if (name === 'sandbox') p = sandboxProvider(deps.config.PUBLIC_BASE_URL, deps.clock, deps.secrets.jwtKey);

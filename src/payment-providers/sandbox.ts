@@ -38,10 +38,10 @@ export function sandboxPortalToken(key: Uint8Array, clock: Clock, userId: string
 /** The account id of a valid, unexpired portal token, else null. */
 export function sandboxPortalAccount(key: Uint8Array, clock: Clock, token: string): string | null {
   const m = /^([0-9a-f]{32})\.(\d{1,12})\.([A-Za-z0-9_-]{22})$/.exec(token);
-  if (!m) return null;
-  const expected = createHmac('sha256', key).update(`sandbox_portal:${m[1]}.${m[2]}`).digest('base64url').slice(0, 22);
-  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(m[3])) || Number(m[2]) * 1000 <= clock.now().getTime()) return null;
-  const h = m[1];
+  const [, h, expiry, mac] = m ?? [];
+  if (h === undefined || expiry === undefined || mac === undefined) return null;
+  const expected = createHmac('sha256', key).update(`sandbox_portal:${h}.${expiry}`).digest('base64url').slice(0, 22);
+  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(mac)) || Number(expiry) * 1000 <= clock.now().getTime()) return null;
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 

@@ -116,7 +116,7 @@ export function stripeEvent(type: string, o: Obj): ProviderEvent | null {
 }
 
 export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort): void {
-  void app.register(async (scope) => {
+  void app.register((scope) => {
     // Raw bytes for signature verification; only inside this plugin.
     scope.removeContentTypeParser(['application/json', 'text/plain']);
     scope.addContentTypeParser(['application/json', 'text/plain', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
@@ -153,5 +153,6 @@ export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort
         return { received: true as const, duplicate };
       },
     );
+    return Promise.resolve();
   });
 }

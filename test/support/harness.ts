@@ -101,6 +101,13 @@ export async function createTestContext(
   };
 }
 
+/** The first row of a result, or a failed test when there is none. */
+export function firstRow<T>(rows: readonly T[], what = 'row'): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error(`expected a ${what}, got none`);
+  return row;
+}
+
 export interface Res<T = any> {
   status: number;
   body: T;
@@ -137,14 +144,14 @@ export async function call<T = any>(ctx: { app: App }, method: string, url: stri
   return { status: res.statusCode, body, text: res.body, headers: res.headers as any };
 }
 
-export const uniqueEmail = (tag = 'p') => `${tag}-${randomUUID().slice(0, 12)}@example.org`.replace(/\d/g, (d) => 'ghijklmnop'[Number(d)]);
+export const uniqueEmail = (tag = 'p') => `${tag}-${randomUUID().slice(0, 12)}@example.org`.replace(/\d/g, (d) => 'ghijklmnop'.charAt(Number(d)));
 
 /** The 6-digit code of the newest mail to `to` (flushes the outbox first). */
 export async function latestCode(ctx: TestContext, to: string): Promise<string> {
   await ctx.flushMail();
   const mail = [...ctx.mails].reverse().find((m) => m.to === to && /\b\d{6}\b/.test(m.text));
   if (!mail) throw new Error(`no code mailed to ${to}`);
-  return /\b(\d{6})\b/.exec(mail.text)![1];
+  return /\b(\d{6})\b/.exec(mail.text)![1]!;
 }
 
 export interface Patient {
@@ -164,7 +171,7 @@ export async function newPatient(ctx: TestContext, tag = 'p', extra: Record<stri
   if (ver.status !== 200) throw new Error(`verify: ${ver.status} ${ver.text}`);
   const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
   if (tok.status !== 200) throw new Error(`token: ${tok.status} ${tok.text}`);
-  const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+  const row = firstRow(await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]));
   return { id: row.id, email, access: tok.body.access, refresh: tok.body.refresh };
 }
 
@@ -185,7 +192,7 @@ export async function newStaff(ctx: TestContext, role: 'doctor' | 'backoffice_ad
   await createStaff(ctx.deps, { email, password: PASSWORD, role, firstName: 'Staff', lastName: role, licenseNumber: role === 'doctor' ? 'LANR-123456789' : undefined });
   const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
   if (tok.status !== 200) throw new Error(`staff token: ${tok.status} ${tok.text}`);
-  const [row] = await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]);
+  const row = firstRow(await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]));
   return { id: row.id, email, access: tok.body.access, refresh: tok.body.refresh };
 }
 
@@ -198,10 +205,10 @@ export async function seedPatient(ctx: TestContext, columns: Record<string, unkn
   const email = uniqueEmail('seed');
   const cols = { email, first_name: 'Ada', last_name: 'Lovelace', email_verified_at: new Date(), referral_code: randomBytes(5).toString('hex').toUpperCase(), ...columns };
   const keys = Object.keys(cols);
-  const [row] = await ctx.db.query<{ id: string }>(
+  const row = firstRow(await ctx.db.query<{ id: string }>(
     `insert into users (${keys.join(', ')}) values (${keys.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
     Object.values(cols).map((v) => (v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v)),
-  );
+  ));
   const pair = await issueTokenPair(ctx.deps, ctx.db, row.id);
   return { id: row.id, email, ...pair };
 }

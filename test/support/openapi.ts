@@ -88,7 +88,7 @@ export class DocumentChecker {
       const h = header.$ref ? this.doc.components.headers[header.$ref.split('/').pop()] : header;
       if (h.required && res.headers[name.toLowerCase()] === undefined) this.problems.push(`${where}: required header ${name} missing`);
     }
-    const contentType = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const contentType = (String(res.headers['content-type'] ?? '').split(';')[0] ?? '').trim().toLowerCase();
     if (!documented.content) {
       if (res.text !== '' || res.headers['content-length'] !== undefined) this.problems.push(`${where}: documented without a body, answered ${JSON.stringify(res.text.slice(0, 40))} (Content-Length ${res.headers['content-length']})`);
       return;
@@ -120,7 +120,7 @@ export class DocumentChecker {
     const res = await call<T>(ctx, method, url, opts);
     this.check(method, url, res);
     // A body the service accepted must be of a media type the document lists for the operation.
-    const sent = opts.json !== undefined ? 'application/json' : opts.headers?.['content-type']?.split(';')[0].trim().toLowerCase();
+    const sent = opts.json !== undefined ? 'application/json' : opts.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
     const route = this.find(method, url);
     if (sent && route && res.status < 300 && !route.op.requestBody?.content?.[sent]) {
       this.problems.push(`${method} ${url} -> ${res.status}: accepted a ${sent} body the document does not list (${Object.keys(route.op.requestBody?.content ?? {}).join(', ') || 'no request body'})`);

@@ -3,8 +3,11 @@
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
 //   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
 //   messages (with an attachment), logs weights and sees them on the chart, payments and invoices,
-//   plan, renewal, referrals, profile -> reset link from the mail, new password -> red-flag answer
-//   shows the emergency screen.
+//   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
+//   the mail, new password -> the service's test clock moves to the renewal window: the patient
+//   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
+//   renewal choice, the engine's check and the weight trend in the desk and approves -> a red-flag
+//   answer shows the emergency screen.
 // Every page gets an axe-core check (no serious or critical violation) and a screenshot in
 // $SCREENSHOT_DIR (default: artifacts/screenshots at the repository root). Prints the time until the
 // home page is interactive. Usage (repository root): npm run build:web && npm run test:browser
@@ -23,6 +26,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'Quiet-Harbour-Lantern-42';
 const NEW_PASSWORD = 'Amber-Meadow-Compass-77';
 const DOCTOR = { email: 'doctor@example.org', password: 'Ward-Lantern-Harbour-2026' };
+// Back office: only to move the sandbox's test clock to the renewal window (POST /v1/backoffice/test-clock/advance/).
+const ADMIN = { email: 'ops@example.org', password: 'Signal-Orchard-Beacon-2026' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function fail(msg: string): never {
@@ -80,6 +85,8 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo' };
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789'], { cwd: ROOT, env, encoding: 'utf8' });
   if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
+  const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin'], { cwd: ROOT, env, encoding: 'utf8' });
+  if (admin.status !== 0) fail(`create-staff (back office) failed: ${admin.stderr || admin.stdout}`);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   for (let i = 0; i < 200; i++) {
     try {
@@ -92,6 +99,24 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     await new Promise((r) => setTimeout(r, 300));
   }
   fail('the server did not become ready');
+}
+
+/** Moves the service's clock forward (sandbox test clock) and runs the due work (renewals open). */
+async function advanceClock(base: string, days: number) {
+  const headers = { 'content-type': 'application/json', 'x-brand-slug': 'demo' };
+  const tok = await fetch(`${base}/v1/users/token/`, { method: 'POST', headers, body: JSON.stringify(ADMIN) });
+  if (!tok.ok) fail(`back-office sign-in: ${tok.status}`);
+  const { access } = (await tok.json()) as { access: string };
+  const r = await fetch(`${base}/v1/backoffice/test-clock/advance/`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${access}` }, body: JSON.stringify({ days }) });
+  if (!r.ok) fail(`test clock: ${r.status} ${await r.text()}`);
+  return (await r.json()) as { now: string };
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 // ---- checks ----------------------------------------------------------------------------------------
@@ -286,12 +311,33 @@ async function main() {
     if ((await page.locator('.chart circle.dot').count()) !== 4) fail('the chart does not show the four weights');
     await check(page, 'journal-weight-chart');
 
-    log('plan, renewal, referrals, profile');
+    log('plan: postpone, cancel at period end, resume');
+    await page.goto('/plan');
+    const periodText = () => page.getByText(/Current period ends|Ends on/).first().innerText();
+    const before = await periodText();
+    await check(page, 'plan');
+    await page.getByLabel('Days (1 to 14)').fill('3');
+    await page.getByRole('button', { name: 'Postpone next renewal' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.waitForFunction((b) => !document.body.innerText.includes(b), before);
+    const after = await periodText();
+    log(`  postponed: "${before}" -> "${after}"`);
+    await check(page, 'plan-postponed');
+    await page.getByRole('button', { name: 'Cancel at period end' }).click();
+    await page.getByRole('button', { name: 'Keep my plan' }).waitFor();
+    await page.getByText(/^Ends on/).waitFor();
+    await check(page, 'plan-cancelled');
+    await page.getByRole('button', { name: 'Keep my plan' }).click();
+    await page.getByRole('button', { name: 'Cancel at period end' }).waitFor();
+    await page.getByText(/Current period ends/).waitFor();
+    await check(page, 'plan-resumed');
+
+    log('renewal (nothing open yet), referrals, profile, change password');
     for (const [path, name] of [
-      ['/plan', 'plan'],
-      ['/renewal', 'renewal'],
+      ['/renewal', 'renewal-none'],
       ['/referrals', 'referrals'],
       ['/profile', 'profile'],
+      ['/change-password', 'change-password'],
       ['/consultations', 'consultations'],
     ] as const) {
       await page.goto(path);
@@ -343,6 +389,63 @@ async function main() {
     await page.getByLabel('Password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
+
+    log('renewal: the test clock moves to the renewal window; the patient confirms, the doctor reviews');
+    const subs = await page.evaluate(async () => {
+      const session = JSON.parse(localStorage.getItem('pts.session') ?? '{}');
+      const r = await fetch('/v1/users/subscriptions/?limit=20', { headers: { authorization: `Bearer ${session.access}` } });
+      return (await r.json()) as { results: { current_period_end: string; status: string }[] };
+    });
+    const periodEnd = Date.parse(subs.results[0]?.current_period_end ?? fail('no plan to renew'));
+    // The renewal screen opens 7 days before the period ends (RENEWAL_WINDOW_DAYS); one day into it.
+    const ahead = Math.max(0, Math.ceil((periodEnd - 7 * 86400000 - Date.now()) / 86400000) + 1);
+    const clock = await advanceClock(base, ahead);
+    log(`  service clock +${ahead} days: ${clock.now}`);
+    // The tokens of both browsers expired with the clock: each signs in again.
+    await page.goto('/renewal');
+    await signIn(page, email, NEW_PASSWORD);
+    await page.getByRole('heading', { name: 'Renewal' }).waitFor();
+    await page.getByText('Your next supply is ready for review').waitFor();
+    await page.locator('ol.ladder li[aria-current="step"]').waitFor();
+    const ladder = await page.locator('ol.ladder li').allInnerTexts();
+    log(`  dose ladder: ${ladder.join(' | ')}`);
+    const current = (await page.locator('ol.ladder li[aria-current="step"]').innerText()).replace(/\s*\(current\)\s*$/, '').trim();
+    await page.getByLabel('Dose for the next period').selectOption(current); // stay on the current step
+    await check(page, 'renewal-options');
+    // Confirm without the safety answers: the service names the missing ones, the page marks them.
+    await page.getByRole('button', { name: 'Confirm renewal' }).click();
+    await page.locator('fieldset.question[aria-invalid="true"]').first().waitFor();
+    await check(page, 'renewal-answers-required');
+    await page.getByText('Answer the questions marked below.').waitFor();
+    await page.locator('[data-question="urgent_symptoms"] input[value="none"]').check();
+    // The weight is asked only without a recent journal weight (this patient logged one).
+    const weight = page.getByLabel(/Your current weight/);
+    if ((await weight.count()) && (await weight.getAttribute('aria-invalid')) === 'true') await weight.fill('100.5');
+    for (const fs of await page.locator('fieldset.question').all()) if (await fs.getByLabel('No', { exact: true }).count()) await fs.getByLabel('No', { exact: true }).check();
+    await check(page, 'renewal-confirm');
+    await page.getByRole('button', { name: 'Confirm renewal' }).click();
+    await page.getByText('Confirmed. A doctor reviews your renewal.').waitFor();
+    await check(page, 'renewal-confirmed');
+
+    await doc.goto('/desk');
+    await signIn(doc, DOCTOR.email, DOCTOR.password);
+    await doc.getByRole('heading', { name: 'Review queue' }).waitFor();
+    await doc.locator('tr', { hasText: 'Renewal' }).getByRole('link', { name: 'Ada Lovelace' }).waitFor();
+    await check(doc, 'desk-queue-renewal');
+    await doc.locator('tr', { hasText: 'Renewal' }).getByRole('link', { name: 'Ada Lovelace' }).click();
+    await doc.getByRole('heading', { name: 'Patient’s renewal choice' }).waitFor();
+    await doc.getByText('Confirmed by the patient').waitFor();
+    await doc.getByRole('heading', { name: 'Prescribing check' }).waitFor();
+    await doc.getByRole('heading', { name: 'Engine result on the renewal answers' }).waitFor();
+    const trend = await doc.getByTestId('weight-trend').innerText();
+    if (!trend.includes('105 kg') || !trend.includes('100.8 kg') || !trend.includes('4 entries')) fail(`the desk's weight trend is "${trend}"`);
+    log(`  desk weight trend: ${trend}`);
+    await check(doc, 'desk-renewal');
+    if (await doc.getByLabel(/Override reason/).count())
+      await doc.getByLabel(/Override reason/).fill('Stable on this dose for three weeks, tolerating it well; continue unchanged.');
+    await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
+    await doc.getByText('Decision saved.').waitFor();
+    await check(doc, 'desk-renewal-approved');
 
     log('red flag: the emergency screen with the country’s number');
     await page.goto('/questionnaire/hair_growth');

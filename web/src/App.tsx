@@ -23,6 +23,7 @@ const Patient = {
   Plan: lazy(() => import('./pages/plans').then((m) => ({ default: m.PlanPage }))),
   Referrals: lazy(() => import('./pages/account').then((m) => ({ default: m.Referrals }))),
   Profile: lazy(() => import('./pages/account').then((m) => ({ default: m.ProfilePage }))),
+  ChangePassword: lazy(() => import('./pages/account').then((m) => ({ default: m.ChangePasswordPage }))),
 };
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
@@ -55,6 +56,7 @@ const PAGES: Page[] = [
   { pattern: '/plan', area: 'patient', render: () => <Patient.Plan /> },
   { pattern: '/referrals', area: 'patient', render: () => <Patient.Referrals /> },
   { pattern: '/profile', area: 'patient', render: () => <Patient.Profile /> },
+  { pattern: '/change-password', area: 'patient', render: () => <Patient.ChangePassword /> },
   { pattern: '/desk', area: 'doctor', render: () => <Doctor.Desk /> },
   { pattern: '/desk/consultations/:id', area: 'doctor', render: (p) => <Doctor.Consultation id={p.id} /> },
   { pattern: '/desk/conversations', area: 'doctor', render: () => <Doctor.Inbox /> },

@@ -4,6 +4,7 @@
 // the dictionaries of the service's languages). Hashing is argon2id with OWASP's parameters
 // (m=19456 KiB, t=2, p=1).
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
@@ -121,11 +122,39 @@ export function passwordProblems(password: string, context: PasswordContext = {}
 
 const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-export const hashPassword = (password: string) => hash(password, OPTIONS);
+// argon2 runs in libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), the
+// same pool that WebCrypto uses for every request's HS256 token check. Twenty concurrent sign-ins
+// filled it and every other request queued behind ~50 ms hashes (profile p99 20 -> 204 ms, issue
+// 11). At most `ARGON2_SLOTS` hashes run at once, always fewer than the pool's threads, so a token
+// check finds a free thread; more than one per core would not sign anyone in sooner anyway
+// (argon2 is CPU-bound), so sign-in throughput is kept.
+const POOL_THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const ARGON2_SLOTS = Math.max(1, Math.min(availableParallelism(), POOL_THREADS - 1));
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= ARGON2_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    // Hand the slot straight to the next waiter (running stays the same), or free it.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/** argon2 operations in flight and queued (tests and metrics). */
+export const argon2Load = () => ({ running, waiting: waiting.length, slots: ARGON2_SLOTS });
+
+export const hashPassword = (password: string) => inSlot(() => hash(password, OPTIONS));
 
 export async function verifyPassword(stored: string, password: string): Promise<boolean> {
   try {
-    return await verify(stored, password);
+    return await inSlot(() => verify(stored, password));
   } catch {
     return false;
   }

@@ -12,7 +12,7 @@ import {
 } from '../../payment-providers/index.ts';
 import { transitionConsultationIfAllowed } from '../consultations/index.ts';
 import { planPaymentDescription, queueChargeReceipt, recordPayment, recordProviderRefund } from '../payments/index.ts';
-import { canTransitionPlan, lockPlanByProvider, setCancelAtPeriodEnd, syncPlanFromProvider, transitionPlan, updatePaymentMethod, type PlanStatus } from '../subscriptions/index.ts';
+import { canTransitionPlan, isPlanStatus, lockPlanByProvider, setCancelAtPeriodEnd, syncPlanFromProvider, transitionPlan, updatePaymentMethod } from '../subscriptions/index.ts';
 import { finaliseInTx } from './finalise.ts';
 import { findSessionForProvider, livePlans, recordWebhookEvent, transitionSession } from './repository.ts';
 import { storedSession } from './service.ts';
@@ -51,8 +51,8 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
         ignoreDuplicate: true,
       });
       await queueChargeReceipt(deps, q, provider, event.providerPaymentId);
-      const from = plan.status as PlanStatus;
-      if (canTransitionPlan(from, 'active')) await transitionPlan(q, plan.user_id, plan.id, from, 'active', { failed_attempts: 0, current_period_start: start, current_period_end: end });
+      // A plan that has ended stays ended (canceled is final in the plan's machine).
+      if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'active')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'active', { failed_attempts: 0, current_period_start: start, current_period_end: end });
       return;
     }
     case 'plan_invoice_failed': {
@@ -73,8 +73,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
         at: now,
         ignoreDuplicate: true,
       });
-      const from = plan.status as PlanStatus;
-      if (canTransitionPlan(from, 'past_due')) await transitionPlan(q, plan.user_id, plan.id, from, 'past_due', { failed_attempts: plan.failed_attempts + 1 });
+      if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'past_due')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'past_due', { failed_attempts: plan.failed_attempts + 1 });
       return;
     }
     case 'charge_refunded': {

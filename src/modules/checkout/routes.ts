@@ -14,7 +14,7 @@ import { billingPortal, checkSession, checkout, expireSessions } from './service
 
 const auth401 = { 401: TokenErrorSchema };
 
-export default async function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   deps.scheduler.register('billing.recurring-charges', () => runDueCharges(deps));
@@ -77,4 +77,5 @@ export default async function checkoutModule(app: ZodApp, { deps }: ModuleOption
   registerSandboxPages(app, deps, sandboxCheckoutPort(deps));
   if (deps.config.PAYMENT_PROVIDER === 'sandbox') registerSandboxPortal(app, deps, sandboxPortalPort(deps));
   registerStripeWebhook(app, deps, webhookPort(deps));
+  return Promise.resolve();
 }

@@ -2,7 +2,7 @@
 // request-information), so that status rules stay in one place.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
-import { billingCategory } from '../fulfilment/index.ts';
+import { billingCategory } from '../payments/index.ts';
 import {
   approveConsultation,
   consultationVerdict,

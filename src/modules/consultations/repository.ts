@@ -1,15 +1,16 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
-import type { Queryable } from '../../db/index.ts';
+import type { Queryable, Row } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
-import { iso } from '../../lib/time.ts';
+import { ISO_SQL, iso } from '../../lib/iso.ts';
 import type { PaymentsRow } from '../../db/schema.ts';
-import { toPayment } from '../payments/index.ts';
+import { toPayment, type PaymentRecord } from '../payments/index.ts';
 import type { Consultation } from './schemas.ts';
 
+/** The account's consultation count: a counter kept by triggers (migration 0700), not a scan. */
 export async function countForUser(q: Queryable, userId: string): Promise<number> {
-  const [r] = await q.query('select count(*)::int as n from consultations where user_id = $1', [userId]);
-  return r.n;
+  const [r] = await q.query('select consultation_count as n from account_totals where user_id = $1', [userId]);
+  return r?.n ?? 0;
 }
 
 export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number) {
@@ -25,45 +26,52 @@ function documentNumber(deps: Deps, sealed: string | null): string | null {
   }
 }
 
+// The user summary's figures. Counts and money come from account_totals (kept by triggers in the
+// writers' transactions, migration 0700) and the latest plan and prescription from indexes, so the
+// cost does not grow with the account's history.
+const SUMMARY_COLUMNS = `
+       coalesce(t.consultation_count, 0) as consultation_count,
+       coalesce(t.spent_cents, 0) as total_spent_cents,
+       coalesce(t.refunded_cents, 0) as total_refunded_cents,
+       (select s.status from subscriptions s where s.user_id = u.id order by s.created_at desc limit 1) as subscription_status,
+       ${ISO_SQL('(select s.created_at from subscriptions s where s.user_id = u.id order by s.created_at desc limit 1)')} as last_subscription_at,
+       ${ISO_SQL('(select r.issued_at from prescriptions r where r.user_id = u.id order by r.issued_at desc limit 1)')} as last_prescription_at`;
+
+const USER_COLUMNS = `u.id, u.first_name, u.last_name, u.email, u.locale, u.date_of_birth, u.country_of_residence, u.timezone, u.city,
+       u.postal_code, u.issuing_state, u.document_number_enc, u.document_type`;
+
+function toUserSummary(deps: Deps, u: Row): Consultation['user'] {
+  return {
+    id: u.id,
+    first_name: u.first_name,
+    last_name: u.last_name,
+    email: u.email,
+    locale: u.locale,
+    date_of_birth: u.date_of_birth ?? null,
+    country_of_residence: u.country_of_residence ?? null,
+    timezone: u.timezone ?? '',
+    city: u.city ?? null,
+    postal_code: u.postal_code ?? null,
+    issuing_state: u.issuing_state ?? '',
+    document_number: documentNumber(deps, u.document_number_enc),
+    document_type: u.document_type ?? null,
+    consultation_count: u.consultation_count,
+    total_spent_cents: u.total_spent_cents,
+    total_refunded_cents: u.total_refunded_cents,
+    net_spent_cents: u.total_spent_cents - u.total_refunded_cents,
+    subscription_status: u.subscription_status ?? 'none',
+    last_prescription_at: iso(u.last_prescription_at),
+    last_subscription_at: iso(u.last_subscription_at),
+  };
+}
+
 async function userSummaries(q: Queryable, deps: Deps, userIds: string[]) {
   const rows = await q.query(
-    `select u.*,
-       (select count(*)::int from consultations c where c.user_id = u.id) as consultation_count,
-       (select coalesce(sum(p.amount_cents), 0)::int from payments p where p.user_id = u.id and p.status <> 'failed') as total_spent_cents,
-       (select coalesce(sum(p.refunded_amount_cents), 0)::int from payments p where p.user_id = u.id) as total_refunded_cents,
-       (select s.status from subscriptions s where s.user_id = u.id order by s.created_at desc limit 1) as subscription_status,
-       (select max(s.created_at) from subscriptions s where s.user_id = u.id) as last_subscription_at,
-       (select max(r.issued_at) from prescriptions r where r.user_id = u.id) as last_prescription_at
-     from users u where u.id = any($1::uuid[])`,
+    `select ${USER_COLUMNS},${SUMMARY_COLUMNS}
+     from users u left join account_totals t on t.user_id = u.id where u.id = any($1::uuid[])`,
     [userIds],
   );
-  return new Map(
-    rows.map((u) => [
-      u.id,
-      {
-        id: u.id,
-        first_name: u.first_name,
-        last_name: u.last_name,
-        email: u.email,
-        locale: u.locale,
-        date_of_birth: u.date_of_birth ?? null,
-        country_of_residence: u.country_of_residence ?? null,
-        timezone: u.timezone ?? '',
-        city: u.city ?? null,
-        postal_code: u.postal_code ?? null,
-        issuing_state: u.issuing_state ?? '',
-        document_number: documentNumber(deps, u.document_number_enc),
-        document_type: u.document_type ?? null,
-        consultation_count: u.consultation_count,
-        total_spent_cents: u.total_spent_cents,
-        total_refunded_cents: u.total_refunded_cents,
-        net_spent_cents: u.total_spent_cents - u.total_refunded_cents,
-        subscription_status: u.subscription_status ?? 'none',
-        last_prescription_at: iso(u.last_prescription_at),
-        last_subscription_at: iso(u.last_subscription_at),
-      },
-    ]),
-  );
+  return new Map(rows.map((u) => [u.id as string, toUserSummary(deps, u)]));
 }
 
 export function toFormSnapshot(answers: unknown): Consultation['form_snapshot'] {
@@ -98,6 +106,47 @@ export function toPrescription(r: any, baseUrl: string) {
 export const PRESCRIPTION_SELECT = `select r.*, d.first_name as doctor_first_name, d.last_name as doctor_last_name, d.doctor_license_number
   from prescriptions r join users d on d.id = r.doctor_id`;
 
+type Doctor = Consultation['doctor'];
+type Submission = Consultation['questionnaire_submission'];
+
+const toDoctor = (d: Row): NonNullable<Doctor> => ({ id: d.id, first_name: d.first_name, last_name: d.last_name, email: d.email, doctor_license_number: d.doctor_license_number ?? null });
+
+const toSubmission = (s: Row): NonNullable<Submission> => ({
+  id: s.id,
+  category: s.category,
+  version: s.version_id,
+  outcome: s.outcome,
+  eligibility: s.result ?? {},
+  submitted_at: iso(s.created_at)!,
+});
+
+/** One consultation row with its related records, in the API's shape (list and detail alike). */
+function toConsultation(r: Row, user: Consultation['user'], doctor: Doctor, submission: Submission, prescriptions: Row[], payments: PaymentRecord[], base: string): Consultation {
+  return {
+    id: r.id,
+    user,
+    doctor,
+    store_order_id: r.store_order_id ?? null,
+    status: r.status,
+    origin: r.origin,
+    category: r.category,
+    plan: r.plan,
+    supply_days: r.supply_days ?? null,
+    decision_reason: r.decision_reason ?? '',
+    treatment_id: r.treatment_id ?? '',
+    dosage: r.dosage ?? '',
+    images: Array.isArray(r.images) ? r.images : [],
+    form_snapshot: toFormSnapshot(r.form_snapshot),
+    questionnaire_submission: submission,
+    subscription_id: r.subscription_id ?? null,
+    prescriptions: prescriptions.map((p) => toPrescription(p, base)),
+    payments: payments.map((p) => toPayment(p, user.email, base)),
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    decided_at: iso(r.decided_at),
+  };
+}
+
 /** Serialises consultation rows (any accounts) with user summary, doctor, payments, prescriptions. */
 export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any[]): Promise<Consultation[]> {
   if (rows.length === 0) return [];
@@ -108,7 +157,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any
   const doctors = new Map(
     (doctorIds.length ? await q.query('select id, first_name, last_name, email, doctor_license_number from users where id = any($1::uuid[])', [doctorIds]) : []).map((d) => [
       d.id,
-      { id: d.id, first_name: d.first_name, last_name: d.last_name, email: d.email, doctor_license_number: d.doctor_license_number ?? null },
+      toDoctor(d),
     ]),
   );
   const payments = await q.query<PaymentsRow>('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
@@ -117,33 +166,75 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any
   const submissions = new Map(
     (subIds.length ? await q.query('select id, category, version_id, outcome, result, created_at from questionnaire_submissions where id = any($1::uuid[])', [subIds]) : []).map((s) => [
       s.id,
-      { id: s.id, category: s.category, version: s.version_id, outcome: s.outcome, eligibility: s.result ?? {}, submitted_at: iso(s.created_at)! },
+      toSubmission(s),
     ]),
   );
-  return rows.map((r) => {
-    const user = users.get(r.user_id)!;
-    return {
-      id: r.id,
-      user,
-      doctor: r.doctor_id ? (doctors.get(r.doctor_id) ?? null) : null,
-      store_order_id: r.store_order_id ?? null,
-      status: r.status,
-      origin: r.origin,
-      category: r.category,
-      plan: r.plan,
-      supply_days: r.supply_days ?? null,
-      decision_reason: r.decision_reason ?? '',
-      treatment_id: r.treatment_id ?? '',
-      dosage: r.dosage ?? '',
-      images: Array.isArray(r.images) ? r.images : [],
-      form_snapshot: toFormSnapshot(r.form_snapshot),
-      questionnaire_submission: r.questionnaire_submission_id ? (submissions.get(r.questionnaire_submission_id) ?? null) : null,
-      subscription_id: r.subscription_id ?? null,
-      prescriptions: prescriptions.filter((p) => p.consultation_id === r.id).map((p) => toPrescription(p, base)),
-      payments: payments.filter((p) => p.consultation_id === r.id).map((p) => toPayment(p, user.email, base)),
-      created_at: iso(r.created_at)!,
-      updated_at: iso(r.updated_at)!,
-      decided_at: iso(r.decided_at),
-    };
-  });
+  return rows.map((r) =>
+    toConsultation(
+      r,
+      users.get(r.user_id)!,
+      r.doctor_id ? (doctors.get(r.doctor_id) ?? null) : null,
+      r.questionnaire_submission_id ? (submissions.get(r.questionnaire_submission_id) ?? null) : null,
+      prescriptions.filter((p) => p.consultation_id === r.id),
+      payments.filter((p) => p.consultation_id === r.id),
+      base,
+    ),
+  );
+}
+
+// One page of an account's consultations in ONE statement (issue 11: the list took six sequential
+// round trips). The page, its doctors, submissions, payments and prescriptions are aggregated with
+// json_agg, timestamps formatted in SQL as `iso` would (so the JSON needs no Date round trip), and
+// the count and user summary come from the trigger-kept account_totals. Same shapes as
+// serialiseConsultations, which the detail route keeps using; a test compares the two.
+const PAYMENT_JSON = `json_build_object(
+    'id', p.id, 'user_id', p.user_id, 'consultation_id', p.consultation_id, 'subscription_id', p.subscription_id,
+    'provider', p.provider, 'provider_payment_id', p.provider_payment_id, 'provider_checkout_id', p.provider_checkout_id,
+    'provider_order_id', p.provider_order_id, 'provider_order_name', p.provider_order_name, 'is_recurring', p.is_recurring,
+    'billing_reason', p.billing_reason, 'amount_cents', p.amount_cents, 'refunded_amount_cents', p.refunded_amount_cents,
+    'currency', p.currency, 'status', p.status, 'failure_code', p.failure_code, 'failed_at', ${ISO_SQL('p.failed_at')},
+    'description', p.description, 'captured_at', ${ISO_SQL('p.captured_at')}, 'refund', p.refund,
+    'created_at', ${ISO_SQL('p.created_at')}, 'updated_at', ${ISO_SQL('p.updated_at')})`;
+
+const PRESCRIPTION_JSON = `json_build_object(
+    'id', r.id, 'consultation_id', r.consultation_id, 'category', r.category, 'treatment_id', r.treatment_id,
+    'treatment_name', r.treatment_name, 'dosage', r.dosage, 'instructions', r.instructions, 'supply_days', r.supply_days,
+    'issued_at', ${ISO_SQL('r.issued_at')}, 'valid_until', ${ISO_SQL('r.valid_until')}, 'doctor_id', r.doctor_id,
+    'doctor_first_name', rd.first_name, 'doctor_last_name', rd.last_name, 'doctor_license_number', rd.doctor_license_number)`;
+
+const CONSULTATION_JSON = `json_build_object(
+    'id', c.id, 'doctor_id', c.doctor_id, 'store_order_id', c.store_order_id, 'status', c.status, 'origin', c.origin,
+    'category', c.category, 'plan', c.plan, 'supply_days', c.supply_days, 'decision_reason', c.decision_reason,
+    'treatment_id', c.treatment_id, 'dosage', c.dosage, 'images', c.images, 'form_snapshot', c.form_snapshot,
+    'questionnaire_submission_id', c.questionnaire_submission_id, 'subscription_id', c.subscription_id,
+    'created_at', ${ISO_SQL('c.created_at')}, 'updated_at', ${ISO_SQL('c.updated_at')}, 'decided_at', ${ISO_SQL('c.decided_at')},
+    'doctor', case when d.id is null then null else json_build_object('id', d.id, 'first_name', d.first_name, 'last_name', d.last_name,
+      'email', d.email, 'doctor_license_number', d.doctor_license_number) end,
+    'submission', case when qs.id is null then null else json_build_object('id', qs.id, 'category', qs.category,
+      'version_id', qs.version_id, 'outcome', qs.outcome, 'result', qs.result, 'created_at', ${ISO_SQL('qs.created_at')}) end,
+    'payments', coalesce((select json_agg(${PAYMENT_JSON} order by p.created_at, p.id) from payments p where p.consultation_id = c.id), '[]'::json),
+    'prescriptions', coalesce((select json_agg(${PRESCRIPTION_JSON} order by r.issued_at, r.id)
+      from prescriptions r join users rd on rd.id = r.doctor_id where r.consultation_id = c.id), '[]'::json))`;
+
+const LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
+       (select coalesce(json_agg(${CONSULTATION_JSON} order by c.created_at desc, c.id desc), '[]'::json)
+          from (select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3) c
+          left join users d on d.id = c.doctor_id
+          left join questionnaire_submissions qs on qs.id = c.questionnaire_submission_id) as page
+  from users u left join account_totals t on t.user_id = u.id
+ where u.id = $1`;
+
+/** One page of the account's consultations, newest first, and the account's consultation count. */
+export async function listForUser(q: Queryable, deps: Deps, userId: string, limit: number, offset: number): Promise<{ count: number; results: Consultation[] }> {
+  const [u] = await q.query(LIST_SQL, [userId, limit, offset]);
+  if (!u) return { count: 0, results: [] };
+  const base = deps.config.PUBLIC_BASE_URL;
+  const user = toUserSummary(deps, u);
+  const page = u.page as Row[];
+  return {
+    count: user.consultation_count,
+    results: page.map((r) =>
+      toConsultation(r, user, r.doctor ? toDoctor(r.doctor) : null, r.submission ? toSubmission(r.submission) : null, r.prescriptions, r.payments, base),
+    ),
+  };
 }

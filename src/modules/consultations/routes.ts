@@ -5,7 +5,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
+import { listForUser } from './repository.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
 
@@ -20,9 +20,9 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
-      const n = await countForUser(deps.db, user.id);
-      const rows = await pageForUser(deps.db, user.id, p.limit, p.offset);
-      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, n, await serialiseConsultations(deps.db, deps, rows));
+      // One statement for the page, its related records, the count and the user summary.
+      const { count, results } = await listForUser(deps.db, deps, user.id, p.limit, p.offset);
+      return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
     },
   );
   r.get(

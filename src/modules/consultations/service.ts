@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { ApiError, errorName, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
-import { billingTreatment } from '../fulfilment/index.ts';
+import { billingTreatment } from '../payments/index.ts';
 import { createOrder, issuePrescription } from '../fulfilment/index.ts';
 import { timeWindowRecheck } from '../questionnaires/index.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';

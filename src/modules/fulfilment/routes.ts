@@ -12,7 +12,7 @@ import { OrderSchema, PrescriptionSchema, toOrder, toPrescription } from './sche
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
 
-export default async function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const base = deps.config.PUBLIC_BASE_URL;
 
@@ -68,4 +68,5 @@ export default async function fulfilmentModule(app: ZodApp, { deps }: ModuleOpti
       return reply.type('application/pdf').header('content-disposition', `attachment; filename="prescription-${rx.id.slice(0, 8)}.pdf"`).send(pdf);
     },
   );
+  return Promise.resolve();
 }

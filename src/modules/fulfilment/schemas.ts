@@ -2,7 +2,7 @@
 // `prescriptions`, the profile's `orders` and the connector. The order item shape is ours (spec 2.11
 // leaves it open).
 import { z } from 'zod';
-import { iso, isoRequired } from '../../lib/time.ts';
+import { iso } from '../../lib/iso.ts';
 import type { OrderItem } from './repository.ts';
 import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
 
@@ -76,8 +76,8 @@ export function toOrder(row: OrderRow): Order {
     tracking_url: row.tracking_url,
     shipped_at: iso(row.shipped_at),
     delivered_at: iso(row.delivered_at),
-    created_at: isoRequired(row.created_at),
-    updated_at: isoRequired(row.updated_at),
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   };
 }
 
@@ -91,7 +91,7 @@ export function toPrescription(r: PrescriptionWithDoctor, baseUrl: string): Pres
     dosage: r.dosage,
     instructions: r.instructions ?? '',
     supply_days: r.supply_days ?? null,
-    issued_at: isoRequired(r.issued_at),
+    issued_at: iso(r.issued_at)!,
     valid_until: iso(r.valid_until),
     doctor: { id: r.doctor_id, first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
     pdf_url: `${baseUrl}/v1/users/prescriptions/${r.id}/pdf/`,

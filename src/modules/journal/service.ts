@@ -9,8 +9,10 @@ import { nameUuid } from '../../lib/name-uuid.ts';
 import { activePlanRequired } from './active-plan.ts';
 import { SEVERITIES, SITES } from './schemas.ts';
 import * as repo from './repository.ts';
+import { iso as isoOrNull } from '../../lib/iso.ts';
+// Journal timestamps are never null: the shared formatter, non-null.
+const iso = (d: Date | string) => isoOrNull(d)!;
 
-const iso = (d: Date | string) => new Date(d).toISOString();
 const today = (deps: Deps) => deps.clock.now().toISOString().slice(0, 10);
 const isUniqueViolation = (err: unknown) => typeof err === 'object' && err !== null && 'code' in err && err.code === '23505';
 

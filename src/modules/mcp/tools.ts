@@ -18,6 +18,7 @@ import { listCategories, type Locale } from '../questionnaires/catalogue.ts';
 import * as subs from '../subscriptions/service.ts';
 import type { McpAuth, Scope } from './oauth.ts';
 import * as s from './schemas.ts';
+import { iso } from '../../lib/iso.ts';
 
 export const SERVER_INFO = { name: 'patient-treatment-service', version: '1.0.0' };
 
@@ -37,7 +38,6 @@ export interface ToolContext {
   auth: McpAuth;
 }
 
-const iso = (d: unknown): string | null => (d ? new Date(d as string).toISOString() : null);
 const locale = (ctx: ToolContext): Locale => (['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'].includes(ctx.auth.locale) ? (ctx.auth.locale as Locale) : 'en');
 const paging = (a: { limit?: number; offset?: number }) => ({ limit: a.limit ?? 20, offset: a.offset ?? 0 });
 

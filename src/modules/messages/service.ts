@@ -15,8 +15,8 @@ import * as repo from './repository.ts';
 import type { ConversationView, MessageView, PatientSummary } from './repository.ts';
 import { MAX_CONTENT_LENGTH } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
+import { iso } from '../../lib/iso.ts';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 let stores = new Map<string, FileStore>();
 export function fileStore(deps: Deps): FileStore {

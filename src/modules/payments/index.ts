@@ -1,5 +1,6 @@
 // The payments ledger (owner of payments and payment_receipts): the one insert into payments,
-// refunds, invoices and receipts, the money half of recurring charges, and the payment's API shape.
+// refunds, invoices and receipts, the money half of recurring charges, the payment's API shape, and
+// the price list of what is sold (read from the questionnaires catalogue).
 // It knows no consultation or plan rules: callers (checkout, subscriptions, the back office) apply
 // those with what these functions return.
 export {
@@ -15,5 +16,14 @@ export { recordRefund, recordProviderRefund, refundPaymentForBackoffice, type Re
 export { chargePlanPeriod, planPaymentDescription, type PeriodCharge, type PlanToCharge } from './recurring.ts';
 export { queueChargeReceipt } from './receipts.ts';
 export { paymentDescription } from './product.ts';
-export { PaymentSchema, RefundSchema, toPayment, type Payment } from './schemas.ts';
+export {
+  billingCategory,
+  billingTreatment,
+  oneOffSupplyDays,
+  planCycleDays,
+  priceFor,
+  type BillingCategory,
+  type BillingTreatment,
+} from './catalogue.ts';
+export { PaymentSchema, RefundSchema, toPayment, type Payment, type PaymentRecord } from './schemas.ts';
 export { duplicateRefundMail, formatAmount, paymentReceiptMail, refundReceiptMail } from './mail.ts';

@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { SubscriptionsRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { providerFor } from '../../payment-providers/index.ts';
-import { billingTreatment } from '../fulfilment/index.ts';
+import { billingTreatment } from './catalogue.ts';
 import { paymentDescription } from './product.ts';
 import { queueChargeReceipt } from './receipts.ts';
 import { recordPayment } from './repository.ts';

@@ -2,7 +2,7 @@
 // consultation's `payments` and the back office.
 import { z } from 'zod';
 import type { PaymentsRow } from '../../db/schema.ts';
-import { iso, isoRequired } from '../../lib/time.ts';
+import { iso } from '../../lib/iso.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -54,7 +54,15 @@ export type Payment = z.infer<typeof PaymentSchema>;
 const isRefundRecord = (v: unknown): v is Payment['refund'] & object =>
   typeof v === 'object' && v !== null && 'refunds' in v && Array.isArray(v.refunds) && 'total_refunded_cents' in v;
 
-export function toPayment(row: PaymentsRow, email: string, baseUrl: string): Payment {
+/**
+ * A payment as the drivers return its row (Date timestamps) or as the consultation list's one
+ * statement hands it over (timestamps already ISO text, formatted in SQL): `iso` takes both.
+ */
+export type PaymentRecord = {
+  [K in keyof PaymentsRow]: PaymentsRow[K] extends Date ? Date | string : PaymentsRow[K] extends Date | null ? Date | string | null : PaymentsRow[K];
+};
+
+export function toPayment(row: PaymentRecord, email: string, baseUrl: string): Payment {
   const refunded = row.refunded_amount_cents;
   return {
     id: row.id,
@@ -80,7 +88,7 @@ export function toPayment(row: PaymentsRow, email: string, baseUrl: string): Pay
     captured_at: iso(row.captured_at),
     invoice_url: `${baseUrl}/v1/users/payments/${row.id}/invoice/`,
     refund: isRefundRecord(row.refund) ? row.refund : null,
-    created_at: isoRequired(row.created_at),
-    updated_at: isoRequired(row.updated_at),
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   };
 }

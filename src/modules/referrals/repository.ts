@@ -13,8 +13,8 @@ export async function countReferred(q: Queryable, referrerId: string): Promise<n
 export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number) {
   return q.query(
     `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at,
-            coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::int as gross_cents,
-            coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::int as net_cents,
+            coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
+            coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::bigint as net_cents,
             (count(p.id) filter (where ${COUNTED}))::int as tx_count
        from users u left join payments p on p.user_id = u.id
       where u.referred_by = $1 and u.email_verified_at is not null
@@ -25,8 +25,8 @@ export async function referredPage(q: Queryable, referrerId: string, limit: numb
 
 export async function totals(q: Queryable, referrerId: string) {
   const [row] = await q.query(
-    `select coalesce(sum(p.amount_cents), 0)::int as gross_cents,
-            coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::int as net_cents,
+    `select coalesce(sum(p.amount_cents), 0)::bigint as gross_cents,
+            coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::bigint as net_cents,
             count(p.id)::int as tx_count
        from payments p join users u on u.id = p.user_id
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { keyedHash } from '../../lib/crypto.ts';
 import * as repo from './repository.ts';
 import { appLinks } from '../../mail/links.ts';
+import { iso } from '../../lib/iso.ts';
 
 export const COMMISSION_RATE_PERCENT = 10;
 export const commission = (netCents: number) => Math.floor((Math.max(0, netCents) * COMMISSION_RATE_PERCENT) / 100);
@@ -14,7 +15,6 @@ export function initials(first: string, last: string): string {
   return `${letter(first)}${letter(last)}` || '?';
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export async function referred(deps: Deps, userId: string, limit: number, offset: number) {
   const [count, rows] = await Promise.all([repo.countReferred(deps.db, userId), repo.referredPage(deps.db, userId, limit, offset)]);

@@ -44,6 +44,7 @@ import { weightSummary } from '../journal/index.ts';
 import { appLinks } from '../../mail/links.ts';
 import * as repo from './repository.ts';
 import type { PlanRow } from './repository.ts';
+import { iso } from '../../lib/iso.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -55,7 +56,6 @@ export const EXPRESS_VALIDITY_DAYS = 180;
 /** Weight-loss renewals need a weight logged within this many days (journal or the screen). */
 export const WEIGHT_RECENCY_DAYS = 90;
 
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The current period was produced by an early order (another one waits for the next period). */

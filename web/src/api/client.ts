@@ -13,7 +13,8 @@ export const BRAND = (import.meta.env.VITE_BRAND_SLUG as string | undefined) ?? 
 /** The header parameter the document requires on those endpoints (the middleware sets it too). */
 export const brandParams = { header: { 'X-Brand-Slug': BRAND } };
 
-export const api = createClient<paths>({ baseUrl: API_BASE });
+// fetch is looked up at call time (not captured once), so a test can stand in for the network.
+export const api = createClient<paths>({ baseUrl: API_BASE, fetch: (request: Request) => globalThis.fetch(request) });
 
 let refreshing: Promise<boolean> | null = null;
 

@@ -87,9 +87,10 @@ export function Loading() {
 
 /** The page title: the document title follows it and focus moves to it after navigation. */
 export function PageTitle({ children }: { children: string }) {
+  const { t } = useI18n();
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${children} · ${document.documentElement.dataset.brand ?? 'Treatment service'}`;
+    document.title = `${children} · ${document.documentElement.dataset.brand ?? t('app.name')}`;
     ref.current?.focus({ preventScroll: true });
   }, [children]);
   return (

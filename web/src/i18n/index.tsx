@@ -1,14 +1,19 @@
-// Seven locales (de en es fr it nl pt). The profile's locale wins once signed in; before that the
-// browser's language. A key a locale lacks falls back to English (src/i18n/README gaps: see web/README.md).
+// Seven locales (de en es fr it nl pt), each complete (typed Dict). The profile's locale wins once
+// signed in; before that the browser's language.
 import { createContext, useContext, type ReactNode } from 'react';
-import { en, type Key } from './en';
-import { de, es, fr, it, nl, pt } from './others';
+import { de } from './de';
+import { en, type Dict, type Key } from './en';
+import { es } from './es';
+import { fr } from './fr';
+import { it } from './it';
+import { nl } from './nl';
+import { pt } from './pt';
 
 export const LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', es: 'Español', fr: 'Français', it: 'Italiano', nl: 'Nederlands', pt: 'Português' };
 
-const DICTS: Record<Locale, Partial<Record<Key, string>>> = { en, de, es, fr, it, nl, pt };
+const DICTS: Record<Locale, Dict> = { en, de, es, fr, it, nl, pt };
 
 export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
 
@@ -24,6 +29,7 @@ export function browserLocale(): Locale {
 }
 
 export function translate(locale: Locale, key: Key, vars?: Record<string, string | number>): string {
+  // English is the safety net for a dictionary loaded at run time that lacks a key (never at build time).
   const text = DICTS[locale][key] ?? en[key] ?? key;
   return vars ? text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : text;
 }

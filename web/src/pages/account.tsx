@@ -1,9 +1,11 @@
 // Profile (details, addresses, identity document, language), change password, referrals.
 import { useState, type FormEvent } from 'react';
-import { api, brandParams, fieldErrors, type Schemas } from '../api/client';
+import { api, errorText, fieldErrors, type Schemas } from '../api/client';
+import { changePassword } from '../api/change-password';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { COUNTRIES } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
+import { Link } from '../router';
 
 type Profile = Schemas['Profile'];
 
@@ -22,7 +24,12 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
           onProfile?.(p);
         }}
       />
-      <ChangePassword email={profile.data.email} />
+      <section aria-labelledby="pw-h">
+        <h2 id="pw-h">{t('auth.changePassword')}</h2>
+        <p>
+          <Link to="/change-password">{t('auth.changePassword')}</Link>
+        </p>
+      </section>
     </section>
   );
 }
@@ -108,8 +115,8 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
       </fieldset>
       <fieldset>
         <legend>{t('profile.addresses')}</legend>
-        <Field label="Address line 1" name="line1" autoComplete="address-line1" value={f.line1} onChange={set('line1')} error={errors['addresses.0.line1'] ?? errors.addresses} />
-        <Field label="Address line 2" name="line2" autoComplete="address-line2" value={f.line2} onChange={set('line2')} />
+        <Field label={t('profile.line1')} name="line1" autoComplete="address-line1" value={f.line1} onChange={set('line1')} error={errors['addresses.0.line1'] ?? errors.addresses} />
+        <Field label={t('profile.line2')} name="line2" autoComplete="address-line2" value={f.line2} onChange={set('line2')} />
         <Field label={t('profile.city')} name="address_city" autoComplete="address-level2" value={f.address_city} onChange={set('address_city')} />
         <Field label={t('profile.postal')} name="address_postal" autoComplete="postal-code" value={f.address_postal} onChange={set('address_postal')} />
         <Select label={t('profile.country')} name="address_country" value={f.address_country} placeholder={t('profile.choose')} options={countries} onChange={set('address_country')} />
@@ -135,21 +142,68 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
   );
 }
 
-/** There is no change-password endpoint: the patient gets a reset link by mail (it ends every session). */
-function ChangePassword({ email }: { email: string }) {
+/** Change password: the current one and a new one; the service ends the other sessions. */
+export function ChangePasswordPage() {
   const { t } = useI18n();
-  const [sent, setSent] = useState(false);
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [errors, setErrors] = useState<{ current_password?: string; new_password?: string }>({});
+  const [error, setError] = useState('');
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError('');
+    setErrors({});
+    setBusy(true);
+    const r = await changePassword({ current_password: current, new_password: next });
+    setBusy(false);
+    if (r.ok) {
+      setDone(true);
+      setCurrent('');
+      setNext('');
+      return;
+    }
+    // The service's messages are English; the page says the same in the patient's language.
+    if (r.fields.current_password || r.fields.new_password)
+      setErrors({ current_password: r.fields.current_password ? t('auth.currentWrong') : undefined, new_password: r.fields.new_password ? t('auth.passwordWeak') : undefined });
+    else setError(r.status === 429 ? t('auth.rateLimited') : errorText(r.body, t('app.error')));
+  }
   return (
-    <section aria-labelledby="pw-h">
-      <h2 id="pw-h">{t('auth.changePassword')}</h2>
+    <section className="narrow">
+      <PageTitle>{t('auth.changePassword')}</PageTitle>
       <p>{t('auth.changePasswordText')}</p>
-      {sent ? (
-        <Alert kind="success">{t('auth.forgotDone')}</Alert>
-      ) : (
-        <button type="button" className="secondary" onClick={async () => setSent(Boolean((await api.POST('/v1/users/forgot-password/', { params: brandParams, body: { email } })).data))}>
-          {t('auth.forgotButton')}
+      {done ? <Alert kind="success">{t('auth.changePasswordDone')}</Alert> : null}
+      <form onSubmit={submit} noValidate>
+        {error ? <Alert kind="error">{error}</Alert> : null}
+        <Field
+          label={t('auth.currentPassword')}
+          type="password"
+          name="current_password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={errors.current_password}
+        />
+        <Field
+          label={t('auth.newPassword')}
+          type="password"
+          name="new_password"
+          autoComplete="new-password"
+          required
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+          error={errors.new_password}
+          hint={t('auth.passwordHint')}
+        />
+        <button type="submit" disabled={busy || !current || !next}>
+          {t('auth.changePassword')}
         </button>
-      )}
+      </form>
+      <p>
+        <Link to="/forgot-password">{t('auth.forgot')}</Link>
+      </p>
     </section>
   );
 }

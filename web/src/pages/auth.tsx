@@ -2,6 +2,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText, fieldErrors } from '../api/client';
 import { auth } from '../auth';
+import { GoogleSignIn } from '../components/GoogleSignIn';
 import { Alert, Field, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
@@ -50,6 +51,7 @@ export function SignIn() {
           {t('auth.signInButton')}
         </button>
       </form>
+      <GoogleSignIn mode="signin" onSignedIn={(s) => afterSignIn(s.is_doctor, query.get('next'))} />
       <p>
         <Link to="/forgot-password">{t('auth.forgot')}</Link>
       </p>
@@ -150,6 +152,13 @@ export function SignUp() {
           {t('auth.signUpButton')}
         </button>
       </form>
+      <GoogleSignIn
+        mode="signup"
+        onSignedIn={(s) => {
+          if (referral) localStorage.removeItem(REFERRAL_KEY);
+          afterSignIn(s.is_doctor, query.get('next'));
+        }}
+      />
       <p>
         {t('auth.haveAccount')} <Link to="/sign-in">{t('nav.signIn')}</Link>
       </p>

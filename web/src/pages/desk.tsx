@@ -8,13 +8,14 @@ import { Link } from '../router';
 import { MessageList } from './messages';
 import type { QuestionnaireSchema } from '../questionnaire/model';
 
-// Emergency contraception is time-critical: first in the queue, then the oldest first.
+// Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
+// server's order and only marks those rows).
 const URGENT = 'emergency_contraception';
 
 export function Desk() {
   const { t, dateTime } = useI18n();
   const queue = useLoad(() => api.GET('/v1/clinician/consultations/', { params: { query: { status: 'pending_review', limit: 100 } } }));
-  const rows = [...(queue.data?.results ?? [])].sort((a, b) => Number(b.category === URGENT) - Number(a.category === URGENT) || a.created_at.localeCompare(b.created_at));
+  const rows = queue.data?.results ?? [];
   return (
     <section>
       <PageTitle>{t('desk.title')}</PageTitle>
@@ -39,7 +40,9 @@ export function Desk() {
                     {[c.user.first_name, c.user.last_name].filter(Boolean).join(' ') || c.user.email}
                   </Link>
                 </td>
-                <td>{c.category.replace(/_/g, ' ')}</td>
+                <td>
+                  {c.category.replace(/_/g, ' ')} {c.origin === 'renewal' || c.origin === 'early_order' ? <span className="badge">{t('desk.renewal')}</span> : null}
+                </td>
                 <td>{dateTime(c.created_at)}</td>
                 <td>
                   <StatusBadge status={c.status} />
@@ -70,6 +73,9 @@ export function DeskConsultation({ id }: { id: string }) {
   const [note, setNote] = useState('');
   const [instructions, setInstructions] = useState('');
   const [reason, setReason] = useState('');
+  const [overrideReason, setOverrideReason] = useState('');
+  // Set when the API answered override_required for the chosen treatment and dose.
+  const [overrideAsked, setOverrideAsked] = useState(false);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
   useEffect(() => {
@@ -84,6 +90,20 @@ export function DeskConsultation({ id }: { id: string }) {
   const options = x.treatment_options ?? [];
   const dosages = options.find((o) => o.id === treatment)?.dosages ?? [];
   const eligibility = (x.questionnaire_submission?.eligibility ?? {}) as Record<string, any>;
+  const check = x.prescribing_check;
+  // Outside the engine's verdict: the consultation's own choice when the check failed, or a treatment
+  // or dose the check does not allow. The API decides (override_required); this only asks up front.
+  // Until the form state is filled from the consultation, its own treatment and dose are the choice.
+  const chosenTreatment = treatment || x.treatment_id;
+  const chosenDosage = dosage || x.dosage;
+  const outside =
+    overrideAsked ||
+    (check
+      ? (chosenTreatment === x.treatment_id && chosenDosage === x.dosage && !check.ok) ||
+        (check.allowed_treatments.length > 0 && !check.allowed_treatments.includes(chosenTreatment)) ||
+        (chosenTreatment === x.treatment_id && check.allowed_dosages.length > 0 && !check.allowed_dosages.includes(chosenDosage))
+      : false);
+  const overrideShort = outside && overrideReason.trim().length < 20;
   const open = x.status === 'pending_review' || x.status === 'needs_information';
   const questions = new Map((schema.data?.steps ?? []).flatMap((st) => st.questions.map((q) => [q.question_key, q] as const)));
   const label = (key: string, value: unknown) => {
@@ -98,13 +118,26 @@ export function DeskConsultation({ id }: { id: string }) {
     const path = { params: { path: { id } } };
     const r =
       kind === 'approve'
-        ? await api.POST('/v1/clinician/consultations/{id}/approve/', { ...path, body: { treatment_id: treatment || undefined, dosage: dosage || undefined, note: note || undefined, instructions: instructions || undefined } })
+        ? await api.POST('/v1/clinician/consultations/{id}/approve/', {
+            ...path,
+            body: {
+              treatment_id: treatment || undefined,
+              dosage: dosage || undefined,
+              note: note || undefined,
+              instructions: instructions || undefined,
+              override_reason: outside && overrideReason.trim() ? overrideReason.trim() : undefined,
+            },
+          })
         : kind === 'reject'
           ? await api.POST('/v1/clinician/consultations/{id}/reject/', { ...path, body: { decision_reason: reason } })
           : await api.POST('/v1/clinician/consultations/{id}/request-information/', { ...path, body: { decision_reason: reason } });
     if (r.data) {
       setDone(t('desk.done'));
-      c.setData(r.data as ClinicianConsultation);
+      setOverrideAsked(false);
+      c.reload(); // the detail (prescribing_override, status) as the API has it now
+    } else if ((r.error as { code?: string } | undefined)?.code === 'override_required') {
+      setOverrideAsked(true);
+      setError(t('desk.overrideRequired'));
     } else setError(errorText(r.error, t('app.error')));
   }
 
@@ -130,10 +163,14 @@ export function DeskConsultation({ id }: { id: string }) {
           {x.treatment_id} {x.dosage} ({x.plan}, {x.origin})
         </dd>
       </dl>
-      <h2>{t('desk.verdict')}</h2>
-      <p>
-        <StatusBadge status={x.questionnaire_submission?.outcome ?? 'none'} />
-      </p>
+      {x.questionnaire_submission || !x.renewal ? (
+        <>
+          <h2>{t('desk.verdict')}</h2>
+          <p>
+            <StatusBadge status={x.questionnaire_submission?.outcome ?? 'none'} />
+          </p>
+        </>
+      ) : null}
       {Array.isArray(eligibility.reasons) && eligibility.reasons.length ? (
         <ul>
           {eligibility.reasons.map((r: any) => (
@@ -152,6 +189,22 @@ export function DeskConsultation({ id }: { id: string }) {
           ))}
         </ul>
       ) : null}
+      {check ? <PrescribingCheck check={check} /> : null}
+      {x.prescribing_override ? (
+        <>
+          <h2>{t('desk.override')}</h2>
+          <Alert>
+            {t('desk.overrideBy', { date: dateTime(x.prescribing_override.created_at), doctor: x.prescribing_override.doctor_id.slice(0, 8), treatment: x.prescribing_override.treatment_id, dosage: x.prescribing_override.dosage })}
+          </Alert>
+          <blockquote className="override-reason">{x.prescribing_override.reason}</blockquote>
+          {x.prescribing_override.reason_codes.length ? (
+            <p>
+              {t('desk.codes')}: {x.prescribing_override.reason_codes.map((code) => <code key={code}>{code} </code>)}
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      {x.renewal ? <RenewalDetails renewal={x.renewal} /> : null}
       <h2>{t('desk.answers')}</h2>
       <table>
         <tbody>
@@ -189,7 +242,24 @@ export function DeskConsultation({ id }: { id: string }) {
             )}
             <TextArea label={t('desk.instructions')} name="instructions" value={instructions} onChange={(e) => setInstructions(e.target.value)} />
             <TextArea label={t('desk.note')} name="note" value={note} onChange={(e) => setNote(e.target.value)} />
-            <button type="submit">{t('desk.approve')}</button>
+            {outside ? (
+              <>
+                <Alert kind="error">{t('desk.checkOutside')}</Alert>
+                <TextArea
+                  label={t('desk.overrideReason')}
+                  name="override_reason"
+                  required
+                  minLength={20}
+                  maxLength={2000}
+                  value={overrideReason}
+                  onChange={(e) => setOverrideReason(e.target.value)}
+                  error={overrideAsked && overrideShort ? t('desk.overrideTooShort') : undefined}
+                />
+              </>
+            ) : null}
+            <button type="submit" disabled={overrideShort}>
+              {t('desk.approve')}
+            </button>
           </form>
           <form className="card" onSubmit={(e) => e.preventDefault()}>
             <h2>{t('desk.decision')}</h2>
@@ -204,6 +274,149 @@ export function DeskConsultation({ id }: { id: string }) {
             </div>
           </form>
         </div>
+      ) : null}
+    </section>
+  );
+}
+
+type Check = NonNullable<ClinicianConsultation['prescribing_check']>;
+type RenewalInfo = NonNullable<ClinicianConsultation['renewal']>;
+type Reason = { code?: string; message?: string; source?: string };
+
+/** The engine's verdict now on the consultation's treatment and dose, with its explanation. */
+function PrescribingCheck({ check }: { check: Check }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <h2>{t('desk.check')}</h2>
+      <Alert kind={check.ok ? 'success' : 'error'}>{check.ok ? t('desk.checkOk') : t('desk.checkOutside')}</Alert>
+      {check.explanation.length ? (
+        <ul>
+          {check.explanation.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      ) : null}
+      <dl className="facts">
+        <dt>{t('desk.allowedTreatments')}</dt>
+        <dd>{check.allowed_treatments.join(', ') || '—'}</dd>
+        <dt>{t('desk.allowedDosages')}</dt>
+        <dd>{check.allowed_dosages.join(', ') || '—'}</dd>
+        {check.reason_codes.length ? (
+          <>
+            <dt>{t('desk.codes')}</dt>
+            <dd>
+              {check.reason_codes.map((code) => (
+                <code key={code}>{code} </code>
+              ))}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+    </>
+  );
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const fmt = (n: number, digits = 1) => (Math.round(n * 10 ** digits) / 10 ** digits).toString();
+
+/** A renewal: the patient's choice, the engine's result over the renewal answers, red flags and the weight trend. */
+function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
+  const { t, date, dateTime } = useI18n();
+  const choice = (r.choice ?? null) as Record<string, unknown> | null;
+  const verdict = (r.verdict ?? null) as Record<string, unknown> | null;
+  const doseChange = choice?.dose_change as { from: string; to: string } | null | undefined;
+  const treatmentChange = choice?.treatment_change as { from: string; to: string } | null | undefined;
+  const explanation = Array.isArray(verdict?.explanation) ? (verdict.explanation as unknown[]).map(str).filter(Boolean) : [];
+  const reasons = (Array.isArray(verdict?.reasons) ? verdict.reasons : []) as Reason[];
+  const cautions = (Array.isArray(verdict?.cautions) ? verdict.cautions : []) as Reason[];
+  const flags = r.red_flags as { codes?: string[]; at?: string }[];
+  const trend = r.weight_trend;
+  const status = r.patient_choice_status ?? '';
+  return (
+    <section aria-labelledby="renewal-h">
+      <h2 id="renewal-h">{t('desk.choice')}</h2>
+      <p>
+        {status === 'pending' || status === 'confirmed' ? <span className="badge">{t(`desk.choice.${status}`)}</span> : status}
+      </p>
+      {choice ? (
+        <dl className="facts">
+          <dt>{t('desk.treatment')}</dt>
+          <dd>
+            {str(choice.treatment_id)} {str(choice.dosage)}
+          </dd>
+          {doseChange ? (
+            <>
+              <dt>{t('desk.dosage')}</dt>
+              <dd>{t('desk.doseChange', { from: doseChange.from, to: doseChange.to })}</dd>
+            </>
+          ) : null}
+          {treatmentChange ? (
+            <>
+              <dt>{t('desk.treatment')}</dt>
+              <dd>{t('desk.treatmentChange', { from: treatmentChange.from, to: treatmentChange.to })}</dd>
+            </>
+          ) : null}
+          <dt>{t('desk.confirmedAt')}</dt>
+          <dd>{dateTime(str(choice.confirmed_at) || null)}</dd>
+          <dt>{t('desk.changeNote')}</dt>
+          <dd>{choice.changed ? `${t('desk.changed')}${str(choice.change_note) ? `: ${str(choice.change_note)}` : ''}` : t('desk.unchanged')}</dd>
+        </dl>
+      ) : (
+        <p>{t('desk.noChoice')}</p>
+      )}
+      {verdict ? (
+        <>
+          <h3>{t('desk.renewalVerdict')}</h3>
+          <p>
+            <StatusBadge status={str(verdict.outcome) || 'none'} />
+          </p>
+          {explanation.length ? (
+            <ul>
+              {explanation.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          ) : null}
+          {[...reasons, ...cautions].length ? (
+            <ul>
+              {[...reasons, ...cautions].map((x, i) => (
+                <li key={`${x.code}-${i}`}>
+                  <code>{x.code}</code> {x.message}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      ) : null}
+      {flags.length ? (
+        <>
+          <h3>{t('desk.redFlags')}</h3>
+          <ul>
+            {flags.map((f, i) => (
+              <li key={i} className="urgent">
+                {dateTime(f.at ?? null)}: {(f.codes ?? []).join(', ')}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <h3>{t('desk.weights')}</h3>
+      {r.latest_weight ? <p>{t('desk.latestWeight', { kg: fmt(r.latest_weight.weight_kg), date: date(r.latest_weight.logged_on) })}</p> : <p>{t('desk.noWeight')}</p>}
+      {trend ? (
+        <p data-testid="weight-trend">
+          {t('desk.trend', {
+            from: fmt(trend.from.weight_kg),
+            fromDate: date(trend.from.logged_on),
+            to: fmt(trend.to.weight_kg),
+            toDate: date(trend.to.logged_on),
+            change: `${trend.change_kg > 0 ? '+' : ''}${fmt(trend.change_kg)}`,
+            percent: `${trend.change_percent > 0 ? '+' : ''}${fmt(trend.change_percent)}`,
+            days: trend.days,
+            entries: trend.entries,
+          })}
+          {trend.kg_per_week !== null ? ` · ${t('desk.perWeek', { rate: fmt(trend.kg_per_week, 2) })}` : ''}
+        </p>
       ) : null}
     </section>
   );

@@ -47,7 +47,10 @@ function RenewalOptions({ category }: { category: string }) {
     if (opts.data) {
       setDosage(opts.data.ladder?.current ?? opts.data.current?.dosage ?? '');
       const pre: Answers = {};
-      for (const a of (opts.data.reusable_prefill ?? []) as any[]) if (a.value !== undefined) pre[a.question_key] = a.value;
+      for (const a of (opts.data.reusable_prefill ?? []) as { question_key: string; value?: AnswerValue; values?: Record<string, boolean> }[]) {
+        if (a.value !== undefined) pre[a.question_key] = a.value;
+        else if (a.values) pre[a.question_key] = Object.keys(a.values).filter((k) => a.values![k]);
+      }
       setAnswers(pre);
     }
   }, [opts.data]);
@@ -60,7 +63,14 @@ function RenewalOptions({ category }: { category: string }) {
   async function confirm(e: FormEvent) {
     e.preventDefault();
     setMessage(null);
-    const list = Object.entries(answers).map(([question_key, v]) => ({ question_key, values: { value: v } }));
+    // The answers of the questions on screen: a multiple choice as {option: true}, anything else as {value}.
+    const list = steps
+      .flatMap((st) => st.questions)
+      .filter((q) => answers[q.question_key] !== undefined && answers[q.question_key] !== '' && isVisible(q as any, answers, facts))
+      .map((q) => {
+        const v = answers[q.question_key];
+        return { question_key: q.question_key, values: q.type === 'multiple_choice' && Array.isArray(v) ? Object.fromEntries(v.map((k) => [k, true])) : { value: v } };
+      });
     const { data, error } = await api.POST('/v1/users/subscriptions/pending-choice/confirm/', {
       body: { consultation_id: o.pending_consultation_id!, treatment_id: o.current?.treatment_id, dosage, changed, answers: list, change_note: note },
     });
@@ -69,9 +79,15 @@ function RenewalOptions({ category }: { category: string }) {
       opts.reload();
       return;
     }
-    const err = error as any;
-    if (err?.code === 'renewal_answers_required') setMissing(err.missing_keys ?? []);
-    setMessage({ kind: 'error', text: errorText(err, t('app.error')) });
+    const err = error as { code?: string; missing_keys?: string[]; errors?: Record<string, string[]> } | undefined;
+    if (err?.code === 'renewal_answers_required') {
+      setMissing(err.missing_keys ?? []);
+      setMessage({ kind: 'error', text: t('renewal.answersMissing') });
+      return;
+    }
+    setMissing([]);
+    const first = err?.code === 'invalid_renewal_answers' ? Object.values(err.errors ?? {})[0]?.[0] : undefined;
+    setMessage({ kind: 'error', text: first ?? errorText(err, t('app.error')) });
   }
 
   const ladder = o.ladder?.dosages ?? [];

@@ -1,4 +1,4 @@
-// What is sold and shipped: prices, supply and dosage ladders of each treatment, read from the
+// What is sold: prices, supply and dosage ladders of each treatment, read from the
 // questionnaires module's catalogue (catalogue/categories/*.json, loaded and validated at start).
 // One source: no built-in price list, no optional import, so every build sells the same treatments.
 import { getCategory, type Treatment } from '../questionnaires/index.ts';

@@ -1,0 +1,119 @@
+// Load runs, in their own process (bench/run.ts forks it so that the load generator never shares
+// an event loop or a core's time slice accounting with the server it measures): each LoadSpec drives
+// autocannon once and gives one LoadResult.
+//
+// Latencies are collected from autocannon's per-response event (float milliseconds) rather than
+// its HDR histogram, which records whole milliseconds: at 2-10 ms per request a 1 ms bucket is too
+// coarse for a p50 ratio goal of 1.2.
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  /** Requests per second over all connections (open-ish load); unset: as fast as answers come. */
+  overallRate?: number;
+}
+
+export interface LoadResult {
+  /** Answers with a 2xx status per second of the run. */
+  rps: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Milliseconds over the 2xx answers; null when there was none. */
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  mean: number | null;
+  max: number | null;
+  /** Mean body bytes of a 2xx answer. */
+  bytes: number;
+  seconds: number;
+  /** The machine's 1-minute load average when the run ended (set by bench/run.ts). */
+  loadavg?: number;
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] ?? null;
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+const roundOrNull = (n: number | null | undefined) => (n === null || n === undefined ? null : round(n));
+
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    let bytes = 0;
+    const started = process.hrtime.bigint();
+    const instance = autocannon(
+      {
+        url: spec.url,
+        method: spec.method ?? 'GET',
+        headers: spec.headers,
+        body: spec.body,
+        connections: spec.connections,
+        pipelining: 1,
+        duration: spec.duration,
+        overallRate: spec.overallRate,
+        timeout: 10,
+      },
+      (err: Error | null, result: { non2xx: number; errors: number; timeouts: number; '2xx': number }) => {
+        if (err) return reject(err);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        latencies.sort((a, b) => a - b);
+        const ok = latencies.length;
+        resolve({
+          rps: round(ok / seconds, 1),
+          ok,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          p50: roundOrNull(percentile(latencies, 50)),
+          p90: roundOrNull(percentile(latencies, 90)),
+          p99: roundOrNull(percentile(latencies, 99)),
+          mean: roundOrNull(ok ? latencies.reduce((a, b) => a + b, 0) / ok : null),
+          max: roundOrNull(latencies[latencies.length - 1]),
+          bytes: ok ? Math.round(bytes / ok) : 0,
+          seconds: round(seconds),
+        });
+      },
+    );
+    instance.on('response', (_client: unknown, statusCode: number, resBytes: number, responseTime: number) => {
+      if (statusCode >= 200 && statusCode < 300) {
+        latencies.push(responseTime);
+        bytes += resBytes;
+      }
+    });
+  });
+}
+
+// As a process: `node --import tsx bench/load.ts '<LoadSpec JSON>'` prints one result; forked with
+// an IPC channel (bench/run.ts keeps two such workers for the whole run, so that no measured run
+// waits for a process start) it answers each `{id, spec}` message with `{id, result}` or `{id, error}`.
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '\0')) {
+  if (process.send) {
+    process.on('message', (message: { id: number; spec: LoadSpec }) => {
+      runLoad(message.spec).then(
+        (result) => process.send?.({ id: message.id, result }),
+        (err: unknown) => process.send?.({ id: message.id, error: String(err) }),
+      );
+    });
+  } else {
+    const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+    runLoad(spec)
+      .then((result) => {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      })
+      .catch((err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      });
+  }
+}
