@@ -35,7 +35,7 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
     z.object({ any: z.array(ConditionSchema).min(1) }).strict(),
     z.object({ not: ConditionSchema }).strict(),
   ]),
-) as z.ZodType<Condition>;
+);
 
 const QuestionSchema = z
   .object({
@@ -168,7 +168,7 @@ function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>
       const q = questions.get(c.answer);
       if (!q) return problems.push(`${prefix}${where}: unknown question ${c.answer}`);
       for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${prefix}${where}: unknown option ${o}`);
-      if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${String(c.eq)}`);
+      if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${typeof c.eq === 'string' ? c.eq : JSON.stringify(c.eq)}`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);
@@ -242,9 +242,9 @@ export function pickLocale(query: string | undefined, acceptLanguage: string | u
   const prefs = (acceptLanguage ?? '')
     .split(',')
     .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
+      const [tag = '', ...params] = part.trim().split(';');
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { lang: tag.trim().toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+      return { lang: tag.trim().toLowerCase().split('-')[0] ?? '', q: q ? Number(q.slice(2)) || 0 : 1, i };
     })
     .filter((p) => p.lang && p.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
@@ -267,7 +267,7 @@ export const localisedSteps = (steps: Step[], locale: Locale) =>
       ...(q.min !== undefined ? { min: q.min } : {}),
       ...(q.max !== undefined ? { max: q.max } : {}),
       ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
-      ...(q.visible_if ? { visible_if: q.visible_if as Record<string, unknown> } : {}),
+      ...(q.visible_if ? { visible_if: q.visible_if } : {}),
     })),
   }));
 
