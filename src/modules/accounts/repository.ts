@@ -1,6 +1,8 @@
 // SQL of the accounts module.
 import { randomInt } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { UsersRow } from '../../db/schema.ts';
 
 export interface UserRow {
   id: string;
@@ -123,4 +125,49 @@ export async function upsertVerification(q: Queryable, userId: string, codeHash:
        failed_attempts = case when email_verifications.locked_until > excluded.last_sent_at then email_verifications.failed_attempts else 0 end`,
     [userId, codeHash, new Date(now.getTime() + ttlSeconds * 1000), now],
   );
+}
+
+// ---------------------------------------------------------------- password change (signed in)
+
+export type PasswordHolder = Pick<UsersRow, 'id' | 'email' | 'password_hash' | 'google_sub' | 'first_name' | 'last_name' | 'locale'>;
+
+/** What a password change needs to know about the signed-in account. */
+export async function findPasswordHolder(q: Queryable, userId: string): Promise<PasswordHolder | undefined> {
+  return sqlOf(q)
+    .selectFrom('users')
+    .select(['id', 'email', 'password_hash', 'google_sub', 'first_name', 'last_name', 'locale'])
+    .where('id', '=', userId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Replaces the password hash only if it is still the one the current password was checked against
+ * (compare-and-set): of two concurrent changes made with the same current password, one wins and
+ * the other finds the password already changed.
+ */
+export async function replacePasswordHash(q: Queryable, userId: string, expectedHash: string, newHash: string): Promise<boolean> {
+  const result = await sqlOf(q)
+    .updateTable('users')
+    .set({ password_hash: newHash, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .where('password_hash', '=', expectedHash)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Ends every session of the account except `keepFamilyId` (the one that changed the password). */
+export async function revokeOtherSessions(q: Queryable, userId: string, keepFamilyId: string, reason: string): Promise<void> {
+  await sqlOf(q)
+    .updateTable('refresh_families')
+    .set({ revoked_at: sql<Date>`now()`, revoke_reason: reason })
+    .where('user_id', '=', userId)
+    .where('id', '<>', keepFamilyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Spends every unused reset link of the account (a link mailed before a change must not undo it). */
+export async function spendResetTokens(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).updateTable('password_reset_tokens').set({ used_at: sql<Date>`now()` }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
 }

@@ -5,6 +5,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import {
+  ChangePasswordBody,
   ForgotBody,
   GoogleBody,
   LogoutBody,
@@ -175,6 +176,26 @@ export default async function accountsModule(app: ZodApp, { deps }: ModuleOption
       requireBrand(request, brand);
       await accounts.resetPassword(deps, request.body.token, request.body.password);
       return { message: 'Your password has been changed. Sign in with the new password.' };
+    },
+  );
+
+  r.post(
+    '/v1/users/change-password/',
+    {
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Change the password of the signed-in account (the current password is required)',
+        description:
+          'Wrong current password: 400 `{current_password: [...]}` (counts against the same per-account failure budget as sign-in; over it: 429 `throttled`). Weak new password: 400 `{new_password: [...]}` (the registration rules, in the account locale). An account that signs in with Google and has no password: 400 `google_account`. Success ends every other session of the account (this one stays signed in) and mails a notice.',
+        body: ChangePasswordBody,
+        response: { 200: MessageSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: TokenErrorSchema.or(DetailCodeSchema), 429: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await accounts.changePassword(deps, user.id, user.sessionId, request.body.current_password, request.body.new_password);
+      return { message: accounts.PASSWORD_CHANGED_MESSAGE };
     },
   );
 

@@ -9,17 +9,21 @@ import { ApiError, errorCode, errorName, fieldErrors, tokenNotValid } from '../.
 import { TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { passwordChangedMail, passwordResetMail, verificationCodeMail } from './mail.ts';
+import { passwordChangedMail, passwordChangedSignedInMail, passwordResetMail, verificationCodeMail } from './mail.ts';
 import { burnPasswordCheck, hashPassword, passwordProblems, verifyPassword, type PasswordContext } from './passwords.ts';
 import {
   findUserByEmail,
   findUserByGoogleSub,
   findUserById,
+  findPasswordHolder,
   findVerification,
   insertUser,
   isSuppressed,
   normaliseEmail,
   referrerIdByCode,
+  replacePasswordHash,
+  revokeOtherSessions,
+  spendResetTokens,
   suppressEmail,
   upsertVerification,
   type UserRow,
@@ -365,6 +369,57 @@ export async function resetPassword(deps: Deps, token: string, password: string)
     return true;
   });
   if (!done) throw invalid;
+}
+
+// ---------------------------------------------------------------- password change (signed in)
+
+export const PASSWORD_CHANGED_MESSAGE = 'Your password has been changed. Your other sessions have been signed out.';
+const WRONG_CURRENT_PASSWORD = 'Your current password is incorrect.';
+
+/**
+ * The signed-in owner changes the password: the current one must be given (a stolen access token
+ * alone must not be enough), wrong guesses count against the same per-account budget as sign-in
+ * failures, the new one follows the registration rules, and on success every other session ends
+ * while this one stays signed in.
+ */
+export async function changePassword(deps: Deps, userId: string, sessionId: string, currentPassword: string, newPassword: string): Promise<void> {
+  const { config } = deps;
+  const user = await findPasswordHolder(deps.db, userId);
+  // The access check let the caller in, so the account exists and is enabled; a disable that raced
+  // in between is the same refusal as a wrong password.
+  const wrongCurrent = () => fieldErrors({ current_password: [WRONG_CURRENT_PASSWORD] });
+  if (!user) throw wrongCurrent();
+  // The same budget, key and rules as sign-in failures for this account (so the two endpoints do
+  // not add up to twice the guesses).
+  const perAccount = deps.limiters.budget('signin-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, config.SIGNIN_FAILURE_WINDOW_SECONDS);
+  const accountKey = sha256(normaliseEmail(user.email));
+  await perAccount.check(accountKey);
+  if (!user.password_hash) {
+    await burnPasswordCheck(currentPassword);
+    if (user.google_sub) {
+      throw errorCode(400, 'google_account', 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.');
+    }
+    await perAccount.penalise(accountKey);
+    throw wrongCurrent();
+  }
+  if (!(await verifyPassword(user.password_hash, currentPassword))) {
+    await perAccount.penalise(accountKey);
+    throw wrongCurrent();
+  }
+  const problems = passwordProblems(newPassword, { email: user.email, names: [user.first_name, user.last_name], locale: user.locale });
+  if (problems.length) throw fieldErrors({ new_password: problems });
+  const newHash = await hashPassword(newPassword);
+  const expectedHash = user.password_hash;
+  const changed = await deps.db.tx(async (q) => {
+    if (!(await replacePasswordHash(q, userId, expectedHash, newHash))) return false;
+    await spendResetTokens(q, userId);
+    await revokeOtherSessions(q, userId, sessionId, 'password_change');
+    await enqueueMail(q, user.email, passwordChangedSignedInMail, user.locale, {});
+    return true;
+  });
+  // Another change won the race: the password checked above is no longer the current one.
+  if (!changed) throw wrongCurrent();
+  await perAccount.reset(accountKey);
 }
 
 // ---------------------------------------------------------------- operators
