@@ -24,7 +24,7 @@ import * as accounts from './service.ts';
 const tags = ['accounts'];
 const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
 
-export default async function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const brand = deps.config.BRAND_SLUG;
 
@@ -106,8 +106,9 @@ export default async function accountsModule(app: ZodApp, { deps }: ModuleOption
     '/v1/users/logout/',
     {
       // No body at all signs out the session of the access token.
-      preValidation: async (request) => {
+      preValidation: (request, _reply, done) => {
         request.body ??= {};
+        done();
       },
       schema: {
         tags,
@@ -198,5 +199,5 @@ export default async function accountsModule(app: ZodApp, { deps }: ModuleOption
       return { message: accounts.PASSWORD_CHANGED_MESSAGE };
     },
   );
-
+  return Promise.resolve();
 }
