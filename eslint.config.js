@@ -27,7 +27,6 @@ const NOT_YET_TYPED = [
   'src/modules/mcp/**',
   'src/modules/profile/**',
   'src/modules/referrals/**',
-  'src/modules/subscriptions/**',
   'src/payments/**',
 ];
 

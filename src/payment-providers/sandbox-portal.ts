@@ -6,9 +6,43 @@
 //   POST /sandbox/portal/{token}/card/    subscription_id, card_number
 //   POST /sandbox/portal/{token}/cancel/  subscription_id
 //   POST /sandbox/portal/{token}/resume/  subscription_id
+// The plans and their changes go through the subscriptions module (SandboxPortalPort).
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS, sandboxPortalAccount } from './sandbox.ts';
+
+/** A plan as the portal shows it (a subscriptions record). */
+export interface PortalPlan {
+  id: string;
+  category: string;
+  treatment_id: string;
+  dosage: string;
+  price_cents: number;
+  currency: string;
+  cycle_days: number;
+  status: string;
+  current_period_end: Date;
+  cancel_at_period_end: boolean;
+  payment_method_brand: string | null;
+  payment_method_last4: string | null;
+}
+
+/** What the portal needs from the subscriptions module; every call is scoped to the token's account. */
+export interface SandboxPortalPort {
+  /** The account's plans that have not ended, newest first. */
+  plans(userId: string): Promise<PortalPlan[]>;
+  /** A new card on one of the account's plans (a past-due plan is retried at the next run). */
+  replaceCard(userId: string, planId: string, card: { brand: string; last4: string }): Promise<void>;
+  /** Sets or clears cancel-at-period-end on one of the account's live plans. */
+  setCancelAtPeriodEnd(userId: string, planId: string, cancel: boolean): Promise<void>;
+}
+
+const Params = z.object({ token: z.string() });
+const Query = z.object({ return_url: z.unknown().optional() }).passthrough();
+const Body = z.object({ subscription_id: z.unknown().optional(), card_number: z.unknown().optional() }).passthrough().nullish();
+const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -18,19 +52,22 @@ function page(body: string) {
 button{font-size:1rem;padding:.4rem 1rem;margin:.3rem .3rem 0 0;cursor:pointer}input{font-size:1rem;padding:.3rem;width:14rem}.note{color:#666;font-size:.85rem}</style></head><body>${body}</body></html>`;
 }
 
-export function registerSandboxPortal(app: ZodApp, deps: Deps) {
-  const account = async (token: string, query: Record<string, unknown> = {}): Promise<{ userId: string; returnUrl: string } | null> => {
+export function registerSandboxPortal(app: ZodApp, deps: Deps, port: SandboxPortalPort): void {
+  const account = (token: string, query: unknown = {}): { userId: string; returnUrl: string } | null => {
     const userId = sandboxPortalAccount(deps.secrets.jwtKey, deps.clock, token);
-    const back = typeof query.return_url === 'string' && query.return_url.startsWith(deps.config.PUBLIC_BASE_URL) ? query.return_url : '';
+    const parsed = Query.safeParse(query);
+    const returnUrl = parsed.success ? parsed.data.return_url : undefined;
+    const back = typeof returnUrl === 'string' && returnUrl.startsWith(deps.config.PUBLIC_BASE_URL) ? returnUrl : '';
     return userId ? { userId, returnUrl: back } : null;
   };
-  const gone = (reply: any) => reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page('<h1>Link expired</h1><p>Open the billing portal again from the app.</p>'));
+  const gone = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page('<h1>Link expired</h1><p>Open the billing portal again from the app.</p>'));
 
-  app.get('/sandbox/portal/:token/', { schema: { hide: true } }, async (request: any, reply) => {
-    const who = await account(request.params.token, request.query);
+  app.get('/sandbox/portal/:token/', { schema: { hide: true } }, async (request, reply) => {
+    const { token } = Params.parse(request.params);
+    const who = account(token, request.query);
     if (!who) return gone(reply);
-    const subs = await deps.db.query("select * from subscriptions where user_id = $1 and status <> 'canceled' order by created_at desc", [who.userId]);
-    const base = `/sandbox/portal/${esc(request.params.token)}`;
+    const subs = await port.plans(who.userId);
+    const base = `/sandbox/portal/${esc(token)}`;
     const sections = subs
       .map(
         (s) => `<section><h2>${esc(s.category)}: ${esc(s.treatment_id)} ${esc(s.dosage)}</h2>
@@ -45,32 +82,22 @@ export function registerSandboxPortal(app: ZodApp, deps: Deps) {
   });
 
   const action = (name: 'card' | 'cancel' | 'resume') =>
-    app.post(`/sandbox/portal/:token/${name}/`, { schema: { hide: true } }, async (request: any, reply) => {
-      const who = await account(request.params.token);
+    app.post(`/sandbox/portal/:token/${name}/`, { schema: { hide: true } }, async (request, reply) => {
+      const { token } = Params.parse(request.params);
+      const who = account(token);
       if (!who) return gone(reply);
-      const body = (request.body ?? {}) as Record<string, string>;
-      const id = String(body.subscription_id ?? '');
+      const parsed = Body.safeParse(request.body);
+      const body = parsed.success ? (parsed.data ?? {}) : {};
+      const id = text(body.subscription_id);
       if (!/^[0-9a-f-]{36}$/i.test(id)) return gone(reply);
       if (name === 'card') {
-        const number = String(body.card_number ?? '').replace(/\D/g, '');
+        const number = text(body.card_number).replace(/\D/g, '');
         const card = SANDBOX_CARDS[number];
-        if (card && card.outcome !== 'declined') {
-          // A past-due plan is retried at the next scheduler run with the new card.
-          await deps.db.query(
-            `update subscriptions set payment_method_brand = $3, payment_method_last4 = $4,
-               next_charge_attempt_at = case when status = 'past_due' then $5 else next_charge_attempt_at end, updated_at = now()
-             where id = $1 and user_id = $2`,
-            [id, who.userId, card.brand, number.slice(-4), deps.clock.now()],
-          );
-        }
+        if (card && card.outcome !== 'declined') await port.replaceCard(who.userId, id, { brand: card.brand, last4: number.slice(-4) });
       } else {
-        await deps.db.query("update subscriptions set cancel_at_period_end = $3, updated_at = now() where id = $1 and user_id = $2 and status <> 'canceled'", [
-          id,
-          who.userId,
-          name === 'cancel',
-        ]);
+        await port.setCancelAtPeriodEnd(who.userId, id, name === 'cancel');
       }
-      return reply.code(303).header('location', `/sandbox/portal/${request.params.token}/`).send();
+      return reply.code(303).header('location', `/sandbox/portal/${token}/`).send();
     });
   action('card');
   action('cancel');
