@@ -8,6 +8,7 @@ import { emergencyNotice, mentionsEmergency, type EmergencyNotice } from '../../
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
+import { resumeReview } from '../consultations/index.ts';
 import { detectAllowedType, diskStore, MAX_FILE_BYTES, stripMetadata, type FileStore } from './files.ts';
 import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
@@ -137,7 +138,9 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
     await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
     if (!(await repo.insertPatientMessage(q, userId, { conversationId: conv.id, content: text, fileId, flagged, at: deps.clock.now() }))) throw notFound();
-    // RESUME_REVIEW
+    // A patient's message answers the team's question (docs/consultations.md): consultations waiting
+    // for information go back to review, in the same transaction as the message.
+    await resumeReview(q, userId);
   });
   const row = await repo.findConversationForPatient(deps.db, userId, conv.id);
   if (!row) throw notFound();
