@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -217,6 +218,24 @@ describe('the medical team', () => {
     expect(await teamView()).toBe(0);
     // The patient still has the team's two replies unread.
     expect((await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].unread_count).toBe(2);
+  });
+
+  it('a patient’s message sends a consultation waiting for information back to review (docs/consultations.md)', async () => {
+    const p = await readyPatient(ctx, 'hair_growth');
+    const { session } = await paySandbox(ctx, p, { category: 'hair_growth', plan: 'one_off' });
+    const consultationId = session.consultation_id as string;
+    const asked = await call(ctx, 'POST', `/v1/clinician/consultations/${consultationId}/request-information/`, { token: doctor.access, json: { decision_reason: 'Please send a photo.' } });
+    expect(asked.body.status).toBe('needs_information');
+    const status = async () => (await call(ctx, 'GET', `/v1/users/consultations/${consultationId}/`, { token: p.access })).body.status as string;
+    // Reading the thread is not an answer.
+    await call(ctx, 'GET', `/v1/users/conversations/${await threadOf(p)}/messages/`, { token: p.access });
+    expect(await status()).toBe('needs_information');
+    expect((await send(p, await threadOf(p), 'Here is the photo you asked for.')).status).toBe(201);
+    expect(await status()).toBe('pending_review');
+    // Another patient's message moves nothing of theirs.
+    const other = await seedPatient(ctx);
+    expect((await send(other, await threadOf(other), 'Hello')).status).toBe(201);
+    expect(await status()).toBe('pending_review');
   });
 
   it('refuses a patient token with 403 permission_denied', async () => {

@@ -4,9 +4,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { isLocale, LOCALES, type Locale } from '../../lib/locales.ts';
 
-export const LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
-export type Locale = (typeof LOCALES)[number];
+// The service's one locale list (src/lib/locales.ts): every catalogue text has each of them.
+export type { Locale };
 export const CATEGORY_SLUGS = [
   'hair_growth', 'weight_loss', 'sexual_health', 'premature_ejaculation', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep',
 ] as const;
@@ -238,7 +239,8 @@ export const TIME_CRITICAL_CATEGORIES: readonly string[] = ['emergency_contracep
 
 /** Picks a locale from ?locale= or Accept-Language (q-weighted); English when nothing matches. */
 export function pickLocale(query: string | undefined, acceptLanguage: string | undefined): Locale {
-  if (query && (LOCALES as readonly string[]).includes(query.toLowerCase())) return query.toLowerCase() as Locale;
+  const asked = query?.toLowerCase();
+  if (isLocale(asked)) return asked;
   const prefs = (acceptLanguage ?? '')
     .split(',')
     .map((part, i) => {
@@ -248,7 +250,7 @@ export function pickLocale(query: string | undefined, acceptLanguage: string | u
     })
     .filter((p) => p.lang && p.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const p of prefs) if ((LOCALES as readonly string[]).includes(p.lang)) return p.lang as Locale;
+  for (const p of prefs) if (isLocale(p.lang)) return p.lang;
   return 'en';
 }
 
