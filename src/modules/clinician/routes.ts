@@ -64,7 +64,8 @@ const OverrideRequiredSchema = z
   .catchall(z.unknown());
 const ReasonBody = z.object({ decision_reason: z.string().trim().min(1).max(2000) });
 
-export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   const detail = (id: string) => consultationForReview(deps, id);
@@ -151,4 +152,5 @@ export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptio
       return detail(request.params.id);
     },
   );
+  return Promise.resolve();
 }

@@ -38,7 +38,7 @@ export async function consultationForReview(deps: Deps, id: string) {
   if (!row) throw notFound();
   const [c] = await serialiseConsultations(deps.db, deps, [row]);
   if (!c) throw notFound();
-  const cat = await billingCategory(row.category);
+  const cat = billingCategory(row.category);
   const { engine, sideEffects } = await consultationVerdict(deps.db, row);
   const check = row.treatment_id
     ? await verdictFor(deps.db, { userId: row.user_id, category: row.category, treatmentId: row.treatment_id, dosage: row.dosage ?? '', engine, now: deps.clock.now(), sideEffects })

@@ -2,12 +2,20 @@
 // stored eligibility result, the supply history) and asks questionnaires/prescribing.ts. Used by
 // checkout, the plan-covered consultation, the renewal confirm, the early order and the approval.
 import type { Queryable } from '../../db/index.ts';
-import { findTreatment, getVersion } from '../questionnaires/catalogue.ts';
-import { evaluate, type AnswerItem, type EngineProfile } from '../questionnaires/engine.ts';
-import { prescribingFor } from '../questionnaires/prescribing-catalogue.ts';
-import { prescribingVerdict, type DoseOptions, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/prescribing.ts';
-import { profileFacts } from '../questionnaires/repository.ts';
-import type { SupplyHistory } from '../questionnaires/prescribing.ts';
+import {
+  evaluate,
+  findTreatment,
+  getVersion,
+  prescribingFor,
+  prescribingVerdict,
+  profileFacts,
+  type AnswerItem,
+  type DoseOptions,
+  type EngineProfile,
+  type EngineVerdict,
+  type PrescribingVerdict,
+  type SupplyHistory,
+} from '../questionnaires/index.ts';
 import type { ConsultationsRow, QuestionnaireSubmissionsRow } from '../../db/schema.ts';
 import { approvalsOf, livePlanOnTreatment, submissionOf } from './records.repository.ts';
 

@@ -76,7 +76,7 @@ export async function approveConsultation(
   return deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
     const treatmentId = input.treatmentId ?? c.treatment_id;
-    const treatment = treatmentId ? await billingTreatment(c.category, treatmentId) : null;
+    const treatment = treatmentId ? billingTreatment(c.category, treatmentId) : null;
     if (!treatment) throw fieldErrors({ treatment_id: ["Not a treatment of this consultation's category."] });
     const dosage = input.dosage ?? (treatment.id === c.treatment_id && c.dosage ? c.dosage : (treatment.dosages[0] ?? ''));
     if (treatment.dosages.length > 0 && !treatment.dosages.includes(dosage)) {

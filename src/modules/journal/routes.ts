@@ -30,7 +30,8 @@ const errors = { ...UnauthorisedResponses, 403: DetailCodeSchema };
 const withBody = { 400: FieldErrorsSchema, ...errors };
 const withId = { 404: DetailSchema, ...errors };
 
-export default async function journalModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['journal'], security: bearerSecurity };
   const uid = (request: Parameters<typeof currentUser>[0]) => currentUser(request).id;
@@ -125,4 +126,5 @@ export default async function journalModule(app: ZodApp, { deps }: ModuleOptions
     },
     async (request, reply) => reply.code(201).send(await journal.reportSideEffect(deps, uid(request), request.body)),
   );
+  return Promise.resolve();
 }

@@ -138,7 +138,8 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
     await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
     if (!(await repo.insertPatientMessage(q, userId, { conversationId: conv.id, content: text, fileId, flagged, at: deps.clock.now() }))) throw notFound();
-    // The patient's answer puts consultations the doctor asked about back in the queue (docs/consultations.md).
+    // A patient's message answers the team's question (docs/consultations.md): consultations waiting
+    // for information go back to review, in the same transaction as the message.
     await resumeReview(q, userId);
   });
   const row = await repo.findConversationForPatient(deps.db, userId, conv.id);

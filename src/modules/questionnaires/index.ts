@@ -5,7 +5,6 @@ export {
   // The one list of treatment categories (slugs) of the service; other modules use this, not a copy.
   CATEGORY_SLUGS as CATEGORIES,
   type CategorySlug,
-  LOCALES,
   TIME_CRITICAL_CATEGORIES,
   currentVersion,
   findTreatment,

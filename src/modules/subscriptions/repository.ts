@@ -266,10 +266,11 @@ export async function plansDueForRenewalForScheduler(q: Queryable, now: Date, wi
     .where('s.status', '=', 'active')
     .where('s.cancel_at_period_end', '=', false)
     .where(sql<boolean>`s.current_period_end - make_interval(days => ${windowDays}) <= ${now}`)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('consultations as c')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('consultations as c')
             .select('c.id')
             .whereRef('c.subscription_id', '=', 's.id')
             .where('c.origin', '=', 'renewal')
@@ -289,9 +290,10 @@ export async function cancelRejectedRenewalsForScheduler(q: Queryable, now: Date
     .set({ status: 'canceled', canceled_at: now, updated_at: sql<Date>`now()` })
     .where('s.status', 'in', from)
     .where('s.current_period_end', '<=', now)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('consultations as c')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('consultations as c')
           .select('c.id')
           .whereRef('c.subscription_id', '=', 's.id')
           .where('c.origin', '=', 'renewal')
@@ -310,9 +312,10 @@ export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): 
     .set({ status: 'paused', paused_at: now, updated_at: sql<Date>`now()` })
     .where('s.status', '=', 'active')
     .where('s.current_period_end', '<=', now)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('consultations as c')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('consultations as c')
           .select('c.id')
           .whereRef('c.subscription_id', '=', 's.id')
           .where('c.origin', '=', 'renewal')

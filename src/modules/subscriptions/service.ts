@@ -44,7 +44,6 @@ import { weightSummary } from '../journal/index.ts';
 import { appLinks } from '../../mail/links.ts';
 import * as repo from './repository.ts';
 import type { PlanRow } from './repository.ts';
-import type { PlanStatus } from './status.ts';
 import { iso } from '../../lib/iso.ts';
 
 const DAY = 86_400_000;
@@ -100,9 +99,9 @@ async function ladderOf(q: Queryable, userId: string, slug: string, treatmentId:
   if (!t) return null;
   const dosages = t.dosage_ladder ?? t.strengths;
   const i = Math.max(0, dosages.indexOf(dosage));
-  const current = dosages.includes(dosage) ? dosage : dosages[0];
+  const current = dosages.includes(dosage) ? dosage : (dosages[0] ?? dosage);
   const atMax = t.dosage_ladder ? i === dosages.length - 1 : true;
-  let next = atMax ? current : dosages[i + 1];
+  let next = atMax ? current : (dosages[i + 1] ?? current);
   if (t.dosage_ladder) {
     const v = await verdictFor(q, { userId, category: slug, treatmentId, dosage: current, engine: { outcome: 'eligible', treatments: [treatmentId], reasons: [] }, now });
     next = v.allowed_dosages.at(-1) ?? current;
@@ -273,7 +272,8 @@ function renewalItem(q: Question, values: Record<string, unknown>, today: string
       // `{value: "<option>"}`, or the option as the key: `{"<option>": 1}`.
       if (!('value' in values)) {
         const on = Object.entries(values).filter(([, v]) => truthy(v));
-        raw = on.length === 1 ? on[0][0] : raw;
+        const [only] = on;
+        raw = on.length === 1 && only ? only[0] : raw;
       }
       if (typeof raw === 'string' && q.options!.some((o) => o.value === raw)) return { value: raw };
       return `Choose one of: ${q.options!.map((o) => o.value).join(', ')}.`;
@@ -348,7 +348,8 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     // Red flags end the flow even when other answers are missing: the emergency notice, nothing confirmed.
     const flags = redFlags(set, profile, items, now);
     if (flags.length) {
-      details.red_flags = [...(Array.isArray(details.red_flags) ? details.red_flags : []), { codes: flags, at: now.toISOString() }];
+      const earlier: unknown[] = Array.isArray(details.red_flags) ? details.red_flags : [];
+      details.red_flags = [...earlier, { codes: flags, at: now.toISOString() }];
       await updateRenewalFields(q, userId, c.id, { renewal_details: details });
       const notice = emergencyNotice(profile.country_of_residence, flags, locale);
       return { error: coded(400, 'renewal_emergency', { detail: notice.message, reason_codes: flags, emergency: notice }) };
@@ -391,7 +392,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
 
     // Dose rules (titration and breaks in supply): questionnaires/prescribing.ts, one rule for every path.
     const sideEffects = truthy(items.find((a) => a.question_key === 'significant_side_effects')?.value);
-    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0];
+    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0] ?? '';
     const verdict = await verdictFor(q, { userId, category: c.category, treatmentId, dosage, engine, now, sideEffects });
     if (!verdict.ok) {
       return {
@@ -416,7 +417,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       evaluated_at: now.toISOString(),
       outcome: result.outcome,
       treatments: result.treatments,
-      reasons: reasonsOut(result.reasons).map((r, i) => ({ ...r, kind: result.reasons[i].kind, treatments: result.reasons[i].treatments })),
+      reasons: result.reasons.map((r) => ({ code: r.code, source: r.source, message: r.message, kind: r.kind, treatments: r.treatments })),
       cautions: reasonsOut(result.cautions),
       side_effects: sideEffects,
       allowed_dosages: verdict.allowed_dosages,
@@ -441,7 +442,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       },
     };
   });
-  if ('error' in outcome) throw outcome.error;
+  if (outcome.error !== undefined) throw outcome.error;
   return outcome.result;
 }
 
