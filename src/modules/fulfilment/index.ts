@@ -10,13 +10,12 @@ export {
   createOrder,
   countPrescriptions,
   pagePrescriptions,
-  prescriptionsOfConsultations,
   type PrescriptionInput,
   type PrescriptionWithDoctor,
   type OrderInput,
   type OrderItem,
 } from './repository.ts';
-export { OrderSchema, OrderItemSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type Prescription } from './schemas.ts';
+export { OrderSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type Prescription } from './schemas.ts';
 
 /** The account's orders in their API shape, newest first (the profile's `orders`, the connector). */
 export async function listOrders(q: Queryable, userId: string): Promise<Order[]> {

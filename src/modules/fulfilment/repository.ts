@@ -109,17 +109,6 @@ export async function pagePrescriptions(q: Queryable, userId: string, limit: num
   return prescriptionsWithDoctor(q).where('r.user_id', '=', userId).orderBy('r.issued_at', 'desc').orderBy('r.id', 'desc').limit(limit).offset(offset).execute();
 }
 
-/** The prescriptions of some consultations of one account (the consultation's `prescriptions`). */
-export async function prescriptionsOfConsultations(q: Queryable, userId: string, consultationIds: string[]): Promise<PrescriptionWithDoctor[]> {
-  if (consultationIds.length === 0) return [];
-  return prescriptionsWithDoctor(q)
-    .where('r.user_id', '=', userId)
-    .where('r.consultation_id', 'in', consultationIds)
-    .orderBy('r.issued_at')
-    .orderBy('r.id')
-    .execute();
-}
-
 /** One of the account's prescriptions with the prescriber's and the patient's details for its PDF. */
 export async function prescriptionForPdf(q: Queryable, userId: string, id: string) {
   const row = await sqlOf(q)

@@ -25,5 +25,5 @@ export {
   type BillingCategory,
   type BillingTreatment,
 } from './catalogue.ts';
-export { PaymentSchema, RefundSchema, toPayment, type Payment, type PaymentRecord } from './schemas.ts';
+export { PaymentSchema, toPayment, type Payment, type PaymentRecord } from './schemas.ts';
 export { duplicateRefundMail, formatAmount, paymentReceiptMail, refundReceiptMail } from './mail.ts';
