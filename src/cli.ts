@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { migrate } from './db/migrate.ts';
-import { addSuppression, createStaff, setDisabledByEmail, type StaffRole } from './modules/accounts/service.ts';
+import { addSuppression, createStaff, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]

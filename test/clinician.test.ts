@@ -128,6 +128,27 @@ describe('review desk', () => {
     expect((await call(ctx, 'GET', `/v1/clinician/consultations/${randomUUID()}/`, { token: doctor.access })).status).toBe(404);
   });
 
+  it("the patient's reply to a needs_information consultation puts it back in the queue (pending_review); other accounts' stay", async () => {
+    const a = await paidConsultation('hair_growth');
+    const other = await paidConsultation('hair_growth');
+    for (const c of [a, other]) {
+      const info = await call(ctx, 'POST', `/v1/clinician/consultations/${c.id}/request-information/`, { token: doctor.access, json: { decision_reason: 'Please send a photo.' } });
+      expect(info.body.status).toBe('needs_information');
+    }
+    const thread = (await call(ctx, 'GET', '/v1/users/conversations/', { token: a.p.access })).body.results[0].id as string;
+    const sent = await call(ctx, 'POST', `/v1/users/conversations/${thread}/messages/`, { token: a.p.access, json: { content: 'Here is the answer.' } });
+    expect(sent.status).toBeLessThan(300);
+    const mine = await call(ctx, 'GET', `/v1/users/consultations/${a.id}/`, { token: a.p.access });
+    expect(mine.body.status).toBe('pending_review');
+    // Only the writer's consultations move: another patient's stays with the doctor's question.
+    expect((await call(ctx, 'GET', `/v1/users/consultations/${other.id}/`, { token: other.p.access })).body.status).toBe('needs_information');
+    const queue = await call(ctx, 'GET', '/v1/clinician/consultations/?status=pending_review&limit=100', { token: doctor.access });
+    expect(queue.body.results.map((r: { id: string }) => r.id)).toContain(a.id);
+    // A second message changes nothing (pending_review is not needs_information).
+    await call(ctx, 'POST', `/v1/users/conversations/${thread}/messages/`, { token: a.p.access, json: { content: 'And one more thing.' } });
+    expect((await call(ctx, 'GET', `/v1/users/consultations/${a.id}/`, { token: a.p.access })).body.status).toBe('pending_review');
+  });
+
   it('parallel approvals create one prescription and one order', async () => {
     const { id } = await paidConsultation();
     const rs = await Promise.all(Array.from({ length: 6 }, () => call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: {} })));

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -62,6 +63,26 @@ describe('the patient’s conversation', () => {
     });
     const msgs = await call(ctx, 'GET', `/v1/users/conversations/${conv.id}/messages/`, { token: p.access });
     expect(msgs.body).toHaveLength(1);
+  });
+
+  it('is not stored by reading: the listed id and dates are the ones the first message stores', async () => {
+    const p = await seedPatient(ctx);
+    const first = await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access });
+    const again = await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access });
+    expect(again.text).toBe(first.text);
+    const conv = first.body.results[0];
+    expect(await ctx.db.query('select id from conversations where user_id = $1', [p.id])).toEqual([]);
+    const empty = await call(ctx, 'GET', `/v1/users/conversations/${conv.id}/messages/`, { token: p.access });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual([]);
+    expect(await ctx.db.query('select id from conversations where user_id = $1', [p.id])).toEqual([]);
+    const sent = await send(p, conv.id, 'Hello');
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({ id: conv.id, created_at: conv.created_at });
+    const rows = await ctx.db.query<{ id: string }>('select id from conversations where user_id = $1', [p.id]);
+    expect(rows.map((r) => r.id)).toEqual([conv.id]);
+    const after = (await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0];
+    expect(after).toMatchObject({ id: conv.id, created_at: conv.created_at, last_message: { content: 'Hello' } });
   });
 
   it('refuses an empty message with 400 {error} and an overlong one', async () => {
@@ -180,6 +201,41 @@ describe('the medical team', () => {
     expect(conv).toMatchObject({ unread_count: 1, last_message_sender_type: 'DOCTOR' });
     await call(ctx, 'GET', `/v1/users/conversations/${id}/messages/`, { token: p.access });
     expect((await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].unread_count).toBe(0);
+  });
+
+  it('counts, for the team, the patient’s messages the team has not read (not the team’s own)', async () => {
+    const p = await seedPatient(ctx);
+    const id = await threadOf(p);
+    await send(p, id, 'First question');
+    await send(p, id, 'Second question');
+    const teamView = async () => {
+      const detail = await call(ctx, 'POST', `/v1/clinician/conversations/${id}/messages/`, { token: doctor.access, json: { content: 'Noted.' } });
+      expect(detail.status).toBe(201);
+      return detail.body.unread_count as number;
+    };
+    expect(await teamView()).toBe(2);
+    await call(ctx, 'GET', `/v1/clinician/conversations/${id}/messages/`, { token: doctor.access });
+    expect(await teamView()).toBe(0);
+    // The patient still has the team's two replies unread.
+    expect((await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].unread_count).toBe(2);
+  });
+
+  it('a patient’s message sends a consultation waiting for information back to review (docs/consultations.md)', async () => {
+    const p = await readyPatient(ctx, 'hair_growth');
+    const { session } = await paySandbox(ctx, p, { category: 'hair_growth', plan: 'one_off' });
+    const consultationId = session.consultation_id as string;
+    const asked = await call(ctx, 'POST', `/v1/clinician/consultations/${consultationId}/request-information/`, { token: doctor.access, json: { decision_reason: 'Please send a photo.' } });
+    expect(asked.body.status).toBe('needs_information');
+    const status = async () => (await call(ctx, 'GET', `/v1/users/consultations/${consultationId}/`, { token: p.access })).body.status as string;
+    // Reading the thread is not an answer.
+    await call(ctx, 'GET', `/v1/users/conversations/${await threadOf(p)}/messages/`, { token: p.access });
+    expect(await status()).toBe('needs_information');
+    expect((await send(p, await threadOf(p), 'Here is the photo you asked for.')).status).toBe(201);
+    expect(await status()).toBe('pending_review');
+    // Another patient's message moves nothing of theirs.
+    const other = await seedPatient(ctx);
+    expect((await send(other, await threadOf(other), 'Hello')).status).toBe(201);
+    expect(await status()).toBe('pending_review');
   });
 
   it('refuses a patient token with 403 permission_denied', async () => {

@@ -90,6 +90,11 @@ describe('the OpenAPI document against the running service', () => {
     const patient: Patient = { id: row.id, email, access: again.body.access, refresh: again.body.refresh };
     const token = patient.access;
 
+    // Changing the password while signed in (this session stays signed in).
+    expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'wrong-Lantern-0', new_password: 'Harbour-Lantern-Quiet-44' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'Lantern-Quiet-Harbour-43', new_password: 'short' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'Lantern-Quiet-Harbour-43', new_password: 'Harbour-Lantern-Quiet-44' } })).status).toBe(200);
+
     // Profile.
     expect((await api('GET', '/v1/users/profile/')).status).toBe(401);
     expect((await api('GET', '/v1/users/profile/', { token: 'not.a.token' })).status).toBe(401);

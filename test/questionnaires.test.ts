@@ -67,6 +67,25 @@ describe('drafts', () => {
     expect(unknown.body.detail).toMatch(/astrology/);
   });
 
+  it('reading a draft writes nothing: the empty draft has a stable id that the first save keeps, and a new one after submitting', async () => {
+    const p = await patient({ gender: FIXTURES.weight_loss.gender });
+    const url = '/v1/users/questionnaires/weight_loss/progress/';
+    const first = await call(ctx, 'GET', url, { token: p.access });
+    const again = await call(ctx, 'GET', url, { token: p.access });
+    expect(first.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    const rows = await ctx.db.query('select id from questionnaire_drafts where user_id = $1', [p.id]);
+    expect(rows).toEqual([]);
+    const saved = await call(ctx, 'PATCH', url, { token: p.access, json: { data: FIXTURES.weight_loss.eligible } });
+    expect(saved.body.progress.id).toBe(first.body.progress.id);
+    expect((await call(ctx, 'POST', '/v1/users/questionnaires/weight_loss/submit/', { token: p.access })).body.outcome).toBe('eligible');
+    const next = await call(ctx, 'GET', url, { token: p.access });
+    expect(next.body.progress.data).toEqual([]);
+    expect(next.body.progress.id).not.toBe(first.body.progress.id);
+    const nextSave = await call(ctx, 'PATCH', url, { token: p.access, json: { data: [v(2, 'weight_kg', 91)] } });
+    expect(nextSave.body.progress.id).toBe(next.body.progress.id);
+  });
+
   it('replaces the whole answer array', async () => {
     const p = await patient();
     const url = '/v1/users/questionnaires/weight_loss/progress/';

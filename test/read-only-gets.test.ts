@@ -54,7 +54,7 @@ test('no GET writes: a new patient, before and after a first write', async () =>
   await completeProfile(ctx, p);
   const doctor = await newStaff(ctx, 'doctor');
   const admin = await newStaff(ctx, 'backoffice_admin');
-  const slug = (await get(p.access, '/v1/users/questionnaires/categories/')).body?.[0]?.slug ?? 'weight-loss';
+  const slug = (await get(p.access, '/v1/users/questionnaires/categories/')).body?.categories?.[0]?.slug ?? 'weight_loss';
   const patientGets = [
     '/v1/users/profile/',
     '/v1/users/profile/me/',

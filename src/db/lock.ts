@@ -5,12 +5,15 @@ import { join } from 'node:path';
 
 export class DataDirLockedError extends Error {}
 
+/** The `code` of a Node system error (ENOENT, EPERM...), else undefined. */
+const errnoCode = (err: unknown): unknown => (typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined);
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch (err: any) {
-    return err.code === 'EPERM';
+  } catch (err) {
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -21,8 +24,8 @@ export function lockDataDir(dataDir: string): () => void {
     try {
       writeFileSync(path, String(process.pid), { flag: 'wx' });
       return () => rmSync(path, { force: true });
-    } catch (err: any) {
-      if (err.code !== 'EEXIST') throw err;
+    } catch (err) {
+      if (errnoCode(err) !== 'EEXIST') throw err;
       const pid = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
         throw new DataDirLockedError(

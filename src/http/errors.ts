@@ -4,16 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ApiError, throttled } from '../lib/api-error.ts';
 
-export class ApiError extends Error {
-  constructor(
-    public readonly status: number,
-    public readonly body: Record<string, unknown>,
-    public readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof body.detail === 'string' ? body.detail : typeof body.error === 'string' ? body.error : `HTTP ${status}`);
-  }
-}
+export { ApiError, throttled };
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -41,11 +34,6 @@ export const detailCode = (status: number, code: string, detail: string, headers
 
 export const permissionDenied = () =>
   detailCode(403, 'permission_denied', 'You do not have permission to perform this action.');
-
-export const throttled = (retryAfterSeconds: number) =>
-  detailCode(429, 'throttled', `Request was throttled. Expected available in ${Math.max(1, Math.ceil(retryAfterSeconds))} seconds.`, {
-    'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
-  });
 
 // Shape: `{detail, code, messages[]}` for token failures (SimpleJWT's body).
 export const tokenNotValid = (message = 'Token is invalid or expired', tokenType: 'access' | 'refresh' = 'access') =>

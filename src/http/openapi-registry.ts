@@ -122,6 +122,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     descriptions: { 200: 'The password is changed and every session ended' },
     requestExample: { token: 'Zm9yZ290LXBhc3N3b3JkLXRva2VuLWZyb20tdGhlLWxpbms', password: 'Lantern-Quiet-Harbour-43' },
   },
+  'POST /v1/users/change-password/': {
+    id: 'changePassword',
+    errors: { 400: [fields, { error: ['google_account'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: {
+      200: 'The password is changed; every other session of the account ended, this one stays signed in',
+      400: 'Wrong current password (`current_password`), a weak new password (`new_password`), or a Google account without a password',
+    },
+    requestExample: { current_password: credentials.password, new_password: 'Lantern-Quiet-Harbour-43' },
+    responseExample: { message: 'Your password has been changed. Your other sessions have been signed out.' },
+  },
 
   // Profile
   'GET /v1/users/profile/': { id: 'getProfile', descriptions: { 200: 'The profile' } },

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
-import { throttled } from '../http/errors.ts';
+import { throttled } from './api-error.ts';
 
 export interface Budget {
   /** Throws a 429 (with Retry-After) when the key has used its budget; consumes nothing. */

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import { keyRing, parseKeyList, type KeyRing } from './keys.ts';
+import { getOrCreateSecret } from './secrets.repository.ts';
 
 export interface Secrets {
   /** HS256 keys for access and refresh tokens: the first signs, all verify (by `kid`). */
@@ -17,11 +18,7 @@ export interface Secrets {
   codeKey: string;
 }
 
-async function getOrCreate(db: Db, name: string, make: () => string): Promise<string> {
-  await db.query('insert into app_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [name, make()]);
-  const [row] = await db.query<{ value: string }>('select value from app_secrets where name = $1', [name]);
-  return row.value;
-}
+const getOrCreate = (db: Db, name: string, make: () => string): Promise<string> => getOrCreateSecret(db, name, make());
 
 export interface KeySettings {
   JWT_SIGNING_KEYS?: string;

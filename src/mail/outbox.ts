@@ -3,10 +3,13 @@
 // lost: the row stays pending and goes out when the server returns. Bodies are blanked once sent
 // (they can hold one-time codes and reset links).
 import type { Db, Queryable } from '../db/index.ts';
+import { isLocale, type Locale } from '../lib/locales.ts';
+import { claimDueMails, insertMail, markMailBounced, markMailSent, scheduleMailRetry } from './outbox.repository.ts';
 import type { MailTransport } from './transports.ts';
 
-export type Locale = 'de' | 'en' | 'es' | 'fr' | 'it' | 'nl' | 'pt';
-export const LOCALES: readonly Locale[] = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'];
+// The locale list lives in src/lib/locales.ts; re-exported for the mail templates of the modules.
+export { LOCALES, type Locale } from '../lib/locales.ts';
+export { isSuppressed, outboxBacklog, suppressEmail, type OutboxBacklog } from './outbox.repository.ts';
 
 export interface RenderedMail {
   subject: string;
@@ -17,13 +20,12 @@ export interface RenderedMail {
 export type MailTemplate<V> = { name: string } & Record<Locale, (vars: V) => RenderedMail>;
 
 export function render<V>(template: MailTemplate<V>, locale: string, vars: V): RenderedMail {
-  const fn = (template as any)[locale] ?? template.en;
-  return fn(vars);
+  return (isLocale(locale) ? template[locale] : template.en)(vars);
 }
 
 export async function enqueueMail<V>(q: Queryable, to: string, template: MailTemplate<V>, locale: string, vars: V): Promise<void> {
   const { subject, text } = render(template, locale, vars);
-  await q.query('insert into mail_outbox (to_address, subject, text_body, template) values ($1, $2, $3, $4)', [to, subject, text, template.name]);
+  await insertMail(q, { to, subject, text, template: template.name });
 }
 
 const LEASE_SECONDS = 120;
@@ -51,16 +53,22 @@ export interface Dispatcher {
   stats(): DispatchStats;
 }
 
-/** The state of the outbox (all processes): pending mails, the oldest one's age, mails failing. */
-export async function outboxBacklog(q: Queryable): Promise<{ pending: number; retrying: number; oldestPendingSeconds: number; bounced: number }> {
-  const [row] = await q.query<{ pending: number; retrying: number; oldest: number | null; bounced: number }>(
-    `select count(*) filter (where status = 'pending')::int as pending,
-            count(*) filter (where status = 'pending' and last_error is not null)::int as retrying,
-            extract(epoch from now() - min(created_at) filter (where status = 'pending'))::float8 as oldest,
-            count(*) filter (where status = 'bounced')::int as bounced
-       from mail_outbox where status in ('pending', 'bounced')`,
-  );
-  return { pending: row?.pending ?? 0, retrying: row?.retrying ?? 0, oldestPendingSeconds: Math.max(0, row?.oldest ?? 0), bounced: row?.bounced ?? 0 };
+/** The fields of a nodemailer (or database) failure the dispatcher reads; anything else is absent. */
+interface SmtpFailure {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  message?: string;
+}
+function smtpFailure(err: unknown): SmtpFailure {
+  if (typeof err !== 'object' || err === null) return {};
+  const e = err as Record<string, unknown>;
+  return {
+    code: typeof e.code === 'string' ? e.code : undefined,
+    responseCode: typeof e.responseCode === 'number' ? e.responseCode : undefined,
+    response: typeof e.response === 'string' ? e.response : undefined,
+    message: typeof e.message === 'string' ? e.message : undefined,
+  };
 }
 
 export function createDispatcher(db: Db, transport: MailTransport, from: string, log: { warn: (o: object, m: string) => void }): Dispatcher {
@@ -70,43 +78,30 @@ export function createDispatcher(db: Db, transport: MailTransport, from: string,
 
   async function deliver(): Promise<number> {
     // Claim a batch with a lease so that several processes never send the same row twice.
-    const batch = await db.tx((q) =>
-      q.query<{ id: string; to_address: string; subject: string; text_body: string; attempts: number; template: string }>(
-        `update mail_outbox set next_attempt_at = now() + interval '${LEASE_SECONDS} seconds', attempts = attempts + 1
-          where id in (select id from mail_outbox where status = 'pending' and next_attempt_at <= now()
-                       order by created_at limit 20 for update skip locked)
-          returning id, to_address, subject, text_body, attempts, template`,
-      ),
-    );
+    const batch = await db.tx((q) => claimDueMails(q, LEASE_SECONDS, 20));
     let sent = 0;
     for (const mail of batch) {
       try {
-        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body, id: mail.id });
-        await db.query("update mail_outbox set status = 'sent', sent_at = now(), text_body = null, html_body = null, last_error = null where id = $1", [mail.id]);
+        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body ?? '', id: mail.id });
+        await markMailSent(db, mail.id);
         sent++;
         counts.sent++;
-      } catch (err: any) {
-        const permanent = typeof err?.responseCode === 'number' && err.responseCode >= 550 && err.responseCode < 560;
+      } catch (caught) {
+        const err = smtpFailure(caught);
+        const permanent = typeof err.responseCode === 'number' && err.responseCode >= 550 && err.responseCode < 560;
         let retryInSeconds: number | undefined;
         if (permanent) {
           counts.bounced++;
           // The SMTP bounce path: a permanent recipient rejection suppresses the address.
-          await db.tx(async (q) => {
-            await q.query("update mail_outbox set status = 'bounced', text_body = null, last_error = $2 where id = $1", [mail.id, String(err.response ?? err.message).slice(0, 500)]);
-            await q.query("insert into email_suppressions (email, reason) values (lower($1), 'hard_bounce') on conflict do nothing", [mail.to_address]);
-          });
+          await db.tx((q) => markMailBounced(q, mail.id, mail.to_address, String(err.response ?? err.message).slice(0, 500)));
         } else {
           counts.failed++;
           retryInSeconds = retryDelaySeconds(mail.attempts);
-          await db.query(`update mail_outbox set next_attempt_at = now() + ($2 || ' seconds')::interval, last_error = $3 where id = $1`, [
-            mail.id,
-            String(retryInSeconds),
-            String(err?.code ?? err?.message ?? err).slice(0, 500),
-          ]);
+          await scheduleMailRetry(db, mail.id, retryInSeconds, String(err.code ?? err.message ?? caught).slice(0, 500));
         }
         // No address, subject or body: the id finds the row; the template says which kind of mail.
         log.warn(
-          { mailId: mail.id, template: mail.template, attempt: mail.attempts, code: err?.code, responseCode: err?.responseCode, permanent, retryInSeconds },
+          { mailId: mail.id, template: mail.template, attempt: mail.attempts, code: err.code, responseCode: err.responseCode, permanent, retryInSeconds },
           'mail delivery failed',
         );
       }
@@ -134,13 +129,13 @@ export function createDispatcher(db: Db, transport: MailTransport, from: string,
           while ((await runOnce()) > 0) {
             /* drain */
           }
-        } catch (err: any) {
-          log.warn({ code: err?.code }, 'mail dispatcher pass failed');
+        } catch (caught) {
+          log.warn({ code: smtpFailure(caught).code }, 'mail dispatcher pass failed');
         }
-        timer = setTimeout(tick, intervalMs);
+        timer = setTimeout(() => void tick(), intervalMs);
         timer.unref();
       };
-      timer = setTimeout(tick, 0);
+      timer = setTimeout(() => void tick(), 0);
       timer.unref();
     },
     async stop() {

@@ -48,3 +48,16 @@ export const passwordChangedMail: MailTemplate<Record<string, never>> = {
   nl: plain('Uw wachtwoord is gewijzigd', 'Het wachtwoord van uw account is zojuist gewijzigd en alle sessies zijn afgemeld. Was u dit niet? Stel dan nu uw wachtwoord opnieuw in en neem contact met ons op.'),
   pt: plain('A sua palavra-passe foi alterada', 'A palavra-passe da sua conta acabou de ser alterada e todas as sessões foram terminadas. Se não foi você, redefina já a palavra-passe e contacte-nos.'),
 };
+
+// Changed by the signed-in owner (POST /v1/users/change-password/): the session that made the
+// change stays signed in, so the text says "every other session".
+export const passwordChangedSignedInMail: MailTemplate<Record<string, never>> = {
+  name: 'password_changed_signed_in',
+  en: plain('Your password was changed', 'The password of your account was just changed while you were signed in, and every other session was signed out. If this was not you, reset your password now and contact us.'),
+  de: plain('Ihr Passwort wurde geändert', 'Das Passwort Ihres Kontos wurde soeben in einer angemeldeten Sitzung geändert, und alle anderen Sitzungen wurden abgemeldet. Wenn Sie das nicht waren, setzen Sie Ihr Passwort sofort zurück und kontaktieren Sie uns.'),
+  es: plain('Tu contraseña ha cambiado', 'La contraseña de tu cuenta acaba de cambiar desde una sesión iniciada y se han cerrado todas las demás sesiones. Si no has sido tú, restablece tu contraseña ahora y contáctanos.'),
+  fr: plain('Votre mot de passe a été modifié', 'Le mot de passe de votre compte vient d’être modifié depuis une session ouverte et toutes les autres sessions ont été fermées. Si ce n’était pas vous, réinitialisez votre mot de passe maintenant et contactez-nous.'),
+  it: plain('La tua password è stata cambiata', 'La password del tuo account è appena stata cambiata da una sessione attiva e tutte le altre sessioni sono state chiuse. Se non sei stato tu, reimposta subito la password e contattaci.'),
+  nl: plain('Uw wachtwoord is gewijzigd', 'Het wachtwoord van uw account is zojuist gewijzigd vanuit een aangemelde sessie en alle andere sessies zijn afgemeld. Was u dit niet? Stel dan nu uw wachtwoord opnieuw in en neem contact met ons op.'),
+  pt: plain('A sua palavra-passe foi alterada', 'A palavra-passe da sua conta acabou de ser alterada numa sessão iniciada e todas as outras sessões foram terminadas. Se não foi você, redefina já a palavra-passe e contacte-nos.'),
+};

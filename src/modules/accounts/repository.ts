@@ -1,42 +1,73 @@
-// SQL of the accounts module.
+// SQL of the accounts module, owner of users, email_verifications, password_reset_tokens,
+// refresh_families and refresh_tokens (docs/architecture.md). Other modules write users through
+// the functions index.ts exports.
 import { randomInt } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { EmailVerificationsRow, UsersRow, UsersUpdate } from '../../db/schema.ts';
 
-export interface UserRow {
-  id: string;
-  email: string;
-  password_hash: string | null;
-  google_sub: string | null;
-  email_verified_at: Date | null;
-  disabled_at: Date | null;
-  is_doctor: boolean;
-  is_backoffice_admin: boolean;
-  is_marketer: boolean;
-  locale: string;
-}
+export type UserRow = Pick<
+  UsersRow,
+  'id' | 'email' | 'password_hash' | 'google_sub' | 'email_verified_at' | 'disabled_at' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'locale'
+>;
 
-const USER_COLUMNS = 'id, email, password_hash, google_sub, email_verified_at, disabled_at, is_doctor, is_backoffice_admin, is_marketer, locale';
+const USER_COLUMNS = ['id', 'email', 'password_hash', 'google_sub', 'email_verified_at', 'disabled_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer', 'locale'] as const;
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
+const now = sql<Date>`now()`;
+
+// ---------------------------------------------------------------- users
+
 export async function findUserByEmail(q: Queryable, email: string, lock = false): Promise<UserRow | undefined> {
-  const [row] = await q.query<UserRow>(`select ${USER_COLUMNS} from users where lower(email) = lower($1)${lock ? ' for update' : ''}`, [normaliseEmail(email)]);
-  return row;
+  const query = sqlOf(q)
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where(sql<string>`lower(email)`, '=', normaliseEmail(email));
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function findUserById(q: Queryable, id: string, lock = false): Promise<UserRow | undefined> {
-  const [row] = await q.query<UserRow>(`select ${USER_COLUMNS} from users where id = $1${lock ? ' for update' : ''}`, [id]);
-  return row;
+  const query = sqlOf(q).selectFrom('users').select(USER_COLUMNS).where('id', '=', id);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function findUserByGoogleSub(q: Queryable, sub: string): Promise<UserRow | undefined> {
-  const [row] = await q.query<UserRow>(`select ${USER_COLUMNS} from users where google_sub = $1 for update`, [sub]);
-  return row;
+  return sqlOf(q).selectFrom('users').select(USER_COLUMNS).where('google_sub', '=', sub).forUpdate().executeTakeFirst();
+}
+
+/** The columns other modules (profile, back office) may set on an account. */
+export type UserFields = Pick<
+  UsersUpdate,
+  | 'first_name'
+  | 'last_name'
+  | 'date_of_birth'
+  | 'gender'
+  | 'country_of_residence'
+  | 'timezone'
+  | 'locale'
+  | 'city'
+  | 'postal_code'
+  | 'issuing_state'
+  | 'document_number_enc'
+  | 'document_type'
+  | 'addresses'
+  | 'disabled_at'
+>;
+
+/** Sets the given columns (and updated_at); false when there is no such account. */
+export async function updateUserFields(q: Queryable, userId: string, fields: UserFields): Promise<boolean> {
+  const result = await sqlOf(q)
+    .updateTable('users')
+    .set({ ...fields, updated_at: now })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 // Unambiguous alphabet (no 0/O, 1/I/L) for codes people read aloud.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-export const newReferralCode = () => Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
+const newReferralCode = () => Array.from({ length: 8 }, () => CODE_ALPHABET.charAt(randomInt(CODE_ALPHABET.length))).join('');
 
 export interface NewUser {
   email: string;
@@ -51,76 +82,306 @@ export interface NewUser {
   doctorLicenseNumber?: string | null;
 }
 
+/** A unique violation on the referral code (both drivers report SQLSTATE and constraint). */
+function isReferralCodeClash(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
+  return e.code === '23505' && String(e.constraint ?? e.message).includes('referral_code');
+}
+
 export async function insertUser(q: Queryable, u: NewUser): Promise<string> {
   // A referral-code collision (31^8 space) is retried with a fresh code.
   for (let attempt = 0; ; attempt++) {
     try {
-      const [row] = await q.query<{ id: string }>(
-        `insert into users (email, password_hash, google_sub, email_verified_at, first_name, last_name, locale, referred_by,
-                            is_doctor, is_backoffice_admin, is_marketer, doctor_license_number, referral_code)
-         values ($1, $2, $3, case when $4 then now() end, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning id`,
-        [
-          normaliseEmail(u.email),
-          u.passwordHash,
-          u.googleSub ?? null,
-          u.verified,
-          u.firstName ?? '',
-          u.lastName ?? '',
-          u.locale ?? 'en',
-          u.referredBy ?? null,
-          Boolean(u.roles?.is_doctor),
-          Boolean(u.roles?.is_backoffice_admin),
-          Boolean(u.roles?.is_marketer),
-          u.doctorLicenseNumber ?? null,
-          newReferralCode(),
-        ],
-      );
+      const row = await sqlOf(q)
+        .insertInto('users')
+        .values({
+          email: normaliseEmail(u.email),
+          password_hash: u.passwordHash,
+          google_sub: u.googleSub ?? null,
+          email_verified_at: u.verified ? now : null,
+          first_name: u.firstName ?? '',
+          last_name: u.lastName ?? '',
+          locale: u.locale ?? 'en',
+          referred_by: u.referredBy ?? null,
+          is_doctor: Boolean(u.roles?.is_doctor),
+          is_backoffice_admin: Boolean(u.roles?.is_backoffice_admin),
+          is_marketer: Boolean(u.roles?.is_marketer),
+          doctor_license_number: u.doctorLicenseNumber ?? null,
+          referral_code: newReferralCode(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
-    } catch (err: any) {
-      if (attempt < 3 && err?.code === '23505' && String(err?.constraint ?? err?.message).includes('referral_code')) continue;
+    } catch (err) {
+      if (attempt < 3 && isReferralCodeClash(err)) continue;
       throw err;
     }
   }
 }
 
+/** The pending signup takes the latest details (names and locale only when given). */
+export async function updatePendingSignup(
+  q: Queryable,
+  userId: string,
+  d: { passwordHash: string; firstName?: string; lastName?: string; locale?: string },
+): Promise<void> {
+  await sqlOf(q)
+    .updateTable('users')
+    .set({
+      password_hash: d.passwordHash,
+      ...(d.firstName !== undefined ? { first_name: d.firstName } : {}),
+      ...(d.lastName !== undefined ? { last_name: d.lastName } : {}),
+      ...(d.locale !== undefined ? { locale: d.locale } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export async function markEmailVerified(q: Queryable, userId: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('users').set({ email_verified_at: at, updated_at: now }).where('id', '=', userId).execute();
+}
+
+/** Links a Google subject; an unverified signup is taken over (verified, its password removed). */
+export async function linkGoogle(q: Queryable, userId: string, sub: string, takeOver: boolean): Promise<void> {
+  await sqlOf(q)
+    .updateTable('users')
+    .set(takeOver ? { google_sub: sub, password_hash: null, email_verified_at: now, updated_at: now } : { google_sub: sub, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** A reset link proved the mailbox: the password is set and a pending signup becomes verified. */
+export async function setPasswordFromReset(q: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await sqlOf(q)
+    .updateTable('users')
+    .set({ password_hash: passwordHash, email_verified_at: sql<Date>`coalesce(email_verified_at, now())`, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export type StaffFlag = 'is_doctor' | 'is_backoffice_admin' | 'is_marketer';
+const STAFF_FLAG: Record<StaffFlag, Pick<UsersUpdate, StaffFlag>> = {
+  is_doctor: { is_doctor: true },
+  is_backoffice_admin: { is_backoffice_admin: true },
+  is_marketer: { is_marketer: true },
+};
+
+/** Promotes an existing account to verified staff with this password (given details win). */
+export async function promoteToStaff(
+  q: Queryable,
+  userId: string,
+  flag: StaffFlag,
+  d: { passwordHash: string; licenseNumber?: string; firstName?: string; lastName?: string },
+): Promise<void> {
+  await sqlOf(q)
+    .updateTable('users')
+    .set({
+      ...STAFF_FLAG[flag],
+      password_hash: d.passwordHash,
+      email_verified_at: sql<Date>`coalesce(email_verified_at, now())`,
+      ...(d.licenseNumber !== undefined ? { doctor_license_number: d.licenseNumber } : {}),
+      ...(d.firstName !== undefined ? { first_name: d.firstName } : {}),
+      ...(d.lastName !== undefined ? { last_name: d.lastName } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Sets or clears disabled_at (a repeated disable keeps the first time); false for no account. */
+export async function setDisabled(q: Queryable, userId: string, disabled: boolean, at?: Date): Promise<boolean> {
+  const result = await sqlOf(q)
+    .updateTable('users')
+    .set({ disabled_at: disabled ? sql<Date>`coalesce(disabled_at, ${at ?? now})` : null, updated_at: now })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function referrerIdByCode(q: Queryable, code: string): Promise<string | null> {
-  const [row] = await q.query<{ id: string }>('select id from users where referral_code = upper($1) and disabled_at is null', [code.trim()]);
+  const row = await sqlOf(q)
+    .selectFrom('users')
+    .select('id')
+    .where('referral_code', '=', code.trim().toUpperCase())
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
   return row?.id ?? null;
 }
 
-export async function isSuppressed(q: Queryable, email: string): Promise<boolean> {
-  return (await q.query('select 1 from email_suppressions where email = lower($1)', [normaliseEmail(email)])).length > 0;
-}
+// ---------------------------------------------------------------- email verification
 
-export async function suppressEmail(q: Queryable, email: string, reason: string): Promise<void> {
-  await q.query('insert into email_suppressions (email, reason) values (lower($1), $2) on conflict (email) do update set reason = excluded.reason', [
-    normaliseEmail(email),
-    reason,
-  ]);
-}
-
-export interface VerificationRow {
-  user_id: string;
-  code_hash: string;
-  expires_at: Date;
-  last_sent_at: Date;
-  failed_attempts: number;
-  locked_until: Date | null;
-}
+export type VerificationRow = EmailVerificationsRow;
 
 export async function findVerification(q: Queryable, userId: string): Promise<VerificationRow | undefined> {
-  const [row] = await q.query<VerificationRow>('select * from email_verifications where user_id = $1 for update', [userId]);
-  return row;
+  return sqlOf(q).selectFrom('email_verifications').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
 }
 
-export async function upsertVerification(q: Queryable, userId: string, codeHash: string, now: Date, ttlSeconds: number): Promise<void> {
+export async function upsertVerification(q: Queryable, userId: string, codeHash: string, at: Date, ttlSeconds: number): Promise<void> {
   // A new code replaces the old one; a running lockout is kept (re-registering must not reset it).
-  await q.query(
-    `insert into email_verifications (user_id, code_hash, expires_at, last_sent_at, failed_attempts)
-     values ($1, $2, $3, $4, 0)
-     on conflict (user_id) do update set code_hash = excluded.code_hash, expires_at = excluded.expires_at,
-       last_sent_at = excluded.last_sent_at,
-       failed_attempts = case when email_verifications.locked_until > excluded.last_sent_at then email_verifications.failed_attempts else 0 end`,
-    [userId, codeHash, new Date(now.getTime() + ttlSeconds * 1000), now],
-  );
+  await sqlOf(q)
+    .insertInto('email_verifications')
+    .values({ user_id: userId, code_hash: codeHash, expires_at: new Date(at.getTime() + ttlSeconds * 1000), last_sent_at: at, failed_attempts: 0 })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet((eb) => ({
+        code_hash: eb.ref('excluded.code_hash'),
+        expires_at: eb.ref('excluded.expires_at'),
+        last_sent_at: eb.ref('excluded.last_sent_at'),
+        failed_attempts: sql<number>`case when email_verifications.locked_until > excluded.last_sent_at then email_verifications.failed_attempts else 0 end`,
+      })),
+    )
+    .execute();
+}
+
+/** Records failed attempts and the lockout (null clears it); `failures` undefined keeps the count. */
+export async function updateVerificationFailures(q: Queryable, userId: string, failures: number | undefined, lockedUntil: Date | null): Promise<void> {
+  await sqlOf(q)
+    .updateTable('email_verifications')
+    .set({ ...(failures !== undefined ? { failed_attempts: failures } : {}), locked_until: lockedUntil })
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function deleteVerification(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).deleteFrom('email_verifications').where('user_id', '=', userId).execute();
+}
+
+// ---------------------------------------------------------------- sessions (refresh families and tokens)
+
+export async function insertFamily(q: Queryable, userId: string): Promise<string> {
+  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertRefreshToken(q: Queryable, jtiHash: string, familyId: string, expiresAt: Date): Promise<void> {
+  await sqlOf(q).insertInto('refresh_tokens').values({ jti_hash: jtiHash, family_id: familyId, expires_at: expiresAt }).execute();
+}
+
+export interface RefreshState {
+  used_at: Date | null;
+  expires_at: Date;
+  family_id: string;
+  revoked_at: Date | null;
+  user_id: string;
+}
+
+/** A refresh token and its session, both locked (rotation and reuse detection decide on them). */
+export async function findRefreshForUpdate(q: Queryable, jtiHash: string): Promise<RefreshState | undefined> {
+  return sqlOf(q)
+    .selectFrom('refresh_tokens as t')
+    .innerJoin('refresh_families as f', 'f.id', 't.family_id')
+    .select(['t.used_at', 't.expires_at', 'f.id as family_id', 'f.revoked_at', 'f.user_id'])
+    .where('t.jti_hash', '=', jtiHash)
+    .forUpdate(['t', 'f'])
+    .executeTakeFirst();
+}
+
+export async function markRefreshUsed(q: Queryable, jtiHash: string): Promise<void> {
+  await sqlOf(q).updateTable('refresh_tokens').set({ used_at: now }).where('jti_hash', '=', jtiHash).execute();
+}
+
+/** Ends the given sessions of the account (ids of other accounts are ignored). */
+export async function revokeFamilies(q: Queryable, userId: string, familyIds: string[], reason: string): Promise<void> {
+  if (familyIds.length === 0) return;
+  await sqlOf(q)
+    .updateTable('refresh_families')
+    .set({ revoked_at: now, revoke_reason: reason })
+    .where('user_id', '=', userId)
+    .where('id', 'in', familyIds)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Ends every session of the account. */
+export async function revokeAllFamilies(q: Queryable, userId: string, reason: string): Promise<void> {
+  await sqlOf(q)
+    .updateTable('refresh_families')
+    .set({ revoked_at: now, revoke_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Ends every session of the account except `keepFamilyId` (the one that changed the password). */
+export async function revokeOtherSessions(q: Queryable, userId: string, keepFamilyId: string, reason: string): Promise<void> {
+  await sqlOf(q)
+    .updateTable('refresh_families')
+    .set({ revoked_at: now, revoke_reason: reason })
+    .where('user_id', '=', userId)
+    .where('id', '<>', keepFamilyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+// ---------------------------------------------------------------- password reset
+
+export async function hasRecentResetToken(q: Queryable, userId: string, since: Date): Promise<boolean> {
+  const row = await sqlOf(q).selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', userId).where('created_at', '>', since).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertResetToken(q: Queryable, tokenHash: string, userId: string, expiresAt: Date, createdAt: Date): Promise<void> {
+  await sqlOf(q).insertInto('password_reset_tokens').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt, created_at: createdAt }).execute();
+}
+
+export type ResetHolder = Pick<UsersRow, 'email' | 'first_name' | 'last_name' | 'locale'> & { user_id: string };
+
+/** The enabled account of an unused, unexpired reset token. */
+export async function findResetHolder(q: Queryable, tokenHash: string, at: Date): Promise<ResetHolder | undefined> {
+  return sqlOf(q)
+    .selectFrom('password_reset_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.user_id', 'u.email', 'u.first_name', 'u.last_name', 'u.locale'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', at)
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Marks the token used; false when another request already did (single use under concurrency). */
+export async function claimResetToken(q: Queryable, tokenHash: string): Promise<boolean> {
+  const row = await sqlOf(q)
+    .updateTable('password_reset_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Spends every unused reset link of the account (a link mailed before a change must not undo it). */
+export async function spendResetTokens(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).updateTable('password_reset_tokens').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
+// ---------------------------------------------------------------- password change (signed in)
+
+export type PasswordHolder = Pick<UsersRow, 'id' | 'email' | 'password_hash' | 'google_sub' | 'first_name' | 'last_name' | 'locale'>;
+
+/** What a password change needs to know about the signed-in account. */
+export async function findPasswordHolder(q: Queryable, userId: string): Promise<PasswordHolder | undefined> {
+  return sqlOf(q)
+    .selectFrom('users')
+    .select(['id', 'email', 'password_hash', 'google_sub', 'first_name', 'last_name', 'locale'])
+    .where('id', '=', userId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Replaces the password hash only if it is still the one the current password was checked against
+ * (compare-and-set): of two concurrent changes made with the same current password, one wins and
+ * the other finds the password already changed.
+ */
+export async function replacePasswordHash(q: Queryable, userId: string, expectedHash: string, newHash: string): Promise<boolean> {
+  const result = await sqlOf(q)
+    .updateTable('users')
+    .set({ password_hash: newHash, updated_at: now })
+    .where('id', '=', userId)
+    .where('password_hash', '=', expectedHash)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

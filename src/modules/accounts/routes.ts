@@ -5,6 +5,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import {
+  ChangePasswordBody,
   ForgotBody,
   GoogleBody,
   LogoutBody,
@@ -23,7 +24,7 @@ import * as accounts from './service.ts';
 const tags = ['accounts'];
 const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
 
-export default async function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const brand = deps.config.BRAND_SLUG;
 
@@ -105,8 +106,9 @@ export default async function accountsModule(app: ZodApp, { deps }: ModuleOption
     '/v1/users/logout/',
     {
       // No body at all signs out the session of the access token.
-      preValidation: async (request) => {
+      preValidation: (request, _reply, done) => {
         request.body ??= {};
+        done();
       },
       schema: {
         tags,
@@ -178,4 +180,24 @@ export default async function accountsModule(app: ZodApp, { deps }: ModuleOption
     },
   );
 
+  r.post(
+    '/v1/users/change-password/',
+    {
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Change the password of the signed-in account (the current password is required)',
+        description:
+          'Wrong current password: 400 `{current_password: [...]}` (counts against the same per-account failure budget as sign-in; over it: 429 `throttled`). Weak new password: 400 `{new_password: [...]}` (the registration rules, in the account locale). An account that signs in with Google and has no password: 400 `google_account`. Success ends every other session of the account (this one stays signed in) and mails a notice.',
+        body: ChangePasswordBody,
+        response: { 200: MessageSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: TokenErrorSchema.or(DetailCodeSchema), 429: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      await accounts.changePassword(deps, user.id, user.sessionId, request.body.current_password, request.body.new_password);
+      return { message: accounts.PASSWORD_CHANGED_MESSAGE };
+    },
+  );
+  return Promise.resolve();
 }

@@ -29,6 +29,11 @@ export const GoogleBody = z.object({
 export const ForgotBody = z.object({ email: z.string().max(254) });
 export const ResetBody = z.object({ token: z.string().max(512), password: z.string().max(1024) });
 
+export const ChangePasswordBody = z.object({
+  current_password: z.string().max(1024),
+  new_password: z.string().max(1024).meta({ description: 'The same rules as at registration (8 to 128 characters, not common, not like the email, not easy to guess)' }),
+});
+
 export const MessageSchema = z.object({ message: z.string() });
 
 export const TokenPairSchema = z.object({

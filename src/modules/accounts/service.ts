@@ -8,19 +8,36 @@ import type { Deps } from '../../deps.ts';
 import { ApiError, errorCode, errorName, fieldErrors, tokenNotValid } from '../../http/errors.ts';
 import { TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
-import { enqueueMail } from '../../mail/outbox.ts';
-import { passwordChangedMail, passwordResetMail, verificationCodeMail } from './mail.ts';
+import { enqueueMail, isSuppressed, suppressEmail } from '../../mail/outbox.ts';
+import { passwordChangedMail, passwordChangedSignedInMail, passwordResetMail, verificationCodeMail } from './mail.ts';
 import { burnPasswordCheck, hashPassword, passwordProblems, verifyPassword, type PasswordContext } from './passwords.ts';
 import {
+  claimResetToken,
+  deleteVerification,
+  findPasswordHolder,
+  findRefreshForUpdate,
+  findResetHolder,
   findUserByEmail,
   findUserByGoogleSub,
   findUserById,
   findVerification,
+  hasRecentResetToken,
+  insertResetToken,
   insertUser,
-  isSuppressed,
+  linkGoogle,
+  markEmailVerified,
+  markRefreshUsed,
   normaliseEmail,
+  promoteToStaff,
   referrerIdByCode,
-  suppressEmail,
+  replacePasswordHash,
+  revokeFamilies,
+  revokeOtherSessions,
+  setDisabled,
+  setPasswordFromReset,
+  spendResetTokens,
+  updatePendingSignup,
+  updateVerificationFailures,
   upsertVerification,
   type UserRow,
 } from './repository.ts';
@@ -84,11 +101,7 @@ export async function register(deps: Deps, input: RegisterInput, ip: string): Pr
         if (wait > 0) throw registrationRateLimited(wait);
       }
       // The pending signup takes the latest details: whoever proves the mailbox owns the account.
-      await q.query(
-        `update users set password_hash = $2, first_name = coalesce($3, first_name), last_name = coalesce($4, last_name),
-                locale = coalesce($5, locale), updated_at = now() where id = $1`,
-        [existing.id, passwordHash, input.first_name ?? null, input.last_name ?? null, input.locale ?? null],
-      );
+      await updatePendingSignup(q, existing.id, { passwordHash, firstName: input.first_name, lastName: input.last_name, locale: input.locale });
       userId = existing.id;
       locale = input.locale ?? existing.locale;
     } else {
@@ -130,7 +143,7 @@ export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown
     const lockFor = new Date(now.getTime() + config.OTP_LOCKOUT_SECONDS * 1000);
     if (v.locked_until && v.locked_until > now) {
       // Every attempt during the lockout extends it, even with the right code.
-      await q.query('update email_verifications set locked_until = $2 where user_id = $1', [user.id, lockFor]);
+      await updateVerificationFailures(q, user.id, undefined, lockFor);
       return { ok: false, error: lockedOut(lockFor) };
     }
     const matches = /^\d{6}$/.test(otp) && safeEqual(keyedHash(deps.secrets.codeKey, otp), v.code_hash);
@@ -138,14 +151,14 @@ export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown
       // A lockout that has run out starts a fresh count.
       const failures = (v.locked_until && v.locked_until <= now ? 0 : v.failed_attempts) + 1;
       if (failures >= config.OTP_MAX_WRONG) {
-        await q.query('update email_verifications set failed_attempts = $2, locked_until = $3 where user_id = $1', [user.id, failures, lockFor]);
+        await updateVerificationFailures(q, user.id, failures, lockFor);
         return { ok: false, error: lockedOut(lockFor) };
       }
-      await q.query('update email_verifications set failed_attempts = $2, locked_until = null where user_id = $1', [user.id, failures]);
+      await updateVerificationFailures(q, user.id, failures, null);
       return { ok: false, error: invalid };
     }
-    await q.query('delete from email_verifications where user_id = $1', [user.id]);
-    await q.query('update users set email_verified_at = $2, updated_at = now() where id = $1', [user.id, now]);
+    await deleteVerification(q, user.id);
+    await markEmailVerified(q, user.id, now);
     return { ok: true, pair: await issueTokenPair(deps, q, user.id), user };
   });
   if (!outcome.ok) throw outcome.error;
@@ -203,22 +216,17 @@ export async function refresh(deps: Deps, token: string) {
   }
   const jtiHash = sha256(payload.jti);
   const outcome = await deps.db.tx(async (q) => {
-    const [row] = await q.query(
-      `select t.used_at, t.expires_at, f.id as family_id, f.revoked_at, f.user_id
-         from refresh_tokens t join refresh_families f on f.id = t.family_id
-        where t.jti_hash = $1 for update of t, f`,
-      [jtiHash],
-    );
+    const row = await findRefreshForUpdate(q, jtiHash);
     if (!row || row.revoked_at || row.user_id !== payload.user_id) return { error: 'Token is blacklisted' };
     if (row.used_at) {
       // Reuse of a rotated token: someone else may hold it. End the whole session.
-      await q.query("update refresh_families set revoked_at = now(), revoke_reason = 'refresh_reuse' where id = $1", [row.family_id]);
+      await revokeFamilies(q, row.user_id, [row.family_id], 'refresh_reuse');
       return { error: 'Token is blacklisted' };
     }
     if (row.expires_at <= deps.clock.now()) return { error: 'Token is expired' };
     const user = await findUserById(q, row.user_id);
     if (!user || user.disabled_at || !user.email_verified_at) return { error: 'User is inactive' };
-    await q.query('update refresh_tokens set used_at = now() where jti_hash = $1', [jtiHash]);
+    await markRefreshUsed(q, jtiHash);
     return {
       pair: { access: await accessToken(deps, user.id, row.family_id), refresh: await refreshToken(deps, q, user.id, row.family_id) },
     };
@@ -238,10 +246,7 @@ export async function logout(deps: Deps, userId: string, sessionId: string, refr
       /* an invalid refresh token changes nothing more */
     }
   }
-  await deps.db.query("update refresh_families set revoked_at = now(), revoke_reason = 'logout' where user_id = $1 and id = any($2::uuid[]) and revoked_at is null", [
-    userId,
-    families,
-  ]);
+  await revokeFamilies(deps.db, userId, families, 'logout');
 }
 
 // ---------------------------------------------------------------- Google sign-in
@@ -271,7 +276,7 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
   if (!sub || !email || claims.email_verified !== true) {
     throw errorCode(401, 'invalid_google_credential', 'The Google account has no verified email address.');
   }
-  const result = await deps.db.tx(async (q) => {
+  const result = await deps.db.tx<{ error: ApiError } | { pair: TokenPair; user: UserRow }>(async (q) => {
     let user = await findUserByGoogleSub(q, sub);
     if (!user) {
       const byEmail = await findUserByEmail(q, email, true);
@@ -281,13 +286,10 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
         // owner of the address and its password, set by whoever registered it, is removed.
         if (isPrivileged(byEmail)) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
         if (byEmail.google_sub && byEmail.google_sub !== sub) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
-        if (byEmail.email_verified_at) {
-          await q.query('update users set google_sub = $2, updated_at = now() where id = $1', [byEmail.id, sub]);
-        } else {
-          await q.query('update users set google_sub = $2, password_hash = null, email_verified_at = now(), updated_at = now() where id = $1', [byEmail.id, sub]);
-          await q.query('delete from email_verifications where user_id = $1', [byEmail.id]);
-        }
-        user = (await findUserById(q, byEmail.id))!;
+        const takeOver = !byEmail.email_verified_at;
+        await linkGoogle(q, byEmail.id, sub, takeOver);
+        if (takeOver) await deleteVerification(q, byEmail.id);
+        user = await findUserById(q, byEmail.id);
       } else {
         const id = await insertUser(q, {
           email,
@@ -298,9 +300,11 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
           lastName: typeof claims.family_name === 'string' ? claims.family_name.slice(0, 150) : '',
           locale: locale ?? 'en',
         });
-        user = (await findUserById(q, id))!;
+        user = await findUserById(q, id);
       }
     }
+    // Found or written a moment ago inside this transaction.
+    if (!user) throw new Error('the Google account vanished inside its own transaction');
     if (user.disabled_at) return { error: errorCode(403, 'user_inactive', 'This account is disabled.') };
     return { pair: await issueTokenPair(deps, q, user.id), user };
   });
@@ -321,18 +325,11 @@ export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): 
     const user = await findUserByEmail(q, email, true);
     if (!user || user.disabled_at || (!user.email_verified_at && !user.google_sub)) return;
     if (await isSuppressed(q, email)) return;
-    const [recent] = await q.query('select 1 from password_reset_tokens where user_id = $1 and created_at > $2', [
-      user.id,
-      new Date(deps.clock.now().getTime() - config.FORGOT_PASSWORD_COOLDOWN_SECONDS * 1000),
-    ]);
-    if (recent) return; // cooldown: the link already sent stays valid
+    const now = deps.clock.now();
+    // Cooldown: the link already sent stays valid.
+    if (await hasRecentResetToken(q, user.id, new Date(now.getTime() - config.FORGOT_PASSWORD_COOLDOWN_SECONDS * 1000))) return;
     const token = randomToken(32);
-    await q.query('insert into password_reset_tokens (token_hash, user_id, expires_at, created_at) values ($1, $2, $3, $4)', [
-      sha256(token),
-      user.id,
-      new Date(deps.clock.now().getTime() + config.RESET_TOKEN_TTL_SECONDS * 1000),
-      deps.clock.now(),
-    ]);
+    await insertResetToken(q, sha256(token), user.id, new Date(now.getTime() + config.RESET_TOKEN_TTL_SECONDS * 1000), now);
     const link = appLinks.resetPassword(config, token);
     await enqueueMail(q, user.email, passwordResetMail, user.locale, { link, minutes: Math.round(config.RESET_TOKEN_TTL_SECONDS / 60) });
   });
@@ -340,31 +337,73 @@ export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): 
 
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
   const invalid = errorCode(400, 'invalid_reset_token', 'This reset link is invalid or has expired. Request a new one.');
-  const [row] = await deps.db.query<{ user_id: string; email: string; first_name: string | null; last_name: string | null; locale: string | null }>(
-    `select t.user_id, u.email, u.first_name, u.last_name, u.locale from password_reset_tokens t join users u on u.id = t.user_id
-      where t.token_hash = $1 and t.used_at is null and t.expires_at > $2 and u.disabled_at is null`,
-    [sha256(token), deps.clock.now()],
-  );
+  const row = await findResetHolder(deps.db, sha256(token), deps.clock.now());
   if (!row) throw invalid;
   weakPassword(password, { email: row.email, names: [row.first_name, row.last_name], locale: row.locale });
   const passwordHash = await hashPassword(password);
   const done = await deps.db.tx(async (q) => {
     // Single use, also under concurrency: only the request that marks the token used goes on.
-    const claimed = await q.query('update password_reset_tokens set used_at = now() where token_hash = $1 and used_at is null returning user_id', [sha256(token)]);
-    if (claimed.length === 0) return false;
-    await q.query('update password_reset_tokens set used_at = now() where user_id = $1 and used_at is null', [row.user_id]);
+    if (!(await claimResetToken(q, sha256(token)))) return false;
+    await spendResetTokens(q, row.user_id);
     // The link proved the mailbox, so a pending signup becomes verified; a Google account gains a password.
-    await q.query('update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = $1', [
-      row.user_id,
-      passwordHash,
-    ]);
-    await q.query('delete from email_verifications where user_id = $1', [row.user_id]);
+    await setPasswordFromReset(q, row.user_id, passwordHash);
+    await deleteVerification(q, row.user_id);
     await revokeAllSessions(q, row.user_id, 'password_reset');
-    const [u] = await q.query<{ locale: string }>('select locale from users where id = $1', [row.user_id]);
-    await enqueueMail(q, row.email, passwordChangedMail, u.locale, {});
+    await enqueueMail(q, row.email, passwordChangedMail, row.locale, {});
     return true;
   });
   if (!done) throw invalid;
+}
+
+// ---------------------------------------------------------------- password change (signed in)
+
+export const PASSWORD_CHANGED_MESSAGE = 'Your password has been changed. Your other sessions have been signed out.';
+const WRONG_CURRENT_PASSWORD = 'Your current password is incorrect.';
+
+/**
+ * The signed-in owner changes the password: the current one must be given (a stolen access token
+ * alone must not be enough), wrong guesses count against the same per-account budget as sign-in
+ * failures, the new one follows the registration rules, and on success every other session ends
+ * while this one stays signed in.
+ */
+export async function changePassword(deps: Deps, userId: string, sessionId: string, currentPassword: string, newPassword: string): Promise<void> {
+  const { config } = deps;
+  const user = await findPasswordHolder(deps.db, userId);
+  // The access check let the caller in, so the account exists and is enabled; a disable that raced
+  // in between is the same refusal as a wrong password.
+  const wrongCurrent = () => fieldErrors({ current_password: [WRONG_CURRENT_PASSWORD] });
+  if (!user) throw wrongCurrent();
+  // The same budget, key and rules as sign-in failures for this account (so the two endpoints do
+  // not add up to twice the guesses).
+  const perAccount = deps.limiters.budget('signin-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, config.SIGNIN_FAILURE_WINDOW_SECONDS);
+  const accountKey = sha256(normaliseEmail(user.email));
+  await perAccount.check(accountKey);
+  if (!user.password_hash) {
+    await burnPasswordCheck(currentPassword);
+    if (user.google_sub) {
+      throw errorCode(400, 'google_account', 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.');
+    }
+    await perAccount.penalise(accountKey);
+    throw wrongCurrent();
+  }
+  if (!(await verifyPassword(user.password_hash, currentPassword))) {
+    await perAccount.penalise(accountKey);
+    throw wrongCurrent();
+  }
+  const problems = passwordProblems(newPassword, { email: user.email, names: [user.first_name, user.last_name], locale: user.locale });
+  if (problems.length) throw fieldErrors({ new_password: problems });
+  const newHash = await hashPassword(newPassword);
+  const expectedHash = user.password_hash;
+  const changed = await deps.db.tx(async (q) => {
+    if (!(await replacePasswordHash(q, userId, expectedHash, newHash))) return false;
+    await spendResetTokens(q, userId);
+    await revokeOtherSessions(q, userId, sessionId, 'password_change');
+    await enqueueMail(q, user.email, passwordChangedSignedInMail, user.locale, {});
+    return true;
+  });
+  // Another change won the race: the password checked above is no longer the current one.
+  if (!changed) throw wrongCurrent();
+  await perAccount.reset(accountKey);
 }
 
 // ---------------------------------------------------------------- operators
@@ -385,12 +424,10 @@ export async function createStaff(
   const passwordHash = await hashPassword(input.password);
   return deps.db.tx(async (q) => {
     const existing = await findUserByEmail(q, email, true);
-    const flag = `is_${input.role}`;
+    const flag = `is_${input.role}` as const;
     if (existing) {
       // Promoting an existing account: it becomes verified staff with this password.
-      await q.query(`update users set ${flag} = true, password_hash = $2, email_verified_at = coalesce(email_verified_at, now()),
-                     doctor_license_number = coalesce($3, doctor_license_number), first_name = coalesce($4, first_name), last_name = coalesce($5, last_name),
-                     updated_at = now() where id = $1`, [existing.id, passwordHash, input.licenseNumber ?? null, input.firstName ?? null, input.lastName ?? null]);
+      await promoteToStaff(q, existing.id, flag, { passwordHash, licenseNumber: input.licenseNumber, firstName: input.firstName, lastName: input.lastName });
       return existing.id;
     }
     return insertUser(q, {
@@ -407,12 +444,9 @@ export async function createStaff(
 
 /** Disables an account and ends every session at once (access tokens are refused immediately). */
 export async function setAccountDisabled(deps: Deps, q: Queryable, userId: string, disabled: boolean): Promise<boolean> {
-  const rows = await q.query(
-    `update users set disabled_at = case when $2 then coalesce(disabled_at, now()) else null end, updated_at = now() where id = $1 returning id`,
-    [userId, disabled],
-  );
-  if (rows.length && disabled) await revokeAllSessions(q, userId, 'disabled');
-  return rows.length > 0;
+  const found = await setDisabled(q, userId, disabled);
+  if (found && disabled) await revokeAllSessions(q, userId, 'disabled');
+  return found;
 }
 
 export async function setDisabledByEmail(deps: Deps, email: string, disabled: boolean): Promise<boolean> {

@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { TOKEN_ISSUER } from '../../http/auth.ts';
 import { sha256 } from '../../lib/crypto.ts';
+import { insertFamily, insertRefreshToken, revokeAllFamilies } from './repository.ts';
 
 export interface TokenPair {
   access: string;
@@ -32,21 +33,17 @@ export function accessToken(deps: Deps, userId: string, familyId: string): Promi
 export async function refreshToken(deps: Deps, q: Queryable, userId: string, familyId: string): Promise<string> {
   const jti = randomUUID();
   const ttl = deps.config.REFRESH_TOKEN_TTL_SECONDS;
-  await q.query('insert into refresh_tokens (jti_hash, family_id, expires_at) values ($1, $2, $3)', [
-    sha256(jti),
-    familyId,
-    new Date(deps.clock.now().getTime() + ttl * 1000),
-  ]);
+  await insertRefreshToken(q, sha256(jti), familyId, new Date(deps.clock.now().getTime() + ttl * 1000));
   return sign(deps, { token_type: 'refresh', user_id: userId, sid: familyId, jti }, ttl);
 }
 
 /** Starts a new session (refresh family) and returns its first token pair. */
 export async function issueTokenPair(deps: Deps, q: Queryable, userId: string): Promise<TokenPair> {
-  const [family] = await q.query<{ id: string }>('insert into refresh_families (user_id) values ($1) returning id', [userId]);
-  return { access: await accessToken(deps, userId, family.id), refresh: await refreshToken(deps, q, userId, family.id) };
+  const familyId = await insertFamily(q, userId);
+  return { access: await accessToken(deps, userId, familyId), refresh: await refreshToken(deps, q, userId, familyId) };
 }
 
 /** Ends every session of an account (disable, password reset). Access tokens die with them. */
 export async function revokeAllSessions(q: Queryable, userId: string, reason: string): Promise<void> {
-  await q.query('update refresh_families set revoked_at = now(), revoke_reason = $2 where user_id = $1 and revoked_at is null', [userId, reason]);
+  await revokeAllFamilies(q, userId, reason);
 }

@@ -1,15 +1,13 @@
 // The clinician review desk (/v1/clinician/, doctors only; a patient token gets 403
-// {detail, code: "permission_denied"}). Decisions go through consultations/service.ts.
+// {detail, code: "permission_denied"}). Decisions go through the consultations module (its status machine).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { ConsultationSchema } from '../consultations/schemas.ts';
-import { approveConsultation, rejectConsultation, requestInformation } from '../consultations/service.ts';
-import { CONSULTATION_STATUSES } from '../consultations/status.ts';
-import { consultationForReview, reviewQueue } from './service.ts';
+import { CONSULTATION_STATUSES, ConsultationSchema, rejectConsultation, requestInformation } from '../consultations/index.ts';
+import { approveForClinician, consultationForReview, reviewQueue } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -66,7 +64,8 @@ const OverrideRequiredSchema = z
   .catchall(z.unknown());
 const ReasonBody = z.object({ decision_reason: z.string().trim().min(1).max(2000) });
 
-export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   const detail = (id: string) => consultationForReview(deps, id);
@@ -119,7 +118,7 @@ export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptio
       },
     },
     async (request) => {
-      await approveConsultation(deps, {
+      await approveForClinician(deps, {
         doctorId: currentUser(request).id,
         consultationId: request.params.id,
         treatmentId: request.body.treatment_id,
@@ -153,4 +152,5 @@ export default async function clinicianModule(app: ZodApp, { deps }: ModuleOptio
       return detail(request.params.id);
     },
   );
+  return Promise.resolve();
 }

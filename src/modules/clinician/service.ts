@@ -2,35 +2,30 @@
 // request-information), so that status rules stay in one place.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
-import { billingCategory } from '../billing/catalogue.ts';
-import { consultationVerdict, verdictFor } from '../consultations/prescribing.ts';
-import { overrideOf, serialiseConsultations } from '../consultations/repository.ts';
-import { weightSummary } from '../journal/service.ts';
-import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/catalogue.ts';
+import { billingCategory } from '../payments/index.ts';
+import {
+  approveConsultation,
+  consultationVerdict,
+  findConsultationForClinician,
+  overrideOf,
+  serialiseConsultations,
+  verdictFor,
+  type ApproveInput,
+} from '../consultations/index.ts';
+import { updatePlanDetails } from '../subscriptions/index.ts';
+import { weightSummary } from '../journal/index.ts';
+import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/index.ts';
+import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
-export interface QueueFilter {
-  status?: string;
-  category?: string;
-  limit: number;
-  offset: number;
-}
+const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...v } : null);
+
+export type { QueueFilter } from './repository.ts';
 
 /** Consultations for review: time-critical categories first (emergency contraception), then oldest first. */
 export async function reviewQueue(deps: Deps, f: QueueFilter) {
-  // A renewal still waiting for the patient's choice is not ready for a doctor.
-  const where: string[] = ["coalesce(patient_choice_status, '') <> 'pending'"];
-  const params: unknown[] = [];
-  if (f.status) where.push(`status = $${params.push(f.status)}`);
-  if (f.category) where.push(`category = $${params.push(f.category)}`);
-  const w = where.length ? `where ${where.join(' and ')}` : '';
-  const [{ n }] = await deps.db.query(`select count(*)::int as n from consultations ${w}`, params);
-  const urgent = `$${params.push(TIME_CRITICAL_CATEGORIES)}::text[]`;
-  const rows = await deps.db.query(`select * from consultations ${w} order by (category = any(${urgent})) desc, created_at asc, id asc limit $${params.length + 1} offset $${params.length + 2}`, [
-    ...params,
-    f.limit,
-    f.offset,
-  ]);
-  return { count: n as number, results: await serialiseConsultations(deps.db, deps, rows) };
+  const count = await countQueueForClinician(deps.reader, f);
+  const rows = await pageQueueForClinician(deps.reader, f, TIME_CRITICAL_CATEGORIES);
+  return { count, results: await serialiseConsultations(deps.reader, deps, rows) };
 }
 
 /**
@@ -39,21 +34,22 @@ export async function reviewQueue(deps: Deps, f: QueueFilter) {
  * one was recorded, and for a renewal the patient's choice, the engine's explanation and the weight.
  */
 export async function consultationForReview(deps: Deps, id: string) {
-  const [row] = await deps.db.query('select * from consultations where id = $1', [id]);
+  const row = await findConsultationForClinician(deps.db, id);
   if (!row) throw notFound();
   const [c] = await serialiseConsultations(deps.db, deps, [row]);
-  const cat = await billingCategory(row.category);
+  if (!c) throw notFound();
+  const cat = billingCategory(row.category);
   const { engine, sideEffects } = await consultationVerdict(deps.db, row);
   const check = row.treatment_id
     ? await verdictFor(deps.db, { userId: row.user_id, category: row.category, treatmentId: row.treatment_id, dosage: row.dosage ?? '', engine, now: deps.clock.now(), sideEffects })
     : null;
   const o = await overrideOf(deps.db, row.id);
-  const details = row.renewal_details ?? {};
+  const details: Record<string, unknown> = typeof row.renewal_details === 'object' && row.renewal_details !== null ? { ...row.renewal_details } : {};
   const renewal = ['renewal', 'early_order'].includes(row.origin)
     ? {
         patient_choice_status: row.patient_choice_status ?? null,
-        choice: details.choice ?? null,
-        verdict: details.verdict ?? null,
+        choice: asRecord(details.choice),
+        verdict: asRecord(details.verdict),
         red_flags: Array.isArray(details.red_flags) ? details.red_flags : [],
         ...(await weightSummary(deps.db, row.user_id)),
       }
@@ -65,8 +61,20 @@ export async function consultationForReview(deps: Deps, id: string) {
       ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }
       : null,
     prescribing_override: o
-      ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: o.engine_codes ?? [], created_at: new Date(o.created_at).toISOString() }
+      ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: Array.isArray(o.engine_codes) ? o.engine_codes.map(String) : [], created_at: new Date(o.created_at).toISOString() }
       : null,
     renewal,
   };
+}
+
+/**
+ * The doctor's approval; an approved renewal or early order also sets the plan's treatment and
+ * dose for what follows, in the same transaction.
+ */
+export async function approveForClinician(deps: Deps, input: ApproveInput) {
+  return approveConsultation(deps, input, async (q, { consultation: c }) => {
+    if (c.subscription_id && ['renewal', 'early_order'].includes(c.origin)) {
+      await updatePlanDetails(q, c.user_id, c.subscription_id, { treatment_id: c.treatment_id, dosage: c.dosage });
+    }
+  });
 }

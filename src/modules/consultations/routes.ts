@@ -9,7 +9,8 @@ import { listForUser } from './repository.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
 
-export default async function consultationRoutes(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get(
     '/v1/users/consultations/',
@@ -31,4 +32,5 @@ export default async function consultationRoutes(app: ZodApp, { deps }: ModuleOp
     },
     async (request) => getConsultationForUser(deps, currentUser(request).id, request.params.id),
   );
+  return Promise.resolve();
 }

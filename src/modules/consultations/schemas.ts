@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PaymentSchema } from '../billing/payments.ts';
+import { PrescriptionSchema } from '../fulfilment/index.ts';
+import { PaymentSchema } from '../payments/index.ts';
 import { CONSULTATION_STATUSES } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -33,22 +34,8 @@ export const DoctorSchema = z
   .object({ id: z.uuid(), first_name: z.string(), last_name: z.string(), email: z.string(), doctor_license_number: z.string().nullable() })
   .meta({ id: 'ConsultationDoctor' });
 
-export const PrescriptionSchema = z
-  .object({
-    id: z.uuid(),
-    consultation_id: z.uuid(),
-    category: z.string(),
-    treatment_id: z.string(),
-    treatment_name: z.string(),
-    dosage: z.string(),
-    instructions: z.string(),
-    supply_days: z.number().int().nullable(),
-    issued_at: ts,
-    valid_until: ts.nullable(),
-    doctor: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string(), doctor_license_number: z.string().nullable() }),
-    pdf_url: z.string().meta({ description: 'Absolute address of the prescription PDF' }),
-  })
-  .meta({ id: 'Prescription' });
+// The prescription's shape belongs to fulfilment (owner of prescriptions); one schema, one component.
+export { PrescriptionSchema };
 
 export const SubmissionSchema = z
   .object({

@@ -1,89 +1,44 @@
 // Consultation rules: creation (checkout, covered by a plan, renewals) and the doctor's decisions.
-// Status moves go through status.ts; each decision is audit-logged and mailed in one transaction.
+// Status moves go through the machine (status.ts, written by records.repository.ts); each decision
+// is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, errorName, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { billingTreatment } from '../billing/catalogue.ts';
-import { timeWindowRecheck } from '../questionnaires/service.ts';
+import { recordAudit } from '../audit/index.ts';
+import { billingTreatment } from '../payments/index.ts';
+import { createOrder, issuePrescription } from '../fulfilment/index.ts';
+import { timeWindowRecheck } from '../questionnaires/index.ts';
 import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
-import { insertOverride, serialiseConsultations } from './repository.ts';
+import {
+  findConsultationForUser,
+  insertOverride,
+  lockForDecisionForClinician,
+  patientAddresses,
+  transitionConsultationForClinician,
+  type ConsultationRow,
+} from './records.repository.ts';
+import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
-import { transition } from './status.ts';
 import { appLinks } from '../../mail/links.ts';
 
-export { transition, assertTransition, canTransition, CONSULTATION_STATUSES, TRANSITIONS } from './status.ts';
-export type { ConsultationStatus } from './status.ts';
-
-export interface NewConsultation {
-  userId: string;
-  category: string;
-  plan: 'one_off' | 'subscription';
-  origin: 'checkout' | 'subscription_covered' | 'renewal' | 'early_order' | 'express_reorder';
-  supplyDays: number | null;
-  treatmentId: string;
-  dosage: string;
-  submissionId?: string | null;
-  subscriptionId?: string | null;
-  checkoutSessionId?: string | null;
-  /** Defaults to the submission's answers. */
-  formSnapshot?: unknown[];
-  status?: 'pending_review';
-  patientChoiceStatus?: string | null;
-  renewalDetails?: unknown;
-}
-
-/** Inserts a consultation (pending_review) inside the caller's transaction; returns the row. */
-export async function createConsultation(q: Queryable, input: NewConsultation): Promise<Record<string, any>> {
-  let snapshot = input.formSnapshot;
-  if (!snapshot && input.submissionId) {
-    const [s] = await q.query('select answers from questionnaire_submissions where id = $1 and user_id = $2', [input.submissionId, input.userId]);
-    snapshot = Array.isArray(s?.answers) ? s.answers : [];
-  }
-  const [row] = await q.query(
-    `insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, form_snapshot,
-       questionnaire_submission_id, subscription_id, checkout_session_id, patient_choice_status, renewal_details)
-     values ($1, $2, 'pending_review', $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13::jsonb) returning *`,
-    [
-      input.userId,
-      input.category,
-      input.origin,
-      input.plan,
-      input.supplyDays,
-      input.treatmentId,
-      input.dosage,
-      JSON.stringify(snapshot ?? []),
-      input.submissionId ?? null,
-      input.subscriptionId ?? null,
-      input.checkoutSessionId ?? null,
-      input.patientChoiceStatus ?? null,
-      input.renewalDetails === undefined ? null : JSON.stringify(input.renewalDetails),
-    ],
-  );
-  return row;
+// TODO(merge h-acc): backoffice still imports `audit` from here; it moves to recordAudit
+// (audit/index.ts), then this wrapper goes.
+export async function audit(q: Queryable, actorId: string | null, action: string, subjectType: string, subjectId: string, details: Record<string, unknown> = {}) {
+  await recordAudit(q, { actorId, action, subjectType, subjectId, details });
 }
 
 export async function getConsultationForUser(deps: Deps, userId: string, id: string): Promise<Consultation> {
-  const [row] = await deps.db.query('select * from consultations where id = $1 and user_id = $2', [id, userId]);
+  const row = await findConsultationForUser(deps.reader, userId, id);
   if (!row) throw notFound();
-  return (await serialiseConsultations(deps.db, deps, [row]))[0];
-}
-
-export async function audit(q: Queryable, actorId: string | null, action: string, subjectType: string, subjectId: string, details: Record<string, unknown> = {}) {
-  await q.query('insert into audit_log (actor_id, action, subject_type, subject_id, details) values ($1, $2, $3, $4, $5::jsonb)', [
-    actorId,
-    action,
-    subjectType,
-    subjectId,
-    JSON.stringify(details),
-  ]);
+  const [out] = await serialiseConsultations(deps.reader, deps, [row]);
+  if (!out) throw notFound();
+  return out;
 }
 
 async function lockForDecision(q: Queryable, consultationId: string) {
-  const [c] = await q.query('select c.*, u.email, u.locale, u.first_name from consultations c join users u on u.id = c.user_id where c.id = $1 for update of c', [
-    consultationId,
-  ]);
+  const c = await lockForDecisionForClinician(q, consultationId);
   if (!c) throw notFound();
   return c;
 }
@@ -101,14 +56,29 @@ export interface ApproveInput {
   overrideReason?: string;
 }
 
-/** Approves: prescription + order, status approved, audit, mail. Returns the consultation row. */
-export async function approveConsultation(deps: Deps, input: ApproveInput): Promise<{ consultationId: string; prescriptionId: string; orderId: string }> {
+/** What an approval settled, for the caller's follow-up inside the same transaction. */
+export interface Approved {
+  consultation: ConsultationRow;
+  prescriptionId: string;
+  orderId: string;
+}
+
+/**
+ * Approves: prescription + order, status approved, audit, mail. `then` runs inside the same
+ * transaction (the review desk updates a renewed plan's treatment and dose there: subscriptions
+ * depends on consultations, not the other way round).
+ */
+export async function approveConsultation(
+  deps: Deps,
+  input: ApproveInput,
+  then?: (q: Queryable, approved: Approved) => Promise<void>,
+): Promise<{ consultationId: string; prescriptionId: string; orderId: string }> {
   return deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
     const treatmentId = input.treatmentId ?? c.treatment_id;
-    const treatment = treatmentId ? await billingTreatment(c.category, treatmentId) : null;
-    if (!treatment) throw fieldErrors({ treatment_id: ['Not a treatment of this consultation\'s category.'] });
-    const dosage = input.dosage ?? (treatment.id === c.treatment_id && c.dosage ? c.dosage : treatment.dosages[0] ?? '');
+    const treatment = treatmentId ? billingTreatment(c.category, treatmentId) : null;
+    if (!treatment) throw fieldErrors({ treatment_id: ["Not a treatment of this consultation's category."] });
+    const dosage = input.dosage ?? (treatment.id === c.treatment_id && c.dosage ? c.dosage : (treatment.dosages[0] ?? ''));
     if (treatment.dosages.length > 0 && !treatment.dosages.includes(dosage)) {
       throw fieldErrors({ dosage: [`Not a dosage of this treatment. Choose one of: ${treatment.dosages.join(', ')}.`] });
     }
@@ -131,27 +101,37 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
         explanation: verdict.explanation,
       });
     }
-    await transition(q, c.id, 'approved', { doctor_id: input.doctorId, decided_at: now, decision_reason: input.note ?? '', treatment_id: treatment.id, dosage });
+    const approved = await transitionConsultationForClinician(q, c.id, 'approved', {
+      doctor_id: input.doctorId,
+      decided_at: now,
+      decision_reason: input.note ?? '',
+      treatment_id: treatment.id,
+      dosage,
+    });
     // A prescription stays valid for 6 months (repeat supply within it needs a new consultation
     // for one-off plans; plans renew through the subscriptions module).
     const validUntil = new Date(now.getTime() + 182 * 24 * 3600 * 1000);
-    const [rx] = await q.query(
-      `insert into prescriptions (user_id, consultation_id, doctor_id, category, treatment_id, treatment_name, dosage, instructions, supply_days, issued_at, valid_until)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning id`,
-      [c.user_id, c.id, input.doctorId, c.category, treatment.id, treatment.name, dosage, input.instructions ?? '', c.supply_days, now, validUntil],
-    );
-    const [u] = await q.query('select addresses from users where id = $1', [c.user_id]);
-    const address = Array.isArray(u?.addresses) && u.addresses.length ? (u.addresses.find((a: any) => a?.is_default) ?? u.addresses[0]) : null;
-    const items = [{ treatment_id: treatment.id, name: treatment.name, dosage, quantity: 1, supply_days: c.supply_days ?? null }];
-    const [order] = await q.query(
-      `insert into orders (user_id, consultation_id, prescription_id, status, items, shipping_address, created_at, updated_at)
-       values ($1, $2, $3, 'awaiting_fulfilment', $4::jsonb, $5::jsonb, $6, $6) returning id`,
-      [c.user_id, c.id, rx.id, JSON.stringify(items), address ? JSON.stringify(address) : null, now],
-    );
-    // An approved renewal or early order sets the plan's treatment and dose for what follows.
-    if (c.subscription_id && ['renewal', 'early_order'].includes(c.origin)) {
-      await q.query('update subscriptions set treatment_id = $2, dosage = $3, updated_at = now() where id = $1', [c.subscription_id, treatment.id, dosage]);
-    }
+    const rx = await issuePrescription(q, {
+      userId: c.user_id,
+      consultationId: c.id,
+      doctorId: input.doctorId,
+      category: c.category,
+      treatmentId: treatment.id,
+      treatmentName: treatment.name,
+      dosage,
+      instructions: input.instructions ?? '',
+      supplyDays: c.supply_days,
+      issuedAt: now,
+      validUntil,
+    });
+    const order = await createOrder(q, {
+      userId: c.user_id,
+      consultationId: c.id,
+      prescriptionId: rx.id,
+      items: [{ treatment_id: treatment.id, name: treatment.name, dosage, quantity: 1, supply_days: c.supply_days ?? null }],
+      shippingAddress: defaultAddress((await patientAddresses(q, c.user_id))?.addresses),
+      at: now,
+    });
     let overrideId: string | null = null;
     if (!verdict.ok) {
       overrideId = await insertOverride(q, {
@@ -165,17 +145,28 @@ export async function approveConsultation(deps: Deps, input: ApproveInput): Prom
       });
     }
     await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, {
-      from: c.status, prescription_id: rx.id, order_id: order.id, ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
+      from: c.status,
+      prescription_id: rx.id,
+      order_id: order.id,
+      ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
     });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
+}
+
+/** The account's default address (the first when none is marked default), as stored. */
+function defaultAddress(addresses: unknown): Record<string, unknown> | null {
+  if (!Array.isArray(addresses) || addresses.length === 0) return null;
+  const list = addresses.filter((a): a is Record<string, unknown> => typeof a === 'object' && a !== null);
+  return list.find((a) => Boolean(a.is_default)) ?? list[0] ?? null;
 }
 
 export async function rejectConsultation(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }): Promise<void> {
   await deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
-    await transition(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
+    await transitionConsultationForClinician(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.rejected', 'consultation', c.id, { from: c.status });
     await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
@@ -184,16 +175,8 @@ export async function rejectConsultation(deps: Deps, input: { doctorId: string; 
 export async function requestInformation(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }): Promise<void> {
   await deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
-    await transition(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
+    await transitionConsultationForClinician(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await audit(q, input.doctorId, 'consultation.information_requested', 'consultation', c.id, { from: c.status });
     await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
-}
-
-/** Back to the queue once the patient has answered (messages or a new submission). */
-export async function resumeReview(q: Queryable, userId: string, consultationId: string): Promise<boolean> {
-  const [c] = await q.query("select id from consultations where id = $1 and user_id = $2 and status = 'needs_information' for update", [consultationId, userId]);
-  if (!c) return false;
-  await transition(q, c.id, 'pending_review');
-  return true;
 }

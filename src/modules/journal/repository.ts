@@ -1,70 +1,204 @@
-// SQL of the journal: every statement is scoped by the account id.
+// SQL of the journal (owner of weight_entries, injections, injection_plans, journal_notes,
+// side_effect_reports): every statement is scoped by the account id.
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type {
+  InjectionPlansRow,
+  InjectionPlansUpdate,
+  InjectionsRow,
+  InjectionsUpdate,
+  JournalNotesRow,
+  SideEffectReportsRow,
+  UsersRow,
+  WeightEntriesRow,
+  WeightEntriesUpdate,
+} from '../../db/schema.ts';
 
 export type Table = 'weight_entries' | 'injections' | 'journal_notes' | 'side_effect_reports';
+export interface Rows {
+  weight_entries: WeightEntriesRow;
+  injections: InjectionsRow;
+  journal_notes: JournalNotesRow;
+  side_effect_reports: SideEffectReportsRow;
+}
 
 export async function count(q: Queryable, table: Table, userId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from ${table} where user_id = $1`, [userId]);
-  return row.n;
+  const row = await sqlOf(q)
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
-export async function page(q: Queryable, table: Table, userId: string, order: string, limit: number, offset: number) {
-  return q.query(`select * from ${table} where user_id = $1 order by ${order} limit $2 offset $3`, [userId, limit, offset]);
-}
+type Pager<T extends Table> = (q: Queryable, userId: string, limit: number, offset: number) => Promise<Rows[T][]>;
 
-export async function findOwn(q: Queryable, table: Table, userId: string, id: string, lock = false) {
-  const [row] = await q.query(`select * from ${table} where id = $1 and user_id = $2${lock ? ' for update' : ''}`, [id, userId]);
-  return row;
-}
+// Each list's own order: weight by day, injections by time, notes and reports by creation.
+const PAGERS: { [K in Table]: Pager<K> } = {
+  weight_entries: (q, userId, limit, offset) =>
+    sqlOf(q).selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy('logged_on', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  injections: (q, userId, limit, offset) =>
+    sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy('injected_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  journal_notes: (q, userId, limit, offset) =>
+    sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  side_effect_reports: (q, userId, limit, offset) =>
+    sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+};
 
-export async function insert(q: Queryable, table: Table | 'injection_plans', userId: string, columns: Record<string, unknown>) {
-  const keys = Object.keys(columns);
-  const [row] = await q.query(
-    `insert into ${table} (user_id, ${keys.join(', ')}) values ($1, ${keys.map((_, i) => `$${i + 2}`).join(', ')}) returning *`,
-    [userId, ...keys.map((k) => columns[k])],
-  );
-  return row;
-}
-
-export async function updateOwn(q: Queryable, table: Table | 'injection_plans', userId: string, id: string, columns: Record<string, unknown>) {
-  const keys = Object.keys(columns);
-  const sets = keys.map((k, i) => `${k} = $${i + 3}`);
-  const [row] = await q.query(
-    `update ${table} set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 and user_id = $2 returning *`,
-    [id, userId, ...keys.map((k) => columns[k])],
-  );
-  return row;
+/** A page of the account's entries, newest first. */
+export function page<T extends Table>(q: Queryable, table: T, userId: string, limit: number, offset: number): Promise<Rows[T][]> {
+  const pager: Pager<T> = PAGERS[table];
+  return pager(q, userId, limit, offset);
 }
 
 export async function deleteOwn(q: Queryable, table: Table, userId: string, id: string): Promise<boolean> {
-  return (await q.query(`delete from ${table} where id = $1 and user_id = $2 returning id`, [id, userId])).length > 0;
+  const r = await sqlOf(q).deleteFrom(table).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }
 
-/** One weight entry per day: a second entry for a day updates the first. */
+/** One weight entry per day: a second entry for a day updates the first (`inserted` says which). */
 export async function upsertWeight(q: Queryable, userId: string, weightKg: number, loggedOn: string, note: string | undefined) {
-  const [row] = await q.query(
-    `insert into weight_entries (user_id, weight_kg, logged_on, note) values ($1, $2, $3, coalesce($4, ''))
-     on conflict (user_id, logged_on) do update set weight_kg = excluded.weight_kg,
-       note = coalesce($4, weight_entries.note), updated_at = now()
-     returning *, (xmax = 0) as inserted`,
-    [userId, weightKg, loggedOn, note ?? null],
-  );
-  return row;
+  return sqlOf(q)
+    .insertInto('weight_entries')
+    .values({ user_id: userId, weight_kg: weightKg, logged_on: loggedOn, note: note ?? '' })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'logged_on']).doUpdateSet({
+        weight_kg: (eb) => eb.ref('excluded.weight_kg'),
+        note: note === undefined ? sql<string>`weight_entries.note` : note,
+        updated_at: sql<Date>`now()`,
+      }),
+    )
+    .returningAll()
+    .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+    .executeTakeFirstOrThrow();
 }
 
-export async function planFor(q: Queryable, userId: string) {
-  const [row] = await q.query('select * from injection_plans where user_id = $1', [userId]);
-  return row;
+export async function updateWeight(q: Queryable, userId: string, id: string, fields: Pick<WeightEntriesUpdate, 'weight_kg' | 'logged_on' | 'note'>) {
+  const row = await sqlOf(q)
+    .updateTable('weight_entries')
+    .set({ ...fields, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
 }
 
-export async function insertDefaultPlan(q: Queryable, userId: string, weekday: number, startsOn: string) {
-  await q.query(
-    `insert into injection_plans (user_id, anchor_weekday, preferred_time, starts_on) values ($1, $2, '09:00', $3) on conflict (user_id) do nothing`,
-    [userId, weekday, startsOn],
-  );
+export interface NewInjection {
+  medication?: string;
+  dose: string;
+  injected_at: Date | string;
+  injection_site?: string | null;
+  note?: string;
+}
+
+export async function insertInjection(q: Queryable, userId: string, input: NewInjection): Promise<InjectionsRow> {
+  return sqlOf(q)
+    .insertInto('injections')
+    .values({ ...input, user_id: userId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateInjection(
+  q: Queryable,
+  userId: string,
+  id: string,
+  fields: Pick<InjectionsUpdate, 'medication' | 'dose' | 'injected_at' | 'injection_site' | 'note'>,
+): Promise<InjectionsRow | null> {
+  const row = await sqlOf(q)
+    .updateTable('injections')
+    .set({ ...fields, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function insertNote(q: Queryable, userId: string, content: string): Promise<JournalNotesRow> {
+  return sqlOf(q).insertInto('journal_notes').values({ user_id: userId, content }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findNote(q: Queryable, userId: string, id: string): Promise<JournalNotesRow | null> {
+  const row = await sqlOf(q).selectFrom('journal_notes').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+export async function updateNote(q: Queryable, userId: string, id: string, content: string): Promise<JournalNotesRow | null> {
+  const row = await sqlOf(q)
+    .updateTable('journal_notes')
+    .set({ content, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function insertSideEffect(
+  q: Queryable,
+  userId: string,
+  input: { symptom: string; severity: string; started_on: string | null; note: string; flagged: boolean },
+): Promise<SideEffectReportsRow> {
+  return sqlOf(q)
+    .insertInto('side_effect_reports')
+    .values({ ...input, user_id: userId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function planFor(q: Queryable, userId: string): Promise<InjectionPlansRow | null> {
+  const row = await sqlOf(q).selectFrom('injection_plans').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+/** The default plan, stored on the first write under the id the reads showed (no-op when it exists). */
+export async function insertDefaultPlan(q: Queryable, userId: string, plan: { id: string; anchor_weekday: number; preferred_time: string; starts_on: string }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('injection_plans')
+    .values({ user_id: userId, ...plan })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+}
+
+export async function updatePlan(
+  q: Queryable,
+  userId: string,
+  fields: Pick<InjectionPlansUpdate, 'medication' | 'anchor_weekday' | 'preferred_time' | 'starts_on' | 'active'>,
+): Promise<InjectionPlansRow> {
+  return sqlOf(q)
+    .updateTable('injection_plans')
+    .set({ ...fields, updated_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The account's weight entries, newest first (at most `limit`). */
 export async function recentWeights(q: Queryable, userId: string, limit: number) {
-  return q.query('select weight_kg, logged_on from weight_entries where user_id = $1 order by logged_on desc limit $2', [userId, limit]);
+  return sqlOf(q).selectFrom('weight_entries').select(['weight_kg', 'logged_on']).where('user_id', '=', userId).orderBy('logged_on', 'desc').limit(limit).execute();
+}
+
+/**
+ * "Active treatment plan" (docs/journal.md): an approved consultation whose supply has not run out
+ * (decided_at + supply_days, 30 days when the consultation predates supply tracking), or a
+ * subscription that is active or past due (a failed charge does not end the treatment at once).
+ * Reads consultations and subscriptions (owned elsewhere) in one statement.
+ */
+export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: Date): Promise<boolean> {
+  const { rows } = await sql<{ one: number }>`
+    select 1 as one from consultations
+      where user_id = ${userId} and status = 'approved' and decided_at is not null
+        and decided_at + make_interval(days => coalesce(supply_days, 30)) > ${now}
+    union all
+    select 1 from subscriptions where user_id = ${userId} and status in ('active', 'past_due')
+    limit 1`.execute(sqlOf(q));
+  return rows.length > 0;
+}
+
+/** Where the patient lives and their language (the emergency notice of a flagged side effect). */
+export async function patientLocality(q: Queryable, userId: string): Promise<Pick<UsersRow, 'country_of_residence' | 'locale'> | null> {
+  const row = await sqlOf(q).selectFrom('users').select(['country_of_residence', 'locale']).where('id', '=', userId).executeTakeFirst();
+  return row ?? null;
 }

@@ -22,6 +22,7 @@ import {
   WeightPatch,
   WeightSchema,
 } from './schemas.ts';
+import type { Rows, Table } from './repository.ts';
 import * as journal from './service.ts';
 
 const BASE = '/v1/users/journal';
@@ -29,27 +30,21 @@ const errors = { ...UnauthorisedResponses, 403: DetailCodeSchema };
 const withBody = { 400: FieldErrorsSchema, ...errors };
 const withId = { 404: DetailSchema, ...errors };
 
-export default async function journalModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['journal'], security: bearerSecurity };
-  const uid = (request: { user: unknown }) => currentUser(request as any).id;
+  const uid = (request: Parameters<typeof currentUser>[0]) => currentUser(request).id;
 
   // Collections with paginated lists.
-  const lists = [
-    ['weight-entries', 'weight_entries', WeightSchema, journal.weightOut, 'Weight entries, newest day first'],
-    ['injections', 'injections', InjectionSchema, journal.injectionOut, 'Injections, most recent first'],
-    ['notes', 'journal_notes', NoteSchema, journal.noteOut, 'Notes, newest first'],
-    ['side-effects', 'side_effect_reports', SideEffectSchema, journal.sideEffectOut, 'Side-effect reports, newest first'],
-  ] as const;
-  for (const [path, table, schema, out, summary] of lists) {
-    r.get(
-      `${BASE}/${path}/`,
-      { schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema as z.ZodType), ...errors } } },
-      async (request) => {
-        return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out as (r: any) => unknown));
-      },
+  const listRoute = <T extends Table, O>(path: string, table: T, schema: z.ZodType, out: (row: Rows[T]) => O, summary: string) =>
+    r.get(`${BASE}/${path}/`, { schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema), ...errors } } }, async (request) =>
+      respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out)),
     );
-  }
+  listRoute('weight-entries', 'weight_entries', WeightSchema, journal.weightOut, 'Weight entries, newest day first');
+  listRoute('injections', 'injections', InjectionSchema, journal.injectionOut, 'Injections, most recent first');
+  listRoute('notes', 'journal_notes', NoteSchema, journal.noteOut, 'Notes, newest first');
+  listRoute('side-effects', 'side_effect_reports', SideEffectSchema, journal.sideEffectOut, 'Side-effect reports, newest first');
   for (const [path, table, noun] of [
     ['weight-entries', 'weight_entries', 'weight entry'],
     ['injections', 'injections', 'injection'],
@@ -131,4 +126,5 @@ export default async function journalModule(app: ZodApp, { deps }: ModuleOptions
     },
     async (request, reply) => reply.code(201).send(await journal.reportSideEffect(deps, uid(request), request.body)),
   );
+  return Promise.resolve();
 }

@@ -2,60 +2,65 @@
 // Design decisions: docs/journal.md.
 import type { Deps } from '../../deps.ts';
 import type { Queryable } from '../../db/index.ts';
+import type { InjectionPlansRow, InjectionsRow, JournalNotesRow, SideEffectReportsRow, WeightEntriesRow } from '../../db/schema.ts';
 import { fieldErrors, notFound } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
-import { activePlanRequired, hasActiveTreatmentPlan } from './active-plan.ts';
+import { nameUuid } from '../../lib/name-uuid.ts';
+import { activePlanRequired } from './active-plan.ts';
+import { SEVERITIES, SITES } from './schemas.ts';
 import * as repo from './repository.ts';
-import { iso } from '../../lib/iso.ts';
+import { iso as isoOrNull } from '../../lib/iso.ts';
+// Journal timestamps are never null: the shared formatter, non-null.
+const iso = (d: Date | string) => isoOrNull(d)!;
 
 const today = (deps: Deps) => deps.clock.now().toISOString().slice(0, 10);
+const isUniqueViolation = (err: unknown) => typeof err === 'object' && err !== null && 'code' in err && err.code === '23505';
 
-export async function requireActivePlan(deps: Deps, userId: string): Promise<void> {
-  if (!(await hasActiveTreatmentPlan(deps.db, userId, deps.clock.now()))) throw activePlanRequired();
+export async function requireActivePlan(deps: Deps, userId: string, q: Queryable = deps.db): Promise<void> {
+  if (!(await repo.hasActiveTreatmentPlan(q, userId, deps.clock.now()))) throw activePlanRequired();
 }
 
-export const weightOut = (r: any) => ({ id: r.id, created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!, weight_kg: Number(r.weight_kg), logged_on: r.logged_on, note: r.note });
-export const injectionOut = (r: any) => ({
+export const weightOut = (r: WeightEntriesRow) => ({ id: r.id, created_at: iso(r.created_at), updated_at: iso(r.updated_at), weight_kg: Number(r.weight_kg), logged_on: r.logged_on, note: r.note });
+type Site = (typeof SITES)[number];
+type Severity = (typeof SEVERITIES)[number];
+// The columns hold only these values (CHECK constraints); the guards give them their type.
+const isSite = (v: string | null): v is Site => v !== null && (SITES as readonly string[]).includes(v);
+const isSeverity = (v: string): v is Severity => (SEVERITIES as readonly string[]).includes(v);
+
+export const injectionOut = (r: InjectionsRow) => ({
   id: r.id,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
   medication: r.medication,
   dose: r.dose,
-  injected_at: iso(r.injected_at)!,
-  injection_site: r.injection_site,
+  injected_at: iso(r.injected_at),
+  injection_site: isSite(r.injection_site) ? r.injection_site : null,
   note: r.note,
 });
-export const planOut = (r: any) => ({
+export const planOut = (r: Pick<InjectionPlansRow, 'id' | 'created_at' | 'updated_at' | 'medication' | 'anchor_weekday' | 'preferred_time' | 'starts_on' | 'active'>) => ({
   id: r.id,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
   medication: r.medication,
   anchor_weekday: r.anchor_weekday,
   preferred_time: r.preferred_time,
   starts_on: r.starts_on,
   active: r.active,
 });
-export const noteOut = (r: any) => ({ id: r.id, content: r.content, created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)! });
-export const sideEffectOut = (r: any) => ({
+export const noteOut = (r: JournalNotesRow) => ({ id: r.id, content: r.content, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+export const sideEffectOut = (r: SideEffectReportsRow) => ({
   id: r.id,
   symptom: r.symptom,
-  severity: r.severity,
+  severity: isSeverity(r.severity) ? r.severity : 'moderate',
   started_on: r.started_on,
   note: r.note,
   flagged: r.flagged,
-  created_at: iso(r.created_at)!,
+  created_at: iso(r.created_at),
 });
 
-const ORDER: Record<repo.Table, string> = {
-  weight_entries: 'logged_on desc, id desc',
-  injections: 'injected_at desc, id desc',
-  journal_notes: 'created_at desc, id desc',
-  side_effect_reports: 'created_at desc, id desc',
-};
-
-export async function list<T>(deps: Deps, table: repo.Table, userId: string, limit: number, offset: number, out: (r: any) => T) {
-  await requireActivePlan(deps, userId);
-  const [total, rows] = await Promise.all([repo.count(deps.db, table, userId), repo.page(deps.db, table, userId, ORDER[table], limit, offset)]);
+export async function list<T extends repo.Table, O>(deps: Deps, table: T, userId: string, limit: number, offset: number, out: (r: repo.Rows[T]) => O) {
+  await requireActivePlan(deps, userId, deps.reader);
+  const [total, rows] = await Promise.all([repo.count(deps.reader, table, userId), repo.page(deps.reader, table, userId, limit, offset)]);
   return { count: total, results: rows.map(out) };
 }
 
@@ -71,56 +76,100 @@ function notFuture(deps: Deps, field: string, date: string | null | undefined) {
 export async function createWeight(deps: Deps, userId: string, input: { weight_kg: number; logged_on?: string; note?: string }) {
   await requireActivePlan(deps, userId);
   notFuture(deps, 'logged_on', input.logged_on);
-  const row = await repo.upsertWeight(deps.db, userId, input.weight_kg, input.logged_on ?? today(deps), input.note);
-  return { created: Boolean(row.inserted), entry: weightOut(row) };
+  const { inserted, ...row } = await repo.upsertWeight(deps.db, userId, input.weight_kg, input.logged_on ?? today(deps), input.note);
+  return { created: Boolean(inserted), entry: weightOut(row) };
 }
 
 export async function patchWeight(deps: Deps, userId: string, id: string, input: { weight_kg?: number; logged_on?: string; note?: string }) {
   await requireActivePlan(deps, userId);
   notFuture(deps, 'logged_on', input.logged_on);
   try {
-    const row = await repo.updateOwn(deps.db, 'weight_entries', userId, id, input);
+    const row = await repo.updateWeight(deps.db, userId, id, input);
     if (!row) throw notFound();
     return weightOut(row);
-  } catch (err: any) {
-    if (err?.code === '23505') throw fieldErrors({ logged_on: ['There is already a weight entry for this day.'] });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw fieldErrors({ logged_on: ['There is already a weight entry for this day.'] });
     throw err;
   }
 }
 
-export async function createInjection(deps: Deps, userId: string, input: Record<string, unknown>) {
-  await requireActivePlan(deps, userId);
-  return injectionOut(await repo.insert(deps.db, 'injections', userId, input));
+export interface InjectionInput {
+  medication?: string;
+  dose: string;
+  injected_at: string;
+  injection_site?: string | null;
+  note?: string;
 }
 
-export async function patchInjection(deps: Deps, userId: string, id: string, input: Record<string, unknown>) {
+/**
+ * The injection fields of an input validated upstream (the route's schema, the connector's): the
+ * ones of the right type, nothing else (the connector passes a plain object).
+ */
+function injectionFields(given: Partial<InjectionInput> | Readonly<Record<string, unknown>>): Partial<InjectionInput> {
+  const input: Readonly<Record<string, unknown>> = { ...given };
+  const out: Partial<InjectionInput> = {};
+  if (typeof input.medication === 'string') out.medication = input.medication;
+  if (typeof input.dose === 'string') out.dose = input.dose;
+  if (typeof input.injected_at === 'string') out.injected_at = input.injected_at;
+  if (typeof input.injection_site === 'string' || input.injection_site === null) out.injection_site = input.injection_site;
+  if (typeof input.note === 'string') out.note = input.note;
+  return out;
+}
+
+export async function createInjection(deps: Deps, userId: string, input: InjectionInput | Readonly<Record<string, unknown>>) {
   await requireActivePlan(deps, userId);
-  const row = await repo.updateOwn(deps.db, 'injections', userId, id, input);
+  const fields = injectionFields(input);
+  if (fields.dose === undefined || fields.injected_at === undefined) throw fieldErrors({ dose: ['This field is required.'] });
+  return injectionOut(await repo.insertInjection(deps.db, userId, { ...fields, dose: fields.dose, injected_at: fields.injected_at }));
+}
+
+export async function patchInjection(deps: Deps, userId: string, id: string, input: Partial<InjectionInput>) {
+  await requireActivePlan(deps, userId);
+  const row = await repo.updateInjection(deps.db, userId, id, injectionFields(input));
   if (!row) throw notFound();
   return injectionOut(row);
 }
 
-/** The plan, created with defaults on first read (never null). 0 = Monday. */
-export async function getPlan(deps: Deps, userId: string) {
-  await requireActivePlan(deps, userId);
+// The default injection plan is shown before it is stored (GETs do not write): under the id it
+// will be stored with (a name-based UUID of the account), stored by the first change.
+const PLAN_NAMESPACE = '5b0f7a2e-4c1d-4f0a-9d4e-2f7c8a6b1e30';
+
+function defaultPlan(deps: Deps, userId: string) {
   const now = deps.clock.now();
-  await repo.insertDefaultPlan(deps.db, userId, (now.getUTCDay() + 6) % 7, today(deps));
-  return planOut(await repo.planFor(deps.db, userId));
+  // 0 = Monday.
+  return { id: nameUuid(PLAN_NAMESPACE, userId), anchor_weekday: (now.getUTCDay() + 6) % 7, preferred_time: '09:00', starts_on: today(deps), now };
 }
 
-export async function patchPlan(deps: Deps, userId: string, input: Record<string, unknown>) {
-  const plan = await getPlan(deps, userId);
-  return planOut(await repo.updateOwn(deps.db, 'injection_plans', userId, plan.id, input));
+/** The plan: the stored one, or the default it starts as (never null). Writes nothing. */
+export async function getPlan(deps: Deps, userId: string) {
+  await requireActivePlan(deps, userId, deps.reader);
+  const stored = await repo.planFor(deps.reader, userId);
+  if (stored) return planOut(stored);
+  const d = defaultPlan(deps, userId);
+  return planOut({ ...d, medication: '', active: true, created_at: d.now, updated_at: d.now });
+}
+
+export async function patchPlan(
+  deps: Deps,
+  userId: string,
+  input: { medication?: string; anchor_weekday?: number; preferred_time?: string; starts_on?: string; active?: boolean },
+) {
+  await requireActivePlan(deps, userId);
+  return deps.db.tx(async (q) => {
+    const { now: _now, ...d } = defaultPlan(deps, userId);
+    await repo.insertDefaultPlan(q, userId, d);
+    return planOut(await repo.updatePlan(q, userId, input));
+  });
 }
 
 export async function createNote(deps: Deps, userId: string, content: string) {
   await requireActivePlan(deps, userId);
-  return noteOut(await repo.insert(deps.db, 'journal_notes', userId, { content }));
+  return noteOut(await repo.insertNote(deps.db, userId, content));
 }
 
 export async function patchNote(deps: Deps, userId: string, id: string, content: string | undefined) {
   await requireActivePlan(deps, userId);
-  const row = content === undefined ? await repo.findOwn(deps.db, 'journal_notes', userId, id) : await repo.updateOwn(deps.db, 'journal_notes', userId, id, { content });
+  const row = content === undefined ? await repo.findNote(deps.db, userId, id) : await repo.updateNote(deps.db, userId, id, content);
   if (!row) throw notFound();
   return noteOut(row);
 }
@@ -129,7 +178,7 @@ export async function reportSideEffect(deps: Deps, userId: string, input: { symp
   await requireActivePlan(deps, userId);
   notFuture(deps, 'started_on', input.started_on);
   const urgent = input.severity === 'severe' || mentionsEmergency(`${input.symptom} ${input.note ?? ''}`);
-  const row = await repo.insert(deps.db, 'side_effect_reports', userId, {
+  const row = await repo.insertSideEffect(deps.db, userId, {
     symptom: input.symptom,
     severity: input.severity,
     started_on: input.started_on ?? null,
@@ -138,8 +187,8 @@ export async function reportSideEffect(deps: Deps, userId: string, input: { symp
   });
   let emergency = null;
   if (urgent) {
-    const [u] = await deps.db.query('select country_of_residence, locale from users where id = $1', [userId]);
-    emergency = emergencyNotice(u.country_of_residence, u.locale, 'report');
+    const u = await repo.patientLocality(deps.db, userId);
+    emergency = emergencyNotice(u?.country_of_residence ?? null, u?.locale ?? 'en', 'report');
   }
   return { ...sideEffectOut(row), emergency };
 }
@@ -152,13 +201,13 @@ export const WEIGHT_TREND_DAYS = 90;
  * WEIGHT_TREND_DAYS before it (the earliest entry in that window to the latest), or nulls.
  */
 export async function weightSummary(q: Queryable, userId: string) {
-  const rows = (await repo.recentWeights(q, userId, 400)).map((r: any) => ({ weight_kg: Number(r.weight_kg), logged_on: dateOnly(r.logged_on) }));
-  if (!rows.length) return { latest_weight: null, weight_trend: null };
+  const rows = (await repo.recentWeights(q, userId, 400)).map((r) => ({ weight_kg: Number(r.weight_kg), logged_on: dateOnly(r.logged_on) }));
   const latest = rows[0];
+  if (!latest) return { latest_weight: null, weight_trend: null };
   const from = Date.parse(`${latest.logged_on}T00:00:00Z`) - WEIGHT_TREND_DAYS * 86_400_000;
   const window = rows.filter((r) => Date.parse(`${r.logged_on}T00:00:00Z`) >= from);
   const first = window[window.length - 1];
-  if (window.length < 2) return { latest_weight: latest, weight_trend: null };
+  if (!first || window.length < 2) return { latest_weight: latest, weight_trend: null };
   const days = Math.round((Date.parse(`${latest.logged_on}T00:00:00Z`) - Date.parse(`${first.logged_on}T00:00:00Z`)) / 86_400_000);
   const change = Math.round((latest.weight_kg - first.weight_kg) * 100) / 100;
   return {

@@ -24,8 +24,8 @@ export interface DetectedFile {
 /** The file's real type from its first bytes, or undefined when it is not an allowed type. */
 export async function detectAllowedType(buf: Buffer): Promise<DetectedFile | undefined> {
   const t = await fileTypeFromBuffer(buf);
-  if (!t || !ALLOWED[t.mime]) return undefined;
-  return { contentType: t.mime, extension: ALLOWED[t.mime] };
+  const extension = t ? ALLOWED[t.mime] : undefined;
+  return t && extension ? { contentType: t.mime, extension } : undefined;
 }
 
 /**

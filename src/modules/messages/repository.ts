@@ -1,88 +1,239 @@
-// SQL of the messages module. Patient-side functions take the account id and put it in the SQL.
+// SQL of the messages module (owner of conversations, messages and message_files).
+// Patient-side functions take the account id and put it in the SQL, so another account's
+// conversation, message or file is simply not found. The medical team's functions are named
+// `...ForClinician`: the team reads every conversation (access control is the route's doctor rule).
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
 
-const CONVERSATION = `
-  select c.*, u.email, u.first_name, u.last_name, u.locale, u.country_of_residence,
-         (select count(*) from messages m where m.conversation_id = c.id and m.sender_type = 'DOCTOR' and not m.is_read)::int as unread_count,
-         coalesce((select s.status from subscriptions s where s.user_id = c.user_id order by s.created_at desc limit 1), 'none') as subscription_status
-    from conversations c join users u on u.id = c.user_id`;
+export type SenderType = 'USER' | 'DOCTOR';
 
-/** The patient's single conversation, created on first need. */
-export async function ensureConversation(q: Queryable, userId: string): Promise<void> {
-  await q.query('insert into conversations (user_id) values ($1) on conflict (user_id) do nothing', [userId]);
+export type MessageView = Pick<MessagesRow, 'id' | 'conversation_id' | 'sender_id' | 'content' | 'file_id' | 'is_read' | 'created_at'> & { sender_type: SenderType };
+
+/** The patient fields a conversation shows, and their newest subscription's status ('none' without one). */
+export type PatientSummary = Pick<UsersRow, 'email' | 'first_name' | 'last_name' | 'locale' | 'country_of_residence' | 'created_at'> & { subscription_status: string };
+
+export type ConversationView = Pick<ConversationsRow, 'id' | 'user_id' | 'is_active' | 'pinned_at' | 'flagged_at' | 'created_at' | 'updated_at'> &
+  Omit<PatientSummary, 'created_at'> & {
+    /** Unread messages from the other side: the team's for the patient, the patient's for the team. */
+    unread_count: number;
+    last_message: MessageView | null;
+  };
+
+export type StoredFile = Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension'>;
+
+const asSender = (v: string): SenderType => (v === 'DOCTOR' ? 'DOCTOR' : 'USER');
+const MESSAGE_COLUMNS = ['id', 'conversation_id', 'sender_id', 'sender_type', 'content', 'file_id', 'is_read', 'created_at'] as const;
+const messageOf = (m: Pick<MessagesRow, (typeof MESSAGE_COLUMNS)[number]>): MessageView => ({ ...m, sender_type: asSender(m.sender_type) });
+
+/**
+ * Conversations with their patient, newest subscription status, unread count and last message, in
+ * one statement (the team's list used to run two more statements per row). `unreadFrom` is the side
+ * whose unread messages are counted: the other side's, seen from the reader.
+ */
+function conversations(q: Queryable, unreadFrom: SenderType) {
+  return sqlOf(q)
+    .selectFrom('conversations as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('messages as lm')
+          .select(['lm.id', 'lm.conversation_id', 'lm.sender_id', 'lm.sender_type', 'lm.content', 'lm.file_id', 'lm.is_read', 'lm.created_at'])
+          .whereRef('lm.conversation_id', '=', 'c.id')
+          .orderBy('lm.created_at', 'desc')
+          .orderBy('lm.id', 'desc')
+          .limit(1)
+          .as('last'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'c.id', 'c.user_id', 'c.is_active', 'c.pinned_at', 'c.flagged_at', 'c.created_at', 'c.updated_at',
+      'u.email', 'u.first_name', 'u.last_name', 'u.locale', 'u.country_of_residence',
+      sql<number>`(select count(*)::int from messages m where m.conversation_id = c.id and m.sender_type = ${unreadFrom} and not m.is_read)`.as('unread_count'),
+      sql<string>`coalesce((select s.status from subscriptions s where s.user_id = c.user_id order by s.created_at desc limit 1), 'none')`.as('subscription_status'),
+      'last.id as last_id', 'last.sender_id as last_sender_id', 'last.sender_type as last_sender_type', 'last.content as last_content',
+      'last.file_id as last_file_id', 'last.is_read as last_is_read', 'last.created_at as last_created_at',
+    ]);
 }
 
-export async function conversationForUser(q: Queryable, userId: string, id?: string) {
-  const [row] = await q.query(`${CONVERSATION} where c.user_id = $1${id ? ' and c.id = $2' : ''}`, id ? [userId, id] : [userId]);
-  return row;
+type ConversationRow = Awaited<ReturnType<ReturnType<typeof conversations>['executeTakeFirstOrThrow']>>;
+
+function conversationOf(r: ConversationRow): ConversationView {
+  const last =
+    r.last_id !== null && r.last_sender_id !== null && r.last_sender_type !== null && r.last_content !== null && r.last_is_read !== null && r.last_created_at !== null
+      ? messageOf({ id: r.last_id, conversation_id: r.id, sender_id: r.last_sender_id, sender_type: r.last_sender_type, content: r.last_content, file_id: r.last_file_id, is_read: r.last_is_read, created_at: r.last_created_at })
+      : null;
+  return {
+    id: r.id, user_id: r.user_id, is_active: r.is_active, pinned_at: r.pinned_at, flagged_at: r.flagged_at, created_at: r.created_at, updated_at: r.updated_at,
+    email: r.email, first_name: r.first_name, last_name: r.last_name, locale: r.locale, country_of_residence: r.country_of_residence,
+    unread_count: r.unread_count, subscription_status: r.subscription_status, last_message: last,
+  };
 }
 
-export async function conversationById(q: Queryable, id: string) {
-  const [row] = await q.query(`${CONVERSATION} where c.id = $1`, [id]);
-  return row;
+// ---------------------------------------------------------------- the patient's side
+
+/** The patient's conversation (optionally only if it has this id), or undefined when it has no row yet. */
+export async function findConversationForPatient(q: Queryable, userId: string, id?: string): Promise<ConversationView | undefined> {
+  let query = conversations(q, 'DOCTOR').where('c.user_id', '=', userId);
+  if (id !== undefined) query = query.where('c.id', '=', id);
+  const row = await query.executeTakeFirst();
+  return row && conversationOf(row);
 }
 
-export async function lastMessage(q: Queryable, conversationId: string) {
-  const [row] = await q.query('select * from messages where conversation_id = $1 order by created_at desc, id desc limit 1', [conversationId]);
-  return row;
+/** What a conversation without a row shows of its patient. Undefined when the account does not exist. */
+export async function patientSummary(q: Queryable, userId: string): Promise<PatientSummary | undefined> {
+  return sqlOf(q)
+    .selectFrom('users as u')
+    .select([
+      'u.email', 'u.first_name', 'u.last_name', 'u.locale', 'u.country_of_residence', 'u.created_at',
+      sql<string>`coalesce((select s.status from subscriptions s where s.user_id = u.id order by s.created_at desc limit 1), 'none')`.as('subscription_status'),
+    ])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
 }
 
-export async function listMessages(q: Queryable, conversationId: string) {
-  return q.query('select * from messages where conversation_id = $1 order by created_at asc, id asc', [conversationId]);
+/** Creates the patient's conversation under the id it was shown with (first write); a no-op when it exists. */
+export async function createConversationForPatient(q: Queryable, userId: string, id: string, createdAt: Date): Promise<void> {
+  await sqlOf(q)
+    .insertInto('conversations')
+    .values({ id, user_id: userId, created_at: createdAt, updated_at: createdAt })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
 }
 
-export async function markRead(q: Queryable, conversationId: string, senderType: 'USER' | 'DOCTOR') {
-  await q.query('update messages set is_read = true, read_at = now() where conversation_id = $1 and sender_type = $2 and not is_read', [conversationId, senderType]);
+export async function listMessagesForPatient(q: Queryable, userId: string, conversationId: string): Promise<MessageView[]> {
+  const rows = await sqlOf(q)
+    .selectFrom('messages as m')
+    .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+    .select(['m.id', 'm.conversation_id', 'm.sender_id', 'm.sender_type', 'm.content', 'm.file_id', 'm.is_read', 'm.created_at'])
+    .where('c.user_id', '=', userId)
+    .where('c.id', '=', conversationId)
+    .orderBy('m.created_at', 'asc')
+    .orderBy('m.id', 'asc')
+    .execute();
+  return rows.map(messageOf);
 }
 
-export async function insertMessage(
+/** The patient has read the team's messages. */
+export async function markTeamMessagesReadForPatient(q: Queryable, userId: string, conversationId: string, at: Date): Promise<void> {
+  await sqlOf(q)
+    .updateTable('messages')
+    .set({ is_read: true, read_at: at })
+    .where('conversation_id', '=', conversationId)
+    .where('conversation_id', 'in', (eb) => eb.selectFrom('conversations').select('id').where('user_id', '=', userId))
+    .where('sender_type', '=', 'DOCTOR')
+    .where('is_read', '=', false)
+    .execute();
+}
+
+/** A patient's message, only into their own conversation; false when the conversation is not theirs. */
+export async function insertPatientMessage(
   q: Queryable,
-  m: { conversationId: string; senderId: string; senderType: 'USER' | 'DOCTOR'; content: string; fileId: string | null; flagged: boolean; at: Date },
-) {
-  const [row] = await q.query(
-    `insert into messages (conversation_id, sender_id, sender_type, content, file_id, flagged_emergency, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [m.conversationId, m.senderId, m.senderType, m.content, m.fileId, m.flagged, m.at],
-  );
-  await q.query(`update conversations set updated_at = $2${m.flagged ? ', flagged_at = coalesce(flagged_at, $2)' : ''} where id = $1`, [m.conversationId, m.at]);
-  return row;
+  userId: string,
+  m: { conversationId: string; content: string; fileId: string | null; flagged: boolean; at: Date },
+): Promise<boolean> {
+  const inserted = await sqlOf(q)
+    .insertInto('messages')
+    .columns(['conversation_id', 'sender_id', 'sender_type', 'content', 'file_id', 'flagged_emergency', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('conversations')
+        .select([
+          'id',
+          'user_id',
+          sql<string>`'USER'`.as('sender_type'),
+          sql<string>`${m.content}::text`.as('content'),
+          sql<string | null>`${m.fileId}::uuid`.as('file_id'),
+          sql<boolean>`${m.flagged}::boolean`.as('flagged_emergency'),
+          sql<Date>`${m.at}::timestamptz`.as('created_at'),
+        ])
+        .where('id', '=', m.conversationId)
+        .where('user_id', '=', userId),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return false;
+  // Emergency wording flags the thread for the team (first flag kept); every message moves it up.
+  await sqlOf(q)
+    .updateTable('conversations')
+    .set((eb) => ({ updated_at: m.at, ...(m.flagged ? { flagged_at: eb.fn.coalesce('flagged_at', sql<Date>`${m.at}::timestamptz`) } : {}) }))
+    .where('id', '=', m.conversationId)
+    .where('user_id', '=', userId)
+    .execute();
+  return true;
 }
 
-export async function insertFile(q: Queryable, f: { userId: string; key: string; contentType: string; extension: string; size: number }): Promise<string> {
-  const [row] = await q.query<{ id: string }>(
-    'insert into message_files (user_id, storage_key, content_type, extension, size_bytes) values ($1, $2, $3, $4, $5) returning id',
-    [f.userId, f.key, f.contentType, f.extension, f.size],
-  );
+export async function insertFile(q: Queryable, userId: string, f: { key: string; contentType: string; extension: string; size: number }): Promise<string> {
+  const row = await sqlOf(q)
+    .insertInto('message_files')
+    .values({ user_id: userId, storage_key: f.key, content_type: f.contentType, extension: f.extension, size_bytes: f.size })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** A message's file, only through the owner's conversation. */
-export async function fileForUser(q: Queryable, userId: string, conversationId: string, messageId: string) {
-  const [row] = await q.query(
-    `select f.* from messages m join conversations c on c.id = m.conversation_id join message_files f on f.id = m.file_id
-      where c.user_id = $1 and c.id = $2 and m.id = $3`,
-    [userId, conversationId, messageId],
-  );
-  return row;
+export async function fileForPatient(q: Queryable, userId: string, conversationId: string, messageId: string): Promise<StoredFile | undefined> {
+  return sqlOf(q)
+    .selectFrom('messages as m')
+    .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+    .innerJoin('message_files as f', 'f.id', 'm.file_id')
+    .select(['f.storage_key', 'f.content_type', 'f.extension'])
+    .where('c.user_id', '=', userId)
+    .where('c.id', '=', conversationId)
+    .where('m.id', '=', messageId)
+    .executeTakeFirst();
 }
 
-export async function fileForConversation(q: Queryable, conversationId: string, messageId: string) {
-  const [row] = await q.query(
-    'select f.* from messages m join message_files f on f.id = m.file_id where m.conversation_id = $1 and m.id = $2',
-    [conversationId, messageId],
-  );
-  return row;
+// ---------------------------------------------------------------- the medical team's side
+
+export async function findConversationForClinician(q: Queryable, id: string): Promise<ConversationView | undefined> {
+  const row = await conversations(q, 'USER').where('c.id', '=', id).executeTakeFirst();
+  return row && conversationOf(row);
 }
 
-export async function countConversations(q: Queryable) {
-  const [row] = await q.query<{ n: number }>('select count(*)::int as n from conversations');
+export async function countConversationsForClinician(q: Queryable): Promise<number> {
+  const row = await sqlOf(q).selectFrom('conversations').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
   return row.n;
 }
 
-export async function clinicianConversationIds(q: Queryable, limit: number, offset: number) {
-  return q.query<{ id: string }>(
-    `select c.id from conversations c
-      order by c.flagged_at desc nulls last, c.updated_at desc, c.id limit $1 offset $2`,
-    [limit, offset],
-  );
+/** A page of conversations: flagged (emergency wording) first, then the most recently active. */
+export async function pageConversationsForClinician(q: Queryable, limit: number, offset: number): Promise<ConversationView[]> {
+  const rows = await conversations(q, 'USER')
+    .orderBy(sql`c.flagged_at desc nulls last`)
+    .orderBy('c.updated_at', 'desc')
+    .orderBy('c.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map(conversationOf);
+}
+
+export async function listMessagesForClinician(q: Queryable, conversationId: string): Promise<MessageView[]> {
+  const rows = await sqlOf(q).selectFrom('messages').select(MESSAGE_COLUMNS).where('conversation_id', '=', conversationId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(messageOf);
+}
+
+/** The team has read the patient's messages. */
+export async function markPatientMessagesReadForClinician(q: Queryable, conversationId: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('messages').set({ is_read: true, read_at: at }).where('conversation_id', '=', conversationId).where('sender_type', '=', 'USER').where('is_read', '=', false).execute();
+}
+
+export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; at: Date }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('messages')
+    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: m.content, file_id: null, flagged_emergency: false, created_at: m.at })
+    .execute();
+  await sqlOf(q).updateTable('conversations').set({ updated_at: m.at }).where('id', '=', m.conversationId).execute();
+}
+
+export async function fileForClinician(q: Queryable, conversationId: string, messageId: string): Promise<StoredFile | undefined> {
+  return sqlOf(q)
+    .selectFrom('messages as m')
+    .innerJoin('message_files as f', 'f.id', 'm.file_id')
+    .select(['f.storage_key', 'f.content_type', 'f.extension'])
+    .where('m.conversation_id', '=', conversationId)
+    .where('m.id', '=', messageId)
+    .executeTakeFirst();
 }

@@ -28,9 +28,10 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
         refuseNul('content', content);
       }
     }
-  } catch (err: any) {
-    if (err?.code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
-    if (err?.code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
+  } catch (err: unknown) {
+    const code = err !== null && typeof err === 'object' && 'code' in err ? err.code : undefined;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
+    if (code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
     if (err instanceof ApiError) throw err;
     throw errorCode(400, 'invalid_multipart', 'The multipart body could not be read.');
   }
@@ -43,7 +44,8 @@ function sendFile(reply: FastifyReply, file: { data: Buffer; contentType: string
   return reply.send(file.data);
 }
 
-export default async function messagesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the promise is Fastify's async-plugin contract (nothing to await).
+export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const patient = { tags: ['messages'], security: bearerSecurity };
   const doctor = { tags: ['clinician'], security: bearerSecurity };
@@ -51,11 +53,11 @@ export default async function messagesModule(app: ZodApp, { deps }: ModuleOption
   r.get(
     '/v1/users/conversations/',
     {
-      schema: { ...patient, summary: 'The patient’s conversation with the medical team (one, created on first need)', querystring: PageQuery, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
+      schema: { ...patient, summary: 'The patient’s conversation with the medical team (always one; stored at its first message)', querystring: PageQuery, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
     },
     async (request) => {
       const results = await messages.listForPatient(deps, currentUser(request).id);
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, async ({ limit, offset }) => ({ count: results.length, results: results.slice(offset, offset + limit) }));
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => Promise.resolve({ count: results.length, results: results.slice(offset, offset + limit) }));
     },
   );
 
@@ -77,8 +79,9 @@ export default async function messagesModule(app: ZodApp, { deps }: ModuleOption
     {
       // A multipart body is read in the handler (streamed, with its size limit); the JSON schema
       // applies to JSON bodies only.
-      preValidation: async (request) => {
+      preValidation: (request, _reply, done) => {
         if (request.isMultipart() || request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
+        done();
       },
       schema: {
         ...patient,
@@ -117,9 +120,7 @@ export default async function messagesModule(app: ZodApp, { deps }: ModuleOption
         response: { 200: pageSchema(ClinicianConversationSchema), 403: DetailCodeSchema, ...unauthorised },
       },
     },
-    async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset));
-    },
+    (request) => respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset)),
   );
 
   r.get(
@@ -151,4 +152,5 @@ export default async function messagesModule(app: ZodApp, { deps }: ModuleOption
     },
     async (request, reply) => sendFile(reply, await messages.clinicianFile(deps, request.params.id, request.params.message_id)),
   );
+  return Promise.resolve();
 }

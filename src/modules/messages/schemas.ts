@@ -35,7 +35,9 @@ export const ConversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
-export const EmergencySchema = z.object({ number: z.string(), message: z.string() }).meta({ id: 'EmergencyNotice' });
+// Its own component: the questionnaires' EmergencyNotice has more fields, and two schemas under one id
+// fail the document (which one won depended on module load order).
+export const EmergencySchema = z.object({ number: z.string(), message: z.string() }).meta({ id: 'MessageEmergencyNotice' });
 
 export const SendResponseSchema = ConversationSchema.extend({
   user: UserSummary.extend({ country_of_residence: z.string().nullable() }),

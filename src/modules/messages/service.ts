@@ -1,14 +1,18 @@
-// Messages with the medical team: one conversation per patient, created on first need; patient and
+// Messages with the medical team: one conversation per patient, stored at its first message; patient and
 // doctor sides; attachments; emergency wording flagged. Design decisions: docs/messages.md.
 import { join } from 'node:path';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { errorCode, notFound } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency, type EmergencyNotice } from '../../lib/emergency.ts';
+import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
+import { recordAudit } from '../audit/index.ts';
+import { resumeReview } from '../consultations/index.ts';
 import { detectAllowedType, diskStore, MAX_FILE_BYTES, stripMetadata, type FileStore } from './files.ts';
 import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
+import type { ConversationView, MessageView, PatientSummary } from './repository.ts';
 import { MAX_CONTENT_LENGTH } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
 import { iso } from '../../lib/iso.ts';
@@ -21,51 +25,82 @@ export function fileStore(deps: Deps): FileStore {
   return stores.get(dir)!;
 }
 
-function messageOut(deps: Deps, m: any, patientSide: boolean) {
+function messageOut(deps: Deps, m: MessageView, patientSide: boolean) {
   const base = deps.config.PUBLIC_BASE_URL;
   const file = m.file_id
     ? patientSide
       ? `${base}/v1/users/conversations/${m.conversation_id}/messages/${m.id}/file/`
       : `${base}/v1/clinician/conversations/${m.conversation_id}/messages/${m.id}/file/`
     : null;
-  return { id: m.id, sender: m.sender_id, sender_type: m.sender_type, content: m.content, file, is_read: m.is_read, created_at: iso(m.created_at)! };
+  return { id: m.id, sender: m.sender_id, sender_type: m.sender_type, content: m.content, file, is_read: m.is_read, created_at: m.created_at.toISOString() };
 }
 
-async function conversationOut(deps: Deps, q: Queryable, row: any, patientSide = true) {
-  const last = await repo.lastMessage(q, row.id);
+function conversationOut(deps: Deps, c: ConversationView, patientSide = true) {
+  const last = c.last_message;
   return {
-    id: row.id,
-    user: { id: row.user_id, email: row.email, first_name: row.first_name, last_name: row.last_name, locale: row.locale },
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
-    is_active: row.is_active,
-    pinned_at: iso(row.pinned_at),
+    id: c.id,
+    user: { id: c.user_id, email: c.email, first_name: c.first_name, last_name: c.last_name, locale: c.locale },
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+    is_active: c.is_active,
+    pinned_at: iso(c.pinned_at),
     last_message: last ? messageOut(deps, last, patientSide) : null,
-    last_message_created_at: last ? iso(last.created_at) : null,
+    last_message_created_at: last ? last.created_at.toISOString() : null,
     last_message_sender_type: last ? last.sender_type : null,
-    unread_count: row.unread_count,
-    subscription_status: row.subscription_status,
-    flagged_at: iso(row.flagged_at),
+    unread_count: c.unread_count,
+    subscription_status: c.subscription_status,
+    flagged_at: iso(c.flagged_at),
   };
 }
 
+// The namespace of the ids of conversations not written to yet (any fixed UUID; changing it changes those ids).
+const CONVERSATION_ID_NAMESPACE = '0b7c2f64-91d3-4a5e-8f0a-6c3e5d2b1a98';
+
+/** The id a patient's conversation is shown with before it has a row, and stored under at the first message. */
+export const conversationIdFor = (userId: string): string => nameUuid(CONVERSATION_ID_NAMESPACE, userId);
+
+/**
+ * The conversation a patient has before writing anything: empty, no row (GETs do not write). It is
+ * dated from the account's creation, and the first message stores it with these dates, so that the
+ * listing does not change when the row appears.
+ */
+function emptyConversation(userId: string, p: PatientSummary): ConversationView {
+  return {
+    id: conversationIdFor(userId), user_id: userId, is_active: true, pinned_at: null, flagged_at: null, created_at: p.created_at, updated_at: p.created_at,
+    email: p.email, first_name: p.first_name, last_name: p.last_name, locale: p.locale, country_of_residence: p.country_of_residence,
+    unread_count: 0, subscription_status: p.subscription_status, last_message: null,
+  };
+}
+
+/** The patient's conversation, stored or empty; undefined only when the account is gone. */
+async function patientConversation(q: Queryable, userId: string): Promise<ConversationView | undefined> {
+  const stored = await repo.findConversationForPatient(q, userId);
+  if (stored) return stored;
+  const summary = await repo.patientSummary(q, userId);
+  return summary && emptyConversation(userId, summary);
+}
+
+/** Read-only: served by deps.reader. */
 export async function listForPatient(deps: Deps, userId: string) {
-  await repo.ensureConversation(deps.db, userId);
-  const row = await repo.conversationForUser(deps.db, userId);
-  return [await conversationOut(deps, deps.db, row)];
+  const conv = await patientConversation(deps.reader, userId);
+  if (!conv) throw notFound();
+  return [conversationOut(deps, conv)];
 }
 
-async function ownConversation(deps: Deps, userId: string, id: string) {
-  const row = await repo.conversationForUser(deps.db, userId, id);
-  if (!row) throw notFound();
-  return row;
+/** The patient's own conversation by id (stored, or the empty one under its derived id), else 404. */
+async function ownConversation(deps: Deps, userId: string, id: string): Promise<ConversationView> {
+  const conv = (await repo.findConversationForPatient(deps.db, userId, id)) ?? (id === conversationIdFor(userId) ? await patientConversation(deps.db, userId) : undefined);
+  if (!conv || conv.id !== id) throw notFound();
+  return conv;
 }
 
+/** Marks the team's messages read, so it writes (on the primary) when there is something to mark. */
 export async function readAsPatient(deps: Deps, userId: string, id: string) {
   const conv = await ownConversation(deps, userId, id);
+  if (!conv.last_message) return [];
   const rows = await deps.db.tx(async (q) => {
-    await repo.markRead(q, conv.id, 'DOCTOR');
-    return repo.listMessages(q, conv.id);
+    await repo.markTeamMessagesReadForPatient(q, userId, conv.id, deps.clock.now());
+    return repo.listMessagesForPatient(q, userId, conv.id);
   });
   return rows.map((m) => messageOut(deps, m, true));
 }
@@ -84,7 +119,7 @@ async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upl
   if (!type) throw errorCode(400, 'unsupported_file_type', 'Only PDF, JPEG, PNG and HEIC files can be sent.');
   const clean = stripMetadata(upload.data, type.contentType);
   const key = await fileStore(deps).put(clean);
-  return repo.insertFile(q, { userId, key, contentType: type.contentType, extension: type.extension, size: clean.length });
+  return repo.insertFile(q, userId, { key, contentType: type.contentType, extension: type.extension, size: clean.length });
 }
 
 function checkContent(content: string | undefined): string {
@@ -99,11 +134,17 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
   if (!text && !upload) throw errorCode(400, 'content_or_file_required', 'Either content or file is required.');
   const flagged = text !== '' && mentionsEmergency(text);
   await deps.db.tx(async (q) => {
+    // The first message stores the conversation under the id (and dates) it was shown with.
+    await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
-    await repo.insertMessage(q, { conversationId: conv.id, senderId: userId, senderType: 'USER', content: text, fileId, flagged, at: deps.clock.now() });
+    if (!(await repo.insertPatientMessage(q, userId, { conversationId: conv.id, content: text, fileId, flagged, at: deps.clock.now() }))) throw notFound();
+    // A patient's message answers the team's question (docs/consultations.md): consultations waiting
+    // for information go back to review, in the same transaction as the message.
+    await resumeReview(q, userId);
   });
-  const row = await repo.conversationForUser(deps.db, userId, conv.id);
-  const out = await conversationOut(deps, deps.db, row);
+  const row = await repo.findConversationForPatient(deps.db, userId, conv.id);
+  if (!row) throw notFound();
+  const out = conversationOut(deps, row);
   const emergency: EmergencyNotice | null = flagged ? emergencyNotice(row.country_of_residence, row.locale) : null;
   return {
     ...out,
@@ -115,23 +156,22 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
 }
 
 export async function patientFile(deps: Deps, userId: string, id: string, messageId: string) {
-  const f = await repo.fileForUser(deps.db, userId, id, messageId);
+  const f = await repo.fileForPatient(deps.reader, userId, id, messageId);
   if (!f) throw notFound();
-  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type as string, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
+  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
 }
 
 // ---------------------------------------------------------------- the medical team
 
+/** Read-only: one statement for the page (with last messages and unread counts) and one for the count. */
 export async function listForClinician(deps: Deps, limit: number, offset: number) {
-  const count = await repo.countConversations(deps.db);
-  const ids = await repo.clinicianConversationIds(deps.db, limit, offset);
-  const results = [];
-  for (const { id } of ids) results.push(await conversationOut(deps, deps.db, await repo.conversationById(deps.db, id), false));
-  return { count, results };
+  const count = await repo.countConversationsForClinician(deps.reader);
+  const rows = await repo.pageConversationsForClinician(deps.reader, limit, offset);
+  return { count, results: rows.map((c) => conversationOut(deps, c, false)) };
 }
 
-async function anyConversation(deps: Deps, id: string) {
-  const row = await repo.conversationById(deps.db, id);
+async function anyConversation(deps: Deps, id: string): Promise<ConversationView> {
+  const row = await repo.findConversationForClinician(deps.db, id);
   if (!row) throw notFound();
   return row;
 }
@@ -139,8 +179,8 @@ async function anyConversation(deps: Deps, id: string) {
 export async function readAsClinician(deps: Deps, id: string) {
   const conv = await anyConversation(deps, id);
   const rows = await deps.db.tx(async (q) => {
-    await repo.markRead(q, conv.id, 'USER');
-    return repo.listMessages(q, conv.id);
+    await repo.markPatientMessagesReadForClinician(q, conv.id, deps.clock.now());
+    return repo.listMessagesForClinician(q, conv.id);
   });
   return rows.map((m) => messageOut(deps, m, false));
 }
@@ -150,15 +190,15 @@ export async function replyAsClinician(deps: Deps, doctorId: string, id: string,
   const text = checkContent(content);
   if (!text) throw errorCode(400, 'content_required', 'A reply needs content.');
   await deps.db.tx(async (q) => {
-    await repo.insertMessage(q, { conversationId: conv.id, senderId: doctorId, senderType: 'DOCTOR', content: text, fileId: null, flagged: false, at: deps.clock.now() });
-    await q.query(`insert into audit_log (actor_id, action, subject_type, subject_id) values ($1, 'conversation.reply', 'conversation', $2)`, [doctorId, conv.id]);
+    await repo.insertClinicianMessage(q, doctorId, { conversationId: conv.id, content: text, at: deps.clock.now() });
+    await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id });
     await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: appLinks.messages(deps.config) });
   });
-  return conversationOut(deps, deps.db, await repo.conversationById(deps.db, conv.id), false);
+  return conversationOut(deps, await anyConversation(deps, conv.id), false);
 }
 
 export async function clinicianFile(deps: Deps, id: string, messageId: string) {
-  const f = await repo.fileForConversation(deps.db, id, messageId);
+  const f = await repo.fileForClinician(deps.reader, id, messageId);
   if (!f) throw notFound();
-  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type as string, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
+  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
 }

@@ -2,7 +2,7 @@
 // ignored, as DRF ignores read-only fields (docs/profile.md).
 import { z } from 'zod';
 import { calendarDate } from '../../http/fields.ts';
-import { OrderSchema } from '../billing/orders.ts';
+import { OrderSchema } from '../fulfilment/index.ts';
 
 export const CATEGORY_KEYS = [
   'hair_growth',

@@ -5,7 +5,7 @@ import { errorName, fieldErrors, type FieldErrors } from '../../http/errors.ts';
 import { isCalendarDate } from '../../http/fields.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
-import { listOrders } from '../billing/orders.ts';
+import { listOrders } from '../fulfilment/index.ts';
 import { profileRow, submittedCategories, updateProfile } from './repository.ts';
 import { CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
 

@@ -4,12 +4,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { isLocale, LOCALES, type Locale } from '../../lib/locales.ts';
 
-export const LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
-export type Locale = (typeof LOCALES)[number];
+// The service's one locale list (src/lib/locales.ts): every catalogue text has each of them.
+export type { Locale };
 export const CATEGORY_SLUGS = [
   'hair_growth', 'weight_loss', 'sexual_health', 'premature_ejaculation', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep',
 ] as const;
+export type CategorySlug = (typeof CATEGORY_SLUGS)[number];
 
 const Text = z.object(Object.fromEntries(LOCALES.map((l) => [l, z.string().min(1)])) as Record<Locale, z.ZodString>).strict();
 export type LocalisedText = z.infer<typeof Text>;
@@ -34,7 +36,7 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
     z.object({ any: z.array(ConditionSchema).min(1) }).strict(),
     z.object({ not: ConditionSchema }).strict(),
   ]),
-) as z.ZodType<Condition>;
+);
 
 const QuestionSchema = z
   .object({
@@ -167,7 +169,7 @@ function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>
       const q = questions.get(c.answer);
       if (!q) return problems.push(`${prefix}${where}: unknown question ${c.answer}`);
       for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${prefix}${where}: unknown option ${o}`);
-      if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${String(c.eq)}`);
+      if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${typeof c.eq === 'string' ? c.eq : JSON.stringify(c.eq)}`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);
@@ -237,17 +239,18 @@ export const TIME_CRITICAL_CATEGORIES: readonly string[] = ['emergency_contracep
 
 /** Picks a locale from ?locale= or Accept-Language (q-weighted); English when nothing matches. */
 export function pickLocale(query: string | undefined, acceptLanguage: string | undefined): Locale {
-  if (query && (LOCALES as readonly string[]).includes(query.toLowerCase())) return query.toLowerCase() as Locale;
+  const asked = query?.toLowerCase();
+  if (isLocale(asked)) return asked;
   const prefs = (acceptLanguage ?? '')
     .split(',')
     .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
+      const [tag = '', ...params] = part.trim().split(';');
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { lang: tag.trim().toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+      return { lang: tag.trim().toLowerCase().split('-')[0] ?? '', q: q ? Number(q.slice(2)) || 0 : 1, i };
     })
     .filter((p) => p.lang && p.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const p of prefs) if ((LOCALES as readonly string[]).includes(p.lang)) return p.lang as Locale;
+  for (const p of prefs) if (isLocale(p.lang)) return p.lang;
   return 'en';
 }
 
@@ -266,7 +269,7 @@ export const localisedSteps = (steps: Step[], locale: Locale) =>
       ...(q.min !== undefined ? { min: q.min } : {}),
       ...(q.max !== undefined ? { max: q.max } : {}),
       ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
-      ...(q.visible_if ? { visible_if: q.visible_if as Record<string, unknown> } : {}),
+      ...(q.visible_if ? { visible_if: q.visible_if } : {}),
     })),
   }));
 

@@ -1,7 +1,7 @@
 // The eligibility engine: a pure function of (catalogue version, profile, answers, now). No I/O, no
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
 import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
-import { ageOn } from '../profile/service.ts';
+import { ageOn } from '../profile/index.ts';
 import { getCategory, type Condition, type Locale, type Question, type Rule, type RuleSet, type Step } from './catalogue.ts';
 
 /** A question set: a version, or a renewal screen (`{category, steps}`). */
@@ -95,8 +95,11 @@ export function holds(c: Condition, f: Facts): boolean {
   const v = f.answers.get(c.answer);
   if ('eq' in c && c.eq !== undefined && v !== c.eq) return false;
   if (c.in && !c.in.includes(v)) return false;
-  if (c.includes_any && !(Array.isArray(v) && v.some((x) => c.includes_any!.includes(x)))) return false;
-  if (c.includes_none_of && !(Array.isArray(v) && v.length > 0 && !v.some((x) => c.includes_none_of!.includes(x)))) return false;
+  // Multiple-choice answers are string arrays (answerMap); anything else does not match an option.
+  const chosen: unknown[] | null = Array.isArray(v) ? (v as unknown[]) : null;
+  const picked = (options: string[]) => (chosen ?? []).some((x) => typeof x === 'string' && options.includes(x));
+  if (c.includes_any && !(chosen && picked(c.includes_any))) return false;
+  if (c.includes_none_of && !(chosen && chosen.length > 0 && !picked(c.includes_none_of))) return false;
   if ((c.gt ?? c.gte ?? c.lt ?? c.lte) !== undefined && !compare(v, c)) return false;
   return true;
 }

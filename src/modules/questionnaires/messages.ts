@@ -42,11 +42,14 @@ const KIND: Record<Rule['kind'], T> = {
   },
 };
 
+// The fallback for an alternative code without its own text.
+const GENERAL_PRACTITIONER: T = {
+  en: 'Please see your family doctor in person.', de: 'Bitte wenden Sie sich persönlich an Ihre Hausarztpraxis.', es: 'Acuda en persona a su médico de cabecera.',
+  fr: 'Veuillez consulter votre médecin traitant en personne.', it: 'Si rivolga di persona al suo medico di base.', nl: 'Ga alstublieft persoonlijk naar uw huisarts.', pt: 'Consulte presencialmente o seu médico de família.',
+};
+
 const ALTERNATIVES: Record<string, T> = {
-  general_practitioner: {
-    en: 'Please see your family doctor in person.', de: 'Bitte wenden Sie sich persönlich an Ihre Hausarztpraxis.', es: 'Acuda en persona a su médico de cabecera.',
-    fr: 'Veuillez consulter votre médecin traitant en personne.', it: 'Si rivolga di persona al suo medico di base.', nl: 'Ga alstublieft persoonlijk naar uw huisarts.', pt: 'Consulte presencialmente o seu médico de família.',
-  },
+  general_practitioner: GENERAL_PRACTITIONER,
   dermatologist: {
     en: 'Please see a dermatologist in person.', de: 'Bitte lassen Sie sich persönlich dermatologisch untersuchen.', es: 'Acuda en persona a un dermatólogo.',
     fr: 'Veuillez consulter un dermatologue en personne.', it: 'Si rivolga di persona a un dermatologo.', nl: 'Ga alstublieft persoonlijk naar een dermatoloog.', pt: 'Consulte presencialmente um dermatologista.',
@@ -138,7 +141,7 @@ export const HELD_FOR_DRAFT_RED_FLAG: T = {
 };
 
 export const reasonText = (locale: Locale, rule: Rule) => (RULE_TEXT[rule.code] ?? KIND[rule.kind])[locale];
-export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? ALTERNATIVES.general_practitioner)[locale];
+export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? GENERAL_PRACTITIONER)[locale];
 export const emergencyText = (locale: Locale, number: string) => EMERGENCY[locale].replace('{n}', number);
 export const ALTERNATIVE_CODES = Object.keys(ALTERNATIVES);
 

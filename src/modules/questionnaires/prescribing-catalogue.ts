@@ -62,7 +62,7 @@ export function checkPrescribingFile(file: PrescribingFile, safetySteps: Step[],
       if (!q) return void problems.push(`${where}: unknown question ${key}`);
       if ('days_since' in c && q.type !== 'date') problems.push(`${where}: days_since needs a date question`);
       if ('answer' in c) for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${where}: unknown option ${o}`);
-      if ('answer' in c && q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${where}: unknown option ${String(c.eq)}`);
+      if ('answer' in c && q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${where}: unknown option ${typeof c.eq === 'string' ? c.eq : JSON.stringify(c.eq)}`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);

@@ -56,6 +56,14 @@ export interface DoseOptions {
   firstSupplyStrengths?: string[];
 }
 
+// Dose lists are never empty: the catalogue refuses empty strengths and ladders at start-up, and
+// first-supply strengths must be among the strengths (prescribing-catalogue.ts).
+function doseAt(list: readonly string[], i: number): string {
+  const dose = list[i];
+  if (dose === undefined) throw new Error(`no dose at ${i} of [${list.join(', ')}]`);
+  return dose;
+}
+
 export function doseVerdict(t: LadderTreatment, history: SupplyHistory | null, now: Date, opts: DoseOptions = {}): DoseVerdict {
   const ladder = t.dosage_ladder;
   if (!ladder) {
@@ -63,17 +71,17 @@ export function doseVerdict(t: LadderTreatment, history: SupplyHistory | null, n
     if (first && opts.firstSupplyStrengths?.length) {
       const allowed = t.strengths.filter((s) => opts.firstSupplyStrengths!.includes(s));
       return {
-        titrated: false, allowed, resume: allowed[0], codes: ['FIRST_SUPPLY_STARTING_DOSE'], supply_gap_days: null, weeks_on_dose: null,
+        titrated: false, allowed, resume: doseAt(allowed, 0), codes: ['FIRST_SUPPLY_STARTING_DOSE'], supply_gap_days: null, weeks_on_dose: null,
         explanation: [`${t.treatment_id}: a first supply starts at ${allowed.join(' or ')}.`],
       };
     }
-    const resume = history && t.strengths.includes(history.dosage) ? history.dosage : t.strengths[0];
+    const resume = history && t.strengths.includes(history.dosage) ? history.dosage : doseAt(t.strengths, 0);
     return { titrated: false, allowed: [...t.strengths], resume, codes: [], supply_gap_days: null, weeks_on_dose: null, explanation: [] };
   }
   const upTo = (max: number, codes: string[], explanation: string[], gap: number | null, weeks: number | null, current: number): DoseVerdict => ({
     titrated: true,
     allowed: ladder.slice(0, max + 1),
-    resume: ladder[Math.min(current, max)],
+    resume: doseAt(ladder, Math.min(current, max)),
     codes,
     supply_gap_days: gap,
     weeks_on_dose: weeks,

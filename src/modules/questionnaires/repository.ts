@@ -1,86 +1,209 @@
-// SQL of the questionnaires module: every statement is scoped by the authenticated account id.
+// SQL of the questionnaires module (owner of questionnaire_drafts, questionnaire_draft_red_flags and
+// questionnaire_submissions). Every statement is scoped by the authenticated account id. jsonb
+// columns are parsed here (zod) so that services get typed answers and results, never `unknown`.
+import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { UsersRow } from '../../db/schema.ts';
+import type { AnswerItem } from './engine.ts';
 
-export async function profileFacts(q: Queryable, userId: string) {
-  const [row] = await q.query<{ date_of_birth: string | null; gender: string | null; country_of_residence: string | null; locale: string | null }>(
-    'select date_of_birth, gender, country_of_residence, locale from users where id = $1',
-    [userId],
-  );
+/** The profile facts the engine and the country check read (users is the accounts module's; reading it here is a join-style read). */
+export type ProfileFacts = Pick<UsersRow, 'date_of_birth' | 'gender' | 'country_of_residence'> & { locale: string | null };
+
+export async function profileFacts(q: Queryable, userId: string): Promise<ProfileFacts> {
+  const row = await sqlOf(q).selectFrom('users').select(['date_of_birth', 'gender', 'country_of_residence', 'locale']).where('id', '=', userId).executeTakeFirst();
   return row ?? { date_of_birth: null, gender: null, country_of_residence: null, locale: null };
 }
 
-/** The patient's draft in a category, created empty (current version) on first read. */
-export async function ensureDraft(q: Queryable, userId: string, category: string, versionId: string) {
-  await q.query('insert into questionnaire_drafts (user_id, category, version_id) values ($1, $2, $3) on conflict (user_id, category) do nothing', [userId, category, versionId]);
-  const [row] = await q.query('select id, version_id, data, updated_at from questionnaire_drafts where user_id = $1 and category = $2', [userId, category]);
-  return row;
+// Stored answers are what validateAnswers produced; parsing them (not casting) keeps a hand-edited
+// or legacy row from reaching the engine as something else.
+const StoredAnswer = z.object({
+  step_id: z.number(),
+  question_key: z.string(),
+  value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  values: z.record(z.string(), z.unknown()).optional(),
+});
+const StoredAnswers = z.array(StoredAnswer);
+/** An answer as validateAnswers stores it (an engine AnswerItem without null values). */
+export type StoredAnswer = z.infer<typeof StoredAnswer> & AnswerItem;
+
+const answersOf = (json: unknown): StoredAnswer[] => StoredAnswers.parse(json ?? []);
+
+// The parts of a stored result that the service reads back (anti-gaming, re-checks). The rest of the
+// object is kept as stored (loose), so callers that pass it on see every field.
+const StoredReason = z.looseObject({ kind: z.string().optional(), treatments: z.array(z.string()).optional() });
+const StoredResult = z.looseObject({
+  deciding_keys: z.array(z.string()).optional(),
+  profile: z
+    .object({ date_of_birth: z.string().nullable().optional(), gender: z.string().nullable().optional(), country_of_residence: z.string().nullable().optional() })
+    .optional(),
+  reasons: z.array(StoredReason).optional(),
+});
+export type StoredResult = z.infer<typeof StoredResult>;
+
+export interface Draft {
+  id: string;
+  version_id: string;
+  data: StoredAnswer[];
+  updated_at: Date;
 }
 
-export async function saveDraft(q: Queryable, userId: string, category: string, versionId: string, data: unknown[], now: Date) {
-  const [row] = await q.query(
-    `insert into questionnaire_drafts (user_id, category, version_id, data, updated_at) values ($1, $2, $3, $4::jsonb, $5)
-     on conflict (user_id, category) do update set version_id = excluded.version_id, data = excluded.data, updated_at = excluded.updated_at
-     returning id, version_id, data, updated_at`,
-    [userId, category, versionId, JSON.stringify(data), now],
-  );
-  return row;
+export interface Submission {
+  id: string;
+  category: string;
+  version_id: string;
+  answers: StoredAnswer[];
+  outcome: string;
+  result: StoredResult;
+  created_at: Date;
 }
 
-export async function lockDraft(q: Queryable, userId: string, category: string) {
-  const [row] = await q.query('select id, version_id, data from questionnaire_drafts where user_id = $1 and category = $2 for update', [userId, category]);
-  return row ?? null;
+const SUBMISSION_COLUMNS = ['id', 'category', 'version_id', 'answers', 'outcome', 'result', 'created_at'] as const;
+
+function submissionOf(row: { id: string; category: string; version_id: string; answers: unknown; outcome: string; result: unknown; created_at: Date }): Submission {
+  return { ...row, answers: answersOf(row.answers), result: StoredResult.parse(row.result ?? {}) };
 }
 
-export async function deleteDraft(q: Queryable, userId: string, draftId: string) {
-  await q.query('delete from questionnaire_drafts where id = $1 and user_id = $2', [draftId, userId]);
+/** The patient's saved draft in a category, or undefined when none is saved (reads never create one). */
+export async function findDraft(q: Queryable, userId: string, category: string): Promise<Draft | undefined> {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_drafts')
+    .select(['id', 'version_id', 'data', 'updated_at'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .executeTakeFirst();
+  return row && { ...row, data: answersOf(row.data) };
 }
 
-export async function latestSubmission(q: Queryable, userId: string, category: string, outcomes?: string[]) {
-  const [row] = await q.query(
-    `select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions
-      where user_id = $1 and category = $2 ${outcomes ? 'and outcome = any($3::text[])' : ''} order by created_at desc, id desc limit 1`,
-    outcomes ? [userId, category, outcomes] : [userId, category],
-  );
-  return row ?? null;
+/**
+ * What an unsaved (empty) draft is derived from: the latest submission of the category (the previous
+ * draft ended there) and the time the empty draft began (that submission, else the account's
+ * creation). Undefined when the account does not exist.
+ */
+export async function emptyDraftBasis(q: Queryable, userId: string, category: string): Promise<{ lastSubmissionId: string | null; since: Date } | undefined> {
+  const row = await sqlOf(q)
+    .selectFrom('users as u')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('questionnaire_submissions')
+          .select(['id', 'created_at'])
+          .where('user_id', '=', userId)
+          .where('category', '=', category)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .as('s'),
+      (join) => join.onTrue(),
+    )
+    .select(['u.created_at as user_created_at', 's.id as submission_id', 's.created_at as submission_created_at'])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { lastSubmissionId: row.submission_id, since: row.submission_created_at ?? row.user_created_at };
 }
 
-export async function insertSubmission(q: Queryable, userId: string, category: string, versionId: string, answers: unknown[], outcome: string, result: unknown, now: Date) {
-  const [row] = await q.query(
-    `insert into questionnaire_submissions (user_id, category, version_id, answers, outcome, result, created_at)
-     values ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7) returning id, created_at`,
-    [userId, category, versionId, JSON.stringify(answers), outcome, JSON.stringify(result), now],
-  );
-  return row;
+/** Replaces the answers of the patient's draft; the first save inserts it under `newId` (the id the empty draft was shown with). */
+export async function saveDraft(q: Queryable, userId: string, category: string, versionId: string, data: AnswerItem[], now: Date, newId: string): Promise<Draft> {
+  const row = await sqlOf(q)
+    .insertInto('questionnaire_drafts')
+    .values({ id: newId, user_id: userId, category, version_id: versionId, data: JSON.stringify(data), updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'category']).doUpdateSet((eb) => ({
+        version_id: eb.ref('excluded.version_id'),
+        data: eb.ref('excluded.data'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .returning(['id', 'version_id', 'data', 'updated_at'])
+    .executeTakeFirstOrThrow();
+  return { ...row, data: answersOf(row.data) };
+}
+
+/** The draft, locked until the end of the transaction (parallel submits of one draft store one submission). */
+export async function lockDraft(q: Queryable, userId: string, category: string): Promise<Draft | null> {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_drafts')
+    .select(['id', 'version_id', 'data', 'updated_at'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ? { ...row, data: answersOf(row.data) } : null;
+}
+
+export async function deleteDraft(q: Queryable, userId: string, draftId: string): Promise<void> {
+  await sqlOf(q).deleteFrom('questionnaire_drafts').where('id', '=', draftId).where('user_id', '=', userId).execute();
+}
+
+/** The patient's latest submission of a category, optionally only among some outcomes. */
+export async function latestSubmission(q: Queryable, userId: string, category: string, outcomes?: string[]): Promise<Submission | null> {
+  let query = sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('user_id', '=', userId).where('category', '=', category);
+  if (outcomes) query = query.where('outcome', 'in', outcomes);
+  const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row ? submissionOf(row) : null;
+}
+
+export async function insertSubmission(
+  q: Queryable,
+  userId: string,
+  category: string,
+  versionId: string,
+  answers: AnswerItem[],
+  outcome: string,
+  result: unknown,
+  now: Date,
+): Promise<{ id: string; created_at: Date }> {
+  return sqlOf(q)
+    .insertInto('questionnaire_submissions')
+    .values({ user_id: userId, category, version_id: versionId, answers: JSON.stringify(answers), outcome, result: JSON.stringify(result), created_at: now })
+    .returning(['id', 'created_at'])
+    .executeTakeFirstOrThrow();
 }
 
 /** Remembers red flags raised on a draft save (one row per code; later saves update the time). */
-export async function recordDraftRedFlags(q: Queryable, userId: string, category: string, flags: { code: string; keys: string[] }[], now: Date) {
+export async function recordDraftRedFlags(q: Queryable, userId: string, category: string, flags: { code: string; keys: string[] }[], now: Date): Promise<void> {
   for (const f of flags) {
-    await q.query(
-      `insert into questionnaire_draft_red_flags (user_id, category, code, question_keys, first_raised_at, last_raised_at) values ($1, $2, $3, $4::text[], $5, $5)
-       on conflict (user_id, category, code) do update set last_raised_at = excluded.last_raised_at, times = questionnaire_draft_red_flags.times + 1`,
-      [userId, category, f.code, f.keys, now],
-    );
+    await sqlOf(q)
+      .insertInto('questionnaire_draft_red_flags')
+      .values({ user_id: userId, category, code: f.code, question_keys: f.keys, first_raised_at: now, last_raised_at: now })
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'category', 'code']).doUpdateSet((eb) => ({
+          last_raised_at: eb.ref('excluded.last_raised_at'),
+          times: eb('questionnaire_draft_red_flags.times', '+', 1),
+        })),
+      )
+      .execute();
   }
 }
 
 export async function draftRedFlags(q: Queryable, userId: string, category: string): Promise<{ code: string; question_keys: string[]; first_raised_at: Date; last_raised_at: Date }[]> {
-  return q.query('select code, question_keys, first_raised_at, last_raised_at from questionnaire_draft_red_flags where user_id = $1 and category = $2 order by code', [userId, category]);
+  return sqlOf(q)
+    .selectFrom('questionnaire_draft_red_flags')
+    .select(['code', 'question_keys', 'first_raised_at', 'last_raised_at'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .orderBy('code')
+    .execute();
 }
 
 /** The latest earlier submission whose result excluded at least one treatment (anti-gaming on exclusions). */
-export async function latestSubmissionWithExclusions(q: Queryable, userId: string, category: string) {
-  const [row] = await q.query(
-    `select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions
-      where user_id = $1 and category = $2 and result->'reasons' @> '[{"kind": "exclude_treatment"}]'::jsonb
-      order by created_at desc, id desc limit 1`,
-    [userId, category],
-  );
-  return row ?? null;
+export async function latestSubmissionWithExclusions(q: Queryable, userId: string, category: string): Promise<Submission | null> {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_submissions')
+    .select(SUBMISSION_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where(sql<boolean>`result->'reasons' @> '[{"kind": "exclude_treatment"}]'::jsonb`)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? submissionOf(row) : null;
 }
 
 /** A submission by id (scoped by the owner), for re-checks at approval. */
-export async function submissionById(q: Queryable, userId: string, id: string) {
-  const [row] = await q.query('select id, category, version_id, answers, outcome, result, created_at from questionnaire_submissions where id = $1 and user_id = $2', [id, userId]);
-  return row ?? null;
+export async function submissionById(q: Queryable, userId: string, id: string): Promise<Submission | null> {
+  const row = await sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return row ? submissionOf(row) : null;
 }

@@ -27,9 +27,10 @@ function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown):
   return tags.includes('*') || tags.includes(etag);
 }
 
-const localeOf = (request: FastifyRequest) => pickLocale((request.query as any)?.locale, request.headers['accept-language']);
+const localeOf = (request: FastifyRequest) => pickLocale(LocaleQuery.safeParse(request.query).data?.locale, request.headers['accept-language']);
 
-export default async function questionnairesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the promise is Fastify's async-plugin contract (nothing to await).
+export default function questionnairesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema), 403: DetailCodeSchema };
   const notModified = { 304: z.null().describe('Not modified: the If-None-Match ETag matches.') };
@@ -130,4 +131,5 @@ export default async function questionnairesModule(app: ZodApp, { deps }: Module
     },
     async (request) => submit(deps, currentUser(request).id, request.params.slug, localeOf(request)),
   );
+  return Promise.resolve();
 }

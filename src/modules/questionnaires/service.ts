@@ -2,7 +2,8 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
-import { missingProfileFields, profileIncomplete } from '../profile/service.ts';
+import { nameUuid } from '../../lib/name-uuid.ts';
+import { missingProfileFields, profileIncomplete } from '../profile/index.ts';
 import { currentVersion, getCategory, getVersion, type Category, type Locale, type Question, type Treatment, type Version } from './catalogue.ts';
 import {
   answerMap, emergencyNotice, evaluate, evaluateAt, hasElapsingAnswers, keysOf, missingAnswers, onlinePrescribingRefusal, PROFILE_DECIDING_KEYS, redFlags,
@@ -10,8 +11,8 @@ import {
 } from './engine.ts';
 import { ELIGIBLE, HELD_FOR_DRAFT_RED_FLAG, HELD_FOR_REVIEW, NOT_AVAILABLE_IN_COUNTRY } from './messages.ts';
 import {
-  deleteDraft, draftRedFlags, ensureDraft, insertSubmission, latestSubmission, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags, saveDraft,
-  submissionById,
+  deleteDraft, draftRedFlags, emptyDraftBasis, findDraft, insertSubmission, latestSubmission, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags,
+  saveDraft, submissionById, type Draft, type Submission,
 } from './repository.ts';
 import type { AnswerItemInput } from './schemas.ts';
 
@@ -36,7 +37,7 @@ export const treatmentOut = (t: Treatment) => ({
 
 const isRealDate = (v: string) => {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
-  const [y, m, d] = v.split('-').map(Number);
+  const [y = 0, m = 0, d = 0] = v.split('-').map(Number);
   const date = new Date(Date.UTC(y, m - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 };
@@ -92,17 +93,34 @@ export function validateAnswers(version: QuestionSet, data: AnswerItemInput[]): 
   return data.map((a) => (a.values !== undefined ? { step_id: a.step_id, question_key: a.question_key, values: a.values } : { step_id: a.step_id, question_key: a.question_key, value: a.value }));
 }
 
-const engineProfile = (p: { date_of_birth: string | null; gender: string | null; country_of_residence: string | null }): EngineProfile => ({
-  date_of_birth: p.date_of_birth,
-  gender: p.gender,
-  country_of_residence: p.country_of_residence,
+const engineProfile = (p: { date_of_birth?: string | null; gender?: string | null; country_of_residence?: string | null }): EngineProfile => ({
+  date_of_birth: p.date_of_birth ?? null,
+  gender: p.gender ?? null,
+  country_of_residence: p.country_of_residence ?? null,
 });
 
-function progressOut(category: Category, row: any, emergency: ReturnType<typeof emergencyNotice> | null) {
+function progressOut(category: Category, draft: Draft, emergency: ReturnType<typeof emergencyNotice> | null) {
   return {
-    progress: { id: row.id, category: category.id, version: row.version_id, data: row.data ?? [], updated_at: new Date(row.updated_at).toISOString() },
+    progress: { id: draft.id, category: category.id, version: draft.version_id, data: draft.data, updated_at: draft.updated_at.toISOString() },
     emergency,
   };
+}
+
+// The namespace of the ids of drafts not saved yet (any fixed UUID; changing it changes those ids).
+const DRAFT_ID_NAMESPACE = '5f1d0c1e-7a3b-4e29-a0c4-b8d6e2f31a77';
+
+/**
+ * The id a draft has before its first save: a name-based UUID of the account, the category and the
+ * submission that ended the previous draft. A read then needs no row to answer with a stable id, the
+ * first save inserts the row under that id, and a new draft after a submission gets a new id.
+ */
+export const draftIdFor = (userId: string, category: string, lastSubmissionId: string | null): string =>
+  nameUuid(DRAFT_ID_NAMESPACE, `${userId}/${category}/${lastSubmissionId ?? ''}`);
+
+/** The draft a patient has before saving anything: empty, current version, no row (GETs do not write). */
+async function emptyDraft(q: Queryable, userId: string, category: Category, now: Date): Promise<Draft> {
+  const basis = await emptyDraftBasis(q, userId, category.slug);
+  return { id: draftIdFor(userId, category.slug, basis?.lastSubmissionId ?? null), version_id: category.current_version_id, data: [], updated_at: basis?.since ?? now };
 }
 
 async function draftEmergency(q: Queryable, userId: string, versionId: string, data: AnswerItem[], now: Date, locale: Locale) {
@@ -128,10 +146,12 @@ export function assertCountryServed(country: string | null, locale: Locale = 'en
   }
 }
 
+/** The saved draft, or the empty one the first save will create: read-only (served by deps.reader). */
 export async function getProgress(deps: Deps, userId: string, slug: string, locale: Locale) {
   const category = categoryOr404(slug);
-  const row = await ensureDraft(deps.db, userId, slug, category.current_version_id);
-  return progressOut(category, row, await draftEmergency(deps.db, userId, row.version_id, row.data ?? [], deps.clock.now(), locale));
+  const now = deps.clock.now();
+  const draft = (await findDraft(deps.reader, userId, slug)) ?? (await emptyDraft(deps.reader, userId, category, now));
+  return progressOut(category, draft, await draftEmergency(deps.reader, userId, draft.version_id, draft.data, now, locale));
 }
 
 /** Replaces the draft's answers (whole array) and moves it to the current version. */
@@ -145,7 +165,9 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
   const profile = engineProfile(profileRow);
   const codes = answers.length ? redFlags(version, profile, answers, now) : [];
   const row = await deps.db.tx(async (q) => {
-    const saved = await saveDraft(q, userId, slug, version.id, answers, now);
+    // The first save creates the row under the id the empty draft was shown with.
+    const id = (await findDraft(q, userId, slug))?.id ?? (await emptyDraft(q, userId, category, now)).id;
+    const saved = await saveDraft(q, userId, slug, version.id, answers, now, id);
     // A red flag raised on a draft is remembered even if the answer is unticked later (anti-gaming).
     const raised = version.rules.filter((r) => codes.includes(r.code)).map((r) => ({ code: r.code, keys: [...new Set(keysOf(r.when))] }));
     if (raised.length) await recordDraftRedFlags(q, userId, slug, raised, now);
@@ -159,18 +181,18 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
  * profile fields that show or hide questions and decide rules (gender, date of birth, country)
  * always count as deciding keys.
  */
-function changedDecidingAnswers(prev: any, version: Version, answers: AnswerItem[], profile: EngineProfile): string[] {
+const PROFILE_FIELDS = ['date_of_birth', 'gender', 'country_of_residence'] as const satisfies readonly (keyof EngineProfile)[];
+
+function changedDecidingAnswers(prev: Submission, version: Version, answers: AnswerItem[], profile: EngineProfile): string[] {
   // Always the profile fields, when the earlier result kept a profile snapshot to compare with.
-  const keys: string[] = [...new Set([...(prev?.result?.deciding_keys ?? []), ...(prev?.result?.profile ? PROFILE_DECIDING_KEYS : [])])];
+  const keys: string[] = [...new Set([...(prev.result.deciding_keys ?? []), ...(prev.result.profile ? PROFILE_DECIDING_KEYS : [])])];
   const prevVersion = getVersion(prev.version_id) ?? version;
-  const before = answerMap(prevVersion, prev.answers ?? []);
+  const before = answerMap(prevVersion, prev.answers);
   const now = answerMap(version, answers);
-  const prevProfile = prev.result?.profile ?? {};
+  const prevProfile = engineProfile(prev.result.profile ?? {});
   return keys.filter((k) => {
-    if (k.startsWith('profile.')) {
-      const f = k.slice(8) as keyof EngineProfile;
-      return (prevProfile[f] ?? null) !== (profile[f] ?? null);
-    }
+    const field = PROFILE_FIELDS.find((f) => k === `profile.${f}`);
+    if (field) return prevProfile[field] !== profile[field];
     return JSON.stringify(before.get(k) ?? null) !== JSON.stringify(now.get(k) ?? null);
   });
 }
@@ -188,7 +210,7 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
     if (!draft || !version) {
       throw errorName(400, 'QUESTIONNAIRE_INCOMPLETE', 'Answer the questionnaire before submitting it.', { missing_answers: currentVersion(slug)!.steps.flatMap((s) => s.questions.filter((x) => x.required).map((x) => x.question_key)) });
     }
-    const answers: AnswerItem[] = draft.data ?? [];
+    const answers: AnswerItem[] = draft.data;
     // Red flags end the flow even when other answers are still missing.
     const flags = redFlags(version, profile, answers, now);
     const missing = flags.length ? [] : missingAnswers(version, profile, answers, now);
@@ -206,7 +228,7 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
       // 2. A treatment an earlier submission excluded is allowed now because its deciding answers changed.
       const prevExcl = await latestSubmissionWithExclusions(q, userId, slug);
       if (prevExcl) {
-        const excluded = new Set<string>(((prevExcl.result?.reasons ?? []) as any[]).filter((r) => r?.kind === 'exclude_treatment').flatMap((r) => r.treatments ?? []));
+        const excluded = new Set<string>((prevExcl.result.reasons ?? []).filter((r) => r.kind === 'exclude_treatment').flatMap((r) => r.treatments ?? []));
         if (result.treatments.some((t) => excluded.has(t))) changedDecidingAnswers(prevExcl, version, answers, profile).forEach((k) => found.add(k));
       }
       const answerChanges = found.size;
@@ -247,13 +269,13 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
       cautions: result.cautions,
       alternative: result.alternative,
       emergency: result.emergency,
-      created_at: new Date(row.created_at).toISOString(),
+      created_at: row.created_at.toISOString(),
     };
   });
 }
 
 /** For checkout: the latest submission of the category when it may go on to a doctor (eligible or held for review), else null. */
-export async function latestEligibleSubmission(q: Queryable, userId: string, category: string) {
+export async function latestEligibleSubmission(q: Queryable, userId: string, category: string): Promise<Submission | null> {
   const s = await latestSubmission(q, userId, category);
   return s && (s.outcome === 'eligible' || s.outcome === 'held_for_review') ? s : null;
 }
@@ -269,10 +291,10 @@ export async function timeWindowRecheck(q: Queryable, userId: string, submission
   const s = await submissionById(q, userId, submissionId);
   const version = s ? getVersion(s.version_id) : undefined;
   if (!s || !version || !hasElapsingAnswers(version)) return null;
-  const profile = engineProfile(s.result?.profile ?? (await profileFacts(q, userId)));
-  const answeredAt = new Date(s.created_at);
-  const then = evaluateAt(version, profile, s.answers ?? [], answeredAt, answeredAt);
-  const later = evaluateAt(version, profile, s.answers ?? [], answeredAt, now);
+  const profile = engineProfile(s.result.profile ?? (await profileFacts(q, userId)));
+  const answeredAt = s.created_at;
+  const then = evaluateAt(version, profile, s.answers, answeredAt, answeredAt);
+  const later = evaluateAt(version, profile, s.answers, answeredAt, now);
   if (!then.treatments.includes(treatmentId) || later.treatments.includes(treatmentId)) return null;
   const before = new Set(then.reasons.map((r) => r.code));
   return {

@@ -5,22 +5,20 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { registerSandboxPortal } from '../../payments/sandbox-portal.ts';
-import { pickLocale } from '../questionnaires/catalogue.ts';
+import { pickLocale } from '../questionnaires/index.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
 import * as subs from './service.ts';
 
 const unauthorised = UnauthorisedResponses;
 const IdParams = z.object({ id: z.uuid() });
 
-export default async function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['subscriptions'], security: bearerSecurity };
 
   // Renewal cycle: open the renewal screen ahead of the period end; pause plans whose renewal was
   // missed (their charge is deferred by billing until a doctor approves the renewal).
-  // The sandbox's stand-in for Stripe's customer portal (POST /v1/users/billing-portal/ links to it).
-  if (deps.config.PAYMENT_PROVIDER === 'sandbox') registerSandboxPortal(app, deps);
 
   deps.scheduler.register('subscriptions.renewal-cycle', async () => {
     await subs.openRenewals(deps);
@@ -123,14 +121,15 @@ export default async function subscriptionsModule(app: ZodApp, { deps }: ModuleO
   // The sandbox test clock: back office only, sandbox provider only.
   const clockSchema = z.object({ now: z.string(), offset_seconds: z.number() });
   const clockOut = () => ({ now: deps.clock.now().toISOString(), offset_seconds: Math.round(deps.clock.offsetMs() / 1000) });
-  const sandboxOnly = async () => {
-    if (deps.config.PAYMENT_PROVIDER !== 'sandbox') throw coded(404, 'test_clock_unavailable', { detail: 'The test clock exists only with the sandbox payment provider.' });
-  };
+  const sandboxOnly = (): Promise<void> =>
+    deps.config.PAYMENT_PROVIDER === 'sandbox'
+      ? Promise.resolve()
+      : Promise.reject(coded(404, 'test_clock_unavailable', { detail: 'The test clock exists only with the sandbox payment provider.' }));
   const staff = { tags: ['backoffice'], security: bearerSecurity };
   r.get(
     '/v1/backoffice/test-clock/',
     { preHandler: sandboxOnly, schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
-    async () => clockOut(),
+    () => Promise.resolve(clockOut()),
   );
   r.post(
     '/v1/backoffice/test-clock/advance/',
@@ -149,4 +148,5 @@ export default async function subscriptionsModule(app: ZodApp, { deps }: ModuleO
       return clockOut();
     },
   );
+  return Promise.resolve();
 }

@@ -1,6 +1,6 @@
 // Subscription and renewal shapes (spec 2.8, 2.9, 4.4).
 import { z } from 'zod';
-import { StepOut } from '../questionnaires/schemas.ts';
+import { StepOut } from '../questionnaires/index.ts';
 
 export const SubscriptionSchema = z
   .object({

@@ -3,17 +3,47 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
-import { chargeSubscriptionCycle } from '../billing/service.ts';
-import { createConsultation, transition } from '../consultations/service.ts';
+import { bmi, roundBmi } from '../../lib/bmi.ts';
+import { chargeSubscriptionCycle } from './charges.ts';
+import {
+  createConsultation,
+  defaultDosage,
+  hasOpenReview,
+  lastApprovedOf,
+  lockRenewalForUser,
+  moveRenewalPeriod,
+  pendingRenewalOf,
+  transitionConsultation,
+  updateRenewalFields,
+  verdictFor,
+} from '../consultations/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { renewalOpenMail, renewalPausedMail } from './mail.ts';
-import { currentVersion, findTreatment, getCategory, localisedSteps, renewalScreen, type Locale, type Question, type Step, type Version } from '../questionnaires/catalogue.ts';
-import { emergencyNotice, evaluate, missingAnswers, redFlags, type AnswerItem, type EngineProfile, type Reason } from '../questionnaires/engine.ts';
-import { prescribingFor } from '../questionnaires/prescribing-catalogue.ts';
-import { exclusionCodes, renewalRuleSet } from '../questionnaires/prescribing.ts';
-import { defaultDosage, verdictFor } from '../consultations/prescribing.ts';
-import { weightSummary } from '../journal/service.ts';
+import {
+  currentVersion,
+  emergencyNotice,
+  evaluate,
+  exclusionCodes,
+  findTreatment,
+  getCategory,
+  localisedSteps,
+  missingAnswers,
+  prescribingFor,
+  redFlags,
+  renewalRuleSet,
+  renewalScreen,
+  type AnswerItem,
+  type EngineProfile,
+  type Locale,
+  type Question,
+  type Reason,
+  type Step,
+  type Version,
+} from '../questionnaires/index.ts';
+import { weightSummary } from '../journal/index.ts';
 import { appLinks } from '../../mail/links.ts';
+import * as repo from './repository.ts';
+import type { PlanRow } from './repository.ts';
 import { iso } from '../../lib/iso.ts';
 
 const DAY = 86_400_000;
@@ -26,12 +56,13 @@ export const EXPRESS_VALIDITY_DAYS = 180;
 /** Weight-loss renewals need a weight logged within this many days (journal or the screen). */
 export const WEIGHT_RECENCY_DAYS = 90;
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The current period was produced by an early order (another one waits for the next period). */
-const earlyOrderedThisPeriod = (s: any) =>
-  Boolean(s.early_ordered_period_end) && new Date(s.early_ordered_period_end).getTime() === new Date(s.current_period_end).getTime();
+const earlyOrderedThisPeriod = (s: Pick<PlanRow, 'early_ordered_period_end' | 'current_period_end'>) =>
+  Boolean(s.early_ordered_period_end) && new Date(s.early_ordered_period_end ?? 0).getTime() === new Date(s.current_period_end).getTime();
 
-export function subscriptionOut(s: any, now: Date) {
+export function subscriptionOut(s: PlanRow, now: Date) {
   const lockedUntil = s.current_period_end ? new Date(new Date(s.current_period_end).getTime() - EARLY_ORDER_WINDOW_DAYS * DAY) : null;
   const advanced = earlyOrderedThisPeriod(s);
   const locked = Boolean(lockedUntil && lockedUntil > now) || advanced;
@@ -57,34 +88,6 @@ export function subscriptionOut(s: any, now: Date) {
   };
 }
 
-// ---------------------------------------------------------------- lookups (account-scoped)
-
-async function liveSubscription(q: Queryable, userId: string, category: string) {
-  const [s] = await q.query(
-    `select * from subscriptions where user_id = $1 and category = $2 and status in ('active', 'past_due', 'paused')
-      order by created_at desc limit 1`,
-    [userId, category],
-  );
-  return s;
-}
-
-async function pendingRenewal(q: Queryable, userId: string, subscriptionId: string) {
-  const [c] = await q.query(
-    `select * from consultations where user_id = $1 and subscription_id = $2 and origin = 'renewal' and patient_choice_status = 'pending'
-      order by created_at desc limit 1`,
-    [userId, subscriptionId],
-  );
-  return c;
-}
-
-async function lastApproved(q: Queryable, userId: string, category: string) {
-  const [c] = await q.query(
-    `select * from consultations where user_id = $1 and category = $2 and status = 'approved' order by decided_at desc limit 1`,
-    [userId, category],
-  );
-  return c;
-}
-
 // ---------------------------------------------------------------- renewal options (2.8)
 
 /**
@@ -96,9 +99,9 @@ async function ladderOf(q: Queryable, userId: string, slug: string, treatmentId:
   if (!t) return null;
   const dosages = t.dosage_ladder ?? t.strengths;
   const i = Math.max(0, dosages.indexOf(dosage));
-  const current = dosages.includes(dosage) ? dosage : dosages[0];
+  const current = dosages.includes(dosage) ? dosage : (dosages[0] ?? dosage);
   const atMax = t.dosage_ladder ? i === dosages.length - 1 : true;
-  let next = atMax ? current : dosages[i + 1];
+  let next = atMax ? current : (dosages[i + 1] ?? current);
   if (t.dosage_ladder) {
     const v = await verdictFor(q, { userId, category: slug, treatmentId, dosage: current, engine: { outcome: 'eligible', treatments: [treatmentId], reasons: [] }, now });
     next = v.allowed_dosages.at(-1) ?? current;
@@ -106,7 +109,7 @@ async function ladderOf(q: Queryable, userId: string, slug: string, treatmentId:
   return { dosages, current, next, held_at_max: atMax && Boolean(t.dosage_ladder) };
 }
 
-function priceFor(slug: string, treatmentId: string | null, sub: any) {
+function priceFor(slug: string, treatmentId: string | null, sub: PlanRow | null) {
   if (sub) {
     return { amount_cents: sub.price_cents, currency: sub.currency, interval: sub.interval, interval_count: sub.interval_count, cycle_days: sub.cycle_days, plan: 'subscription' as const, supply_days: sub.cycle_days };
   }
@@ -120,11 +123,17 @@ function priceFor(slug: string, treatmentId: string | null, sub: any) {
   return { amount_cents: t.one_off_price_cents, currency: t.currency, interval: null, interval_count: null, cycle_days: null, plan: 'one_off' as const, supply_days: t.supply_days };
 }
 
-function bmiFrom(answers: any[]): number | null {
-  const get = (k: string) => Number(answers.find((a) => a?.question_key === k)?.value ?? NaN);
-  const h = get('height_cm');
-  const w = get('weight_kg');
-  return h > 0 && w > 0 ? Math.round((w / (h / 100) ** 2) * 10) / 10 : null;
+/** Stored answers (jsonb) as objects with a question key; anything else is dropped. */
+function storedAnswers(answers: unknown): (Record<string, unknown> & { question_key: string })[] {
+  return Array.isArray(answers) ? answers.filter((a): a is Record<string, unknown> & { question_key: string } => isRecord(a) && typeof a.question_key === 'string') : [];
+}
+
+/** The BMI of a submission's answers (lib/bmi.ts, the engine's formula), one decimal. */
+function bmiFrom(answers: unknown): number | null {
+  const list = storedAnswers(answers);
+  const get = (k: string) => list.find((a) => a.question_key === k)?.value;
+  const value = bmi(get('height_cm'), get('weight_kg'));
+  return value === null ? null : roundBmi(value);
 }
 
 export async function renewalOptions(deps: Deps, userId: string, slug: string, locale: Locale) {
@@ -132,23 +141,20 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
   if (!category) throw coded(400, 'invalid_category', { detail: `Unknown category "${slug}".` });
   const now = deps.clock.now();
   const q = deps.db;
-  const sub = await liveSubscription(q, userId, slug);
-  const approved = await lastApproved(q, userId, slug);
-  const [firstSubmission] = await q.query('select answers from questionnaire_submissions where user_id = $1 and category = $2 order by created_at asc limit 1', [userId, slug]);
-  const [latestSubmission] = await q.query('select answers from questionnaire_submissions where user_id = $1 and category = $2 order by created_at desc limit 1', [userId, slug]);
+  const sub = await repo.findLivePlan(q, userId, slug);
+  const approved = await lastApprovedOf(q, userId, slug);
+  const firstAnswers = await repo.submissionAnswers(q, userId, slug, 'first');
+  const latestAnswers = await repo.submissionAnswers(q, userId, slug, 'latest');
 
   let mode: 'pending_choice' | 'early_order' | 'express_reorder' | 'blocked' = 'blocked';
   let blocked: string | null = null;
   let pendingId: string | null = null;
-  let express = null;
+  let express: { consultation_id: string; treatment_id: string; dosage: string; approved_at: string; valid_until: string } | null = null;
   const lockedUntil = sub ? new Date(new Date(sub.current_period_end).getTime() - EARLY_ORDER_WINDOW_DAYS * DAY) : null;
 
   if (sub) {
-    const pending = await pendingRenewal(q, userId, sub.id);
-    const [open] = await q.query(
-      `select 1 from consultations where user_id = $1 and category = $2 and status in ('pending_review', 'needs_information') and coalesce(patient_choice_status, '') <> 'pending' limit 1`,
-      [userId, slug],
-    );
+    const pending = await pendingRenewalOf(q, userId, sub.id);
+    const open = await hasOpenReview(q, userId, slug);
     if (pending) [mode, pendingId] = ['pending_choice', pending.id];
     else if (sub.status === 'past_due') blocked = 'subscription_payment_required';
     else if (sub.cancel_at_period_end) blocked = 'early_order_subscription_ending';
@@ -181,8 +187,10 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
   const safety = localisedSteps(safetySteps, locale);
   const review = screen ? localisedSteps(screen.review_steps, locale) : [];
   const renewalKeys = new Set([...safetySteps, ...(screen?.review_steps ?? [])].flatMap((s: Step) => s.questions.map((qq) => qq.question_key)));
-  const prefill = ((latestSubmission?.answers as any[]) ?? []).filter((a) => renewalKeys.has(a?.question_key)).map((a) => ({ question_key: a.question_key, ...(a.values !== undefined ? { values: a.values } : { value: a.value }) }));
-  const baseline = bmiFrom((firstSubmission?.answers as any[]) ?? []);
+  const prefill = storedAnswers(latestAnswers)
+    .filter((a) => renewalKeys.has(a.question_key))
+    .map((a) => ({ question_key: a.question_key, ...(isRecord(a.values) ? { values: a.values } : { value: a.value }) }));
+  const baseline = bmiFrom(firstAnswers);
   const hasPrior = Boolean(sub || approved);
   return {
     category: slug,
@@ -264,7 +272,8 @@ function renewalItem(q: Question, values: Record<string, unknown>, today: string
       // `{value: "<option>"}`, or the option as the key: `{"<option>": 1}`.
       if (!('value' in values)) {
         const on = Object.entries(values).filter(([, v]) => truthy(v));
-        raw = on.length === 1 ? on[0][0] : raw;
+        const [only] = on;
+        raw = on.length === 1 && only ? only[0] : raw;
       }
       if (typeof raw === 'string' && q.options!.some((o) => o.value === raw)) return { value: raw };
       return `Choose one of: ${q.options!.map((o) => o.value).join(', ')}.`;
@@ -315,14 +324,10 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
   const now = deps.clock.now();
   const outcome = await deps.db.tx(async (q) => {
     // The row lock serialises concurrent confirms: the second one sees the decided status.
-    const [c] = await q.query(
-      `select c.*, u.gender, u.date_of_birth as patient_date_of_birth, u.country_of_residence as patient_country from consultations c join users u on u.id = c.user_id
-        where c.id = $1 and c.user_id = $2 and c.origin = 'renewal' for update of c`,
-      [input.consultation_id, userId],
-    );
+    const c = await lockRenewalForUser(q, userId, input.consultation_id);
     if (!c) return { error: new ApiError(404, {}) };
     if (c.patient_choice_status !== 'pending') return { error: coded(409, 'patient_choice_not_pending', { patient_choice_status: c.patient_choice_status }) };
-    const [sub] = await q.query('select * from subscriptions where id = $1 and user_id = $2 for update', [c.subscription_id, userId]);
+    const sub = c.subscription_id ? await repo.findOwnPlan(q, userId, c.subscription_id, true) : null;
     const fromTreatment = sub?.treatment_id ?? c.treatment_id;
     const fromDosage = sub?.dosage ?? c.dosage;
     const treatmentId = input.treatment_id ?? fromTreatment;
@@ -333,17 +338,19 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     }
 
     // The engine over the renewal answers: the safety screen (plus the broader review when something changed).
-    const version = currentVersion(c.category)!;
+    const version = currentVersion(c.category);
+    if (!version) return { error: coded(400, 'invalid_category', { detail: `Unknown category "${c.category}".` }) };
     const set = renewalRuleSet(version, prescribingFor(c.category).renewal, input.changed) as unknown as Version;
     const items = renewalAnswers(set, input.answers, now);
     const profile: EngineProfile = { date_of_birth: c.patient_date_of_birth ?? null, gender: c.gender ?? null, country_of_residence: c.patient_country ?? null };
-    const details = { ...(c.renewal_details ?? {}) };
+    const details: Record<string, unknown> = isRecord(c.renewal_details) ? { ...c.renewal_details } : {};
 
     // Red flags end the flow even when other answers are missing: the emergency notice, nothing confirmed.
     const flags = redFlags(set, profile, items, now);
     if (flags.length) {
-      details.red_flags = [...(Array.isArray(details.red_flags) ? details.red_flags : []), { codes: flags, at: now.toISOString() }];
-      await q.query('update consultations set renewal_details = $2::jsonb, updated_at = now() where id = $1', [c.id, JSON.stringify(details)]);
+      const earlier: unknown[] = Array.isArray(details.red_flags) ? details.red_flags : [];
+      details.red_flags = [...earlier, { codes: flags, at: now.toISOString() }];
+      await updateRenewalFields(q, userId, c.id, { renewal_details: details });
       const notice = emergencyNotice(profile.country_of_residence, flags, locale);
       return { error: coded(400, 'renewal_emergency', { detail: notice.message, reason_codes: flags, emergency: notice }) };
     }
@@ -385,7 +392,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
 
     // Dose rules (titration and breaks in supply): questionnaires/prescribing.ts, one rule for every path.
     const sideEffects = truthy(items.find((a) => a.question_key === 'significant_side_effects')?.value);
-    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0];
+    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0] ?? '';
     const verdict = await verdictFor(q, { userId, category: c.category, treatmentId, dosage, engine, now, sideEffects });
     if (!verdict.ok) {
       return {
@@ -410,7 +417,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       evaluated_at: now.toISOString(),
       outcome: result.outcome,
       treatments: result.treatments,
-      reasons: reasonsOut(result.reasons).map((r, i) => ({ ...r, kind: result.reasons[i].kind, treatments: result.reasons[i].treatments })),
+      reasons: result.reasons.map((r) => ({ code: r.code, source: r.source, message: r.message, kind: r.kind, treatments: r.treatments })),
       cautions: reasonsOut(result.cautions),
       side_effects: sideEffects,
       allowed_dosages: verdict.allowed_dosages,
@@ -420,13 +427,9 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       explanation: verdict.explanation,
     };
     // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
-    await q.query(
-      `update consultations set patient_choice_status = 'confirmed', treatment_id = $2, dosage = $3, renewal_details = $4::jsonb,
-              form_snapshot = $5::jsonb, updated_at = now() where id = $1`,
-      [c.id, treatmentId, dosage, JSON.stringify(details), JSON.stringify(items)],
-    );
+    await updateRenewalFields(q, userId, c.id, { patient_choice_status: 'confirmed', treatment_id: treatmentId, dosage, renewal_details: details, form_snapshot: items });
     // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
-    if (sub?.status === 'paused') await q.query("update subscriptions set status = 'active', paused_at = null, updated_at = now() where id = $1", [sub.id]);
+    if (sub?.status === 'paused') await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
     return {
       result: {
         consultation_id: c.id,
@@ -439,7 +442,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       },
     };
   });
-  if ('error' in outcome) throw outcome.error;
+  if (outcome.error !== undefined) throw outcome.error;
   return outcome.result;
 }
 
@@ -448,12 +451,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
 /** Opens the renewal screen RENEWAL_WINDOW_DAYS before a period ends: one renewal per period. */
 export async function openRenewals(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.db.query(
-    `select s.* from subscriptions s
-      where s.status = 'active' and not s.cancel_at_period_end and s.current_period_end - make_interval(days => $2) <= $1
-        and not exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal' and c.renewal_period_end = s.current_period_end)`,
-    [now, RENEWAL_WINDOW_DAYS],
-  );
+  const due = await repo.plansDueForRenewalForScheduler(deps.db, now, RENEWAL_WINDOW_DAYS);
   let opened = 0;
   for (const s of due) {
     try {
@@ -470,14 +468,15 @@ export async function openRenewals(deps: Deps): Promise<number> {
           formSnapshot: [],
           patientChoiceStatus: 'pending',
           renewalDetails: { period_end: new Date(s.current_period_end).toISOString() },
+          renewalPeriodEnd: s.current_period_end,
         });
-        await q.query('update consultations set renewal_period_end = $2 where id = $1', [c.id, s.current_period_end]);
-        const [u] = await q.query('select email, locale from users where id = $1', [s.user_id]);
-        await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: appLinks.renewal(deps.config) });
+        void c;
+        const u = await repo.ownerContact(q, s.user_id);
+        if (u) await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: appLinks.renewal(deps.config) });
       });
       opened++;
-    } catch (err: any) {
-      if (err?.code !== '23505') throw err; // another process opened it first
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err; // another process opened it first
     }
   }
   return opened;
@@ -490,23 +489,9 @@ export async function openRenewals(deps: Deps): Promise<number> {
 export async function pauseMissedRenewals(deps: Deps): Promise<void> {
   const now = deps.clock.now();
   // A renewal the doctor rejected ends the plan when its period ends.
-  await deps.db.query(
-    `update subscriptions s set status = 'canceled', canceled_at = $1, updated_at = now()
-      where s.status in ('active', 'paused') and s.current_period_end <= $1
-        and exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal'
-                    and c.renewal_period_end = s.current_period_end and c.status = 'rejected')`,
-    [now],
-  );
+  await repo.cancelRejectedRenewalsForScheduler(deps.db, now);
   await deps.db.tx(async (q) => {
-    const paused = await q.query(
-      `update subscriptions s set status = 'paused', paused_at = $1, updated_at = now()
-        where s.status = 'active' and s.current_period_end <= $1
-          and exists (select 1 from consultations c where c.subscription_id = s.id and c.origin = 'renewal' and c.patient_choice_status = 'pending')
-        returning s.user_id`,
-      [now],
-    );
-    for (const { user_id } of paused) {
-      const [u] = await q.query('select email, locale from users where id = $1', [user_id]);
+    for (const u of await repo.pauseMissedRenewalsForScheduler(q, now)) {
       await enqueueMail(q, u.email, renewalPausedMail, u.locale, { link: appLinks.renewal(deps.config) });
     }
   });
@@ -514,28 +499,30 @@ export async function pauseMissedRenewals(deps: Deps): Promise<void> {
 
 // ---------------------------------------------------------------- plan management
 
-async function ownSubscription(q: Queryable, userId: string, id: string, lock = false) {
-  const [s] = await q.query(`select * from subscriptions where id = $1 and user_id = $2${lock ? ' for update' : ''}`, [id, userId]);
+const isUniqueViolation = (err: unknown) => isRecord(err) && err.code === '23505';
+
+async function ownSubscription(q: Queryable, userId: string, id: string, lock = false): Promise<PlanRow> {
+  const s = await repo.findOwnPlan(q, userId, id, lock);
   if (!s) throw notFound();
   return s;
 }
 
 export async function listSubscriptions(deps: Deps, userId: string, limit: number, offset: number) {
-  const [{ n }] = await deps.db.query('select count(*)::int as n from subscriptions where user_id = $1', [userId]);
-  const rows = await deps.db.query('select * from subscriptions where user_id = $1 order by created_at desc, id desc limit $2 offset $3', [userId, limit, offset]);
+  const n = await repo.countPlans(deps.reader, userId);
+  const rows = await repo.pagePlans(deps.reader, userId, limit, offset);
   const now = deps.clock.now();
   return { count: n, results: rows.map((s) => subscriptionOut(s, now)) };
 }
 
 export async function getSubscription(deps: Deps, userId: string, id: string) {
-  return subscriptionOut(await ownSubscription(deps.db, userId, id), deps.clock.now());
+  return subscriptionOut(await ownSubscription(deps.reader, userId, id), deps.clock.now());
 }
 
 export async function setCancelAtPeriodEnd(deps: Deps, userId: string, id: string, cancel: boolean) {
   const s = await deps.db.tx(async (q) => {
-    const sub = await ownSubscription(q, userId, id, true);
-    if (!['active', 'past_due', 'paused'].includes(sub.status)) throw errorCode(409, 'subscription_not_active', 'This plan has ended.');
-    const [row] = await q.query('update subscriptions set cancel_at_period_end = $2, updated_at = now() where id = $1 returning *', [id, cancel]);
+    const row = await repo.setCancelAtPeriodEnd(q, userId, id, cancel);
+    if (!row) throw notFound();
+    if (row === 'ended') throw errorCode(409, 'subscription_not_active', 'This plan has ended.');
     return row;
   });
   return subscriptionOut(s, deps.clock.now());
@@ -555,11 +542,9 @@ export async function postpone(deps: Deps, userId: string, id: string, days: num
       throw errorCode(409, 'already_postponed', 'This period was already postponed once.');
     }
     const end = new Date(new Date(sub.current_period_end).getTime() + days * DAY);
-    await q.query(
-      "update consultations set renewal_period_end = $3, updated_at = now() where subscription_id = $1 and origin = 'renewal' and renewal_period_end = $2",
-      [id, sub.current_period_end, end],
-    );
-    const [row] = await q.query('update subscriptions set current_period_end = $2, postponed_period_end = $2, updated_at = now() where id = $1 returning *', [id, end]);
+    await moveRenewalPeriod(q, userId, id, sub.current_period_end, end);
+    const row = await repo.updatePlanDetails(q, userId, id, { current_period_end: end, postponed_period_end: end });
+    if (!row) throw notFound();
     return row;
   });
   return subscriptionOut(s, deps.clock.now());
@@ -579,8 +564,8 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
   });
   if (!verdict.ok) throw coded(400, 'dose_step_not_allowed', { detail: verdict.explanation.join(' ') || 'This dose is not allowed now.', reason_codes: verdict.codes, allowed_dosages: verdict.allowed_dosages });
   const consultation = await deps.db.tx(async (q) => {
-    const [locked] = await q.query('select * from subscriptions where id = $1 for update', [id]);
-    if (earlyOrderedThisPeriod(locked) || new Date(locked.current_period_end).getTime() !== periodEnd.getTime()) return null;
+    const locked = await repo.findOwnPlan(q, userId, id, true);
+    if (!locked || earlyOrderedThisPeriod(locked) || new Date(locked.current_period_end).getTime() !== periodEnd.getTime()) return null;
     const c = await createConsultation(q, {
       userId,
       category: sub.category,
@@ -592,17 +577,17 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
       subscriptionId: id,
       formSnapshot: [],
       renewalDetails: { period_end: periodEnd.toISOString() },
+      renewalPeriodEnd: periodEnd,
     });
-    await q.query('update consultations set renewal_period_end = $2 where id = $1', [c.id, periodEnd]);
     return c;
   });
   if (!consultation) throw coded(409, 'early_order_period_already_advanced', { detail: 'This period was already advanced.' });
   const charge = await chargeSubscriptionCycle(deps, id, 'early_order', { consultationId: consultation.id, force: true });
   if (charge.outcome !== 'charged') {
-    await deps.db.tx((q) => transition(q, consultation.id, 'cancelled', {}));
+    await deps.db.tx((q) => transitionConsultation(q, userId, consultation.id, 'cancelled'));
     throw errorCode(402, 'payment_failed', 'The payment for the early order failed. Update the card in the billing portal and try again.');
   }
   // Mark the period the early order produced: a second early order waits for the next period.
-  await deps.db.query('update subscriptions set early_ordered_period_end = current_period_end, updated_at = now() where id = $1', [id]);
+  await repo.markEarlyOrdered(deps.db, userId, id);
   return { consultation_id: consultation.id, subscription: await getSubscription(deps, userId, id) };
 }

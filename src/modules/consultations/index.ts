@@ -1,0 +1,39 @@
+// What other modules (checkout finalisation, refunds, subscriptions, messages, the review desk)
+// may use of consultations. Only this module writes the consultations table; every status change
+// goes through the machine in status.ts.
+export {
+  insertConsultation as createConsultation,
+  transitionConsultation,
+  transitionConsultationIfAllowed,
+  transitionConsultationForClinician,
+  resumeReview,
+  findConsultationForUser,
+  findConsultationForClinician,
+  overrideOf,
+  updateRenewalFields,
+  pendingRenewalOf,
+  lastApprovedOf,
+  hasOpenReview,
+  lockRenewalForUser,
+  moveRenewalPeriod,
+  type ConsultationRow,
+  type ConsultationFields,
+  type NewConsultation,
+  type RenewalFields,
+} from './records.repository.ts';
+export {
+  CONSULTATION_STATUSES,
+  TRANSITIONS,
+  REVIEWABLE,
+  OPEN_STATUSES,
+  assertTransition,
+  canTransition,
+  isConsultationStatus,
+  type ConsultationStatus,
+} from './status.ts';
+export { approveConsultation, rejectConsultation, requestInformation, type Approved, type ApproveInput } from './service.ts';
+export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
+export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
+// The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
+export { serialiseConsultations, toPrescription, PRESCRIPTION_SELECT } from './repository.ts';
+export { default as consultationRoutes } from './routes.ts';
