@@ -26,7 +26,6 @@ const NOT_YET_TYPED = [
   'src/modules/journal/**',
   'src/modules/mcp/**',
   'src/modules/messages/**',
-  'src/modules/profile/**',
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
   'src/modules/subscriptions/**',

@@ -2,6 +2,7 @@
 // ignored, as DRF ignores read-only fields (docs/profile.md).
 import { z } from 'zod';
 import { calendarDate } from '../../http/fields.ts';
+import { LOCALES } from '../../lib/locales.ts';
 import { OrderSchema } from '../billing/orders.ts';
 
 export const CATEGORY_KEYS = [
@@ -16,7 +17,6 @@ export const CATEGORY_KEYS = [
 ] as const;
 
 export const GENDER_CODES = ['0', '1', '2', '3'] as const;
-export const LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
 export const MAX_ADDRESSES = 5;
 
 // Output shape (no transforms: the serializer encodes responses, and transforms are one-way).
