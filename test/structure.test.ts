@@ -98,6 +98,7 @@ const PENDING_BOUNDARY: string[] = [
   'src/modules/mcp/routes.ts',
   'src/modules/mcp/tools.ts',
   'src/modules/profile/schemas.ts',
+  'src/modules/profile/service.ts',
   'src/modules/questionnaires/engine.ts',
   'src/modules/questionnaires/service.ts',
   'src/modules/subscriptions/routes.ts',
