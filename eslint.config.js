@@ -20,7 +20,6 @@ const NOT_YET_TYPED = [
   'src/lib/scheduler.ts',
   'src/mail/transports.ts',
   'src/modules/backoffice/**',
-  'src/modules/billing/**',
   'src/modules/clinician/**',
   'src/modules/consultations/**',
   'src/modules/journal/**',
@@ -29,7 +28,6 @@ const NOT_YET_TYPED = [
   'src/modules/questionnaires/**',
   'src/modules/referrals/**',
   'src/modules/subscriptions/**',
-  'src/payments/**',
 ];
 
 export default tseslint.config(

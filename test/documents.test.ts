@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { COUNTRIES } from '../src/lib/countries.ts';
-import { billingTreatment } from '../src/modules/billing/catalogue.ts';
-import { chargeSubscriptionCycle } from '../src/modules/billing/service.ts';
-import { FONT_FILES, SAMPLE_SELLER, invoicePdf, prescriptionPdf, sellerFrom } from '../src/modules/billing/pdf.ts';
+import { billingTreatment } from '../src/modules/payments/index.ts';
+import { chargeSubscriptionCycle } from '../src/modules/subscriptions/index.ts';
+import { FONT_FILES, SAMPLE_SELLER, invoicePdf, prescriptionPdf, sellerFrom } from '../src/lib/pdf.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
 import { call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
 import { pdfText } from './support/pdf-text.ts';
@@ -169,7 +169,7 @@ describe('invoices over HTTP', () => {
     expect(b.id).toBe(charge.paymentId);
     expect(b.description).toBe(a.description);
     // The catalogue's name of the treatment, not its id, on both.
-    const name = (await billingTreatment('weight_loss', 'semaglutide'))!.name;
+    const name = (billingTreatment('weight_loss', 'semaglutide'))!.name;
     expect(a.description).toBe(`${name} 0.25 mg: treatment plan, 28-day cycle`);
     const second = await pdf(configured, `/v1/users/payments/${b.id}/invoice/`, p.access);
     const product = /1 x (.+?) \d+\.\d\d EUR/;

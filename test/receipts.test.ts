@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, render } from '../src/mail/outbox.ts';
-import { billingTreatment } from '../src/modules/billing/catalogue.ts';
-import { paymentReceiptMail, refundReceiptMail } from '../src/modules/billing/mail.ts';
-import { chargeSubscriptionCycle } from '../src/modules/billing/service.ts';
+import { billingTreatment } from '../src/modules/payments/index.ts';
+import { paymentReceiptMail, refundReceiptMail } from '../src/modules/payments/index.ts';
+import { chargeSubscriptionCycle } from '../src/modules/subscriptions/index.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
 import { TEST_BASE_URL, call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
 
@@ -29,7 +29,7 @@ async function mailsTo(email: string, template?: string) {
 
 /** Words that would reveal health details: the treatment, its medicine, the category. */
 async function healthWords(): Promise<string[]> {
-  const t = (await billingTreatment('weight_loss', 'semaglutide'))!;
+  const t = (billingTreatment('weight_loss', 'semaglutide'))!;
   return [t.name, 'semaglutide', 'Semaglutide', 'Wegovy', 'weight', 'Weight', 'Gewicht', '0.25 mg', 'mg'];
 }
 
@@ -152,7 +152,7 @@ describe('payment receipts from Stripe webhooks', () => {
     expect(receipts).toHaveLength(1);
     const [pay] = await stripe.db.query('select * from payments where provider_payment_id = $1', [invoice.id]);
     expect(receipts[0].subject).toBe(`La tua ricevuta di pagamento (INV-${pay.invoice_number})`);
-    expect(pay.description).toBe(`${(await billingTreatment('weight_loss', 'semaglutide'))!.name} 0.25 mg: treatment plan, 28-day cycle`);
+    expect(pay.description).toBe(`${(billingTreatment('weight_loss', 'semaglutide'))!.name} 0.25 mg: treatment plan, 28-day cycle`);
 
     const refundId = `re_${hex()}`;
     const charge = { id: `ch_${hex()}`, object: 'charge', invoice: invoice.id, amount: 21900, amount_refunded: 21900, refunds: { data: [{ id: refundId, amount: 21900, reason: 'requested_by_customer' }] } };

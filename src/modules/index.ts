@@ -3,7 +3,10 @@
 import type { ModulePlugin } from '../http/plugin.ts';
 import accounts from './accounts/routes.ts';
 import backoffice from './backoffice/routes.ts';
-import billing from './billing/routes.ts';
+import checkout from './checkout/routes.ts';
+import consultations from './consultations/routes.ts';
+import fulfilment from './fulfilment/routes.ts';
+import payments from './payments/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
@@ -14,4 +17,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, billing, subscriptions, messages, journal, referrals, clinician, backoffice, mcp];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, backoffice, mcp];

@@ -6,8 +6,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { PaymentSchema, toPayment } from '../billing/payments.ts';
-import { refundPayment } from '../billing/service.ts';
+import { refundPayment } from '../checkout/index.ts';
+import { PaymentSchema, toPayment } from '../payments/index.ts';
 import { findUsers, setAccountActive } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });

@@ -2,9 +2,10 @@
 // request-information), so that status rules stay in one place.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
-import { billingCategory } from '../billing/catalogue.ts';
+import { billingCategory } from '../payments/index.ts';
 import { consultationVerdict, verdictFor } from '../consultations/prescribing.ts';
-import { overrideOf, serialiseConsultations } from '../consultations/repository.ts';
+import { serialiseConsultations } from '../consultations/repository.ts';
+import { overrideOf } from '../consultations/records.repository.ts';
 import { weightSummary } from '../journal/service.ts';
 import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/catalogue.ts';
 

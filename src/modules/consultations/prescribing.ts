@@ -7,21 +7,62 @@ import { evaluate, type AnswerItem, type EngineProfile } from '../questionnaires
 import { prescribingFor } from '../questionnaires/prescribing-catalogue.ts';
 import { prescribingVerdict, type DoseOptions, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/prescribing.ts';
 import { profileFacts } from '../questionnaires/repository.ts';
-import { submissionOf, supplyHistory } from './repository.ts';
+import type { SupplyHistory } from '../questionnaires/prescribing.ts';
+import type { ConsultationsRow, QuestionnaireSubmissionsRow } from '../../db/schema.ts';
+import { approvalsOf, livePlanOnTreatment, submissionOf } from './records.repository.ts';
+
+const DAY_MS = 86_400_000;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((t) => typeof t === 'string');
+/** Stored reasons (jsonb): kept as the engine wrote them; entries that are not objects are dropped. */
+const storedReasons = (v: unknown): EngineVerdict['reasons'] => (Array.isArray(v) ? v.filter(isRecord) : []) as unknown as EngineVerdict['reasons'];
+
+/**
+ * The account's last supply of one treatment in a category (prescribing rules: titration and
+ * breaks in supply), or null when no doctor ever approved it (a paid plan is not a supply until its
+ * consultation is approved). `dosage`: the live plan's dose on that treatment, else the latest
+ * approval's. `dose_since`: the earliest approval of the latest run of approvals at that dose (the
+ * plan's start when every approval since the plan started is at that dose). `supplied_until`: the
+ * live plan's paid period end, else the latest approval plus its supply days.
+ */
+export async function supplyHistory(q: Queryable, userId: string, category: string, treatmentId: string): Promise<SupplyHistory | null> {
+  const approvals = (await approvalsOf(q, userId, category, treatmentId)).flatMap((a) => (a.decided_at ? [{ ...a, decided_at: a.decided_at }] : []));
+  const latest = approvals[0];
+  if (!latest) return null;
+  const plan = await livePlanOnTreatment(q, userId, category, treatmentId);
+  const dosage: string = plan?.dosage ?? latest.dosage;
+  let since = new Date(latest.decided_at);
+  for (const a of approvals) {
+    if (a.dosage !== dosage) break;
+    since = new Date(a.decided_at);
+  }
+  if (plan) {
+    const started = new Date(plan.started_at);
+    if (started < since && approvals.filter((a) => new Date(a.decided_at) >= started).every((a) => a.dosage === dosage)) since = started;
+  }
+  // A plan's supply is its paid period (an approved renewal is supplied from the next period on).
+  const until = plan ? new Date(plan.current_period_end) : new Date(new Date(latest.decided_at).getTime() + (latest.supply_days ?? 28) * DAY_MS);
+  return { treatment_id: treatmentId, dosage, dose_since: since, supplied_until: until };
+}
 
 /**
  * The engine's verdict of a submission: the stored result (treatments the patient may choose and
  * the reasons), or, for a result stored without them, the engine run again on the stored answers,
  * version and profile. Nothing is allowed when neither is possible.
  */
-export function submissionVerdict(s: Record<string, any>, profile: EngineProfile): EngineVerdict {
-  const r = s.result ?? {};
-  if (Array.isArray(r.treatments) && r.treatments.every((t: unknown) => typeof t === 'string')) {
-    return { outcome: s.outcome, treatments: r.treatments, reasons: Array.isArray(r.reasons) ? r.reasons : [] };
+export function submissionVerdict(
+  s: Pick<QuestionnaireSubmissionsRow, 'version_id' | 'answers' | 'outcome' | 'result' | 'created_at'>,
+  profile: EngineProfile,
+): EngineVerdict {
+  const r = isRecord(s.result) ? s.result : {};
+  if (isStringArray(r.treatments)) {
+    return { outcome: s.outcome, treatments: r.treatments, reasons: storedReasons(r.reasons) };
   }
   const version = getVersion(s.version_id);
   if (!version) return { outcome: s.outcome, treatments: [], reasons: [{ code: 'ENGINE_RESULT_UNAVAILABLE', kind: 'ineligible', treatments: [] }] };
-  const out = evaluate(version, r.profile ?? profile, (Array.isArray(s.answers) ? s.answers : []) as AnswerItem[], new Date(s.created_at));
+  // The profile stored with the result is the one the patient answered with.
+  const stored = isRecord(r.profile) ? (r.profile as unknown as EngineProfile) : profile;
+  const out = evaluate(version, stored, (Array.isArray(s.answers) ? s.answers : []) as AnswerItem[], new Date(s.created_at));
   return { outcome: out.outcome, treatments: out.treatments, reasons: out.reasons };
 }
 
@@ -65,10 +106,14 @@ export async function defaultDosage(q: Queryable, userId: string, category: stri
  * the engine's result over the renewal answers; otherwise (an early order, a consultation without a
  * submission) only the consultation's own treatment, the plan's, already approved once.
  */
-export async function consultationVerdict(q: Queryable, c: Record<string, any>): Promise<{ engine: EngineVerdict; sideEffects: boolean }> {
-  const stored = c.renewal_details?.verdict;
-  if (c.origin === 'renewal' && stored && Array.isArray(stored.treatments)) {
-    return { engine: { outcome: stored.outcome, treatments: stored.treatments, reasons: stored.reasons ?? [] }, sideEffects: stored.side_effects === true };
+export async function consultationVerdict(
+  q: Queryable,
+  c: Pick<ConsultationsRow, 'renewal_details' | 'origin' | 'questionnaire_submission_id' | 'user_id' | 'treatment_id'>,
+): Promise<{ engine: EngineVerdict; sideEffects: boolean }> {
+  const details = isRecord(c.renewal_details) ? c.renewal_details : {};
+  const stored = isRecord(details.verdict) ? details.verdict : null;
+  if (c.origin === 'renewal' && stored && isStringArray(stored.treatments)) {
+    return { engine: { outcome: String(stored.outcome), treatments: stored.treatments, reasons: storedReasons(stored.reasons) }, sideEffects: stored.side_effects === true };
   }
   if (c.questionnaire_submission_id) {
     const s = await submissionOf(q, c.user_id, c.questionnaire_submission_id);

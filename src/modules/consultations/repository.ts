@@ -2,7 +2,9 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
-import { iso, toPayment } from '../billing/payments.ts';
+import { iso } from '../../lib/time.ts';
+import type { PaymentsRow } from '../../db/schema.ts';
+import { toPayment } from '../payments/index.ts';
 import type { Consultation } from './schemas.ts';
 
 export async function countForUser(q: Queryable, userId: string): Promise<number> {
@@ -12,11 +14,6 @@ export async function countForUser(q: Queryable, userId: string): Promise<number
 
 export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number) {
   return q.query('select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3', [userId, limit, offset]);
-}
-
-export async function findForUser(q: Queryable, userId: string, id: string) {
-  const [row] = await q.query('select * from consultations where id = $1 and user_id = $2', [id, userId]);
-  return row ?? null;
 }
 
 function documentNumber(deps: Deps, sealed: string | null): string | null {
@@ -114,7 +111,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any
       { id: d.id, first_name: d.first_name, last_name: d.last_name, email: d.email, doctor_license_number: d.doctor_license_number ?? null },
     ]),
   );
-  const payments = await q.query('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
+  const payments = await q.query<PaymentsRow>('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
   const prescriptions = await q.query(`${PRESCRIPTION_SELECT} where r.consultation_id = any($1::uuid[]) order by r.issued_at, r.id`, [ids]);
   const subIds = [...new Set(rows.map((r) => r.questionnaire_submission_id).filter(Boolean))];
   const submissions = new Map(
@@ -149,63 +146,4 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any
       decided_at: iso(r.decided_at),
     };
   });
-}
-
-/**
- * The account's last supply of one treatment in a category (prescribing rules: titration and
- * breaks in supply), or null when no doctor ever approved it (a paid plan is not a supply until its
- * consultation is approved). `dosage`: the live plan's dose on that treatment, else the latest
- * approval's. `dose_since`: the earliest approval of the latest run of approvals at that dose (the
- * plan's start when every approval since the plan started is at that dose). `supplied_until`: the
- * live plan's paid period end, else the latest approval plus its supply days.
- */
-export async function supplyHistory(q: Queryable, userId: string, category: string, treatmentId: string) {
-  const approvals = await q.query(
-    `select dosage, decided_at, supply_days from consultations
-      where user_id = $1 and category = $2 and treatment_id = $3 and status = 'approved' and decided_at is not null
-      order by decided_at desc, created_at desc limit 100`,
-    [userId, category, treatmentId],
-  );
-  if (!approvals.length) return null;
-  const [plan] = await q.query(
-    `select dosage, started_at, current_period_end from subscriptions
-      where user_id = $1 and category = $2 and treatment_id = $3 and status in ('active', 'past_due', 'paused')
-      order by created_at desc limit 1`,
-    [userId, category, treatmentId],
-  );
-  const dosage: string = plan?.dosage ?? approvals[0].dosage;
-  let since = new Date(approvals[0].decided_at);
-  for (const a of approvals) {
-    if (a.dosage !== dosage) break;
-    since = new Date(a.decided_at);
-  }
-  if (plan) {
-    const started = new Date(plan.started_at);
-    if (started < since && approvals.filter((a: any) => new Date(a.decided_at) >= started).every((a: any) => a.dosage === dosage)) since = started;
-  }
-  // A plan's supply is its paid period (an approved renewal is supplied from the next period on).
-  const until = plan ? new Date(plan.current_period_end) : new Date(new Date(approvals[0].decided_at).getTime() + (approvals[0].supply_days ?? 28) * 86_400_000);
-  return { treatment_id: treatmentId, dosage, dose_since: since, supplied_until: until };
-}
-
-export async function submissionOf(q: Queryable, userId: string, submissionId: string) {
-  const [s] = await q.query('select id, version_id, answers, outcome, result, created_at from questionnaire_submissions where id = $1 and user_id = $2', [submissionId, userId]);
-  return s ?? null;
-}
-
-export async function insertOverride(
-  q: Queryable,
-  o: { consultationId: string; doctorId: string; treatmentId: string; dosage: string; reason: string; codes: string[]; allowed: Record<string, unknown> },
-) {
-  const [row] = await q.query(
-    `insert into prescribing_overrides (consultation_id, doctor_id, treatment_id, dosage, reason, engine_codes, engine_allowed)
-     values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) returning id`,
-    [o.consultationId, o.doctorId, o.treatmentId, o.dosage, o.reason, JSON.stringify(o.codes), JSON.stringify(o.allowed)],
-  );
-  return row.id as string;
-}
-
-export async function overrideOf(q: Queryable, consultationId: string) {
-  const [row] = await q.query('select * from prescribing_overrides where consultation_id = $1', [consultationId]);
-  return row ?? null;
 }

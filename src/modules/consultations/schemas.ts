@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PaymentSchema } from '../billing/payments.ts';
+import { PaymentSchema } from '../payments/index.ts';
 import { CONSULTATION_STATUSES } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });

@@ -1,5 +1,6 @@
 // The consultation status set and its transitions: the ONE place that decides which moves are
-// allowed (checkout, the review desk, refunds and renewals all go through `transition`).
+// allowed (checkout, the review desk, refunds, renewals and the patient's reply all go through
+// the transition functions of records.repository.ts, which update `where status = <from>`).
 //
 //   pending_review    -> approved | rejected | needs_information | cancelled | refunded
 //   needs_information -> pending_review | approved | rejected | cancelled | refunded
@@ -7,6 +8,7 @@
 //   approved, cancelled, refunded: final
 import { detailCode } from '../../http/errors.ts';
 import type { Queryable } from '../../db/index.ts';
+import { transitionConsultationForClinician, type ConsultationFields } from './records.repository.ts';
 
 export const CONSULTATION_STATUSES = ['pending_review', 'approved', 'rejected', 'needs_information', 'cancelled', 'refunded'] as const;
 export type ConsultationStatus = (typeof CONSULTATION_STATUSES)[number];
@@ -38,26 +40,8 @@ export function assertTransition(from: string, to: ConsultationStatus): void {
   }
 }
 
-/**
- * Moves a consultation (locked with FOR UPDATE inside the caller's transaction) to `to`, with the
- * extra column values given. Returns the updated row. Throws 409 for a move the table forbids.
- */
-export async function transition(
-  q: Queryable,
-  consultationId: string,
-  to: ConsultationStatus,
-  set: { doctor_id?: string | null; decision_reason?: string; decided_at?: Date | null; treatment_id?: string; dosage?: string } = {},
-): Promise<Record<string, any>> {
-  const [row] = await q.query('select id, status from consultations where id = $1 for update', [consultationId]);
-  if (!row) throw new Error(`consultation ${consultationId} does not exist`);
-  assertTransition(row.status, to);
-  const cols: string[] = ['status = $2', 'updated_at = now()'];
-  const params: unknown[] = [consultationId, to];
-  for (const [k, v] of Object.entries(set)) {
-    if (v === undefined) continue;
-    params.push(v);
-    cols.push(`${k} = $${params.length}`);
-  }
-  const [updated] = await q.query(`update consultations set ${cols.join(', ')} where id = $1 returning *`, params);
-  return updated;
+// TODO(merge h-money): billing's refund path still calls `transition` by id; it moves to
+// `transitionConsultationIfAllowed(q, userId, id, 'refunded')` from index.ts, then this goes.
+export async function transition(q: Queryable, consultationId: string, to: ConsultationStatus, set: ConsultationFields = {}) {
+  return transitionConsultationForClinician(q, consultationId, to, set);
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { calendarDate } from '../../http/fields.ts';
 import { LOCALES } from '../../lib/locales.ts';
-import { OrderSchema } from '../billing/orders.ts';
+import { OrderSchema } from '../fulfilment/index.ts';
 
 export const CATEGORY_KEYS = [
   'hair_growth',

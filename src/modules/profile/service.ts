@@ -5,8 +5,8 @@ import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/e
 import { isCalendarDate } from '../../http/fields.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
-import { listOrders } from '../billing/orders.ts';
 import { updateUserFields, type UserFields } from '../accounts/index.ts';
+import { listOrders } from '../fulfilment/index.ts';
 import { careFields, profileRow, submittedCategories } from './repository.ts';
 import { AddressSchema, CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
 

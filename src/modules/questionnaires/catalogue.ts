@@ -10,6 +10,7 @@ export type Locale = (typeof LOCALES)[number];
 export const CATEGORY_SLUGS = [
   'hair_growth', 'weight_loss', 'sexual_health', 'premature_ejaculation', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep',
 ] as const;
+export type CategorySlug = (typeof CATEGORY_SLUGS)[number];
 
 const Text = z.object(Object.fromEntries(LOCALES.map((l) => [l, z.string().min(1)])) as Record<Locale, z.ZodString>).strict();
 export type LocalisedText = z.infer<typeof Text>;

@@ -5,7 +5,6 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { registerSandboxPortal } from '../../payments/sandbox-portal.ts';
 import { pickLocale } from '../questionnaires/catalogue.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
 import * as subs from './service.ts';
@@ -19,8 +18,6 @@ export default async function subscriptionsModule(app: ZodApp, { deps }: ModuleO
 
   // Renewal cycle: open the renewal screen ahead of the period end; pause plans whose renewal was
   // missed (their charge is deferred by billing until a doctor approves the renewal).
-  // The sandbox's stand-in for Stripe's customer portal (POST /v1/users/billing-portal/ links to it).
-  if (deps.config.PAYMENT_PROVIDER === 'sandbox') registerSandboxPortal(app, deps);
 
   deps.scheduler.register('subscriptions.renewal-cycle', async () => {
     await subs.openRenewals(deps);

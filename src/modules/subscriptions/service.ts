@@ -3,7 +3,7 @@
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
-import { chargeSubscriptionCycle } from '../billing/service.ts';
+import { chargeSubscriptionCycle } from './charges.ts';
 import { createConsultation, transition } from '../consultations/service.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { renewalOpenMail, renewalPausedMail } from './mail.ts';

@@ -15,8 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
-import type { Config } from '../../config.ts';
-import { countryByCode } from '../../lib/countries.ts';
+import type { Config } from '../config.ts';
+import { countryByCode } from './countries.ts';
 
 const require = createRequire(import.meta.url);
 /** Absolute paths of the embedded fonts (regular and bold). */
@@ -107,14 +107,53 @@ export interface InvoiceData {
   refunds: { id: string; amount_cents: number; created_at: string }[];
 }
 
-/** The invoice data of a payment row (billing repository `paymentForInvoice`). */
-export function invoiceDataFrom(p: any, seller: Seller): InvoiceData {
-  const addresses: any[] = Array.isArray(p.addresses) ? p.addresses : [];
-  const addr = addresses.find((a) => a?.is_default) ?? addresses[0] ?? null;
+/** What an invoice prints of a payment, its patient, its plan and its consultation. */
+export interface InvoiceSource {
+  id: string;
+  invoice_number: number | null;
+  provider: string;
+  provider_payment_id: string;
+  status: string;
+  captured_at: Date | null;
+  created_at: Date;
+  description: string;
+  amount_cents: number;
+  refunded_amount_cents: number;
+  currency: string;
+  is_recurring: boolean;
+  subscription_id: string | null;
+  period_start: Date | null;
+  refund: unknown;
+  first_name: string | null;
+  last_name: string | null;
+  email: string;
+  addresses: unknown;
+  country_of_residence: string | null;
+  plan_cycle_days: number | null;
+  consultation_supply_days: number | null;
+}
+
+interface Address {
+  line1?: unknown;
+  line2?: unknown;
+  postal_code?: unknown;
+  city?: unknown;
+  country?: unknown;
+  is_default?: unknown;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const refundsOf = (refund: unknown): InvoiceData['refunds'] =>
+  typeof refund === 'object' && refund !== null && 'refunds' in refund && Array.isArray(refund.refunds) ? (refund.refunds as InvoiceData['refunds']) : [];
+
+/** The invoice data of a payment (payments repository `paymentForInvoice`). */
+export function invoiceDataFrom(p: InvoiceSource, seller: Seller): InvoiceData {
+  const addresses: Address[] = Array.isArray(p.addresses) ? p.addresses.filter((a): a is Address => typeof a === 'object' && a !== null) : [];
+  const addr = addresses.find((a) => a.is_default) ?? addresses[0] ?? null;
   const address = addr
-    ? [addr.line1, addr.line2, [addr.postal_code, addr.city].filter(Boolean).join(' '), countryName(addr.country)].filter((x: unknown) => typeof x === 'string' && x)
+    ? [str(addr.line1), str(addr.line2), [str(addr.postal_code), str(addr.city)].filter(Boolean).join(' '), countryName(str(addr.country))].filter((x): x is string => typeof x === 'string' && x !== '')
     : [];
-  const number = p.invoice_number ? `INV-${p.invoice_number}` : `FAILED-${String(p.id).slice(0, 8)}`;
+  const number = p.invoice_number ? `INV-${p.invoice_number}` : `FAILED-${p.id.slice(0, 8)}`;
   const captured = p.captured_at ? new Date(p.captured_at) : null;
   const issuedAt = new Date(p.captured_at ?? p.created_at);
   let service: InvoiceData['service'];
@@ -128,10 +167,21 @@ export function invoiceDataFrom(p: any, seller: Seller): InvoiceData {
     number,
     issuedAt,
     seller,
-    patient: { name: `${p.first_name ?? ''} ${p.last_name ?? ''}`.trim(), email: p.email, address, country: countryName(addr?.country ?? p.country_of_residence) },
-    payment: { ...p, description: p.description ?? '', captured_at: captured },
+    patient: { name: `${p.first_name ?? ''} ${p.last_name ?? ''}`.trim(), email: p.email, address, country: countryName(str(addr?.country) ?? p.country_of_residence) },
+    payment: {
+      id: p.id,
+      provider: p.provider,
+      provider_payment_id: p.provider_payment_id,
+      status: p.status,
+      captured_at: captured,
+      description: p.description ?? '',
+      amount_cents: p.amount_cents,
+      refunded_amount_cents: p.refunded_amount_cents,
+      currency: p.currency,
+      is_recurring: p.is_recurring,
+    },
     service,
-    refunds: p.refund?.refunds ?? [],
+    refunds: refundsOf(p.refund),
   };
 }
 

@@ -1,7 +1,7 @@
 // The payment provider interface. Two implementations: `sandbox` (built in, default) and `stripe`
-// (the official SDK). The billing module talks only to this interface; provider state that must
-// survive a restart lives in the database (checkout_sessions, payments, subscriptions).
-import type { Queryable } from '../db/index.ts';
+// (the official SDK). Adapters hold no SQL and know no module: the checkout and payments modules
+// talk to this interface, and provider state that must survive a restart lives in their tables
+// (checkout_sessions, payments, subscriptions), handed to the adapter when it needs it.
 
 export type ProviderName = 'sandbox' | 'stripe';
 export type CheckoutPlan = 'one_off' | 'subscription';
@@ -53,6 +53,20 @@ export interface SessionState {
   declineCode: string | null;
 }
 
+/** What this service recorded of a checkout session (checkout_sessions): the sandbox's whole truth. */
+export interface StoredSession {
+  id: string;
+  userId: string;
+  status: string;
+  expiresAt: Date;
+  amountCents: number;
+  providerPaymentId: string | null;
+  providerSubscriptionId: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  declineCode: string | null;
+}
+
 export interface RenewalCharge {
   subscriptionId: string;
   providerSubscriptionId: string | null;
@@ -76,9 +90,9 @@ export interface RefundResult {
 
 export interface PaymentProvider {
   readonly name: ProviderName;
-  createCheckoutSession(q: Queryable, req: CheckoutRequest): Promise<CreatedCheckout>;
+  createCheckoutSession(req: CheckoutRequest): Promise<CreatedCheckout>;
   /** Current state, or null when the provider does not know the session. */
-  retrieveSession(q: Queryable, sessionId: string): Promise<SessionState | null>;
+  retrieveSession(stored: StoredSession): Promise<SessionState | null>;
   chargeRenewal(charge: RenewalCharge): Promise<ChargeResult>;
   refund(input: { providerPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<RefundResult>;
   /** Ends a plan the provider bills itself (Stripe), e.g. one opened by a duplicate checkout. */
@@ -87,4 +101,44 @@ export interface PaymentProvider {
   expireSession?(sessionId: string): Promise<void>;
   /** A link where the patient manages the payment method (Stripe billing portal). */
   billingPortalUrl(input: { userId: string; providerCustomerId: string | null; returnUrl: string }): Promise<string | null>;
+}
+
+/** A provider event in this service's terms (the adapter maps the provider's own objects). */
+export type ProviderEvent =
+  | { kind: 'session_completed'; state: SessionState }
+  | { kind: 'session_expired'; sessionId: string }
+  | {
+      kind: 'plan_invoice_paid';
+      providerSubscriptionId: string;
+      providerPaymentId: string;
+      billingReason: string;
+      amountCents: number | null;
+      currency: string | null;
+      periodStart: Date | null;
+      periodEnd: Date | null;
+    }
+  | {
+      kind: 'plan_invoice_failed';
+      providerSubscriptionId: string;
+      providerPaymentId: string;
+      billingReason: string;
+      amountCents: number | null;
+      currency: string | null;
+      failureCode: string;
+    }
+  | { kind: 'charge_refunded'; providerPaymentIds: string[]; chargeId: string; amountRefundedCents: number | null; refundId: string | null; reason: string }
+  | {
+      kind: 'plan_updated';
+      providerSubscriptionId: string;
+      status: 'active' | 'past_due' | 'paused' | 'canceled';
+      cancelAtPeriodEnd: boolean | null;
+      periodStart: Date | null;
+      periodEnd: Date | null;
+      canceledAt: Date | null;
+    };
+
+/** Where a verified webhook event goes: the checkout module records it once and applies it. */
+export interface WebhookPort {
+  /** Records the event id and applies the event in one transaction; true when it was already recorded. */
+  receive(provider: ProviderName, eventId: string, type: string, event: ProviderEvent | null): Promise<boolean>;
 }

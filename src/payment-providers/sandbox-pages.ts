@@ -3,10 +3,42 @@
 //   POST /sandbox/checkout/{id}/pay/      card 4242... (default) pays; 4000 0000 0000 0002 declines
 //   POST /sandbox/checkout/{id}/decline/  the patient declines
 // Both POSTs answer 303 to the session's success or cancel URL. Paying also finalises the session
-// (what a provider webhook does), so the consultation exists when the browser comes back.
+// (what a provider webhook does), so the consultation exists when the browser comes back. The
+// session's record and its changes go through the checkout module (SandboxCheckoutPort).
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS } from './sandbox.ts';
+
+/** A sandbox checkout session as its page shows it (the checkout_sessions record). */
+export interface SandboxPageSession {
+  id: string;
+  status: string;
+  plan: string;
+  treatment_id: string;
+  treatment_name: string;
+  dosage: string;
+  amount_cents: number;
+  currency: string;
+  cycle_days: number | null;
+  supply_days: number | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  expires_at: Date;
+}
+
+/** What the sandbox page needs from the checkout module. */
+export interface SandboxCheckoutPort {
+  load(id: string): Promise<SandboxPageSession | null>;
+  /** An open session is declined (a declined card or the Decline button). */
+  decline(id: string, declineCode: string): Promise<void>;
+  /** An open session is paid with this card, then finalised (consultation, payment, plan). */
+  pay(id: string, card: { providerPaymentId: string; brand: string; last4: string }): Promise<void>;
+}
+
+const Params = z.object({ id: z.string() });
+const PayBody = z.object({ card_number: z.unknown().optional() }).passthrough().nullish();
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const money = (c: number, cur: string) => `${(c / 100).toFixed(2)} ${esc(cur)}`;
@@ -18,21 +50,20 @@ function page(title: string, body: string) {
 .total{font-weight:bold}button{font-size:1rem;padding:.6rem 1.2rem;margin-right:.5rem;cursor:pointer}.pay{background:#1a7f37;color:#fff;border:0}.note{color:#666;font-size:.85rem}input{font-size:1rem;padding:.4rem;width:16rem}</style></head><body>${body}</body></html>`;
 }
 
-export function registerSandboxPages(app: ZodApp, deps: Deps, finalise: (sessionId: string) => Promise<void>) {
-  const load = async (id: string) => {
-    if (!ID.test(id)) return null;
-    const [row] = await deps.db.query("select * from checkout_sessions where id = $1 and provider = 'sandbox'", [id]);
-    return row ?? null;
-  };
-  const expired = (row: any) => new Date(row.expires_at).getTime() <= deps.clock.now().getTime();
+export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheckoutPort): void {
+  const load = async (id: string) => (ID.test(id) ? port.load(id) : null);
+  const expired = (row: SandboxPageSession) => row.expires_at.getTime() <= deps.clock.now().getTime();
+  // The return addresses are always set at checkout; '/' only satisfies the type.
+  const back = (url: string | null) => url ?? '/';
+  const notFoundPage = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Checkout session not found</h1>'));
 
-  app.get('/sandbox/checkout/:id/', { schema: { hide: true } }, async (request: any, reply) => {
-    const row = await load(request.params.id);
+  app.get('/sandbox/checkout/:id/', { schema: { hide: true } }, async (request, reply) => {
+    const row = await load(Params.parse(request.params).id);
     reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (!row) return reply.code(404).send(page('Not found', '<h1>Checkout session not found</h1>'));
     if (row.status !== 'open' || expired(row)) {
       const state = row.status === 'open' ? 'expired' : row.status;
-      return reply.send(page('Checkout', `<h1>This checkout session is ${esc(state)}</h1><p><a href="${esc(row.status === 'paid' ? row.success_url : row.cancel_url)}">Continue</a></p>`));
+      return reply.send(page('Checkout', `<h1>This checkout session is ${esc(state)}</h1><p><a href="${esc(back(row.status === 'paid' ? row.success_url : row.cancel_url))}">Continue</a></p>`));
     }
     const what = row.plan === 'subscription' ? `Treatment plan, billed every ${row.cycle_days} days until cancelled` : `One-off, ${row.supply_days}-day supply`;
     return reply.send(
@@ -49,33 +80,28 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, finalise: (session
     );
   });
 
-  app.post('/sandbox/checkout/:id/pay/', { schema: { hide: true } }, async (request: any, reply) => {
-    const row = await load(request.params.id);
-    if (!row) return reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Checkout session not found</h1>'));
-    if (row.status === 'paid') return reply.redirect(row.success_url, 303);
-    if (row.status !== 'open' || expired(row)) return reply.redirect(row.cancel_url, 303);
-    const card = String(request.body?.card_number ?? '4242424242424242').replace(/\D/g, '') || '4242424242424242';
+  app.post('/sandbox/checkout/:id/pay/', { schema: { hide: true } }, async (request, reply) => {
+    const row = await load(Params.parse(request.params).id);
+    if (!row) return notFoundPage(reply);
+    if (row.status === 'paid') return reply.redirect(back(row.success_url), 303);
+    if (row.status !== 'open' || expired(row)) return reply.redirect(back(row.cancel_url), 303);
+    const body = PayBody.safeParse(request.body);
+    const given = body.success ? body.data?.card_number : undefined;
+    const card = (typeof given === 'string' || typeof given === 'number' ? String(given) : '4242424242424242').replace(/\D/g, '') || '4242424242424242';
     const known = SANDBOX_CARDS[card];
     if (!known || known.outcome === 'declined') {
-      await deps.db.query("update checkout_sessions set status = 'declined', decline_code = $2, updated_at = now() where id = $1 and status = 'open'", [
-        row.id,
-        known?.declineCode ?? 'card_declined',
-      ]);
-      return reply.redirect(row.cancel_url, 303);
+      await port.decline(row.id, known?.declineCode ?? 'card_declined');
+      return reply.redirect(back(row.cancel_url), 303);
     }
-    await deps.db.query(
-      "update checkout_sessions set status = 'paid', provider_payment_id = coalesce(provider_payment_id, $2), payment_method_brand = $3, payment_method_last4 = $4, updated_at = now() where id = $1 and status = 'open'",
-      [row.id, `py_sandbox_${row.id.slice(11)}`, known.brand, card.slice(-4)],
-    );
-    await finalise(row.id);
-    return reply.redirect(row.success_url, 303);
+    await port.pay(row.id, { providerPaymentId: `py_sandbox_${row.id.slice(11)}`, brand: known.brand, last4: card.slice(-4) });
+    return reply.redirect(back(row.success_url), 303);
   });
 
-  app.post('/sandbox/checkout/:id/decline/', { schema: { hide: true } }, async (request: any, reply) => {
-    const row = await load(request.params.id);
-    if (!row) return reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Checkout session not found</h1>'));
-    await deps.db.query("update checkout_sessions set status = 'declined', decline_code = 'declined_by_customer', updated_at = now() where id = $1 and status = 'open'", [row.id]);
-    return reply.redirect(row.status === 'paid' ? row.success_url : row.cancel_url, 303);
+  app.post('/sandbox/checkout/:id/decline/', { schema: { hide: true } }, async (request, reply) => {
+    const row = await load(Params.parse(request.params).id);
+    if (!row) return notFoundPage(reply);
+    await port.decline(row.id, 'declined_by_customer');
+    return reply.redirect(back(row.status === 'paid' ? row.success_url : row.cancel_url), 303);
   });
 
   // Default return pages when the client gave no success_url / cancel_url.

@@ -1,6 +1,8 @@
 // The payment record (spec 2.4) and its serialisation, shared by the payments list, the
 // consultation's `payments` and the back office.
 import { z } from 'zod';
+import type { PaymentsRow } from '../../db/schema.ts';
+import { iso, isoRequired } from '../../lib/time.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -49,10 +51,11 @@ export const PaymentSchema = z
 
 export type Payment = z.infer<typeof PaymentSchema>;
 
-export const iso = (d: unknown): string | null => (d ? new Date(d as any).toISOString() : null);
+const isRefundRecord = (v: unknown): v is Payment['refund'] & object =>
+  typeof v === 'object' && v !== null && 'refunds' in v && Array.isArray(v.refunds) && 'total_refunded_cents' in v;
 
-export function toPayment(row: any, email: string, baseUrl: string): Payment {
-  const refunded = row.refunded_amount_cents ?? 0;
+export function toPayment(row: PaymentsRow, email: string, baseUrl: string): Payment {
+  const refunded = row.refunded_amount_cents;
   return {
     id: row.id,
     consultation_id: row.consultation_id,
@@ -60,24 +63,24 @@ export function toPayment(row: any, email: string, baseUrl: string): Payment {
     patient_id: row.user_id,
     provider: row.provider,
     provider_payment_id: row.provider_payment_id,
-    provider_checkout_id: row.provider_checkout_id ?? '',
+    provider_checkout_id: row.provider_checkout_id,
     provider_order_id: row.provider_order_id,
     provider_order_name: row.provider_order_name,
     subscription_id: row.subscription_id,
     is_recurring: row.is_recurring,
-    billing_reason: row.billing_reason ?? '',
+    billing_reason: row.billing_reason,
     amount_cents: row.amount_cents,
     refunded_amount_cents: refunded,
     net_amount_cents: row.status === 'failed' ? 0 : row.amount_cents - refunded,
     currency: row.currency,
     status: row.status,
-    failure_code: row.failure_code ?? '',
+    failure_code: row.failure_code,
     failed_at: iso(row.failed_at),
-    description: row.description ?? '',
+    description: row.description,
     captured_at: iso(row.captured_at),
     invoice_url: `${baseUrl}/v1/users/payments/${row.id}/invoice/`,
-    refund: row.refund ?? null,
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    refund: isRefundRecord(row.refund) ? row.refund : null,
+    created_at: isoRequired(row.created_at),
+    updated_at: isoRequired(row.updated_at),
   };
 }

@@ -1,7 +1,7 @@
 // Payment receipts: a mail after every successful charge and every refund, queued through the
 // transactional outbox in the transaction that records the payment or the refund (so a rollback
 // sends nothing). payment_receipts claims each event once: a finalisation, webhook or job that runs
-// twice still sends one receipt. The mail carries no health details (billing/mail.ts).
+// twice still sends one receipt. The mail carries no health details (payments/mail.ts).
 import { appLinks } from '../../mail/links.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -10,7 +10,7 @@ import { paymentReceiptMail, refundReceiptMail } from './mail.ts';
 import { claimReceipt, paymentForReceipt } from './repository.ts';
 
 // The payments page of the web app, where the invoice is downloaded (the API route needs a token).
-const invoiceLink = (deps: Deps, _paymentId: string) => appLinks.payments(deps.config);
+const invoiceLink = (deps: Deps) => appLinks.payments(deps.config);
 
 /** Queues the receipt of a successful charge, recorded as (provider, provider payment id). */
 export async function queueChargeReceipt(deps: Deps, q: Queryable, provider: string, providerPaymentId: string): Promise<void> {
@@ -24,7 +24,7 @@ export async function queueChargeReceipt(deps: Deps, q: Queryable, provider: str
     at: new Date(p.captured_at ?? deps.clock.now()).toISOString(),
     timezone: p.timezone ?? '',
     reference: `INV-${p.invoice_number}`,
-    link: invoiceLink(deps, p.id),
+    link: invoiceLink(deps),
   });
 }
 
@@ -39,8 +39,8 @@ export async function queueRefundReceipt(deps: Deps, q: Queryable, paymentId: st
     currency: p.currency,
     at: refund.at.toISOString(),
     timezone: p.timezone ?? '',
-    reference: p.invoice_number ? `INV-${p.invoice_number}` : String(p.id).slice(0, 8),
+    reference: p.invoice_number ? `INV-${p.invoice_number}` : p.id.slice(0, 8),
     refund_id: refund.id,
-    link: invoiceLink(deps, p.id),
+    link: invoiceLink(deps),
   });
 }

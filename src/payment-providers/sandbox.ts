@@ -1,5 +1,6 @@
-// The built-in sandbox provider: no network, no keys. Checkout sessions are rows of
-// checkout_sessions; the hosted page (sandbox-pages.ts) marks them paid or declined.
+// The built-in sandbox provider: no network, no keys. Its checkout sessions are this service's own
+// checkout_sessions rows (handed in as StoredSession); the hosted page (sandbox-pages.ts) marks
+// them paid or declined through the checkout module.
 //
 // Test cards (documented in docs/billing.md, same numbers as Stripe's test cards):
 //   4242 4242 4242 4242  succeeds (the default on the page)
@@ -7,9 +8,8 @@
 //   4000 0000 0000 9995  declined at checkout (insufficient_funds)
 //   4000 0000 0000 0341  succeeds at checkout, every later recurring charge fails (card_declined)
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../db/index.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, RenewalCharge, SessionState } from './types.ts';
+import type { ChargeResult, CreatedCheckout, PaymentProvider, RefundResult, RenewalCharge, SessionState, StoredSession } from './types.ts';
 
 export const SANDBOX_SESSION_TTL_MS = 24 * 3600 * 1000;
 
@@ -38,48 +38,46 @@ export function sandboxPortalToken(key: Uint8Array, clock: Clock, userId: string
 /** The account id of a valid, unexpired portal token, else null. */
 export function sandboxPortalAccount(key: Uint8Array, clock: Clock, token: string): string | null {
   const m = /^([0-9a-f]{32})\.(\d{1,12})\.([A-Za-z0-9_-]{22})$/.exec(token);
-  if (!m) return null;
-  const expected = createHmac('sha256', key).update(`sandbox_portal:${m[1]}.${m[2]}`).digest('base64url').slice(0, 22);
-  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(m[3])) || Number(m[2]) * 1000 <= clock.now().getTime()) return null;
-  const h = m[1];
+  const [, h, expiry, mac] = m ?? [];
+  if (h === undefined || expiry === undefined || mac === undefined) return null;
+  const expected = createHmac('sha256', key).update(`sandbox_portal:${h}.${expiry}`).digest('base64url').slice(0, 22);
+  if (!timingSafeEqual(Buffer.from(expected), Buffer.from(mac)) || Number(expiry) * 1000 <= clock.now().getTime()) return null;
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 export function sandboxProvider(baseUrl: string, clock: Clock, portalKey?: Uint8Array): PaymentProvider {
   return {
     name: 'sandbox',
-    async createCheckoutSession(_q: Queryable, _req: CheckoutRequest): Promise<CreatedCheckout> {
+    createCheckoutSession(): Promise<CreatedCheckout> {
       const id = newSandboxId('cs_sandbox');
-      return { id, url: `${baseUrl}/sandbox/checkout/${id}/`, expiresAt: new Date(clock.now().getTime() + SANDBOX_SESSION_TTL_MS) };
+      return Promise.resolve({ id, url: `${baseUrl}/sandbox/checkout/${id}/`, expiresAt: new Date(clock.now().getTime() + SANDBOX_SESSION_TTL_MS) });
     },
-    async retrieveSession(q: Queryable, sessionId: string): Promise<SessionState | null> {
-      const [row] = await q.query("select * from checkout_sessions where id = $1 and provider = 'sandbox'", [sessionId]);
-      if (!row) return null;
-      let status = row.status as SessionState['status'];
-      if (status === 'open' && new Date(row.expires_at).getTime() <= clock.now().getTime()) status = 'expired';
-      return {
+    retrieveSession(row: StoredSession): Promise<SessionState | null> {
+      let status: SessionState['status'] = row.status === 'paid' || row.status === 'declined' || row.status === 'expired' ? row.status : 'open';
+      if (status === 'open' && row.expiresAt.getTime() <= clock.now().getTime()) status = 'expired';
+      return Promise.resolve({
         id: row.id,
         status,
-        clientReferenceId: row.user_id,
-        amountCents: row.amount_cents,
-        providerPaymentId: row.provider_payment_id,
-        providerSubscriptionId: row.provider_subscription_id,
-        cardBrand: row.payment_method_brand,
-        cardLast4: row.payment_method_last4,
-        declineCode: row.decline_code,
-      };
+        clientReferenceId: row.userId,
+        amountCents: row.amountCents,
+        providerPaymentId: row.providerPaymentId,
+        providerSubscriptionId: row.providerSubscriptionId,
+        cardBrand: row.cardBrand,
+        cardLast4: row.cardLast4,
+        declineCode: row.declineCode,
+      });
     },
-    async chargeRenewal(charge: RenewalCharge): Promise<ChargeResult> {
+    chargeRenewal(charge: RenewalCharge): Promise<ChargeResult> {
       const providerPaymentId = `py_sandbox_${charge.idempotencyKey}`;
-      if (charge.cardLast4 === RENEWAL_FAIL_LAST4) return { ok: false, providerPaymentId, failureCode: 'card_declined' };
-      return { ok: true, providerPaymentId };
+      if (charge.cardLast4 === RENEWAL_FAIL_LAST4) return Promise.resolve({ ok: false, providerPaymentId, failureCode: 'card_declined' });
+      return Promise.resolve({ ok: true, providerPaymentId });
     },
-    async refund(): Promise<RefundResult> {
-      return { id: newSandboxId('re_sandbox'), status: 'succeeded' };
+    refund(): Promise<RefundResult> {
+      return Promise.resolve({ id: newSandboxId('re_sandbox'), status: 'succeeded' });
     },
-    async billingPortalUrl({ userId, returnUrl }): Promise<string | null> {
-      if (!portalKey) return null;
-      return `${baseUrl}/sandbox/portal/${sandboxPortalToken(portalKey, clock, userId)}/?return_url=${encodeURIComponent(returnUrl)}`;
+    billingPortalUrl({ userId, returnUrl }): Promise<string | null> {
+      if (!portalKey) return Promise.resolve(null);
+      return Promise.resolve(`${baseUrl}/sandbox/portal/${sandboxPortalToken(portalKey, clock, userId)}/?return_url=${encodeURIComponent(returnUrl)}`);
     },
   };
 }

@@ -4,8 +4,7 @@
 // PROTOCOL point the SDK at another server (the tests run a local fake of the HTTP API).
 import Stripe from 'stripe';
 import type { Config } from '../config.ts';
-import type { Queryable } from '../db/index.ts';
-import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, SessionState } from './types.ts';
+import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, SessionState, StoredSession } from './types.ts';
 
 export function stripeClient(config: Config): Stripe {
   if (!config.STRIPE_SECRET_KEY) throw new Error('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
@@ -19,24 +18,31 @@ export function stripeClient(config: Config): Stripe {
   });
 }
 
-const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as any).id === 'string' ? (v as any).id : null);
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** An expandable field: the id string, or the expanded object's id. */
+const idOf = (v: unknown): string | null => str(v) ?? (isObj(v) ? str(v.id) : null);
 
 /** Maps a Checkout Session object (from the API or a webhook) to our session state. */
-export function stripeSessionState(s: any): SessionState {
+export function stripeSessionState(s: Obj): SessionState {
   const paid = s.status === 'complete' && (s.payment_status === 'paid' || s.payment_status === 'no_payment_required');
   const status: SessionState['status'] = paid ? 'paid' : s.status === 'expired' ? 'expired' : 'open';
-  const pi = s.payment_intent && typeof s.payment_intent === 'object' ? s.payment_intent : null;
-  const card = pi?.latest_charge?.payment_method_details?.card ?? null;
+  const pi = isObj(s.payment_intent) ? s.payment_intent : null;
+  const charge = pi && isObj(pi.latest_charge) ? pi.latest_charge : null;
+  const details = charge && isObj(charge.payment_method_details) ? charge.payment_method_details : null;
+  const card = details && isObj(details.card) ? details.card : null;
+  const id = str(s.id) ?? '';
   return {
-    id: s.id,
+    id,
     status,
-    clientReferenceId: s.client_reference_id ?? null,
+    clientReferenceId: str(s.client_reference_id),
     amountCents: typeof s.amount_total === 'number' ? s.amount_total : null,
-    providerPaymentId: idOf(s.payment_intent) ?? idOf(s.invoice) ?? (paid ? s.id : null),
+    providerPaymentId: idOf(s.payment_intent) ?? idOf(s.invoice) ?? (paid ? id : null),
     providerSubscriptionId: idOf(s.subscription),
     providerCustomerId: idOf(s.customer),
-    cardBrand: card?.brand ?? null,
-    cardLast4: card?.last4 ?? null,
+    cardBrand: str(card?.brand),
+    cardLast4: str(card?.last4),
     declineCode: null,
   };
 }
@@ -45,7 +51,7 @@ export function stripeProvider(config: Config): PaymentProvider {
   const stripe = stripeClient(config);
   return {
     name: 'stripe',
-    async createCheckoutSession(_q: Queryable, req: CheckoutRequest): Promise<CreatedCheckout> {
+    async createCheckoutSession(req: CheckoutRequest): Promise<CreatedCheckout> {
       const session = await stripe.checkout.sessions.create({
         mode: req.plan === 'subscription' ? 'subscription' : 'payment',
         client_reference_id: req.userId,
@@ -68,27 +74,32 @@ export function stripeProvider(config: Config): PaymentProvider {
       const expiresAt = session.expires_at ? new Date(session.expires_at * 1000) : new Date(Date.now() + 24 * 3600 * 1000);
       return { id: session.id, url: session.url, expiresAt };
     },
-    async retrieveSession(_q: Queryable, sessionId: string): Promise<SessionState | null> {
+    async retrieveSession(stored: StoredSession): Promise<SessionState | null> {
       try {
-        const s = await stripe.checkout.sessions.retrieve(sessionId, { expand: ['payment_intent.latest_charge'] });
-        return stripeSessionState(s);
-      } catch (err: any) {
-        if (err?.statusCode === 404 || err?.code === 'resource_missing') return null;
+        const s: unknown = await stripe.checkout.sessions.retrieve(stored.id, { expand: ['payment_intent.latest_charge'] });
+        return stripeSessionState(isObj(s) ? s : {});
+      } catch (err: unknown) {
+        if (isObj(err) && (err.statusCode === 404 || err.code === 'resource_missing')) return null;
         throw err;
       }
     },
-    async chargeRenewal(): Promise<ChargeResult> {
+    chargeRenewal(): Promise<ChargeResult> {
       // Stripe charges subscriptions on its own schedule; invoice.paid / invoice.payment_failed
       // webhooks record the outcome.
-      return { ok: 'provider_managed' };
+      return Promise.resolve({ ok: 'provider_managed' });
     },
     async refund({ providerPaymentId, amountCents, idempotencyKey }): Promise<RefundResult> {
       let target: { charge: string } | { payment_intent: string };
       if (providerPaymentId.startsWith('ch_')) target = { charge: providerPaymentId };
       else if (providerPaymentId.startsWith('in_')) {
         // A plan's payment is recorded by its invoice id: refund the invoice's payment intent.
-        const inv: any = await stripe.invoices.retrieve(providerPaymentId, { expand: ['payments'] });
-        const pi = idOf(inv.payment_intent) ?? idOf(inv.payments?.data?.find((p: any) => p.status === 'paid')?.payment?.payment_intent ?? inv.payments?.data?.[0]?.payment?.payment_intent);
+        const fetched: unknown = await stripe.invoices.retrieve(providerPaymentId, { expand: ['payments'] });
+        const inv = isObj(fetched) ? fetched : {};
+        // Older API versions name the intent on the invoice; newer ones under payments.data[].payment.
+        const payments = isObj(inv.payments) && Array.isArray(inv.payments.data) ? inv.payments.data.filter(isObj) : [];
+        const paidEntry = payments.find((p) => p.status === 'paid') ?? payments[0];
+        const entryPayment = paidEntry && isObj(paidEntry.payment) ? paidEntry.payment : null;
+        const pi = idOf(inv.payment_intent) ?? idOf(entryPayment?.payment_intent);
         const charge = idOf(inv.charge);
         if (pi) target = { payment_intent: pi };
         else if (charge) target = { charge };

@@ -1,0 +1,195 @@
+// Checkout SQL: checkout_sessions and webhook_events (owner: checkout), and the reads checkout
+// joins from other modules' tables (submissions, consultations, plans, the account). Patient-scoped
+// functions take the account id and put it in the SQL; the provider's (webhooks, the sandbox page,
+// the scheduler) act on any session by design and say so in their names.
+import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { CheckoutSessionsRow, CheckoutSessionsUpdate, NewCheckoutSessions, SubscriptionsRow } from '../../db/schema.ts';
+import { assertSessionTransition, type SessionStatus } from './status.ts';
+
+export type SessionRow = CheckoutSessionsRow;
+
+export async function countryOfResidence(q: Queryable, userId: string): Promise<string | null> {
+  const row = await sqlOf(q).selectFrom('users').select('country_of_residence').where('id', '=', userId).executeTakeFirst();
+  return row?.country_of_residence ?? null;
+}
+
+/** The account's latest submission in a category (what checkout sells against). */
+export async function latestSubmission(q: Queryable, userId: string, category: string) {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_submissions')
+    .select(['id', 'outcome', 'result', 'version_id', 'answers', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * What stops a payment for a review, in one statement: the account's consultation of the category
+ * still waiting for a doctor, and the consultation (not cancelled or refunded) that already used the
+ * submission. Checkout refuses on either; finalisation refunds a payment that meets either.
+ */
+export async function reviewConflicts(q: Queryable, userId: string, category: string, submissionId: string | null): Promise<{ openId: string | null; usedId: string | null }> {
+  const row = await sqlOf(q)
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('consultations')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('category', '=', category)
+        .where('status', 'in', ['pending_review', 'needs_information'])
+        .limit(1)
+        .as('open_id'),
+      eb
+        .selectFrom('consultations')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('questionnaire_submission_id', '=', submissionId)
+        .where('status', 'not in', ['cancelled', 'refunded'])
+        .limit(1)
+        .as('used_id'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { openId: row.open_id, usedId: submissionId ? row.used_id : null };
+}
+
+/** The account's active plan in the category whose paid period covers `now`, locked for the covered checkout. */
+export async function lockCoveringPlan(q: Queryable, userId: string, category: string, now: Date): Promise<SubscriptionsRow | null> {
+  const row = await sqlOf(q)
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where('status', '=', 'active')
+    .where('current_period_end', '>', now)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's newest plan that has not ended: where its card is managed. */
+export async function latestLivePlan(q: Queryable, userId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('subscriptions')
+    .select(['provider', 'provider_customer_id'])
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'canceled')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's plans that have not ended, newest first (the sandbox billing portal). */
+export async function livePlans(q: Queryable, userId: string): Promise<SubscriptionsRow[]> {
+  return sqlOf(q).selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('status', '<>', 'canceled').orderBy('created_at', 'desc').execute();
+}
+
+/** Serialises the finalisations of one account (its user row lock): the second sees the first's records. */
+export async function lockAccount(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
+export async function accountContact(q: Queryable, userId: string) {
+  const row = await sqlOf(q).selectFrom('users').select(['email', 'first_name', 'locale']).where('id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+// ------------------------------------------------------------------ checkout_sessions
+
+export async function insertSession(q: Queryable, values: NewCheckoutSessions): Promise<void> {
+  await sqlOf(q).insertInto('checkout_sessions').values(values).execute();
+}
+
+/** A newer checkout for a submission replaces the account's older open ones: only one tab can pay. */
+export async function expireOpenSessionsOfSubmission(q: Queryable, userId: string, submissionId: string) {
+  assertSessionTransition('open', 'expired');
+  return sqlOf(q)
+    .updateTable('checkout_sessions')
+    .set({ status: 'expired', updated_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('submission_id', '=', submissionId)
+    .where('status', '=', 'open')
+    .returning(['id', 'provider'])
+    .execute();
+}
+
+/** Scheduler: open sessions past their expiry become `expired` (any account). */
+export async function expireDueSessionsForScheduler(q: Queryable, now: Date): Promise<void> {
+  assertSessionTransition('open', 'expired');
+  await sqlOf(q)
+    .updateTable('checkout_sessions')
+    .set({ status: 'expired', updated_at: sql<Date>`now()` })
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now)
+    .execute();
+}
+
+export async function findOwnSession(q: Queryable, userId: string, provider: string, id: string): Promise<SessionRow | null> {
+  const row = await sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id).where('user_id', '=', userId).where('provider', '=', provider).executeTakeFirst();
+  return row ?? null;
+}
+
+/** A session by the provider's id, any account (the sandbox's own page and provider events). */
+export async function findSessionForProvider(q: Queryable, provider: string, id: string): Promise<SessionRow | null> {
+  const row = await sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id).where('provider', '=', provider).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Locks a session for finalisation: the account's own (`userId`), or any account's for a provider event (null). */
+export async function lockSession(q: Queryable, id: string, userId: string | null): Promise<SessionRow | null> {
+  let query = sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id);
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  return (await query.forUpdate().executeTakeFirst()) ?? null;
+}
+
+/** Columns a status move may set along with the status. */
+export type SessionFields = Pick<
+  CheckoutSessionsUpdate,
+  | 'decline_code'
+  | 'finalised_at'
+  | 'consultation_id'
+  | 'provider_payment_id'
+  | 'provider_subscription_id'
+  | 'payment_method_brand'
+  | 'payment_method_last4'
+  | 'provider_customer_id'
+  | 'refunded_at'
+  | 'refund_reason'
+  | 'provider_refund_id'
+>;
+
+/**
+ * The status machine's write: moves a session from `from` to `to` (with `fields`) only while it is
+ * still in `from`. Null when it is no longer there (a concurrent move won).
+ */
+export async function transitionSession(q: Queryable, id: string, from: string, to: SessionStatus, fields: SessionFields = {}): Promise<SessionRow | null> {
+  assertSessionTransition(from, to);
+  const row = await sqlOf(q)
+    .updateTable('checkout_sessions')
+    .set({ ...fields, status: to, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+// ------------------------------------------------------------------ webhook_events
+
+/** Records a provider event id once; false when it was already recorded (a redelivery). */
+export async function recordWebhookEvent(q: Queryable, provider: string, eventId: string, type: string): Promise<boolean> {
+  const row = await sqlOf(q)
+    .insertInto('webhook_events')
+    .values({ provider, event_id: eventId, type })
+    .onConflict((oc) => oc.doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

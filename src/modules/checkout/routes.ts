@@ -1,0 +1,81 @@
+// Checkout: start a checkout, the session check, the billing portal link; the payment providers'
+// pages and webhook (through the ports in events.ts); the expiry and recurring-charge jobs.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { registerSandboxPages, registerSandboxPortal, registerStripeWebhook } from '../../payment-providers/index.ts';
+import { runDueCharges } from '../subscriptions/index.ts';
+import { sandboxCheckoutPort, sandboxPortalPort, webhookPort } from './events.ts';
+import { assertProfileComplete } from './profile-check.ts';
+import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
+import { billingPortal, checkSession, checkout, expireSessions } from './service.ts';
+
+const auth401 = { 401: TokenErrorSchema };
+
+export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  deps.scheduler.register('billing.recurring-charges', () => runDueCharges(deps));
+  deps.scheduler.register('billing.expire-checkout-sessions', () => expireSessions(deps));
+
+  r.post(
+    '/v1/users/checkout/',
+    {
+      // The profile check runs before the body is validated: PROFILE_INCOMPLETE comes first.
+      preValidation: async (request) => assertProfileComplete(deps.db, currentUser(request).id),
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a checkout for a consultation',
+        description:
+          'Refusals, in order: 400 PROFILE_INCOMPLETE {error_name, missing_fields}; 400 field errors; 400 SUBMISSION_REQUIRED (no submitted questionnaire in the category); 400 SUBMISSION_NOT_ELIGIBLE {outcome} (latest submission ineligible or emergency); 400 PLAN_NOT_AVAILABLE; 409 CONSULTATION_ALREADY_OPEN {consultation_id}; 409 SUBMISSION_ALREADY_USED {consultation_id} (the latest submission already has a consultation: submit again). Success: checkout_url + session_id of the provider page, or covered_by_subscription true with the consultation created at once. See docs/billing.md.',
+        security: bearerSecurity,
+        body: CheckoutBody,
+        response: { 200: CheckoutResponse, 400: z.union([ErrorNameSchema, FieldErrorsSchema]), ...auth401, 409: ErrorNameSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      return checkout(deps, { id: user.id, email: user.email }, request.body);
+    },
+  );
+
+  for (const provider of ['sandbox', 'stripe'] as const) {
+    r.get(
+      `/v1/users/${provider}/session/:id/`,
+      {
+        schema: {
+          tags: ['billing'],
+          summary: `State of a ${provider} checkout session`,
+          description: `A paid session is finalised here if the provider webhook has not done it yet (exactly one consultation and payment per session). Unknown, another account's, or another provider's session: 404 {detail, code: "${provider}_session_not_found"}.`,
+          security: bearerSecurity,
+          params: z.object({ id: z.string() }),
+          response: { 200: SessionResponse, ...auth401, 404: DetailCodeSchema },
+        },
+      },
+      async (request) => checkSession(deps, currentUser(request).id, provider, request.params.id),
+    );
+  }
+
+  r.post(
+    '/v1/users/billing-portal/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: "Link to the payment provider's billing portal",
+        description:
+          'Where the patient updates the card of their plan (Stripe customer portal). `url` is null when the account has no live plan or the provider has no portal (sandbox). `return_url`: where the portal sends the patient back.',
+        security: bearerSecurity,
+        body: z.object({ return_url: z.string().max(2000).optional() }).optional(),
+        response: { 200: z.object({ url: z.string().nullable(), provider: z.string().nullable() }), 400: FieldErrorsSchema, ...auth401 },
+      },
+    },
+    async (request) => billingPortal(deps, currentUser(request).id, request.body?.return_url),
+  );
+
+  registerSandboxPages(app, deps, sandboxCheckoutPort(deps));
+  if (deps.config.PAYMENT_PROVIDER === 'sandbox') registerSandboxPortal(app, deps, sandboxPortalPort(deps));
+  registerStripeWebhook(app, deps, webhookPort(deps));
+  return Promise.resolve();
+}

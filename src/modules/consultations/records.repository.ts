@@ -1,0 +1,335 @@
+// Consultation writes and single-record reads: creation, the status machine's write, the renewal
+// fields, prescribing overrides and the supply history. (The patient's list and its serialisation
+// live in repository.ts.) Patient-scoped functions take the account id and put it in the SQL; the
+// review desk acts on any patient by design and its functions say so (`...ForClinician`).
+import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
+import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
+
+export type ConsultationRow = ConsultationsRow;
+
+export interface NewConsultation {
+  userId: string;
+  category: string;
+  plan: 'one_off' | 'subscription';
+  origin: 'checkout' | 'subscription_covered' | 'renewal' | 'early_order' | 'express_reorder';
+  supplyDays: number | null;
+  treatmentId: string;
+  dosage: string;
+  submissionId?: string | null;
+  subscriptionId?: string | null;
+  checkoutSessionId?: string | null;
+  /** Defaults to the submission's answers. */
+  formSnapshot?: unknown[];
+  status?: 'pending_review';
+  patientChoiceStatus?: string | null;
+  renewalDetails?: unknown;
+  /** The plan period a renewal or early order belongs to (one renewal per period). */
+  renewalPeriodEnd?: Date | null;
+}
+
+/** Inserts a consultation (pending_review) inside the caller's transaction; returns the row. */
+export async function insertConsultation(q: Queryable, input: NewConsultation): Promise<ConsultationRow> {
+  let snapshot = input.formSnapshot;
+  if (!snapshot && input.submissionId) {
+    const s = await sqlOf(q)
+      .selectFrom('questionnaire_submissions')
+      .select('answers')
+      .where('id', '=', input.submissionId)
+      .where('user_id', '=', input.userId)
+      .executeTakeFirst();
+    snapshot = Array.isArray(s?.answers) ? (s.answers as unknown[]) : [];
+  }
+  return sqlOf(q)
+    .insertInto('consultations')
+    .values({
+      user_id: input.userId,
+      category: input.category,
+      status: 'pending_review',
+      origin: input.origin,
+      plan: input.plan,
+      supply_days: input.supplyDays,
+      treatment_id: input.treatmentId,
+      dosage: input.dosage,
+      form_snapshot: JSON.stringify(snapshot ?? []),
+      questionnaire_submission_id: input.submissionId ?? null,
+      subscription_id: input.subscriptionId ?? null,
+      checkout_session_id: input.checkoutSessionId ?? null,
+      patient_choice_status: input.patientChoiceStatus ?? null,
+      renewal_details: input.renewalDetails === undefined ? null : JSON.stringify(input.renewalDetails),
+      ...(input.renewalPeriodEnd ? { renewal_period_end: input.renewalPeriodEnd } : {}),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Columns a status move may set along with the status. */
+export type ConsultationFields = Pick<ConsultationsUpdate, 'doctor_id' | 'decision_reason' | 'decided_at' | 'treatment_id' | 'dosage'>;
+
+async function lockStatus(q: Queryable, id: string, userId: string | null) {
+  let query = sqlOf(q).selectFrom('consultations').select(['id', 'status', 'user_id']).where('id', '=', id);
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields) {
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ConsultationFields;
+  return sqlOf(q)
+    .updateTable('consultations')
+    .set({ ...defined, status: to, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The status machine's write for one of the account's consultations (locked FOR UPDATE inside the
+ * caller's transaction). 404-like null when it is not the account's; 409 for a move the machine
+ * forbids.
+ */
+export async function transitionConsultation(
+  q: Queryable,
+  userId: string,
+  id: string,
+  to: ConsultationStatus,
+  fields: ConsultationFields = {},
+): Promise<ConsultationRow | null> {
+  const row = await lockStatus(q, id, userId);
+  if (!row) return null;
+  assertTransition(row.status, to);
+  return writeStatus(q, id, userId, row.status, to, fields);
+}
+
+/** Like transitionConsultation, but a move the machine forbids is skipped (null) instead of a 409. */
+export async function transitionConsultationIfAllowed(
+  q: Queryable,
+  userId: string,
+  id: string,
+  to: ConsultationStatus,
+  fields: ConsultationFields = {},
+): Promise<ConsultationRow | null> {
+  const row = await lockStatus(q, id, userId);
+  if (!row || !canTransition(row.status, to)) return null;
+  return writeStatus(q, id, userId, row.status, to, fields);
+}
+
+/** The review desk's move: a doctor decides on any patient's consultation. */
+export async function transitionConsultationForClinician(q: Queryable, id: string, to: ConsultationStatus, fields: ConsultationFields = {}): Promise<ConsultationRow> {
+  const row = await lockStatus(q, id, null);
+  if (!row) throw new Error(`consultation ${id} does not exist`);
+  assertTransition(row.status, to);
+  return writeStatus(q, id, row.user_id, row.status, to, fields);
+}
+
+/** A consultation with its patient's contact, locked for a doctor's decision (any patient). */
+export async function lockForDecisionForClinician(q: Queryable, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('consultations as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .selectAll('c')
+    .select(['u.email', 'u.locale', 'u.first_name'])
+    .where('c.id', '=', id)
+    .forUpdate('c')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** One of the account's consultations. */
+export async function findConsultationForUser(q: Queryable, userId: string, id: string): Promise<ConsultationRow | null> {
+  const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Any patient's consultation (the review desk). */
+export async function findConsultationForClinician(q: Queryable, id: string): Promise<ConsultationRow | null> {
+  const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's open renewal consultation of a plan whose choice is still pending. */
+export async function pendingRenewalOf(q: Queryable, userId: string, subscriptionId: string): Promise<ConsultationRow | null> {
+  const row = await sqlOf(q)
+    .selectFrom('consultations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('origin', '=', 'renewal')
+    .where('patient_choice_status', '=', 'pending')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's latest approved consultation in a category. */
+export async function lastApprovedOf(q: Queryable, userId: string, category: string): Promise<ConsultationRow | null> {
+  const row = await sqlOf(q)
+    .selectFrom('consultations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where('status', '=', 'approved')
+    .orderBy('decided_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Whether the account has a consultation in the category waiting for a doctor (not a pending renewal choice). */
+export async function hasOpenReview(q: Queryable, userId: string, category: string): Promise<boolean> {
+  const row = await sqlOf(q)
+    .selectFrom('consultations')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where('status', 'in', ['pending_review', 'needs_information'])
+    .where(sql<boolean>`coalesce(patient_choice_status, '') <> 'pending'`)
+    .limit(1)
+    .executeTakeFirst();
+  return Boolean(row);
+}
+
+/** The account's renewal consultation locked with the patient's profile fields (the renewal confirm). */
+export async function lockRenewalForUser(q: Queryable, userId: string, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('consultations as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .selectAll('c')
+    .select(['u.gender', 'u.date_of_birth as patient_date_of_birth', 'u.country_of_residence as patient_country'])
+    .where('c.id', '=', id)
+    .where('c.user_id', '=', userId)
+    .where('c.origin', '=', 'renewal')
+    .forUpdate('c')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Renewal fields of one of the account's consultations (never its status). */
+export type RenewalFields = Pick<ConsultationsUpdate, 'patient_choice_status' | 'treatment_id' | 'dosage' | 'renewal_period_end'> & {
+  renewal_details?: unknown;
+  form_snapshot?: unknown[];
+};
+
+export async function updateRenewalFields(q: Queryable, userId: string, id: string, fields: RenewalFields): Promise<void> {
+  const { renewal_details, form_snapshot, ...rest } = fields;
+  await sqlOf(q)
+    .updateTable('consultations')
+    .set({
+      ...rest,
+      ...(renewal_details !== undefined ? { renewal_details: JSON.stringify(renewal_details) } : {}),
+      ...(form_snapshot !== undefined ? { form_snapshot: JSON.stringify(form_snapshot) } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** A postponed plan period: the open renewal of that period moves with it. */
+export async function moveRenewalPeriod(q: Queryable, userId: string, subscriptionId: string, from: Date, to: Date): Promise<void> {
+  await sqlOf(q)
+    .updateTable('consultations')
+    .set({ renewal_period_end: to, updated_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('origin', '=', 'renewal')
+    .where('renewal_period_end', '=', from)
+    .execute();
+}
+
+/**
+ * The account's approvals of one treatment (newest first, at most 100): the prescribing rules'
+ * supply history.
+ */
+export async function approvalsOf(q: Queryable, userId: string, category: string, treatmentId: string) {
+  return sqlOf(q)
+    .selectFrom('consultations')
+    .select(['dosage', 'decided_at', 'supply_days'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where('treatment_id', '=', treatmentId)
+    .where('status', '=', 'approved')
+    .where('decided_at', 'is not', null)
+    .orderBy('decided_at', 'desc')
+    .orderBy('created_at', 'desc')
+    .limit(100)
+    .execute();
+}
+
+/** The patient's default shipping address (the order of an approval). */
+export async function patientAddresses(q: Queryable, userId: string): Promise<Pick<UsersRow, 'addresses'> | null> {
+  const row = await sqlOf(q).selectFrom('users').select('addresses').where('id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+export async function insertOverride(
+  q: Queryable,
+  o: { consultationId: string; doctorId: string; treatmentId: string; dosage: string; reason: string; codes: string[]; allowed: Record<string, unknown> },
+): Promise<string> {
+  const row = await sqlOf(q)
+    .insertInto('prescribing_overrides')
+    .values({
+      consultation_id: o.consultationId,
+      doctor_id: o.doctorId,
+      treatment_id: o.treatmentId,
+      dosage: o.dosage,
+      reason: o.reason,
+      engine_codes: JSON.stringify(o.codes),
+      engine_allowed: JSON.stringify(o.allowed),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function overrideOf(q: Queryable, consultationId: string): Promise<PrescribingOverridesRow | null> {
+  const row = await sqlOf(q).selectFrom('prescribing_overrides').selectAll().where('consultation_id', '=', consultationId).executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Back to the review queue once the patient has answered: the account's `needs_information`
+ * consultations (one when `consultationId` is given; all of them for a message, which names no
+ * consultation) move to `pending_review` through the machine. Returns the ids moved.
+ */
+export async function resumeReview(q: Queryable, userId: string, consultationId?: string): Promise<string[]> {
+  let query = sqlOf(q).selectFrom('consultations').select(['id', 'status']).where('user_id', '=', userId).where('status', '=', 'needs_information');
+  if (consultationId !== undefined) query = query.where('id', '=', consultationId);
+  const waiting = await query.orderBy('id').forUpdate().execute();
+  const moved: string[] = [];
+  for (const c of waiting) {
+    assertTransition(c.status, 'pending_review');
+    await writeStatus(q, c.id, userId, c.status, 'pending_review', {});
+    moved.push(c.id);
+  }
+  return moved;
+}
+
+/** The account's live plan on one treatment (read for the prescribing rules; subscriptions owns the table). */
+export async function livePlanOnTreatment(q: Queryable, userId: string, category: string, treatmentId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('subscriptions')
+    .select(['dosage', 'started_at', 'current_period_end'])
+    .where('user_id', '=', userId)
+    .where('category', '=', category)
+    .where('treatment_id', '=', treatmentId)
+    .where('status', 'in', ['active', 'past_due', 'paused'])
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** One of the account's questionnaire submissions (the engine's stored verdict). */
+export async function submissionOf(q: Queryable, userId: string, submissionId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('questionnaire_submissions')
+    .select(['id', 'version_id', 'answers', 'outcome', 'result', 'created_at'])
+    .where('id', '=', submissionId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row ?? null;
+}

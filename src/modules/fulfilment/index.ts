@@ -1,0 +1,24 @@
+// Fulfilment (owner of prescriptions and orders): what a doctor's approval issues and the pharmacy
+// ships. Consultation approval
+// calls issuePrescription and createOrder inside its transaction.
+import type { Queryable } from '../../db/index.ts';
+import { ordersOf } from './repository.ts';
+import { toOrder, type Order } from './schemas.ts';
+
+export {
+  issuePrescription,
+  createOrder,
+  countPrescriptions,
+  pagePrescriptions,
+  prescriptionsOfConsultations,
+  type PrescriptionInput,
+  type PrescriptionWithDoctor,
+  type OrderInput,
+  type OrderItem,
+} from './repository.ts';
+export { OrderSchema, OrderItemSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type Prescription } from './schemas.ts';
+
+/** The account's orders in their API shape, newest first (the profile's `orders`, the connector). */
+export async function listOrders(q: Queryable, userId: string): Promise<Order[]> {
+  return (await ordersOf(q, userId)).map(toOrder);
+}

@@ -1,0 +1,143 @@
+// Prescriptions and orders (owner: fulfilment). Patient-scoped reads take the account id.
+import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
+import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
+
+export interface PrescriptionInput {
+  userId: string;
+  consultationId: string;
+  doctorId: string;
+  category: string;
+  treatmentId: string;
+  treatmentName: string;
+  dosage: string;
+  instructions: string;
+  supplyDays: number | null;
+  issuedAt: Date;
+  validUntil: Date | null;
+}
+
+/** Records the prescription of an approved consultation. */
+export async function issuePrescription(q: Queryable, input: PrescriptionInput): Promise<{ id: string }> {
+  return sqlOf(q)
+    .insertInto('prescriptions')
+    .values({
+      user_id: input.userId,
+      consultation_id: input.consultationId,
+      doctor_id: input.doctorId,
+      category: input.category,
+      treatment_id: input.treatmentId,
+      treatment_name: input.treatmentName,
+      dosage: input.dosage,
+      instructions: input.instructions,
+      supply_days: input.supplyDays,
+      issued_at: input.issuedAt,
+      valid_until: input.validUntil,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+export interface OrderItem {
+  treatment_id: string;
+  name: string;
+  dosage: string;
+  quantity: number;
+  supply_days: number | null;
+}
+
+export interface OrderInput {
+  userId: string;
+  consultationId: string | null;
+  prescriptionId: string | null;
+  items: OrderItem[];
+  /** The address the pharmacy ships to (the account's default address), or null. */
+  shippingAddress: Record<string, unknown> | null;
+  at: Date;
+}
+
+/** Opens the order the pharmacy ships (status awaiting_fulfilment). */
+export async function createOrder(q: Queryable, input: OrderInput): Promise<{ id: string }> {
+  return sqlOf(q)
+    .insertInto('orders')
+    .values({
+      user_id: input.userId,
+      consultation_id: input.consultationId,
+      prescription_id: input.prescriptionId,
+      status: 'awaiting_fulfilment',
+      items: JSON.stringify(input.items),
+      shipping_address: input.shippingAddress ? JSON.stringify(input.shippingAddress) : null,
+      created_at: input.at,
+      updated_at: input.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+export type OrderRow = OrdersRow;
+
+/** The account's orders, newest first. */
+export async function ordersOf(q: Queryable, userId: string): Promise<OrderRow[]> {
+  return sqlOf(q).selectFrom('orders').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** A prescription with its prescriber's name and licence (the API shape needs them). */
+export type PrescriptionWithDoctor = PrescriptionsRow & {
+  doctor_first_name: string | null;
+  doctor_last_name: string | null;
+  doctor_license_number: string | null;
+};
+
+function prescriptionsWithDoctor(q: Queryable) {
+  return sqlOf(q)
+    .selectFrom('prescriptions as r')
+    .innerJoin('users as d', 'd.id', 'r.doctor_id')
+    .selectAll('r')
+    .select(['d.first_name as doctor_first_name', 'd.last_name as doctor_last_name', 'd.doctor_license_number']);
+}
+
+export async function countPrescriptions(q: Queryable, userId: string): Promise<number> {
+  const r = await sqlOf(q)
+    .selectFrom('prescriptions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function pagePrescriptions(q: Queryable, userId: string, limit: number, offset: number): Promise<PrescriptionWithDoctor[]> {
+  return prescriptionsWithDoctor(q).where('r.user_id', '=', userId).orderBy('r.issued_at', 'desc').orderBy('r.id', 'desc').limit(limit).offset(offset).execute();
+}
+
+/** The prescriptions of some consultations of one account (the consultation's `prescriptions`). */
+export async function prescriptionsOfConsultations(q: Queryable, userId: string, consultationIds: string[]): Promise<PrescriptionWithDoctor[]> {
+  if (consultationIds.length === 0) return [];
+  return prescriptionsWithDoctor(q)
+    .where('r.user_id', '=', userId)
+    .where('r.consultation_id', 'in', consultationIds)
+    .orderBy('r.issued_at')
+    .orderBy('r.id')
+    .execute();
+}
+
+/** One of the account's prescriptions with the prescriber's and the patient's details for its PDF. */
+export async function prescriptionForPdf(q: Queryable, userId: string, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('prescriptions as r')
+    .innerJoin('users as d', 'd.id', 'r.doctor_id')
+    .innerJoin('users as pu', 'pu.id', 'r.user_id')
+    .selectAll('r')
+    .select([
+      'd.first_name as doctor_first_name',
+      'd.last_name as doctor_last_name',
+      'd.doctor_license_number',
+      'pu.first_name as patient_first_name',
+      'pu.last_name as patient_last_name',
+      'pu.date_of_birth',
+      'pu.email as patient_email',
+    ])
+    .where('r.id', '=', id)
+    .where('r.user_id', '=', userId)
+    .executeTakeFirst();
+  return row ?? null;
+}

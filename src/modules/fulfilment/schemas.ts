@@ -1,0 +1,99 @@
+// The API shapes of prescriptions and orders, shared by the patient's lists, the consultation's
+// `prescriptions`, the profile's `orders` and the connector. The order item shape is ours (spec 2.11
+// leaves it open).
+import { z } from 'zod';
+import { iso, isoRequired } from '../../lib/time.ts';
+import type { OrderItem } from './repository.ts';
+import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
+
+const ts = z.iso.datetime({ offset: true });
+
+export const OrderItemSchema = z.object({
+  treatment_id: z.string(),
+  name: z.string(),
+  dosage: z.string(),
+  quantity: z.number().int(),
+  supply_days: z.number().int().nullable(),
+});
+
+export const ORDER_STATUSES = ['awaiting_fulfilment', 'shipped', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const OrderSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(ORDER_STATUSES),
+    consultation_id: z.uuid().nullable(),
+    prescription_id: z.uuid().nullable(),
+    items: z.array(OrderItemSchema),
+    shipping_address: z.record(z.string(), z.unknown()).nullable(),
+    carrier: z.string().nullable(),
+    tracking_number: z.string().nullable(),
+    tracking_url: z.string().nullable(),
+    shipped_at: ts.nullable(),
+    delivered_at: ts.nullable(),
+    created_at: ts,
+    updated_at: ts,
+  })
+  .meta({ id: 'Order' });
+
+export type Order = z.infer<typeof OrderSchema>;
+
+export const PrescriptionSchema = z
+  .object({
+    id: z.uuid(),
+    consultation_id: z.uuid(),
+    category: z.string(),
+    treatment_id: z.string(),
+    treatment_name: z.string(),
+    dosage: z.string(),
+    instructions: z.string(),
+    supply_days: z.number().int().nullable(),
+    issued_at: ts,
+    valid_until: ts.nullable(),
+    doctor: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string(), doctor_license_number: z.string().nullable() }),
+    pdf_url: z.string().meta({ description: 'Absolute address of the prescription PDF' }),
+  })
+  .meta({ id: 'Prescription' });
+
+export type Prescription = z.infer<typeof PrescriptionSchema>;
+
+const isOrderStatus = (s: string): s is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(s);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function toOrder(row: OrderRow): Order {
+  // The CHECK constraint of migration 0821 keeps the column within ORDER_STATUSES.
+  if (!isOrderStatus(row.status)) throw new Error(`order ${row.id} has an unknown status`);
+  return {
+    id: row.id,
+    status: row.status,
+    consultation_id: row.consultation_id,
+    prescription_id: row.prescription_id,
+    items: Array.isArray(row.items) ? (row.items as OrderItem[]) : [],
+    shipping_address: isRecord(row.shipping_address) ? row.shipping_address : null,
+    carrier: row.carrier,
+    tracking_number: row.tracking_number,
+    tracking_url: row.tracking_url,
+    shipped_at: iso(row.shipped_at),
+    delivered_at: iso(row.delivered_at),
+    created_at: isoRequired(row.created_at),
+    updated_at: isoRequired(row.updated_at),
+  };
+}
+
+export function toPrescription(r: PrescriptionWithDoctor, baseUrl: string): Prescription {
+  return {
+    id: r.id,
+    consultation_id: r.consultation_id,
+    category: r.category,
+    treatment_id: r.treatment_id,
+    treatment_name: r.treatment_name,
+    dosage: r.dosage,
+    instructions: r.instructions ?? '',
+    supply_days: r.supply_days ?? null,
+    issued_at: isoRequired(r.issued_at),
+    valid_until: iso(r.valid_until),
+    doctor: { id: r.doctor_id, first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
+    pdf_url: `${baseUrl}/v1/users/prescriptions/${r.id}/pdf/`,
+  };
+}

@@ -1,0 +1,29 @@
+// The payments ledger (owner of payments and payment_receipts): the one insert into payments,
+// refunds, invoices and receipts, the money half of recurring charges, the payment's API shape, and
+// the price list of what is sold (read from the questionnaires catalogue).
+// It knows no consultation or plan rules: callers (checkout, subscriptions, the back office) apply
+// those with what these functions return.
+export {
+  recordPayment,
+  countPayments,
+  pagePayments,
+  paymentOrder,
+  paymentOfSession,
+  type PaymentInput,
+  type PaymentOrder,
+} from './repository.ts';
+export { recordRefund, recordProviderRefund, refundPaymentForBackoffice, type RefundInput, type RecordedRefund } from './refunds.ts';
+export { chargePlanPeriod, planPaymentDescription, type PeriodCharge, type PlanToCharge } from './recurring.ts';
+export { queueChargeReceipt } from './receipts.ts';
+export { paymentDescription } from './product.ts';
+export {
+  billingCategory,
+  billingTreatment,
+  oneOffSupplyDays,
+  planCycleDays,
+  priceFor,
+  type BillingCategory,
+  type BillingTreatment,
+} from './catalogue.ts';
+export { PaymentSchema, RefundSchema, toPayment, type Payment } from './schemas.ts';
+export { duplicateRefundMail, formatAmount, paymentReceiptMail, refundReceiptMail } from './mail.ts';

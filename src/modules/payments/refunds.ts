@@ -1,0 +1,102 @@
+// Refunds in the ledger: a refund (already done at the provider) is applied to its payment row once
+// per provider refund id, keeping the running total and every refund in payments.refund.
+import type { Queryable } from '../../db/index.ts';
+import type { PaymentsRow } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import { detailCode, fieldErrors, notFound } from '../../http/errors.ts';
+import { providerFor } from '../../payment-providers/index.ts';
+import { queueRefundReceipt } from './receipts.ts';
+import { lockPaymentByProvider, lockPaymentForBackoffice, updateRefund, type RefundEntry, type RefundRecord } from './repository.ts';
+
+export interface RefundInput {
+  id: string;
+  amountCents: number;
+  status: string;
+  reason: string;
+  at: Date;
+  /** The provider's running total when it reports one (Stripe's amount_refunded). */
+  totalRefundedCents?: number;
+}
+
+export interface RecordedRefund {
+  payment: PaymentsRow;
+  /**
+   * The consultation whose first payment is now fully refunded: a review still waiting for a
+   * doctor ends as `refunded` (the caller moves it through the consultation's status machine).
+   */
+  endsConsultationId: string | null;
+}
+
+const entriesOf = (refund: unknown): RefundEntry[] => {
+  if (!refund || typeof refund !== 'object' || !('refunds' in refund) || !Array.isArray(refund.refunds)) return [];
+  return refund.refunds as RefundEntry[];
+};
+
+/** Applies a refund to a payment row (locked by the caller); a refund id already applied changes nothing. */
+export async function recordRefund(q: Queryable, payment: PaymentsRow, refund: RefundInput): Promise<RecordedRefund> {
+  const prev = entriesOf(payment.refund);
+  if (prev.some((r) => r.id === refund.id)) return { payment, endsConsultationId: null };
+  const total = refund.totalRefundedCents ?? payment.refunded_amount_cents + refund.amountCents;
+  const at = refund.at.toISOString();
+  const refunds = [...prev, { id: refund.id, amount_cents: refund.amountCents, status: refund.status, reason: refund.reason, created_at: at }];
+  const record: RefundRecord = {
+    id: refund.id,
+    amount_cents: refund.amountCents,
+    total_refunded_cents: total,
+    currency: payment.currency,
+    status: refund.status,
+    reason: refund.reason,
+    created_at: at,
+    refunds,
+  };
+  const status = total >= payment.amount_cents ? 'refunded' : 'partially_refunded';
+  const updated = await updateRefund(q, payment.id, total, status, record);
+  const ends = status === 'refunded' && payment.consultation_id && !payment.is_recurring ? payment.consultation_id : null;
+  return { payment: updated, endsConsultationId: ends };
+}
+
+/**
+ * A back-office refund, full (amount omitted) or partial, inside the caller's transaction: the
+ * provider refunds first, then the ledger and the receipt. The caller ends the review
+ * (`endsConsultationId`) and writes the audit entry.
+ */
+export async function refundPaymentForBackoffice(
+  deps: Deps,
+  q: Queryable,
+  paymentId: string,
+  amountCents: number | undefined,
+  reason: string,
+): Promise<RecordedRefund & { amountCents: number; providerRefundId: string }> {
+  const p = await lockPaymentForBackoffice(q, paymentId);
+  if (!p) throw notFound();
+  if (!['succeeded', 'partially_refunded'].includes(p.status)) throw fieldErrors({ amount_cents: ['This payment cannot be refunded.'] });
+  const remaining = p.amount_cents - p.refunded_amount_cents;
+  const amount = amountCents ?? remaining;
+  if (amount <= 0 || amount > remaining) throw fieldErrors({ amount_cents: [`Enter an amount between 1 and ${remaining}.`] });
+  const provider = providerFor(deps, p.provider);
+  const r = await provider.refund({ providerPaymentId: p.provider_payment_id, amountCents: amount, idempotencyKey: `refund_${p.id}_${p.refunded_amount_cents}_${amount}` });
+  if (r.status === 'failed') throw detailCode(502, 'refund_failed', 'The payment provider refused the refund.');
+  const recorded = await recordRefund(q, p, { id: r.id, amountCents: amount, status: r.status, reason, at: deps.clock.now() });
+  await queueRefundReceipt(deps, q, p.id, { id: r.id, amountCents: amount, at: deps.clock.now() });
+  return { ...recorded, amountCents: amount, providerRefundId: r.id };
+}
+
+/**
+ * A refund the provider reports (Stripe's charge.refunded): applied once, with its receipt. Null
+ * when no payment matches or the provider's total is not above what is recorded.
+ */
+export async function recordProviderRefund(
+  deps: Deps,
+  q: Queryable,
+  provider: string,
+  e: { providerPaymentIds: string[]; amountRefundedCents: number | null; refundId: string | null; chargeId: string; reason: string },
+): Promise<RecordedRefund | null> {
+  const p = await lockPaymentByProvider(q, provider, e.providerPaymentIds);
+  if (!p) return null;
+  if (e.amountRefundedCents === null || e.amountRefundedCents <= p.refunded_amount_cents) return null;
+  const id = e.refundId ?? `${e.chargeId}:${e.amountRefundedCents}`;
+  const amount = e.amountRefundedCents - p.refunded_amount_cents;
+  const recorded = await recordRefund(q, p, { id, amountCents: amount, totalRefundedCents: e.amountRefundedCents, status: 'succeeded', reason: e.reason, at: deps.clock.now() });
+  await queueRefundReceipt(deps, q, p.id, { id, amountCents: amount, at: deps.clock.now() });
+  return recorded;
+}

@@ -1,0 +1,62 @@
+// The patient's payments and their invoices (PDF).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { invoiceDataFrom, invoicePdf, sellerFrom } from '../../lib/pdf.ts';
+import { countPayments, pagePayments, paymentForInvoice, paymentOrder } from './repository.ts';
+import { PaymentSchema, toPayment } from './schemas.ts';
+
+const IdParams = z.object({ id: z.uuid() });
+const auth401 = { 401: TokenErrorSchema };
+
+export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const base = deps.config.PUBLIC_BASE_URL;
+
+  r.get(
+    '/v1/users/payments/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Payments of the account, newest first',
+        description: 'Ordering: `ordering=created_at|-created_at|amount_cents|-amount_cents` (default -created_at).',
+        security: bearerSecurity,
+        querystring: PageQuery,
+        response: { 200: pageSchema(PaymentSchema), ...auth401 },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const p = pageParams(request.query);
+      const n = await countPayments(deps.reader, user.id);
+      const rows = await pagePayments(deps.reader, user.id, paymentOrder(request.query.ordering), p.limit, p.offset);
+      return pageEnvelope(request, base, p, n, rows.map((row) => toPayment(row, user.email, base)));
+    },
+  );
+
+  r.get(
+    '/v1/users/payments/:id/invoice/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Invoice of a payment (PDF)',
+        description: 'application/pdf, Content-Disposition attachment. Seller, patient (with country), line item, service period, VAT treatment (exempt medical care), amounts and refunds; fonts cover Latin, Greek and Cyrillic.',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      const p = await paymentForInvoice(deps.reader, user.id, request.params.id);
+      if (!p) throw notFound();
+      const data = invoiceDataFrom(p, sellerFrom(deps.config));
+      const pdf = await invoicePdf(data);
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="invoice-${data.number.replace(/[^A-Za-z0-9-]/g, '')}.pdf"`).send(pdf);
+    },
+  );
+  return Promise.resolve();
+}

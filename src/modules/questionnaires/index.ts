@@ -1,0 +1,54 @@
+// What other modules may use of the questionnaires module: the catalogue (categories, versions,
+// treatments, locales), the pure eligibility engine and prescribing rules, and the few services that
+// checkout, consultations and renewals call. Everything else in this folder is internal.
+export {
+  // The one list of treatment categories (slugs) of the service; other modules use this, not a copy.
+  CATEGORY_SLUGS as CATEGORIES,
+  type CategorySlug,
+  LOCALES,
+  TIME_CRITICAL_CATEGORIES,
+  currentVersion,
+  findTreatment,
+  getCategory,
+  getCategoryById,
+  getVersion,
+  listCategories,
+  localisedSteps,
+  pickLocale,
+  renewalScreen,
+  type Category,
+  type Locale,
+  type Question,
+  type Rule,
+  type RuleSet,
+  type Step,
+  type Treatment,
+  type Version,
+} from './catalogue.ts';
+export {
+  emergencyNotice,
+  evaluate,
+  evaluateAt,
+  missingAnswers,
+  redFlags,
+  type AnswerItem,
+  type EmergencyNotice,
+  type EngineProfile,
+  type Outcome,
+  type Reason,
+} from './engine.ts';
+export { prescribingFor, type PrescribingCategory } from './prescribing-catalogue.ts';
+export {
+  doseVerdict,
+  exclusionCodes,
+  prescribingVerdict,
+  renewalRuleSet,
+  type DoseOptions,
+  type DoseVerdict,
+  type EngineVerdict,
+  type PrescribingVerdict,
+  type SupplyHistory,
+} from './prescribing.ts';
+export { profileFacts } from './repository.ts';
+export { StepOut } from './schemas.ts';
+export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';

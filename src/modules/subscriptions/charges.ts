@@ -1,0 +1,79 @@
+// The plan half of recurring charges: which plans are due, the charge of one period (the ledger's
+// chargePlanPeriod does the money), and dunning. Every status change goes through transitionPlan.
+// Moved here from billing (issue 11) so the ledger knows no plan rules and subscriptions -> payments
+// is the only direction between the two folders.
+import type { Deps } from '../../deps.ts';
+import { chargePlanPeriod } from '../payments/index.ts';
+import { plansDueForChargeForScheduler } from './charges.repository.ts';
+import { cancelEndedPlansForScheduler, lockPlanForScheduler, transitionPlan } from './repository.ts';
+import { isPlanStatus } from './status.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+export const MAX_FAILED_ATTEMPTS = 4;
+
+export type ChargeOutcome = 'charged' | 'failed' | 'provider_managed' | 'not_due' | 'not_found';
+
+/**
+ * Charges one billing cycle of a plan (scheduler, early orders, renewals). Idempotent per period:
+ * a period that is already paid is not charged again (unique index on (subscription_id,
+ * period_start) for successful payments). On success the period advances; on failure the payment
+ * is recorded as failed (failure_code, failed_at) and the plan becomes past_due.
+ */
+export async function chargeSubscriptionCycle(
+  deps: Deps,
+  subscriptionId: string,
+  reason: 'subscription_cycle' | 'early_order' | 'retry' = 'subscription_cycle',
+  options: { consultationId?: string | null; force?: boolean } = {},
+): Promise<{ outcome: ChargeOutcome; paymentId?: string }> {
+  return deps.db.tx(async (q) => {
+    const sub = await lockPlanForScheduler(q, subscriptionId);
+    if (!sub || !isPlanStatus(sub.status)) return { outcome: 'not_found' as const };
+    const now = deps.clock.now();
+    if (!options.force && (new Date(sub.current_period_end) > now || !['active', 'past_due'].includes(sub.status))) return { outcome: 'not_due' as const };
+    if (sub.next_charge_attempt_at && new Date(sub.next_charge_attempt_at) > now && !options.force) return { outcome: 'not_due' as const };
+    const periodStart = new Date(sub.current_period_end);
+    const charge = await chargePlanPeriod(deps, q, sub, reason === 'retry' ? 'subscription_cycle' : reason, options.consultationId ?? null);
+    if (charge.outcome === 'provider_managed') return { outcome: 'provider_managed' as const };
+    if (charge.outcome === 'already_paid') return { outcome: 'not_due' as const };
+    if (charge.outcome === 'charged') {
+      await transitionPlan(q, sub.user_id, sub.id, sub.status, 'active', {
+        failed_attempts: 0,
+        next_charge_attempt_at: null,
+        current_period_start: periodStart,
+        current_period_end: new Date(periodStart.getTime() + sub.cycle_days * DAY_MS),
+      });
+      return { outcome: 'charged' as const, paymentId: charge.paymentId };
+    }
+    const attempts = sub.failed_attempts + 1;
+    // Dunning: retry daily; after MAX_FAILED_ATTEMPTS failures the plan is canceled.
+    const cancel = attempts >= MAX_FAILED_ATTEMPTS;
+    await transitionPlan(q, sub.user_id, sub.id, sub.status, cancel ? 'canceled' : 'past_due', {
+      failed_attempts: attempts,
+      next_charge_attempt_at: cancel ? null : new Date(now.getTime() + DAY_MS),
+      ...(cancel ? { canceled_at: now } : {}),
+    });
+    return { outcome: 'failed' as const, paymentId: charge.paymentId };
+  });
+}
+
+/** Scheduler job: charges every due plan of providers that do not bill by themselves; ends plans set to cancel. */
+export async function runDueCharges(deps: Deps): Promise<void> {
+  const now = deps.clock.now();
+  await cancelEndedPlansForScheduler(deps.db, now, 'stripe');
+  for (let round = 0; round < 50; round++) {
+    const due = await plansDueForChargeForScheduler(deps.db, now, 'stripe', 100);
+    if (due.length === 0) return;
+    let progressed = false;
+    for (const id of due) {
+      try {
+        const r = await chargeSubscriptionCycle(deps, id, 'subscription_cycle');
+        if (r.outcome === 'charged' || r.outcome === 'failed') progressed = true;
+      } catch (err: unknown) {
+        // One plan's provider error must not stop the others; the next run retries it.
+        const e = err instanceof Error ? { message: err.message, code: 'code' in err ? err.code : undefined } : { message: String(err) };
+        deps.log.warn({ subscriptionId: id, err: e }, 'recurring charge failed to run');
+      }
+    }
+    if (!progressed) return;
+  }
+}

@@ -1,0 +1,32 @@
+// What other modules (checkout finalisation, recurring charges, provider webhooks, the billing
+// portal, consultations, the journal) may use of subscriptions. Only this module writes the table.
+export {
+  insertPlan as createPlan,
+  transitionPlan,
+  findLivePlan,
+  findLivePlanOnTreatment,
+  findOwnPlan,
+  hasSupplyingPlan,
+  updatePlanDetails,
+  setCancelAtPeriodEnd,
+  updatePaymentMethod,
+  lockPlanForScheduler,
+  lockPlanByProvider,
+  cancelEndedPlansForScheduler,
+  syncPlanFromProvider,
+  type NewPlan,
+  type PlanRow,
+  type PlanFields,
+  type PlanDetails,
+} from './repository.ts';
+export {
+  PLAN_STATUSES,
+  PLAN_TRANSITIONS,
+  LIVE_PLAN_STATUSES,
+  canTransitionPlan,
+  assertPlanTransition,
+  canSetCancelAtPeriodEnd,
+  isPlanStatus,
+  type PlanStatus,
+} from './status.ts';
+export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
