@@ -19,7 +19,6 @@ const NOT_YET_TYPED = [
   'src/lib/rate-limit.ts',
   'src/lib/scheduler.ts',
   'src/mail/transports.ts',
-  'src/modules/backoffice/**',
   'src/modules/clinician/**',
   'src/modules/consultations/**',
   'src/modules/journal/**',

@@ -64,19 +64,15 @@ function literals(text: string): string[] {
 // the list only shrinks, and the test fails when a listed file no longer needs its entry.
 const PENDING_SQL: string[] = [
   'src/http/auth.ts',
-  'src/modules/backoffice/routes.ts',
-  'src/modules/backoffice/service.ts',
   'src/modules/clinician/service.ts',
   'src/modules/consultations/service.ts',
   'src/modules/journal/active-plan.ts',
   'src/modules/journal/service.ts',
   'src/modules/mcp/oauth.ts',
   'src/modules/messages/service.ts',
-  'src/modules/referrals/service.ts',
   'src/modules/subscriptions/service.ts',
 ];
 const PENDING_BOUNDARY: string[] = [
-  'src/modules/backoffice/service.ts',
   'src/modules/clinician/routes.ts',
   'src/modules/clinician/service.ts',
   'src/modules/consultations/prescribing.ts',

@@ -1,6 +1,7 @@
 // SQL of referrals. A referrer sees only people whose referred_by is the referrer's id, and of them
 // only initials and money figures.
 import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
 
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
@@ -57,4 +58,10 @@ export async function insertEvent(q: Queryable, e: Record<string, unknown>): Pro
     keys.map((k) => e[k]),
   );
   return row.id;
+}
+
+/** The account's own referral code (the share link is built from it). */
+export async function ownReferralCode(q: Queryable, userId: string): Promise<string | undefined> {
+  const row = await sqlOf(q).selectFrom('users').select('referral_code').where('id', '=', userId).executeTakeFirst();
+  return row?.referral_code;
 }
