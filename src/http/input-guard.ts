@@ -20,7 +20,7 @@ export function nulFields(value: unknown, path: string[] = [], found: string[] =
 }
 
 function check(request: FastifyRequest) {
-  const errors: FieldErrors = Object.create(null);
+  const errors = Object.create(null) as FieldErrors;
   for (const part of [request.params, request.query, request.body]) {
     for (const field of nulFields(part)) errors[field] = [NUL_MESSAGE];
   }
@@ -29,7 +29,10 @@ function check(request: FastifyRequest) {
 
 export function installInputGuard(app: FastifyInstance) {
   // preValidation: after authentication (onRequest) and body parsing, before the schemas.
-  app.addHook('preValidation', async (request) => check(request));
+  app.addHook('preValidation', (request, _reply, done) => {
+    check(request);
+    done();
+  });
 }
 
 /** For bodies read inside a handler (multipart): the same rule, for one named field. */
