@@ -13,7 +13,6 @@ export type FieldErrors = Record<string, string[]>;
 
 // Shape: field-keyed object `{<field>: [<message>, ...]}` (no detail, no code).
 export const fieldErrors = (errors: FieldErrors) => new ApiError(400, errors);
-export const fieldError = (field: string, message: string) => fieldErrors({ [field]: [message] });
 
 // Shape: `{detail}` for a missing record (another account's record is the same 404).
 export const notFound = (detail = 'Not found.') => new ApiError(404, { detail });
@@ -95,7 +94,7 @@ export interface IssueLike {
 }
 
 /** Turns zod issues into a field-keyed object; root-level problems go under non_field_errors. */
-export function zodIssuesToFields(issues: ReadonlyArray<IssueLike>): FieldErrors {
+function zodIssuesToFields(issues: ReadonlyArray<IssueLike>): FieldErrors {
   // No prototype: body keys such as "constructor" or "__proto__" are plain field names here.
   const out = Object.create(null) as FieldErrors;
   for (const issue of issues) {
@@ -104,7 +103,7 @@ export function zodIssuesToFields(issues: ReadonlyArray<IssueLike>): FieldErrors
       issue.code === 'unrecognized_keys' && Array.isArray(issue.keys) ? issue.keys.map((k) => [...path, String(k)].join('.')) : [path.join('.') || 'non_field_errors'];
     for (const key of keys) {
       const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : String(issue.message);
-      const list = Object.hasOwn(out, key) ? out[key] : (out[key] = []);
+      const list = (out[key] ??= []);
       if (!list.includes(message)) list.push(message);
     }
   }

@@ -3,11 +3,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldErrors, type FieldErrors } from './errors.ts';
 
-export const NUL_MESSAGE = 'Null characters are not allowed.';
+const NUL_MESSAGE = 'Null characters are not allowed.';
 const MAX_DEPTH = 64;
 
 /** Field paths (dot-joined, as validation errors name them) whose key or text contains U+0000. */
-export function nulFields(value: unknown, path: string[] = [], found: string[] = [], depth = 0): string[] {
+function nulFields(value: unknown, path: string[] = [], found: string[] = [], depth = 0): string[] {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) found.push(path.join('.') || 'non_field_errors');
   } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH && !Buffer.isBuffer(value)) {

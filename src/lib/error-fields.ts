@@ -9,10 +9,5 @@ export function errorString(err: unknown, key: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export function errorNumber(err: unknown, key: string): number | undefined {
-  const value = errorField(err, key);
-  return typeof value === 'number' ? value : undefined;
-}
-
 /** The message and code of a failure, for a log line (never the whole object: it can hold data). */
 export const errorSummary = (err: unknown) => ({ message: errorString(err, 'message') ?? String(err), code: errorString(err, 'code') });

@@ -5,7 +5,7 @@ import { revokeAllSessions, updateUserFields } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow } from './repository.ts';
 
-export function toStaffUser(u: StaffUserRow) {
+function toStaffUser(u: StaffUserRow) {
   return {
     id: u.id,
     email: u.email,

@@ -10,10 +10,10 @@ import { listOrders } from '../fulfilment/index.ts';
 import { careFields, profileRow, submittedCategories } from './repository.ts';
 import { AddressSchema, CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
 
-export const MIN_AGE = 18;
+const MIN_AGE = 18;
 
 /** Fields that submission and checkout need, in this order. */
-export const REQUIRED_FOR_CARE = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
+const REQUIRED_FOR_CARE = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
 
 export async function missingProfileFields(q: Queryable, userId: string): Promise<string[]> {
   const u = await careFields(q, userId);
@@ -33,7 +33,7 @@ export function ageOn(dateOfBirth: string, today: Date): number {
   return age;
 }
 
-export function isIanaZone(zone: string): boolean {
+function isIanaZone(zone: string): boolean {
   if (!zone || zone.length > 64) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });

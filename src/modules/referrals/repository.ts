@@ -8,7 +8,7 @@ const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
 
 export async function countReferred(q: Queryable, referrerId: string): Promise<number> {
   const [row] = await q.query<{ n: number }>('select count(*)::int as n from users where referred_by = $1 and email_verified_at is not null', [referrerId]);
-  return row.n;
+  return row?.n ?? 0;
 }
 
 export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number) {
@@ -57,6 +57,7 @@ export async function insertEvent(q: Queryable, e: Record<string, unknown>): Pro
     `insert into attribution_events (${keys.join(', ')}) values (${keys.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
     keys.map((k) => e[k]),
   );
+  if (!row) throw new Error('insert into attribution_events returned no row');
   return row.id;
 }
 

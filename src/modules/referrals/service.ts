@@ -6,7 +6,7 @@ import { keyedHash } from '../../lib/crypto.ts';
 import * as repo from './repository.ts';
 import { appLinks } from '../../mail/links.ts';
 
-export const COMMISSION_RATE_PERCENT = 10;
+const COMMISSION_RATE_PERCENT = 10;
 export const commission = (netCents: number) => Math.floor((Math.max(0, netCents) * COMMISSION_RATE_PERCENT) / 100);
 
 /** Initials only: never the referred person's name or email. */
