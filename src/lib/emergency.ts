@@ -19,7 +19,7 @@
 //
 // Corpus results (test/fixtures/emergency-corpus.json and the held-out emergency-heldout.json) are
 // printed by `npm run emergency-report` and asserted in test/emergency-detector.test.ts.
-import { isLocale, type Locale } from './locales.ts';
+import { isLocale, LOCALES, type Locale } from './locales.ts';
 import { countryByCode, emergencyNumberFor } from './countries.ts';
 
 export const EMERGENCY_CATEGORIES = [
@@ -46,7 +46,7 @@ export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
   fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
 };
 
-export const DETECTOR_LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
+export const DETECTOR_LOCALES = LOCALES;
 export type DetectorLocale = (typeof DETECTOR_LOCALES)[number] | 'all';
 
 interface Rule {
