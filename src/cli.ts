@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
+import { errorString } from './lib/error-fields.ts';
 import { migrate } from './db/migrate.ts';
 import { addSuppression, createStaff, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
@@ -36,7 +37,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       reason: { type: 'string' },
     },
   });
-  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const str = (k: string): string | undefined => {
+    const value: unknown = values[k];
+    return typeof value === 'string' ? value : undefined;
+  };
   const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
 
   if (command === 'migrate') {
@@ -73,8 +77,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         try {
           const id = await createStaff(runtime.deps, { email, password, role, firstName: str('first-name'), lastName: str('last-name'), licenseNumber: str('license') });
           return { code: 0, out: `staff account ${email} (${role}) ready: ${id}` };
-        } catch (err: any) {
-          return { code: 1, out: err.message };
+        } catch (err) {
+          return { code: 1, out: errorString(err, 'message') ?? String(err) };
         }
       }
       case 'disable-account':

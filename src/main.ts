@@ -3,6 +3,7 @@
 // balancer stops sending traffic), then stops accepting, drains in-flight requests, stops the
 // background work and closes the database (releasing the DATA_DIR lock).
 // Run it as `node dist/main.js` (npm start builds dist/ first when the sources changed).
+import { errorString } from './lib/error-fields.ts';
 import { loadConfig } from './config.ts';
 
 async function main() {
@@ -25,7 +26,7 @@ async function main() {
   // many runs it each minute; an in-process timer on the embedded database (one process).
   const stopBoss = config.DATABASE_URL
     ? await startPgBossTrigger(config.DATABASE_URL, runtime.deps.scheduler, runtime.deps.log)
-    : (runtime.deps.scheduler.start(config.SCHEDULER_INTERVAL_MS), async () => undefined);
+    : (runtime.deps.scheduler.start(config.SCHEDULER_INTERVAL_MS), () => Promise.resolve());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -60,10 +61,11 @@ async function main() {
   );
 }
 
-main().catch((err) => {
+main().catch((err: unknown) => {
   // One line naming the setting (config errors: one line per bad variable); the stack at debug level.
   const message = err instanceof Error ? err.message : String(err);
-  const listen = err?.code === 'EADDRINUSE' || err?.code === 'EACCES' ? `PORT/HOST: cannot listen (${err.code}): ${message}` : message;
+  const code = errorString(err, 'code');
+  const listen = code === 'EADDRINUSE' || code === 'EACCES' ? `PORT/HOST: cannot listen (${code}): ${message}` : message;
   console.error(listen);
   if (process.env.LOG_LEVEL === 'debug') console.error(err);
   process.exit(1);

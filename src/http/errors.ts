@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, throttled } from '../lib/api-error.ts';
+import { errorField } from '../lib/error-fields.ts';
 
 export { ApiError, throttled };
 
@@ -12,7 +13,6 @@ export type FieldErrors = Record<string, string[]>;
 
 // Shape: field-keyed object `{<field>: [<message>, ...]}` (no detail, no code).
 export const fieldErrors = (errors: FieldErrors) => new ApiError(400, errors);
-export const fieldError = (field: string, message: string) => fieldErrors({ [field]: [message] });
 
 // Shape: `{detail}` for a missing record (another account's record is the same 404).
 export const notFound = (detail = 'Not found.') => new ApiError(404, { detail });
@@ -85,16 +85,25 @@ z.config({
   },
 });
 
+/** What is read of a validation issue (zod's own, or the zod provider's validation entry). */
+export interface IssueLike {
+  code?: unknown;
+  path?: unknown;
+  keys?: unknown;
+  message?: unknown;
+}
+
 /** Turns zod issues into a field-keyed object; root-level problems go under non_field_errors. */
-export function zodIssuesToFields(issues: ReadonlyArray<any>): FieldErrors {
+function zodIssuesToFields(issues: ReadonlyArray<IssueLike>): FieldErrors {
   // No prototype: body keys such as "constructor" or "__proto__" are plain field names here.
-  const out: FieldErrors = Object.create(null);
+  const out = Object.create(null) as FieldErrors;
   for (const issue of issues) {
+    const path: string[] = Array.isArray(issue.path) ? issue.path.map(String) : [];
     const keys: string[] =
-      issue.code === 'unrecognized_keys' ? issue.keys.map((k: string) => [...(issue.path ?? []), k].join('.')) : [(issue.path ?? []).join('.') || 'non_field_errors'];
+      issue.code === 'unrecognized_keys' && Array.isArray(issue.keys) ? issue.keys.map((k) => [...path, String(k)].join('.')) : [path.join('.') || 'non_field_errors'];
     for (const key of keys) {
       const message = issue.code === 'unrecognized_keys' ? 'Unknown field.' : String(issue.message);
-      const list = Object.hasOwn(out, key) ? out[key] : (out[key] = []);
+      const list = (out[key] ??= []);
       if (!list.includes(message)) list.push(message);
     }
   }
@@ -119,22 +128,22 @@ export function installErrorHandling(app: FastifyInstance) {
     if (hasZodFastifySchemaValidationErrors(err)) {
       // fastify-type-provider-zod 7 puts the issue's fields under params, its code in keyword, its
       // message in message and its path in instancePath.
-      const issues = err.validation.map((v: any) =>
-        v.params?.issue
-          ? { ...v.params.issue, path: v.params.issue.path ?? [] }
-          : { ...v.params, code: v.keyword, message: v.message, path: String(v.instancePath ?? '').split('/').filter(Boolean) },
-      );
+      const issues = err.validation.map((v): IssueLike => {
+        const issue = v.params.issue;
+        if (typeof issue === 'object' && issue !== null) return { ...issue };
+        return { ...v.params, code: v.keyword, message: v.message, path: v.instancePath.split('/').filter(Boolean) };
+      });
       // Path and query parameters: a malformed id in a path is simply not found.
       if (err.validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' });
       return reply.code(400).send(zodIssuesToFields(issues));
     }
     if (isResponseSerializationError(err)) {
       const error_id = randomUUID();
-      request.log.error({ err, error_id, issues: err.cause?.issues?.map((i: any) => ({ path: i.path, code: i.code })) }, 'response did not match its schema');
+      request.log.error({ err, error_id, issues: err.cause.issues.map((i) => ({ path: i.path, code: i.code })) }, 'response did not match its schema');
       return reply.code(500).send({ detail: 'A server error occurred.', code: 'server_error', error_id });
     }
     const status = err.statusCode ?? 500;
-    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err as any).type === 'entity.parse.failed' || err instanceof SyntaxError) {
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || errorField(err, 'type') === 'entity.parse.failed' || err instanceof SyntaxError) {
       return reply.code(400).send({ detail: 'JSON parse error: the request body is not valid JSON.' });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {

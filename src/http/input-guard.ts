@@ -3,11 +3,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldErrors, type FieldErrors } from './errors.ts';
 
-export const NUL_MESSAGE = 'Null characters are not allowed.';
+const NUL_MESSAGE = 'Null characters are not allowed.';
 const MAX_DEPTH = 64;
 
 /** Field paths (dot-joined, as validation errors name them) whose key or text contains U+0000. */
-export function nulFields(value: unknown, path: string[] = [], found: string[] = [], depth = 0): string[] {
+function nulFields(value: unknown, path: string[] = [], found: string[] = [], depth = 0): string[] {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) found.push(path.join('.') || 'non_field_errors');
   } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH && !Buffer.isBuffer(value)) {
@@ -20,7 +20,7 @@ export function nulFields(value: unknown, path: string[] = [], found: string[] =
 }
 
 function check(request: FastifyRequest) {
-  const errors: FieldErrors = Object.create(null);
+  const errors = Object.create(null) as FieldErrors;
   for (const part of [request.params, request.query, request.body]) {
     for (const field of nulFields(part)) errors[field] = [NUL_MESSAGE];
   }
@@ -29,7 +29,10 @@ function check(request: FastifyRequest) {
 
 export function installInputGuard(app: FastifyInstance) {
   // preValidation: after authentication (onRequest) and body parsing, before the schemas.
-  app.addHook('preValidation', async (request) => check(request));
+  app.addHook('preValidation', (request, _reply, done) => {
+    check(request);
+    done();
+  });
 }
 
 /** For bodies read inside a handler (multipart): the same rule, for one named field. */

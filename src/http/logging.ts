@@ -2,8 +2,9 @@
 // wherever they could appear (headers, and any logged object with these keys). Error codes stay
 // readable (no `*.code` rule). A database error is logged by its SQLSTATE code, constraint and
 // statement label only: its message and detail can quote the values a statement carried.
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import pino from 'pino';
+import { errorString } from '../lib/error-fields.ts';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -28,13 +29,15 @@ export function loggerOptions(level: string): Exclude<FastifyServerOptions['logg
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
-      err: (err: any) => {
+      err: (err: Error) => {
         const serialised = pino.stdSerializers.err(err);
-        if (typeof err?.statement !== 'string') return serialised;
+        const statement = errorString(err, 'statement');
+        if (statement === undefined) return serialised;
         const frames = String(serialised.stack ?? '').split('\n').slice(1).join('\n');
-        return { type: serialised.type, message: `database error ${String(err.code ?? '')}`, code: err.code, constraint: err.constraint, statement: err.statement, stack: frames };
+        const code = errorString(err, 'code');
+        return { type: serialised.type, message: `database error ${code ?? ''}`, code, constraint: errorString(err, 'constraint'), statement, stack: frames };
       },
-      req: (req: any) => ({ method: req.method, url: String(req.url).replace(/([?&](?:token|code|otp)=)[^&]*/gi, '$1[redacted]').replace(/(\/sandbox\/portal\/)[^/]+/, '$1[redacted]'), reqId: req.id, remoteAddress: req.ip }),
+      req: (req: FastifyRequest) => ({ method: req.method, url: String(req.url).replace(/([?&](?:token|code|otp)=)[^&]*/gi, '$1[redacted]').replace(/(\/sandbox\/portal\/)[^/]+/, '$1[redacted]'), reqId: req.id, remoteAddress: req.ip }),
     },
   };
 }

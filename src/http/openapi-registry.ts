@@ -367,5 +367,5 @@ export function derivedOperationId(method: string, path: string): string {
     .replace(/^\/v1\//, '/')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
-  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  return method.toLowerCase() + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }

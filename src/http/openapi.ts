@@ -142,7 +142,8 @@ const STATUS_TEXT: Record<string, string> = {
 
 const anyOf = (schemas: Json[]): Json => {
   const unique = schemas.filter((s, i) => schemas.findIndex((t) => JSON.stringify(t) === JSON.stringify(s)) === i);
-  return unique.length === 1 ? unique[0] : { anyOf: unique };
+  const [only] = unique;
+  return unique.length === 1 && only !== undefined ? only : { anyOf: unique };
 };
 
 /** Adds what the route schemas do not say. Mutates and returns the document. */

@@ -19,6 +19,7 @@
 //
 // Corpus results (test/fixtures/emergency-corpus.json and the held-out emergency-heldout.json) are
 // printed by `npm run emergency-report` and asserted in test/emergency-detector.test.ts.
+import { isLocale, LOCALES, type Locale } from './locales.ts';
 import { countryByCode, emergencyNumberFor } from './countries.ts';
 
 export const EMERGENCY_CATEGORIES = [
@@ -45,7 +46,7 @@ export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
   fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
 };
 
-export const DETECTOR_LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
+export const DETECTOR_LOCALES = LOCALES;
 export type DetectorLocale = (typeof DETECTOR_LOCALES)[number] | 'all';
 
 interface Rule {
@@ -436,7 +437,7 @@ export const mentionsEmergency = (text: string): boolean => detectEmergency(text
 const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
 
 // The notice: what to do now, then what happened to the text ('message' or side-effect 'report').
-const NOTICE: Record<string, { call: (n: string) => string; message: string; report: string }> = {
+const NOTICE: Record<Locale, { call: (n: string) => string; message: string; report: string }> = {
   en: {
     call: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service.`,
     message: 'Your message has been passed to the medical team.',
@@ -486,7 +487,7 @@ export interface EmergencyNotice {
 export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: 'message' | 'report' = 'message'): EmergencyNotice {
   const number = emergencyNumberFor(countryCode);
   const others = (countryByCode(countryCode)?.emergency_numbers ?? []).filter((n) => n !== number);
-  const text = NOTICE[locale] ?? NOTICE.en;
+  const text = NOTICE[isLocale(locale) ? locale : 'en'];
   const shown = others.length ? `${number} (${OR[locale] ?? OR.en} ${others.join(', ')})` : number;
   return { number, message: `${text.call(shown)} ${text[about]}` };
 }

@@ -3,6 +3,4 @@
 export const LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
 export type Locale = (typeof LOCALES)[number];
 
-export const DEFAULT_LOCALE: Locale = 'en';
-
 export const isLocale = (value: unknown): value is Locale => typeof value === 'string' && (LOCALES as readonly string[]).includes(value);

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import { throttled } from './api-error.ts';
+import { errorString } from './error-fields.ts';
 
 export interface Budget {
   /** Throws a 429 (with Retry-After) when the key has used its budget; consumes nothing. */
@@ -55,11 +56,11 @@ export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Li
     if (store === 'redis_unreachable') log?.warn({ redis: target }, 'Redis reachable again: rate-limit budgets are shared by every process again');
     settle('redis');
   });
-  redis?.on('error', (err: any) => {
+  redis?.on('error', (err: unknown) => {
     // The insurance limiter takes over at once; ioredis reconnects by itself. Logged once per outage.
     if (store !== 'redis_unreachable') {
       log?.error(
-        { redis: target, code: err?.code },
+        { redis: target, code: errorString(err, 'code') },
         'REDIS_URL unreachable: rate-limit budgets fall back to per-process memory (each process allows the full budget) until Redis returns',
       );
     }
@@ -115,8 +116,9 @@ export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Li
         });
       });
     },
-    async close() {
+    close() {
       redis?.disconnect();
+      return Promise.resolve();
     },
   };
 }

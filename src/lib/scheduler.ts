@@ -3,6 +3,7 @@
 // several processes may run them at once, so each job claims its rows (FOR UPDATE SKIP LOCKED or a
 // unique constraint) rather than relying on being alone. `runDue()` runs every job now (tests and
 // the sandbox test clock).
+import { errorSummary } from './error-fields.ts';
 export type Job = { name: string; run: () => Promise<void> };
 
 /** What this process saw of one job (wall-clock times in ms since the epoch; /metrics reads it). */
@@ -39,9 +40,9 @@ export function createScheduler(log: { warn: (o: object, m: string) => void }): 
       try {
         await job.run();
         s.lastSuccessAt = Date.now();
-      } catch (err: any) {
+      } catch (err) {
         s.failures++;
-        log.warn({ job: job.name, err: { message: err?.message, code: err?.code } }, 'scheduled job failed');
+        log.warn({ job: job.name, err: errorSummary(err) }, 'scheduled job failed');
       } finally {
         s.lastFinishedAt = Date.now();
         s.lastDurationMs = s.lastFinishedAt - started;
@@ -67,10 +68,10 @@ export function createScheduler(log: { warn: (o: object, m: string) => void }): 
     start(intervalMs) {
       const tick = async () => {
         await runDue();
-        timer = setTimeout(tick, intervalMs);
+        timer = setTimeout(() => void tick(), intervalMs);
         timer.unref();
       };
-      timer = setTimeout(tick, intervalMs);
+      timer = setTimeout(() => void tick(), intervalMs);
       timer.unref();
     },
     async stop() {
@@ -92,10 +93,10 @@ export async function startPgBossTrigger(
 ): Promise<() => Promise<void>> {
   const { default: PgBoss } = await import('pg-boss');
   const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler' });
-  boss.on('error', (err: any) => log.warn({ err: { message: err?.message, code: err?.code } }, 'pg-boss error'));
+  boss.on('error', (err) => log.warn({ err: errorSummary(err) }, 'pg-boss error'));
   await boss.start();
   const queue = 'run-due-work';
-  await boss.createQueue(queue, { name: queue, policy: 'singleton' } as any);
+  await boss.createQueue(queue, { name: queue, policy: 'singleton' });
   await boss.schedule(queue, '* * * * *');
   await boss.work(queue, async () => {
     await scheduler.runDue();

@@ -18,7 +18,9 @@ export interface MailTransport {
 }
 
 export function smtpTransport(url: string): MailTransport {
-  const transporter = nodemailer.createTransport(url, { connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 } as any);
+  // The URL inside the options object: given as createTransport's first argument, the second one is
+  // message defaults and these timeouts would be ignored.
+  const transporter = nodemailer.createTransport({ url, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 });
   return {
     async send(mail) {
       await transporter.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
@@ -46,8 +48,9 @@ export function memoryTransport(): MailTransport & { sent: OutgoingMail[] } {
   const sent: OutgoingMail[] = [];
   return {
     sent,
-    async send(mail) {
+    send(mail) {
       sent.push(mail);
+      return Promise.resolve();
     },
   };
 }

@@ -1,7 +1,8 @@
 // Request and response shapes of the account endpoints.
 import { z } from 'zod';
+import { LOCALES } from '../../lib/locales.ts';
 
-export const LocaleSchema = z.enum(['de', 'en', 'es', 'fr', 'it', 'nl', 'pt']);
+const LocaleSchema = z.enum(LOCALES);
 const email = z.string().trim().max(254).pipe(z.email({ error: 'Enter a valid email address.' }));
 
 export const RegisterBody = z.object({

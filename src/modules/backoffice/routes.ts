@@ -8,6 +8,7 @@ import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } f
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { refundPayment } from '../checkout/index.ts';
 import { PaymentSchema, toPayment } from '../payments/index.ts';
+import { userEmail } from './repository.ts';
 import { findUsers, setAccountActive } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -32,7 +33,7 @@ const StaffUser = z
   })
   .meta({ id: 'BackofficeUser' });
 
-export default async function backofficeModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(
@@ -84,8 +85,8 @@ export default async function backofficeModule(app: ZodApp, { deps }: ModuleOpti
     },
     async (request) => {
       const updated = await refundPayment(deps, currentUser(request).id, request.params.id, request.body.amount_cents, request.body.reason ?? '');
-      const [u] = await deps.db.query('select email from users where id = $1', [updated.user_id]);
-      return toPayment(updated, u.email, deps.config.PUBLIC_BASE_URL);
+      return toPayment(updated, (await userEmail(deps.db, updated.user_id)) ?? '', deps.config.PUBLIC_BASE_URL);
     },
   );
+  return Promise.resolve();
 }

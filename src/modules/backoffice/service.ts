@@ -1,12 +1,11 @@
-// Back-office rules: account search, disable/enable (ending every session), refunds (billing).
+// Back-office rules: account search, disable/enable (ending every session), refunds (checkout).
 import type { Deps } from '../../deps.ts';
 import { fieldErrors, notFound } from '../../http/errors.ts';
-import { revokeAllSessions } from '../accounts/tokens.ts';
-import { audit } from '../consultations/service.ts';
+import { revokeAllSessions, updateUserFields } from '../accounts/index.ts';
+import { recordAudit } from '../audit/index.ts';
+import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow } from './repository.ts';
 
-const USER_SELECT = 'select u.*, (select count(*)::int from consultations c where c.user_id = u.id) as consultation_count from users u';
-
-export function toStaffUser(u: any) {
+function toStaffUser(u: StaffUserRow) {
   return {
     id: u.id,
     email: u.email,
@@ -14,38 +13,39 @@ export function toStaffUser(u: any) {
     last_name: u.last_name,
     is_active: !u.disabled_at,
     email_verified: Boolean(u.email_verified_at),
-    disabled_at: u.disabled_at ? new Date(u.disabled_at).toISOString() : null,
+    disabled_at: u.disabled_at ? u.disabled_at.toISOString() : null,
     is_doctor: u.is_doctor,
     is_backoffice_admin: u.is_backoffice_admin,
     is_marketer: u.is_marketer,
     locale: u.locale,
-    consultation_count: u.consultation_count ?? 0,
-    created_at: new Date(u.created_at).toISOString(),
+    consultation_count: u.consultation_count,
+    created_at: u.created_at.toISOString(),
   };
 }
 
 /** Accounts whose email contains `email` (case-insensitive; LIKE wildcards escaped), oldest first. */
 export async function findUsers(deps: Deps, email: string, limit: number, offset: number) {
-  const pattern = `%${email.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const [{ n }] = await deps.db.query("select count(*)::int as n from users where lower(email) like $1 escape '\\'", [pattern]);
-  const rows = await deps.db.query(`${USER_SELECT} where lower(u.email) like $1 escape '\\' order by u.created_at, u.id limit $2 offset $3`, [pattern, limit, offset]);
-  return { count: n as number, results: rows.map(toStaffUser) };
+  const count = await countUsersByEmail(deps.reader, email);
+  const rows = await pageUsersByEmail(deps.reader, email, limit, offset);
+  return { count, results: rows.map(toStaffUser) };
 }
 
 /** Disables (ending every session at once) or enables an account; idempotent; audit-logged. */
 export async function setAccountActive(deps: Deps, actorId: string, userId: string, active: boolean) {
   if (!active && userId === actorId) throw fieldErrors({ non_field_errors: ['You cannot disable your own account.'] });
-  await deps.db.tx(async (q) => {
-    const [u] = await q.query('select id from users where id = $1 for update', [userId]);
-    if (!u) throw notFound();
+  const row = await deps.db.tx(async (q) => {
+    if (!(await lockUser(q, userId))) throw notFound();
+    const current = await staffUserById(q, userId);
     if (!active) {
-      await q.query('update users set disabled_at = coalesce(disabled_at, $2), updated_at = now() where id = $1', [u.id, deps.clock.now()]);
-      await revokeAllSessions(q, u.id, 'account_disabled');
+      // A repeated disable keeps the first time.
+      if (!current?.disabled_at) await updateUserFields(q, userId, { disabled_at: deps.clock.now() });
+      await revokeAllSessions(q, userId, 'account_disabled');
     } else {
-      await q.query('update users set disabled_at = null, updated_at = now() where id = $1', [u.id]);
+      await updateUserFields(q, userId, { disabled_at: null });
     }
-    await audit(q, actorId, active ? 'user.enabled' : 'user.disabled', 'user', u.id);
+    await recordAudit(q, { actorId, action: active ? 'user.enabled' : 'user.disabled', subjectType: 'user', subjectId: userId });
+    return staffUserById(q, userId);
   });
-  const [row] = await deps.db.query(`${USER_SELECT} where u.id = $1`, [userId]);
+  if (!row) throw notFound();
   return toStaffUser(row);
 }

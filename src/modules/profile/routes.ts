@@ -6,7 +6,7 @@ import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../htt
 import { ProfilePatch, ProfileSchema } from './schemas.ts';
 import { getProfile, patchProfile } from './service.ts';
 
-export default async function profileModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function profileModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['profile'], security: bearerSecurity };
   const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
@@ -35,4 +35,5 @@ export default async function profileModule(app: ZodApp, { deps }: ModuleOptions
     },
     async (request) => patchProfile(deps, currentUser(request).id, request.body),
   );
+  return Promise.resolve();
 }

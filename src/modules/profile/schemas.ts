@@ -2,6 +2,7 @@
 // ignored, as DRF ignores read-only fields (docs/profile.md).
 import { z } from 'zod';
 import { calendarDate } from '../../http/fields.ts';
+import { LOCALES } from '../../lib/locales.ts';
 import { OrderSchema } from '../fulfilment/index.ts';
 
 export const CATEGORY_KEYS = [
@@ -15,9 +16,8 @@ export const CATEGORY_KEYS = [
   'hiv_prep',
 ] as const;
 
-export const GENDER_CODES = ['0', '1', '2', '3'] as const;
-export const LOCALES = ['de', 'en', 'es', 'fr', 'it', 'nl', 'pt'] as const;
-export const MAX_ADDRESSES = 5;
+const GENDER_CODES = ['0', '1', '2', '3'] as const;
+const MAX_ADDRESSES = 5;
 
 // Output shape (no transforms: the serializer encodes responses, and transforms are one-way).
 export const AddressSchema = z
@@ -32,7 +32,7 @@ export const AddressSchema = z
   })
   .meta({ id: 'Address' });
 
-export const AddressInput = z
+const AddressInput = z
   .object({
     label: z.string().max(50).default(''),
     line1: z.string().trim().min(1, 'This field may not be blank.').max(200),

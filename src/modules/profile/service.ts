@@ -1,23 +1,24 @@
 // Profile rules (spec 2.2, 4.2, 8). Design decisions: docs/profile.md.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { errorName, fieldErrors, type FieldErrors } from '../../http/errors.ts';
+import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { isCalendarDate } from '../../http/fields.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
+import { updateUserFields, type UserFields } from '../accounts/index.ts';
 import { listOrders } from '../fulfilment/index.ts';
-import { profileRow, submittedCategories, updateProfile } from './repository.ts';
-import { CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
+import { careFields, profileRow, submittedCategories } from './repository.ts';
+import { AddressSchema, CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
 
-export const MIN_AGE = 18;
+const MIN_AGE = 18;
 
 /** Fields that submission and checkout need, in this order. */
-export const REQUIRED_FOR_CARE = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
+const REQUIRED_FOR_CARE = ['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence'] as const;
 
 export async function missingProfileFields(q: Queryable, userId: string): Promise<string[]> {
-  const [u] = await q.query(`select ${REQUIRED_FOR_CARE.join(', ')} from users where id = $1`, [userId]);
+  const u = await careFields(q, userId);
   if (!u) return [...REQUIRED_FOR_CARE];
-  return REQUIRED_FOR_CARE.filter((f) => u[f] === null || u[f] === undefined || String(u[f]).trim() === '');
+  return REQUIRED_FOR_CARE.filter((f) => u[f] === null || u[f].trim() === '');
 }
 
 export const profileIncomplete = (missing: string[]) =>
@@ -25,14 +26,14 @@ export const profileIncomplete = (missing: string[]) =>
 
 /** Whole years between a YYYY-MM-DD birth date and today (UTC). */
 export function ageOn(dateOfBirth: string, today: Date): number {
-  const [y, m, d] = dateOfBirth.split('-').map(Number);
+  const [y = 0, m = 0, d = 0] = dateOfBirth.split('-').map(Number);
   let age = today.getUTCFullYear() - y;
   const month = today.getUTCMonth() + 1;
   if (month < m || (month === m && today.getUTCDate() < d)) age--;
   return age;
 }
 
-export function isIanaZone(zone: string): boolean {
+function isIanaZone(zone: string): boolean {
   if (!zone || zone.length > 64) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -44,6 +45,8 @@ export function isIanaZone(zone: string): boolean {
 
 export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
   const row = await profileRow(deps.db, userId);
+  // The caller's own account: the access check found it active a moment ago.
+  if (!row) throw notFound();
   const submitted = await submittedCategories(deps.db, userId);
   return {
     id: row.id,
@@ -60,7 +63,7 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
     issuing_state: row.issuing_state,
     document_number: row.document_number_enc ? decrypt(deps.secrets.documentKeys, row.document_number_enc) : '',
     document_type: row.document_type,
-    addresses: row.addresses ?? [],
+    addresses: AddressSchema.array().parse(row.addresses ?? []),
     is_doctor: row.is_doctor,
     is_backoffice_admin: row.is_backoffice_admin,
     is_marketer: row.is_marketer,
@@ -72,12 +75,17 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
 
 export async function patchProfile(deps: Deps, userId: string, input: ProfilePatchInput): Promise<Profile> {
   const errors: FieldErrors = {};
-  const columns: Record<string, unknown> = {};
+  const columns: UserFields = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
-  for (const key of ['first_name', 'last_name', 'gender', 'locale', 'city', 'postal_code', 'issuing_state', 'document_type'] as const) {
-    if (input[key] !== undefined) columns[key] = input[key];
-  }
+  if (input.first_name !== undefined) columns.first_name = input.first_name;
+  if (input.last_name !== undefined) columns.last_name = input.last_name;
+  if (input.gender !== undefined) columns.gender = input.gender;
+  if (input.locale !== undefined) columns.locale = input.locale;
+  if (input.city !== undefined) columns.city = input.city;
+  if (input.postal_code !== undefined) columns.postal_code = input.postal_code;
+  if (input.issuing_state !== undefined) columns.issuing_state = input.issuing_state;
+  if (input.document_type !== undefined) columns.document_type = input.document_type;
   if (input.date_of_birth !== undefined) {
     const dob = input.date_of_birth;
     if (dob === null) columns.date_of_birth = null;
@@ -107,6 +115,6 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
     columns.addresses = JSON.stringify(input.addresses);
   }
   if (Object.keys(errors).length) throw fieldErrors(errors);
-  await updateProfile(deps.db, userId, columns);
+  if (Object.keys(columns).length > 0) await updateUserFields(deps.db, userId, columns);
   return getProfile(deps, userId);
 }

@@ -1,13 +1,14 @@
 // SQL of referrals. A referrer sees only people whose referred_by is the referrer's id, and of them
 // only initials and money figures.
 import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
 
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
 
 export async function countReferred(q: Queryable, referrerId: string): Promise<number> {
   const [row] = await q.query<{ n: number }>('select count(*)::int as n from users where referred_by = $1 and email_verified_at is not null', [referrerId]);
-  return row.n;
+  return row?.n ?? 0;
 }
 
 export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number) {
@@ -56,5 +57,12 @@ export async function insertEvent(q: Queryable, e: Record<string, unknown>): Pro
     `insert into attribution_events (${keys.join(', ')}) values (${keys.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
     keys.map((k) => e[k]),
   );
+  if (!row) throw new Error('insert into attribution_events returned no row');
   return row.id;
+}
+
+/** The account's own referral code (the share link is built from it). */
+export async function ownReferralCode(q: Queryable, userId: string): Promise<string | undefined> {
+  const row = await sqlOf(q).selectFrom('users').select('referral_code').where('id', '=', userId).executeTakeFirst();
+  return row?.referral_code;
 }

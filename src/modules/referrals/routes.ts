@@ -7,7 +7,7 @@ import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../.
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import * as referrals from './service.ts';
 
-export const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
+const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
 
 const ReferredSchema = z
   .object({

@@ -1,12 +1,13 @@
 // Referral rules (docs/referrals.md): 10 % commission on the referred person's net captured
 // payments (amount minus refunds), earned when a payment succeeds and reduced by refunds.
 import type { Deps } from '../../deps.ts';
+import { notFound } from '../../http/errors.ts';
 import { keyedHash } from '../../lib/crypto.ts';
 import * as repo from './repository.ts';
 import { appLinks } from '../../mail/links.ts';
 import { iso } from '../../lib/iso.ts';
 
-export const COMMISSION_RATE_PERCENT = 10;
+const COMMISSION_RATE_PERCENT = 10;
 export const commission = (netCents: number) => Math.floor((Math.max(0, netCents) * COMMISSION_RATE_PERCENT) / 100);
 
 /** Initials only: never the referred person's name or email. */
@@ -33,14 +34,12 @@ export async function referred(deps: Deps, userId: string, limit: number, offset
 }
 
 export async function summary(deps: Deps, userId: string) {
-  const [[me], count, t] = await Promise.all([
-    deps.db.query<{ referral_code: string }>('select referral_code from users where id = $1', [userId]),
-    repo.countReferred(deps.db, userId),
-    repo.totals(deps.db, userId),
-  ]);
+  const [code, count, t] = await Promise.all([repo.ownReferralCode(deps.db, userId), repo.countReferred(deps.db, userId), repo.totals(deps.db, userId)]);
+  // The caller's own account: the access check found it a moment ago.
+  if (code === undefined) throw notFound();
   return {
-    referral_code: me.referral_code,
-    share_url: appLinks.referral(deps.config, me.referral_code),
+    referral_code: code,
+    share_url: appLinks.referral(deps.config, code),
     referred_count: count,
     tx_count: t.tx_count,
     gross_cents: t.gross_cents,
