@@ -22,7 +22,6 @@ const NOT_YET_TYPED = [
   'src/modules/backoffice/**',
   // the list path (countForUser, pageForUser, userSummaries, serialisation): h-perf's, finished by the lead
   'src/modules/consultations/repository.ts',
-  'src/modules/mcp/**',
   'src/modules/profile/**',
   'src/modules/referrals/**',
 ];

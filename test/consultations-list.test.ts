@@ -158,6 +158,22 @@ describe('consultation list', () => {
       await t.query('update payments set amount_cents = amount_cents + 1 where user_id = $1', [p.id]);
     });
     expect(await totalsOf(p.id)).toEqual(await recount(p.id));
+    // Statements touching many rows of several accounts at once (the triggers work per statement).
+    await ctx.db.query(
+      `insert into payments (user_id, provider, provider_payment_id, amount_cents, refunded_amount_cents, status)
+       select case when g % 2 = 0 then $1::uuid else $2::uuid end, 'sandbox', gen_random_uuid()::text, 100 * g, g, case when g % 3 = 0 then 'failed' else 'succeeded' end
+         from generate_series(1, 50) g`,
+      [p.id, q.id],
+    );
+    await ctx.db.query(
+      `insert into consultations (user_id, category, plan) select case when g % 2 = 0 then $1::uuid else $2::uuid end, 'weight_loss', 'one_off' from generate_series(1, 7) g`,
+      [p.id, q.id],
+    );
+    await ctx.db.query("update payments set status = case when status = 'failed' then 'succeeded' else 'failed' end, refunded_amount_cents = refunded_amount_cents * 2 where user_id in ($1, $2)", [p.id, q.id]);
+    await ctx.db.query('update consultations set user_id = case when user_id = $1 then $2::uuid else $1::uuid end where user_id in ($1, $2) and doctor_id is null', [p.id, q.id]);
+    await ctx.db.query('delete from payments where user_id in ($1, $2) and amount_cents between 1000 and 3000', [p.id, q.id]);
+    expect(await totalsOf(p.id)).toEqual(await recount(p.id));
+    expect(await totalsOf(q.id)).toEqual(await recount(q.id));
     const list = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
     const expected = await recount(p.id);
     expect(list.body.count).toBe(expected.consultation_count);

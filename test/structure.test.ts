@@ -66,13 +66,11 @@ const PENDING_SQL: string[] = [
   'src/http/auth.ts',
   'src/modules/backoffice/routes.ts',
   'src/modules/backoffice/service.ts',
-  'src/modules/mcp/oauth.ts',
   'src/modules/profile/service.ts',
   'src/modules/referrals/service.ts',
 ];
 const PENDING_BOUNDARY: string[] = [
   'src/modules/backoffice/service.ts',
-  'src/modules/mcp/routes.ts',
   'src/modules/mcp/tools.ts',
 ];
 const PENDING_APP_IMPORT: string[] = [];

@@ -14,71 +14,96 @@ create table account_totals (
 
 -- Every account has its row from the start, so the triggers below only ever UPDATE (an upsert would
 -- fail when a cascaded delete of a user's consultations runs after the user row is gone).
-create function account_totals_user_created() returns trigger language plpgsql as $$
+--
+-- The triggers are per statement, over transition tables: one UPDATE per account per statement.
+-- Row-level triggers updated the same totals row once per inserted row, and in one transaction
+-- every update of a row has to walk its earlier versions: a bulk insert of 100,000 payments for one
+-- account ran for many minutes.
+create function account_totals_users() returns trigger language plpgsql as $$
 begin
-  insert into account_totals (user_id) values (new.id) on conflict (user_id) do nothing;
+  insert into account_totals (user_id) select id from new_rows on conflict (user_id) do nothing;
   return null;
 end;
 $$;
 
 create trigger users_account_totals after insert on users
-  for each row execute function account_totals_user_created();
+  referencing new table as new_rows
+  for each statement execute function account_totals_users();
 
 create function account_totals_consultations() returns trigger language plpgsql as $$
 begin
-  if tg_op = 'UPDATE' and new.user_id is not distinct from old.user_id then
-    return null;
-  end if;
-  if tg_op in ('UPDATE', 'DELETE') then
-    update account_totals set consultation_count = consultation_count - 1 where user_id = old.user_id;
-  end if;
-  if tg_op in ('UPDATE', 'INSERT') then
-    update account_totals set consultation_count = consultation_count + 1 where user_id = new.user_id;
+  if tg_op = 'INSERT' then
+    update account_totals t set consultation_count = t.consultation_count + d.n
+      from (select user_id, count(*) as n from new_rows group by user_id) d
+     where t.user_id = d.user_id;
+  elsif tg_op = 'DELETE' then
+    update account_totals t set consultation_count = t.consultation_count - d.n
+      from (select user_id, count(*) as n from old_rows group by user_id) d
+     where t.user_id = d.user_id;
+  else
+    update account_totals t set consultation_count = t.consultation_count + d.n
+      from (select user_id, sum(n) as n
+              from (select user_id, 1 as n from new_rows union all select user_id, -1 from old_rows) x
+             group by user_id) d
+     where t.user_id = d.user_id and d.n <> 0;
   end if;
   return null;
 end;
 $$;
 
-create trigger consultations_account_totals after insert or delete or update of user_id on consultations
-  for each row execute function account_totals_consultations();
+create trigger consultations_account_totals_insert after insert on consultations
+  referencing new table as new_rows
+  for each statement execute function account_totals_consultations();
+create trigger consultations_account_totals_delete after delete on consultations
+  referencing old table as old_rows
+  for each statement execute function account_totals_consultations();
+create trigger consultations_account_totals_update after update on consultations
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function account_totals_consultations();
 
+-- spent: amount_cents of payments whose status is not 'failed'; refunded: refunded_amount_cents.
+-- Each branch names only the transition tables its event has.
 create function account_totals_payments() returns trigger language plpgsql as $$
-declare
-  old_spent bigint := 0;
-  old_refunded bigint := 0;
-  new_spent bigint := 0;
-  new_refunded bigint := 0;
 begin
-  if tg_op in ('UPDATE', 'DELETE') then
-    old_spent := case when old.status <> 'failed' then old.amount_cents else 0 end;
-    old_refunded := coalesce(old.refunded_amount_cents, 0);
-  end if;
-  if tg_op in ('UPDATE', 'INSERT') then
-    new_spent := case when new.status <> 'failed' then new.amount_cents else 0 end;
-    new_refunded := coalesce(new.refunded_amount_cents, 0);
-  end if;
-  if tg_op = 'UPDATE' and new.user_id is not distinct from old.user_id then
-    -- Most payment updates (invoice numbers, provider ids) move no money: take no row lock then.
-    if new_spent <> old_spent or new_refunded <> old_refunded then
-      update account_totals
-         set spent_cents = spent_cents + new_spent - old_spent,
-             refunded_cents = refunded_cents + new_refunded - old_refunded
-       where user_id = new.user_id;
-    end if;
-    return null;
-  end if;
-  if tg_op in ('UPDATE', 'DELETE') and (old_spent <> 0 or old_refunded <> 0) then
-    update account_totals set spent_cents = spent_cents - old_spent, refunded_cents = refunded_cents - old_refunded where user_id = old.user_id;
-  end if;
-  if tg_op in ('UPDATE', 'INSERT') and (new_spent <> 0 or new_refunded <> 0) then
-    update account_totals set spent_cents = spent_cents + new_spent, refunded_cents = refunded_cents + new_refunded where user_id = new.user_id;
+  if tg_op = 'INSERT' then
+    update account_totals t set spent_cents = t.spent_cents + d.spent, refunded_cents = t.refunded_cents + d.refunded
+      from (select user_id, sum(case when status <> 'failed' then amount_cents else 0 end) as spent,
+                   sum(refunded_amount_cents) as refunded
+              from new_rows group by user_id) d
+     where t.user_id = d.user_id and (d.spent <> 0 or d.refunded <> 0);
+  elsif tg_op = 'DELETE' then
+    update account_totals t set spent_cents = t.spent_cents - d.spent, refunded_cents = t.refunded_cents - d.refunded
+      from (select user_id, sum(case when status <> 'failed' then amount_cents else 0 end) as spent,
+                   sum(refunded_amount_cents) as refunded
+              from old_rows group by user_id) d
+     where t.user_id = d.user_id and (d.spent <> 0 or d.refunded <> 0);
+  else
+    -- Most payment updates (invoice numbers, provider ids) move no money: no totals row is touched.
+    update account_totals t set spent_cents = t.spent_cents + d.spent, refunded_cents = t.refunded_cents + d.refunded
+      from (select user_id, sum(spent) as spent, sum(refunded) as refunded
+              from (select user_id, case when status <> 'failed' then amount_cents::bigint else 0 end as spent,
+                           refunded_amount_cents::bigint as refunded
+                      from new_rows
+                    union all
+                    select user_id, -case when status <> 'failed' then amount_cents::bigint else 0 end,
+                           -refunded_amount_cents::bigint
+                      from old_rows) x
+             group by user_id) d
+     where t.user_id = d.user_id and (d.spent <> 0 or d.refunded <> 0);
   end if;
   return null;
 end;
 $$;
 
-create trigger payments_account_totals after insert or delete or update of user_id, status, amount_cents, refunded_amount_cents on payments
-  for each row execute function account_totals_payments();
+create trigger payments_account_totals_insert after insert on payments
+  referencing new table as new_rows
+  for each statement execute function account_totals_payments();
+create trigger payments_account_totals_delete after delete on payments
+  referencing old table as old_rows
+  for each statement execute function account_totals_payments();
+create trigger payments_account_totals_update after update on payments
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function account_totals_payments();
 
 -- Backfill the accounts that exist already.
 insert into account_totals (user_id, consultation_count, spent_cents, refunded_cents)

@@ -216,7 +216,7 @@ const CONSULTATION_JSON = `json_build_object(
     'prescriptions', coalesce((select json_agg(${PRESCRIPTION_JSON} order by r.issued_at, r.id)
       from prescriptions r join users rd on rd.id = r.doctor_id where r.consultation_id = c.id), '[]'::json))`;
 
-const LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
+export const CONSULTATION_LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
        (select coalesce(json_agg(${CONSULTATION_JSON} order by c.created_at desc, c.id desc), '[]'::json)
           from (select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3) c
           left join users d on d.id = c.doctor_id
@@ -226,7 +226,7 @@ const LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
 
 /** One page of the account's consultations, newest first, and the account's consultation count. */
 export async function listForUser(q: Queryable, deps: Deps, userId: string, limit: number, offset: number): Promise<{ count: number; results: Consultation[] }> {
-  const [u] = await q.query(LIST_SQL, [userId, limit, offset]);
+  const [u] = await q.query(CONSULTATION_LIST_SQL, [userId, limit, offset]);
   if (!u) return { count: 0, results: [] };
   const base = deps.config.PUBLIC_BASE_URL;
   const user = toUserSummary(deps, u);

@@ -5,8 +5,10 @@
 // takes effect at once), rotating refresh tokens with reuse detection, revocation (RFC 7009).
 import { createHash, randomUUID } from 'node:crypto';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto.ts';
+import { isMetadataUrl, metadataClient } from './client-metadata.ts';
 import * as repo from './repository.ts';
 
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write'] as const;
@@ -74,7 +76,7 @@ export function authorizationServerMetadata(deps: Deps, locales: readonly string
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: true,
     ui_locales_supported: [...locales],
     service_documentation: `${e.issuer}/v1/docs/`,
   };
@@ -171,7 +173,7 @@ export async function registerClient(deps: Deps, body: unknown) {
     client_id: row.id,
     client_id_issued_at: Math.floor(new Date(row.created_at).getTime() / 1000),
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
-    ...JSON.parse(JSON.stringify(stored)),
+    ...(JSON.parse(JSON.stringify(stored)) as Record<string, unknown>), // drops the undefined fields
   };
 }
 
@@ -242,7 +244,14 @@ const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 export async function startAuthorization(deps: Deps, q: AuthorizeQuery, locale: string): Promise<AuthorizeOutcome> {
   // Until the client and its redirect URI are known to match, nothing is redirected (RFC 6749 4.1.2.1).
-  const client = typeof q.client_id === 'string' ? await repo.findClient(deps.db, q.client_id) : undefined;
+  // A client_id that is an https URL names its metadata document (fetched under the SSRF fences of
+  // client-metadata.ts); any other is a registered client.
+  const client =
+    typeof q.client_id !== 'string'
+      ? undefined
+      : isMetadataUrl(q.client_id)
+        ? await metadataClient(deps, q.client_id, { redirectUriProblem, parseScopes })
+        : await repo.findClient(deps.db, q.client_id);
   if (!client) return { kind: 'error-page', message: 'unknown_client' };
   // redirect_uri is always required (and then required, equal, at the token endpoint).
   const target = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;
@@ -317,7 +326,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-async function issueTokens(deps: Deps, q: import('../../db/index.ts').Queryable, grantId: string, scopes: string, resource: string): Promise<TokenResponse> {
+async function issueTokens(deps: Deps, q: Queryable, grantId: string, scopes: string, resource: string): Promise<TokenResponse> {
   const now = deps.clock.now().getTime();
   const access = `mcp_at_${randomToken(32)}`;
   const refresh = `mcp_rt_${randomToken(32)}`;
@@ -374,7 +383,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     } catch (err) {
       return err as OAuthError;
     }
-    const [grant] = await q.query('select user_id, revoked_at from mcp_grants where id = $1', [row.grant_id]);
+    const grant = await repo.findGrant(q, row.grant_id);
     if (!grant || grant.revoked_at || !mayUse(await repo.findPatient(q, grant.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
     return issueTokens(deps, q, row.grant_id, row.scopes, row.resource);
   });

@@ -18,6 +18,7 @@ interface Strings {
   notice: string;
   allow: string;
   deny: string;
+  or: string;
   errors: Record<ErrorKey, string>;
 }
 
@@ -27,6 +28,9 @@ export type ErrorKey =
   | 'throttled'
   | 'staff'
   | 'google_account'
+  | 'google_account_button'
+  | 'google_invalid'
+  | 'google_link_not_allowed'
   | 'expired'
   | 'unknown_client'
   | 'bad_redirect_uri';
@@ -49,6 +53,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'You can disconnect the assistant at any time in your account settings.',
     allow: 'Allow',
     deny: 'Deny',
+    or: 'or',
     errors: {
       invalid_credentials: 'No active account found with the given credentials.',
       user_inactive: 'This account is disabled.',
@@ -58,6 +63,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'This sign-in page has expired. Please start the connection again from your assistant.',
       unknown_client: 'The application asking for access is not registered.',
       bad_redirect_uri: 'The application’s return address does not match its registration.',
+      google_account_button: 'This account signs in with Google: use “Sign in with Google”.',
+      google_invalid: 'Google sign-in failed. Please try again.',
+      google_link_not_allowed: 'This account cannot sign in with Google.',
     },
   },
   de: {
@@ -77,6 +85,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'Sie können den Assistenten jederzeit in Ihren Kontoeinstellungen trennen.',
     allow: 'Erlauben',
     deny: 'Ablehnen',
+    or: 'oder',
     errors: {
       invalid_credentials: 'Kein aktives Konto mit diesen Zugangsdaten gefunden.',
       user_inactive: 'Dieses Konto ist deaktiviert.',
@@ -86,6 +95,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Diese Anmeldeseite ist abgelaufen. Bitte starten Sie die Verbindung erneut in Ihrem Assistenten.',
       unknown_client: 'Die anfragende Anwendung ist nicht registriert.',
       bad_redirect_uri: 'Die Rücksprungadresse der Anwendung stimmt nicht mit ihrer Registrierung überein.',
+      google_account_button: 'Dieses Konto meldet sich mit Google an: Verwenden Sie „Über Google anmelden“.',
+      google_invalid: 'Die Anmeldung mit Google ist fehlgeschlagen. Bitte versuchen Sie es erneut.',
+      google_link_not_allowed: 'Dieses Konto kann sich nicht mit Google anmelden.',
     },
   },
   es: {
@@ -105,6 +117,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'Puedes desconectar el asistente en cualquier momento desde la configuración de tu cuenta.',
     allow: 'Permitir',
     deny: 'Denegar',
+    or: 'o',
     errors: {
       invalid_credentials: 'No se encontró ninguna cuenta activa con estas credenciales.',
       user_inactive: 'Esta cuenta está desactivada.',
@@ -114,6 +127,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Esta página de inicio de sesión ha caducado. Vuelve a iniciar la conexión desde tu asistente.',
       unknown_client: 'La aplicación que solicita acceso no está registrada.',
       bad_redirect_uri: 'La dirección de retorno de la aplicación no coincide con su registro.',
+      google_account_button: 'Esta cuenta inicia sesión con Google: usa «Iniciar sesión con Google».',
+      google_invalid: 'No se pudo iniciar sesión con Google. Inténtalo de nuevo.',
+      google_link_not_allowed: 'Esta cuenta no puede iniciar sesión con Google.',
     },
   },
   fr: {
@@ -133,6 +149,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'Vous pouvez déconnecter l’assistant à tout moment dans les paramètres de votre compte.',
     allow: 'Autoriser',
     deny: 'Refuser',
+    or: 'ou',
     errors: {
       invalid_credentials: 'Aucun compte actif ne correspond à ces identifiants.',
       user_inactive: 'Ce compte est désactivé.',
@@ -142,6 +159,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Cette page de connexion a expiré. Relancez la connexion depuis votre assistant.',
       unknown_client: 'L’application qui demande l’accès n’est pas enregistrée.',
       bad_redirect_uri: 'L’adresse de retour de l’application ne correspond pas à son enregistrement.',
+      google_account_button: 'Ce compte se connecte avec Google : utilisez « Se connecter avec Google ».',
+      google_invalid: 'La connexion avec Google a échoué. Veuillez réessayer.',
+      google_link_not_allowed: 'Ce compte ne peut pas se connecter avec Google.',
     },
   },
   it: {
@@ -161,6 +181,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'Puoi scollegare l’assistente in qualsiasi momento dalle impostazioni del tuo account.',
     allow: 'Consenti',
     deny: 'Nega',
+    or: 'oppure',
     errors: {
       invalid_credentials: 'Nessun account attivo trovato con queste credenziali.',
       user_inactive: 'Questo account è disattivato.',
@@ -170,6 +191,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Questa pagina di accesso è scaduta. Avvia di nuovo il collegamento dal tuo assistente.',
       unknown_client: 'L’applicazione che chiede l’accesso non è registrata.',
       bad_redirect_uri: 'L’indirizzo di ritorno dell’applicazione non corrisponde alla sua registrazione.',
+      google_account_button: 'Questo account accede con Google: usa “Accedi con Google”.',
+      google_invalid: 'Accesso con Google non riuscito. Riprova.',
+      google_link_not_allowed: 'Questo account non può accedere con Google.',
     },
   },
   nl: {
@@ -189,6 +213,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'U kunt de assistent op elk moment ontkoppelen in uw accountinstellingen.',
     allow: 'Toestaan',
     deny: 'Weigeren',
+    or: 'of',
     errors: {
       invalid_credentials: 'Geen actief account gevonden met deze gegevens.',
       user_inactive: 'Dit account is uitgeschakeld.',
@@ -198,6 +223,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Deze aanmeldpagina is verlopen. Start de koppeling opnieuw vanuit uw assistent.',
       unknown_client: 'De applicatie die toegang vraagt is niet geregistreerd.',
       bad_redirect_uri: 'Het terugkeeradres van de applicatie komt niet overeen met de registratie.',
+      google_account_button: 'Dit account meldt zich aan met Google: gebruik “Inloggen met Google”.',
+      google_invalid: 'Aanmelden met Google is mislukt. Probeer het opnieuw.',
+      google_link_not_allowed: 'Dit account kan zich niet aanmelden met Google.',
     },
   },
   pt: {
@@ -217,6 +245,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     notice: 'Pode desligar o assistente a qualquer momento nas definições da sua conta.',
     allow: 'Permitir',
     deny: 'Recusar',
+    or: 'ou',
     errors: {
       invalid_credentials: 'Nenhuma conta ativa encontrada com estas credenciais.',
       user_inactive: 'Esta conta está desativada.',
@@ -226,6 +255,9 @@ const STRINGS: Record<PageLocale, Strings> = {
       expired: 'Esta página de início de sessão expirou. Inicie novamente a ligação a partir do seu assistente.',
       unknown_client: 'A aplicação que pede acesso não está registada.',
       bad_redirect_uri: 'O endereço de retorno da aplicação não corresponde ao seu registo.',
+      google_account_button: 'Esta conta inicia sessão com o Google: utilize «Iniciar sessão com o Google».',
+      google_invalid: 'O início de sessão com o Google falhou. Tente novamente.',
+      google_link_not_allowed: 'Esta conta não pode iniciar sessão com o Google.',
     },
   },
 };
@@ -262,13 +294,16 @@ export const asLocale = (l: string): PageLocale => ((PAGE_LOCALES as readonly st
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function layout(locale: PageLocale, title: string, body: string): string {
+// Google Identity Services reads the page's origin from the Referer header (it checks the authorised
+// JavaScript origins): the page with the Google button sends the origin only, never the URL (which
+// carries the authorization request); the other pages send nothing.
+function layout(locale: PageLocale, title: string, body: string, referrer: 'no-referrer' | 'strict-origin' = 'no-referrer'): string {
   return `<!doctype html>
 <html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${referrer}">
 <title>${esc(title)}</title>
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f5f6f8;color:#1d2330;margin:0;padding:2rem 1rem}
@@ -282,6 +317,7 @@ button.secondary{background:#fff;color:#1d4ed8}
 ul{padding-left:1.2rem}
 .muted{color:#555f70;font-size:.9rem}
 .actions{display:flex;gap:.75rem}
+.or{text-align:center;color:#555f70;margin:1.25rem 0 .75rem}
 </style>
 </head>
 <body><main>
@@ -297,7 +333,30 @@ export interface SignInView {
   clientName: string;
   email?: string;
   error?: ErrorKey;
+  /** Present when Google sign-in is configured: the web client id for the button and the CSP nonce of the page's scripts. */
+  google?: { clientId: string; nonce: string };
 }
+
+/**
+ * The "Sign in with Google" button (Google Identity Services, ID-token flow). The library hands the
+ * ID token to a callback, which posts it with the request id and CSRF token to the same sign-in
+ * endpoint as the password form: the same CSRF check applies, and Google never needs a redirect URI.
+ */
+function googleSection(v: SignInView & { google: { clientId: string; nonce: string } }, t: Strings): string {
+  const nonce = esc(v.google.nonce);
+  return `<p class="or">${esc(t.or)}</p>
+<form id="google-form" method="post" action="/oauth/sign-in">
+<input type="hidden" name="request" value="${esc(v.requestId)}">
+<input type="hidden" name="csrf" value="${esc(v.csrf)}">
+<input type="hidden" name="credential" value="">
+</form>
+<div id="g_id_onload" data-client_id="${esc(v.google.clientId)}" data-callback="mcpGoogleCredential" data-auto_prompt="false" data-ux_mode="popup" data-context="signin" data-itp_support="true"></div>
+<div class="g_id_signin" data-type="standard" data-text="signin_with" data-shape="rectangular" data-logo_alignment="left" data-locale="${esc(v.locale)}"></div>
+<script nonce="${nonce}">function mcpGoogleCredential(r){var f=document.getElementById('google-form');f.elements.credential.value=r.credential;f.submit();}</script>
+<script nonce="${nonce}" src="${GOOGLE_GSI_CLIENT}" async></script>`;
+}
+
+export const GOOGLE_GSI_CLIENT = 'https://accounts.google.com/gsi/client';
 
 export function signInPage(v: SignInView): string {
   const t = STRINGS[v.locale];
@@ -316,7 +375,8 @@ ${error}
 <label for="password">${esc(t.password)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">${esc(t.signIn)}</button>
-</form>`,
+</form>${v.google ? '\n' + googleSection({ ...v, google: v.google }, t) : ''}`,
+    v.google ? 'strict-origin' : 'no-referrer',
   );
 }
 

@@ -1,7 +1,18 @@
 // SQL of the assistant connector: OAuth clients, pending authorization requests, grants (connected
 // apps), authorization codes, tokens (hashed) and the tool-call record. Every patient-scoped query
-// takes the account id.
+// takes the account id. Statements go through the typed query layer (src/db/kysely.ts), so rows
+// carry the column types generated from the migrations; the few columns the schema cannot describe
+// (jsonb lists, the token kind) are narrowed here, once.
 import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { McpAuthCodesRow, McpAuthRequestsRow, McpClientsRow, McpGrantsRow } from '../../db/schema.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+const jsonObject = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+// ---------------------------------------------------------------- clients
 
 export interface ClientRow {
   id: string;
@@ -13,112 +24,151 @@ export interface ClientRow {
   created_at: Date;
 }
 
+const toClient = (row: McpClientsRow): ClientRow => ({ ...row, redirect_uris: stringList(row.redirect_uris), metadata: jsonObject(row.metadata) });
+
 export async function insertClient(
   q: Queryable,
   c: { id: string; clientName: string; redirectUris: string[]; authMethod: string; secretHash: string | null; metadata: Record<string, unknown> },
 ): Promise<ClientRow> {
-  const [row] = await q.query<ClientRow>(
-    `insert into mcp_clients (id, client_name, redirect_uris, token_endpoint_auth_method, client_secret_hash, metadata)
-     values ($1, $2, $3::jsonb, $4, $5, $6::jsonb) returning *`,
-    [c.id, c.clientName, JSON.stringify(c.redirectUris), c.authMethod, c.secretHash, JSON.stringify(c.metadata)],
-  );
-  return row;
+  const row = await sqlOf(q)
+    .insertInto('mcp_clients')
+    .values({
+      id: c.id,
+      client_name: c.clientName,
+      redirect_uris: JSON.stringify(c.redirectUris),
+      token_endpoint_auth_method: c.authMethod,
+      client_secret_hash: c.secretHash,
+      metadata: JSON.stringify(c.metadata),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toClient(row);
+}
+
+/** A client described by its metadata document (client-metadata.ts): created, or refreshed from a newer fetch. */
+export async function upsertMetadataClient(
+  q: Queryable,
+  c: { id: string; clientName: string; redirectUris: string[]; metadata: Record<string, unknown> },
+): Promise<ClientRow> {
+  const values = {
+    client_name: c.clientName,
+    redirect_uris: JSON.stringify(c.redirectUris),
+    token_endpoint_auth_method: 'none',
+    client_secret_hash: null,
+    metadata: JSON.stringify(c.metadata),
+  };
+  const row = await sqlOf(q)
+    .insertInto('mcp_clients')
+    .values({ id: c.id, ...values })
+    .onConflict((oc) => oc.column('id').doUpdateSet(values))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toClient(row);
 }
 
 export async function findClient(q: Queryable, id: string): Promise<ClientRow | undefined> {
-  const [row] = await q.query<ClientRow>('select * from mcp_clients where id = $1', [id]);
-  return row;
+  const row = await sqlOf(q).selectFrom('mcp_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toClient(row);
 }
 
 // ---------------------------------------------------------------- authorization requests
 
-export interface AuthRequestRow {
-  id: string;
-  client_id: string;
-  redirect_uri: string;
-  state: string | null;
-  code_challenge: string;
-  scopes: string;
-  resource: string;
-  locale: string;
-  csrf_hash: string;
-  user_id: string | null;
-  expires_at: Date;
-  completed_at: Date | null;
-}
+export type AuthRequestRow = Omit<McpAuthRequestsRow, 'created_at'>;
 
 export async function insertAuthRequest(
   q: Queryable,
   r: { clientId: string; redirectUri: string; state: string | null; codeChallenge: string; scopes: string; resource: string; locale: string; csrfHash: string; expiresAt: Date },
 ): Promise<string> {
-  const [row] = await q.query<{ id: string }>(
-    `insert into mcp_auth_requests (client_id, redirect_uri, state, code_challenge, scopes, resource, locale, csrf_hash, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
-    [r.clientId, r.redirectUri, r.state, r.codeChallenge, r.scopes, r.resource, r.locale, r.csrfHash, r.expiresAt],
-  );
+  const row = await sqlOf(q)
+    .insertInto('mcp_auth_requests')
+    .values({
+      client_id: r.clientId,
+      redirect_uri: r.redirectUri,
+      state: r.state,
+      code_challenge: r.codeChallenge,
+      scopes: r.scopes,
+      resource: r.resource,
+      locale: r.locale,
+      csrf_hash: r.csrfHash,
+      expires_at: r.expiresAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
 export async function findAuthRequest(q: Queryable, id: string, lock = false): Promise<AuthRequestRow | undefined> {
-  const [row] = await q.query<AuthRequestRow>(`select * from mcp_auth_requests where id = $1${lock ? ' for update' : ''}`, [id]);
-  return row;
+  const query = sqlOf(q).selectFrom('mcp_auth_requests').selectAll().where('id', '=', id);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function setAuthRequestUser(q: Queryable, id: string, userId: string): Promise<void> {
-  await q.query('update mcp_auth_requests set user_id = $2 where id = $1', [id, userId]);
+  await sqlOf(q).updateTable('mcp_auth_requests').set({ user_id: userId }).where('id', '=', id).execute();
 }
 
 /** Marks the request completed; false when it already was (a second submit of the consent form). */
 export async function completeAuthRequest(q: Queryable, id: string, at: Date): Promise<boolean> {
-  const rows = await q.query('update mcp_auth_requests set completed_at = $2 where id = $1 and completed_at is null returning id', [id, at]);
+  const rows = await sqlOf(q).updateTable('mcp_auth_requests').set({ completed_at: at }).where('id', '=', id).where('completed_at', 'is', null).returning('id').execute();
   return rows.length === 1;
 }
 
 // ---------------------------------------------------------------- grants (connected apps)
 
-export interface GrantRow {
-  id: string;
-  user_id: string;
-  client_id: string;
-  scopes: string;
-  resource: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
+export type GrantRow = Omit<McpGrantsRow, 'revoke_reason'>;
 
 /** The account's live grant for a client, or a new one; its scopes become the consented ones. */
 export async function upsertGrant(q: Queryable, userId: string, clientId: string, scopes: string, resource: string): Promise<string> {
-  const [live] = await q.query<{ id: string }>(
-    'select id from mcp_grants where user_id = $1 and client_id = $2 and resource = $3 and revoked_at is null order by created_at desc limit 1 for update',
-    [userId, clientId, resource],
-  );
+  const db = sqlOf(q);
+  const live = await db
+    .selectFrom('mcp_grants')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('resource', '=', resource)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
   if (live) {
-    await q.query('update mcp_grants set scopes = $2 where id = $1', [live.id, scopes]);
+    await db.updateTable('mcp_grants').set({ scopes }).where('id', '=', live.id).execute();
     return live.id;
   }
-  const [row] = await q.query<{ id: string }>('insert into mcp_grants (user_id, client_id, scopes, resource) values ($1, $2, $3, $4) returning id', [
-    userId,
-    clientId,
-    scopes,
-    resource,
-  ]);
+  const row = await db.insertInto('mcp_grants').values({ user_id: userId, client_id: clientId, scopes, resource }).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
+/** The grant's account and whether it was revoked (the token endpoint checks both). */
+export async function findGrant(q: Queryable, grantId: string): Promise<Pick<McpGrantsRow, 'user_id' | 'revoked_at'> | undefined> {
+  return sqlOf(q).selectFrom('mcp_grants').select(['user_id', 'revoked_at']).where('id', '=', grantId).executeTakeFirst();
+}
+
+async function revokeGrantTokens(q: Queryable, grantId: string): Promise<void> {
+  await sqlOf(q).updateTable('mcp_tokens').set({ revoked_at: sql<Date>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+}
+
 export async function revokeGrant(q: Queryable, grantId: string, reason: string): Promise<void> {
-  await q.query('update mcp_grants set revoked_at = now(), revoke_reason = $2 where id = $1 and revoked_at is null', [grantId, reason]);
-  await q.query('update mcp_tokens set revoked_at = now() where grant_id = $1 and revoked_at is null', [grantId]);
+  await sqlOf(q)
+    .updateTable('mcp_grants')
+    .set({ revoked_at: sql<Date>`now()`, revoke_reason: reason })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await revokeGrantTokens(q, grantId);
 }
 
 /** Revokes the account's grant; false when it is not the account's live grant. */
 export async function revokeOwnGrant(q: Queryable, userId: string, grantId: string): Promise<boolean> {
-  const rows = await q.query("update mcp_grants set revoked_at = now(), revoke_reason = 'patient' where id = $1 and user_id = $2 and revoked_at is null returning id", [
-    grantId,
-    userId,
-  ]);
+  const rows = await sqlOf(q)
+    .updateTable('mcp_grants')
+    .set({ revoked_at: sql<Date>`now()`, revoke_reason: 'patient' })
+    .where('id', '=', grantId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
   if (rows.length === 0) return false;
-  await q.query('update mcp_tokens set revoked_at = now() where grant_id = $1 and revoked_at is null', [grantId]);
+  await revokeGrantTokens(q, grantId);
   return true;
 }
 
@@ -128,20 +178,38 @@ export interface ConnectedAppRow extends GrantRow {
 }
 
 export async function countLiveGrants(q: Queryable, userId: string): Promise<number> {
-  const [r] = await q.query<{ n: number }>('select count(*)::int as n from mcp_grants where user_id = $1 and revoked_at is null', [userId]);
+  const r = await sqlOf(q)
+    .selectFrom('mcp_grants')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return r.n;
 }
 
-export function pageLiveGrants(q: Queryable, userId: string, limit: number, offset: number): Promise<ConnectedAppRow[]> {
-  return q.query<ConnectedAppRow>(
-    `select g.*, c.client_name, c.redirect_uris from mcp_grants g join mcp_clients c on c.id = g.client_id
-      where g.user_id = $1 and g.revoked_at is null order by g.created_at desc, g.id desc limit $2 offset $3`,
-    [userId, limit, offset],
-  );
+export async function pageLiveGrants(q: Queryable, userId: string, limit: number, offset: number): Promise<ConnectedAppRow[]> {
+  const rows = await sqlOf(q)
+    .selectFrom('mcp_grants as g')
+    .innerJoin('mcp_clients as c', 'c.id', 'g.client_id')
+    .select(['g.id', 'g.user_id', 'g.client_id', 'g.scopes', 'g.resource', 'g.created_at', 'g.last_used_at', 'g.revoked_at', 'c.client_name', 'c.redirect_uris'])
+    .where('g.user_id', '=', userId)
+    .where('g.revoked_at', 'is', null)
+    .orderBy('g.created_at', 'desc')
+    .orderBy('g.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((r) => ({ ...r, redirect_uris: stringList(r.redirect_uris) }));
 }
 
+/** Records use at most once a minute per grant (a write per request would be wasted). */
 export async function touchGrant(q: Queryable, grantId: string, at: Date): Promise<void> {
-  await q.query("update mcp_grants set last_used_at = $2 where id = $1 and (last_used_at is null or last_used_at < $2::timestamptz - interval '1 minute')", [grantId, at]);
+  await sqlOf(q)
+    .updateTable('mcp_grants')
+    .set({ last_used_at: at })
+    .where('id', '=', grantId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(at.getTime() - 60_000))]))
+    .execute();
 }
 
 // ---------------------------------------------------------------- codes and tokens
@@ -150,52 +218,44 @@ export async function insertCode(
   q: Queryable,
   c: { codeHash: string; grantId: string; clientId: string; redirectUri: string; codeChallenge: string; scopes: string; resource: string; expiresAt: Date },
 ): Promise<void> {
-  await q.query(
-    `insert into mcp_auth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, scopes, resource, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [c.codeHash, c.grantId, c.clientId, c.redirectUri, c.codeChallenge, c.scopes, c.resource, c.expiresAt],
-  );
+  await sqlOf(q)
+    .insertInto('mcp_auth_codes')
+    .values({
+      code_hash: c.codeHash,
+      grant_id: c.grantId,
+      client_id: c.clientId,
+      redirect_uri: c.redirectUri,
+      code_challenge: c.codeChallenge,
+      scopes: c.scopes,
+      resource: c.resource,
+      expires_at: c.expiresAt,
+    })
+    .execute();
 }
 
-export interface CodeRow {
-  code_hash: string;
-  grant_id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  scopes: string;
-  resource: string;
-  expires_at: Date;
-  used_at: Date | null;
-}
+export type CodeRow = McpAuthCodesRow;
 
 export async function findCodeForUpdate(q: Queryable, codeHash: string): Promise<CodeRow | undefined> {
-  const [row] = await q.query<CodeRow>('select * from mcp_auth_codes where code_hash = $1 for update', [codeHash]);
-  return row;
+  return sqlOf(q).selectFrom('mcp_auth_codes').selectAll().where('code_hash', '=', codeHash).forUpdate().executeTakeFirst();
 }
 
 export async function markCodeUsed(q: Queryable, codeHash: string, at: Date): Promise<void> {
-  await q.query('update mcp_auth_codes set used_at = $2 where code_hash = $1', [codeHash, at]);
+  await sqlOf(q).updateTable('mcp_auth_codes').set({ used_at: at }).where('code_hash', '=', codeHash).execute();
 }
 
-export async function insertToken(
-  q: Queryable,
-  t: { tokenHash: string; grantId: string; kind: 'access' | 'refresh'; scopes: string; resource: string; expiresAt: Date },
-): Promise<void> {
-  await q.query('insert into mcp_tokens (token_hash, grant_id, kind, scopes, resource, expires_at) values ($1, $2, $3, $4, $5, $6)', [
-    t.tokenHash,
-    t.grantId,
-    t.kind,
-    t.scopes,
-    t.resource,
-    t.expiresAt,
-  ]);
+export type TokenKind = 'access' | 'refresh';
+
+export async function insertToken(q: Queryable, t: { tokenHash: string; grantId: string; kind: TokenKind; scopes: string; resource: string; expiresAt: Date }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('mcp_tokens')
+    .values({ token_hash: t.tokenHash, grant_id: t.grantId, kind: t.kind, scopes: t.scopes, resource: t.resource, expires_at: t.expiresAt })
+    .execute();
 }
 
 export interface TokenRow {
   token_hash: string;
   grant_id: string;
-  kind: 'access' | 'refresh';
+  kind: TokenKind;
   scopes: string;
   resource: string;
   expires_at: Date;
@@ -206,20 +266,25 @@ export interface TokenRow {
   grant_revoked_at: Date | null;
 }
 
-const TOKEN_SELECT = `select t.*, g.client_id, g.user_id, g.revoked_at as grant_revoked_at
-  from mcp_tokens t join mcp_grants g on g.id = t.grant_id`;
-
 export async function findToken(q: Queryable, tokenHash: string, lock = false): Promise<TokenRow | undefined> {
-  const [row] = await q.query<TokenRow>(`${TOKEN_SELECT} where t.token_hash = $1${lock ? ' for update of t, g' : ''}`, [tokenHash]);
-  return row;
+  const query = sqlOf(q)
+    .selectFrom('mcp_tokens as t')
+    .innerJoin('mcp_grants as g', 'g.id', 't.grant_id')
+    .select(['t.token_hash', 't.grant_id', 't.kind', 't.scopes', 't.resource', 't.expires_at', 't.used_at', 't.revoked_at', 'g.client_id', 'g.user_id', 'g.revoked_at as grant_revoked_at'])
+    .where('t.token_hash', '=', tokenHash);
+  const row = await (lock ? query.forUpdate(['t', 'g']) : query).executeTakeFirst();
+  if (!row) return undefined;
+  // The column holds only what insertToken writes; anything else is not a usable token.
+  if (row.kind !== 'access' && row.kind !== 'refresh') return undefined;
+  return { ...row, kind: row.kind };
 }
 
 export async function markTokenUsed(q: Queryable, tokenHash: string, at: Date): Promise<void> {
-  await q.query('update mcp_tokens set used_at = $2 where token_hash = $1', [tokenHash, at]);
+  await sqlOf(q).updateTable('mcp_tokens').set({ used_at: at }).where('token_hash', '=', tokenHash).execute();
 }
 
 export async function revokeToken(q: Queryable, tokenHash: string): Promise<void> {
-  await q.query('update mcp_tokens set revoked_at = now() where token_hash = $1 and revoked_at is null', [tokenHash]);
+  await sqlOf(q).updateTable('mcp_tokens').set({ revoked_at: sql<Date>`now()` }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
 }
 
 /** The account behind a grant, when it may still use the connector. */
@@ -234,30 +299,36 @@ export interface PatientRow {
 }
 
 export async function findPatient(q: Queryable, userId: string): Promise<PatientRow | undefined> {
-  const [row] = await q.query<PatientRow>(
-    `select id, email, locale, country_of_residence, disabled_at, email_verified_at, (is_doctor or is_backoffice_admin or is_marketer) as is_staff
-       from users where id = $1`,
-    [userId],
-  );
-  return row;
+  const row = await sqlOf(q)
+    .selectFrom('users')
+    .select(['id', 'email', 'locale', 'country_of_residence', 'disabled_at', 'email_verified_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { is_doctor, is_backoffice_admin, is_marketer, ...rest } = row;
+  return { ...rest, is_staff: is_doctor || is_backoffice_admin || is_marketer };
+}
+
+/** The account's email address, for the consent page after Google sign-in. */
+export async function userEmail(q: Queryable, userId: string): Promise<string | undefined> {
+  const row = await sqlOf(q).selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  return row?.email;
 }
 
 // ---------------------------------------------------------------- tool calls and housekeeping
 
 export async function recordToolCall(q: Queryable, c: { userId: string; clientId: string; grantId: string; tool: string; outcome: string; at: Date }): Promise<void> {
-  await q.query('insert into mcp_tool_calls (user_id, client_id, grant_id, tool, outcome, called_at) values ($1, $2, $3, $4, $5, $6)', [
-    c.userId,
-    c.clientId,
-    c.grantId,
-    c.tool,
-    c.outcome,
-    c.at,
-  ]);
+  await sqlOf(q)
+    .insertInto('mcp_tool_calls')
+    .values({ user_id: c.userId, client_id: c.clientId, grant_id: c.grantId, tool: c.tool, outcome: c.outcome, called_at: c.at })
+    .execute();
 }
 
-/** Deletes what can no longer be used: finished or expired requests, old codes, expired tokens. */
+/** Deletes what can no longer be used, a day after it expired: requests, codes, tokens. */
 export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
-  await q.query("delete from mcp_auth_requests where expires_at < $1::timestamptz - interval '1 day'", [now]);
-  await q.query("delete from mcp_auth_codes where expires_at < $1::timestamptz - interval '1 day'", [now]);
-  await q.query("delete from mcp_tokens where expires_at < $1::timestamptz - interval '1 day'", [now]);
+  const before = new Date(now.getTime() - DAY_MS);
+  const db = sqlOf(q);
+  await db.deleteFrom('mcp_auth_requests').where('expires_at', '<', before).execute();
+  await db.deleteFrom('mcp_auth_codes').where('expires_at', '<', before).execute();
+  await db.deleteFrom('mcp_tokens').where('expires_at', '<', before).execute();
 }

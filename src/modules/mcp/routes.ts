@@ -10,9 +10,12 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { checkCredentials } from '../accounts/service.ts';
+import { decodeJwt } from 'jose';
+import { randomToken } from '../../lib/crypto.ts';
+import { checkCredentials, googleLogin, logout } from '../accounts/index.ts';
+import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
-import { PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
+import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
 import * as repo from './repository.ts';
 import { ConnectedAppSchema } from './schemas.ts';
 import { TOOL_SCOPES, buildServer } from './tools.ts';
@@ -33,9 +36,27 @@ function cookies(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
+/**
+ * The client as the pages name it. A metadata-document client chose its own name, so the host that
+ * serves its document (the identity that was actually checked) is shown next to it.
+ */
+const displayName = (client: repo.ClientRow) => {
+  if (!isMetadataUrl(client.id)) return client.client_name || client.id;
+  const host = new URL(client.id).host;
+  return client.client_name ? `${client.client_name} (${host})` : host;
+};
+
+/** A JSON-RPC tools/call request (the scope check runs before the SDK parses the body). */
+interface ToolCallMessage {
+  method: 'tools/call';
+  params?: { name?: unknown };
+}
+const isToolCall = (msg: unknown): msg is ToolCallMessage =>
+  typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'tools/call';
+
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
-export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   // The connector's protocol endpoints (MCP, OAuth 2.1, RFC 8414/9728 metadata) follow their own
   // specifications and describe themselves (the metadata documents); docs/mcp.md explains them. They
   // stay out of the patient REST API document; connected apps (/v1/) are in it.
@@ -101,16 +122,33 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     }
   }
 
-  function page(reply: FastifyReply, status: number, html: string, formTarget?: string) {
+  function page(reply: FastifyReply, status: number, html: string, formTarget?: string, googleNonce?: string) {
     const formAction = ["'self'", formTarget].filter(Boolean).join(' ');
+    // With the Google button the page runs Google Identity Services (its script, its iframe, its
+    // style sheet and its calls, as Google documents them) and its own one-line callback, by nonce.
+    const google = googleNonce
+      ? `; script-src 'nonce-${googleNonce}' ${GOOGLE_GSI_CLIENT}; frame-src ${GSI}; connect-src ${GSI}`
+      : '';
+    const styles = googleNonce ? `'unsafe-inline' ${GSI}style` : "'unsafe-inline'";
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('x-frame-options', 'DENY')
-      .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+      .header('content-security-policy', `default-src 'none'; style-src ${styles}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${google}`)
       .send(html);
   }
+
+  // Google sign-in on the sign-in page when the service has Google sign-in (GOOGLE_CLIENT_IDS; the
+  // first id is the web client the button uses, as for the web app).
+  const GSI = 'https://accounts.google.com/gsi/';
+  const googleClientId = deps.config.GOOGLE_CLIENT_IDS[0];
+  const googleBudget = deps.limiters.budget('mcp-google-ip', 30, 60);
+  /** The sign-in page, with the Google button (and its CSP) when configured. */
+  const signIn = (reply: FastifyReply, status: number, view: Omit<Parameters<typeof signInPage>[0], 'google'>) => {
+    const nonce = googleClientId ? randomToken(16) : undefined;
+    return page(reply, status, signInPage({ ...view, ...(nonce && googleClientId ? { google: { clientId: googleClientId, nonce } } : {}) }), undefined, nonce);
+  };
 
   // ------------------------------------------------------------ metadata (RFC 9728, RFC 8414)
 
@@ -193,7 +231,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
       if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
       const maxAge = oauth.AUTH_REQUEST_TTL_SECONDS;
       reply.header('set-cookie', `${csrfCookieName(outcome.requestId)}=${outcome.csrf}; Path=/oauth; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
-      return page(reply, 200, signInPage({ locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: outcome.client.client_name || outcome.client.id }));
+      return signIn(reply, 200, { locale, requestId: outcome.requestId, csrf: outcome.csrf, clientName: displayName(outcome.client) });
     },
   );
 
@@ -203,6 +241,44 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     const body = (request.body ?? {}) as Record<string, unknown>;
     const id = typeof body.request === 'string' ? body.request : '';
     return oauth.pendingRequest(deps, id, body.csrf, id ? cookies(request)[csrfCookieName(id)] : undefined);
+  }
+
+  const errorCodeOf = (err: ApiError): string => (typeof err.body.code === 'string' ? err.body.code : '');
+  type GoogleRefusal = 'throttled' | 'google_invalid' | 'google_link_not_allowed' | 'user_inactive';
+  const GOOGLE_STATUS: Record<GoogleRefusal, number> = { throttled: 429, google_invalid: 401, google_link_not_allowed: 400, user_inactive: 403 };
+
+  /**
+   * Google sign-in with the accounts module's own rules (`googleLogin`: ID token verified against
+   * Google's keys, audience and issuer; account found, linked or created exactly as for
+   * /v1/users/google-login/; disabled refused). It answers a /v1/ session, which the connector does
+   * not need: that session is ended at once, so signing in here leaves no usable /v1/ token behind.
+   * Staff are refused by the caller, as for the password form.
+   */
+  async function googleSignIn(request: FastifyRequest, credential: string, locale: PageLocale) {
+    try {
+      await googleBudget.consume(request.ip);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return 'throttled' as const;
+      throw err;
+    }
+    let pair: Awaited<ReturnType<typeof googleLogin>>;
+    try {
+      pair = await googleLogin(deps, credential, locale);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const code = errorCodeOf(err);
+        if (code === 'user_inactive') return 'user_inactive' as const;
+        if (code === 'google_link_not_allowed') return 'google_link_not_allowed' as const;
+        return 'google_invalid' as const;
+      }
+      throw err;
+    }
+    const claims = decodeJwt(pair.access);
+    const userId = String(claims.user_id);
+    await logout(deps, userId, String(claims.sid));
+    const email = await repo.userEmail(deps.db, userId);
+    if (email === undefined) return 'google_invalid' as const;
+    return { id: userId, email, is_doctor: pair.is_doctor, is_backoffice_admin: pair.is_backoffice_admin, is_marketer: pair.is_marketer };
   }
 
   r.post(
@@ -226,24 +302,34 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
       const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       const csrf = String(body.csrf);
-      const clientName = client.client_name || client.id;
-      const again = (status: number, error: ErrorKey) => page(reply, status, signInPage({ locale, requestId: row.id, csrf, clientName, email, error }));
-      if (!email || !password) return again(401, 'invalid_credentials');
-      let user;
-      try {
-        user = await checkCredentials(deps, email, password, request.ip);
-      } catch (err) {
-        if (err instanceof ApiError) {
-          const code = String((err.body as any).code ?? '');
-          if (err.status === 429) {
-            if (err.headers['retry-after']) reply.header('retry-after', err.headers['retry-after']);
-            return again(429, 'throttled');
-          }
-          if (code === 'user_inactive') return again(403, 'user_inactive');
-          if (code === 'google_account') return again(400, 'google_account');
-          return again(401, 'invalid_credentials');
+      const clientName = displayName(client);
+      const again = (status: number, error: ErrorKey) => signIn(reply, status, { locale, requestId: row.id, csrf, clientName, email, error });
+      const credential = typeof body.credential === 'string' ? body.credential.slice(0, 8192) : '';
+      let user: { id: string; email: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean };
+      if (credential && googleClientId && !email && !password) {
+        const outcome = await googleSignIn(request, credential, locale);
+        if (typeof outcome === 'string') {
+          if (outcome === 'throttled') reply.header('retry-after', '60');
+          return again(GOOGLE_STATUS[outcome], outcome);
         }
-        throw err;
+        user = outcome;
+      } else {
+        if (!email || !password) return again(401, 'invalid_credentials');
+        try {
+          user = await checkCredentials(deps, email, password, request.ip);
+        } catch (err) {
+          if (err instanceof ApiError) {
+            const code = errorCodeOf(err);
+            if (err.status === 429) {
+              if (err.headers['retry-after']) reply.header('retry-after', err.headers['retry-after']);
+              return again(429, 'throttled');
+            }
+            if (code === 'user_inactive') return again(403, 'user_inactive');
+            if (code === 'google_account') return again(400, googleClientId ? 'google_account_button' : 'google_account');
+            return again(401, 'invalid_credentials');
+          }
+          throw err;
+        }
       }
       if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) return again(403, 'staff');
       await repo.setAuthRequestUser(deps.db, row.id, user.id);
@@ -271,7 +357,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) => {
       const found = await pending(request);
       const locale: PageLocale = found ? asLocale(found.row.locale) : pageLocale(undefined, request.headers['accept-language']);
-      const decision = (request.body as Record<string, unknown> | undefined)?.decision;
+      const decision = request.body?.decision;
       if (!found || !found.row.user_id || (decision !== 'allow' && decision !== 'deny')) return page(reply, 400, errorPage(locale, 'expired'));
       const location = await oauth.decide(deps, found.row, decision === 'allow');
       if (!location) return page(reply, 400, errorPage(locale, 'expired'));
@@ -297,7 +383,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) =>
       oauthReply(reply, async () => {
         await tokenBudget.consume(request.ip, oauthThrottle);
-        return oauth.tokenRequest(deps, (request.body ?? {}) as Record<string, unknown>, request.headers.authorization);
+        return oauth.tokenRequest(deps, request.body ?? {}, request.headers.authorization);
       }),
   );
 
@@ -314,7 +400,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     },
     async (request, reply) =>
       oauthReply(reply, async () => {
-        await oauth.revokeRequest(deps, (request.body ?? {}) as Record<string, unknown>, request.headers.authorization);
+        await oauth.revokeRequest(deps, request.body ?? {}, request.headers.authorization);
         return {};
       }),
   );
@@ -370,16 +456,17 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request, reply) => {
       const auth = await mcpAuth(request, reply);
       if (!auth) return reply;
-      const messages = (Array.isArray(request.body) ? request.body : [request.body]) as any[];
-      const calls = messages.filter((msg) => msg && typeof msg === 'object' && msg.method === 'tools/call');
+      const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+      const calls = messages.filter(isToolCall);
       for (const call of calls) {
-        const needed = TOOL_SCOPES.get(String(call.params?.name));
+        const name = String(call.params?.name);
+        const needed = TOOL_SCOPES.get(name);
         if (needed && !auth.scopes.includes(needed)) {
           const scope = [...new Set([...auth.scopes, needed])].join(' ');
           return reply
             .code(403)
-            .header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${e.resourceMetadata}", error_description="The ${call.params.name} tool needs the ${needed} scope."`)
-            .send({ error: 'insufficient_scope', error_description: `The ${call.params.name} tool needs the ${needed} scope.` });
+            .header('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${e.resourceMetadata}", error_description="The ${name} tool needs the ${needed} scope."`)
+            .send({ error: 'insufficient_scope', error_description: `The ${name} tool needs the ${needed} scope.` });
         }
       }
       for (let i = 0; i < calls.length; i++) {
@@ -403,7 +490,7 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
         void server.close();
       });
       // The transport writes the answer itself: keep the headers set so far (request id, CORS).
-      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as any);
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.raw.setHeader('cache-control', 'no-store');
       reply.hijack();
       const raw = request.raw as typeof request.raw & { auth?: AuthInfo };
@@ -474,4 +561,5 @@ export default async function mcpModule(app: ZodApp, { deps }: ModuleOptions): P
       return reply.code(204).send(null);
     },
   );
+  return Promise.resolve();
 }

@@ -22,15 +22,32 @@ import { iso } from '../../lib/iso.ts';
 
 export const SERVER_INFO = { name: 'patient-treatment-service', version: '1.0.0' };
 
-export interface ToolSpec {
+export interface ToolResult {
+  data: Record<string, unknown>;
+  text: string;
+  emergency?: { number: string; message: string } | null;
+}
+
+/** A tool as written: its run() receives the arguments typed by its own input schema. */
+interface ToolDef<I extends z.ZodObject> {
   name: string;
   title: string;
   description: string;
   scope: Scope;
-  input: z.ZodObject;
+  input: I;
   output: z.ZodObject;
   readOnly: boolean;
-  run: (ctx: ToolContext, args: any) => Promise<{ data: Record<string, unknown>; text: string; emergency?: { number: string; message: string } | null }>;
+  run: (ctx: ToolContext, args: z.infer<I>) => Promise<ToolResult>;
+}
+
+/** A tool as registered: the SDK hands over arguments it validated against `input`. */
+export interface ToolSpec extends Omit<ToolDef<z.ZodObject>, 'run'> {
+  run: (ctx: ToolContext, args: unknown) => Promise<ToolResult>;
+}
+
+/** Erases a tool's argument type for the list; the arguments are parsed with the tool's own schema, so the type run() sees is the one it gets. */
+function tool<I extends z.ZodObject>(def: ToolDef<I>): ToolSpec {
+  return { ...def, run: (ctx, args) => def.run(ctx, def.input.parse(args ?? {})) };
 }
 
 export interface ToolContext {
@@ -47,10 +64,64 @@ function emergencyFor(ctx: ToolContext, ...texts: (string | undefined)[]) {
   return text && mentionsEmergency(text) ? emergencyNotice(ctx.auth.country, ctx.auth.locale) : null;
 }
 
-const messageOut = (m: any) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
+// ---------------------------------------------------------------- answers of untyped services
+// Some services of other modules still answer untyped rows (issue 11's refactor types them). The
+// fields the tools read are declared here and each such answer is taken in once, through
+// `untyped<T>()`: no `any` spreads into the tools, and the output schemas, which the SDK validates
+// every result against, check the values at run time. Remove an entry when its service is typed.
+const untyped = <T>(value: unknown): T => value as T;
+
+/** A message as the messages service answers it (the fields the tools pass on). */
+interface ServiceMessage {
+  id: string;
+  sender_type: string;
+  content: string;
+  file: string | null;
+  is_read: boolean;
+  created_at: string;
+}
+interface ServiceConversation {
+  id: string;
+  unread_count: number;
+}
+interface ServiceSentMessage {
+  id: string;
+  last_message: ServiceMessage | null;
+  emergency: { number: string; message: string } | null;
+}
+interface ServicePayment {
+  id: string;
+  consultation_id: string | null;
+  subscription_id: string | null;
+  description: string | null;
+  billing_reason: string | null;
+  amount_cents: number | string;
+  refunded_amount_cents: number | string | null;
+  currency: string;
+  status: string;
+  captured_at: Date | string | null;
+  created_at: Date | string;
+}
+interface ServiceRenewalOptions {
+  category: string;
+  mode: string;
+  blocked_code: string | null;
+  pending_consultation_id: string | null;
+  current: { treatment_id: string; dosage: string } | null;
+  ladder: { next: string | null } | null;
+  alternatives: { treatment_id: string; name: string; dosages: string[] }[];
+  price: { amount_cents: number; currency: string; plan: string } | null;
+}
+type ServiceSubscription = z.infer<typeof s.SubscriptionOut>;
+type ServicePrescription = z.infer<typeof s.PrescriptionOut>;
+interface ServicePage<T> {
+  count: number;
+  results: T[];
+}
+const messageOut = (m: ServiceMessage) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
 
 export const TOOLS: ToolSpec[] = [
-  {
+  tool({
     name: 'get_profile_summary',
     title: 'Profile summary',
     description: 'The patient’s name, contact email, date of birth, country, locale, time zone and which questionnaires they completed.',
@@ -75,8 +146,8 @@ export const TOOLS: ToolSpec[] = [
       };
       return { data, text: `Profile of ${[p.first_name, p.last_name].filter(Boolean).join(' ') || p.email}.` };
     },
-  },
-  {
+  }),
+  tool({
     name: 'list_consultations',
     title: 'Consultations',
     description: 'The patient’s consultations with their status (pending_review, approved, rejected, ...), newest first.',
@@ -105,8 +176,8 @@ export const TOOLS: ToolSpec[] = [
       }));
       return { data: { count, results }, text: `${count} consultation(s); ${results.map((c) => `${c.category}: ${c.status}`).join(', ') || 'none'}.` };
     },
-  },
-  {
+  }),
+  tool({
     name: 'list_prescriptions_and_orders',
     title: 'Prescriptions and orders',
     description: 'Prescriptions issued by the patient’s doctors and the pharmacy orders with their shipping status, newest first.',
@@ -123,7 +194,7 @@ export const TOOLS: ToolSpec[] = [
         listOrders(deps.db, auth.userId),
       ]);
       const prescriptions = rows.map((row) => {
-        const p = toPrescription(row, base);
+        const p = untyped<ServicePrescription>(toPrescription(row, base));
         return {
           id: p.id,
           consultation_id: p.consultation_id,
@@ -152,8 +223,8 @@ export const TOOLS: ToolSpec[] = [
       }));
       return { data: { prescriptions: { count, results: prescriptions }, orders: orderList }, text: `${count} prescription(s), ${orderList.length} order(s).` };
     },
-  },
-  {
+  }),
+  tool({
     name: 'list_payments',
     title: 'Payments',
     description: 'The patient’s payments and refunds (amounts in euro cents), newest first. Invoices are not included.',
@@ -164,7 +235,7 @@ export const TOOLS: ToolSpec[] = [
     async run({ deps, auth }, args) {
       const { limit, offset } = paging(args);
       const [count, rows] = await Promise.all([countPayments(deps.db, auth.userId), pagePayments(deps.db, auth.userId, paymentOrder(undefined), limit, offset)]);
-      const results = rows.map((p: any) => ({
+      const results = untyped<ServicePayment[]>(rows).map((p) => ({
         id: p.id,
         consultation_id: p.consultation_id ?? null,
         subscription_id: p.subscription_id ?? null,
@@ -180,8 +251,8 @@ export const TOOLS: ToolSpec[] = [
       }));
       return { data: { count, results }, text: `${count} payment(s).` };
     },
-  },
-  {
+  }),
+  tool({
     name: 'get_subscriptions',
     title: 'Subscriptions and renewal options',
     description:
@@ -192,11 +263,11 @@ export const TOOLS: ToolSpec[] = [
     readOnly: true,
     async run(ctx, args) {
       const { deps, auth } = ctx;
-      const list = await subs.listSubscriptions(deps, auth.userId, 100, 0);
-      const categories = args.category ? [String(args.category)] : [...new Set(list.results.map((x: any) => x.category as string))];
+      const list = untyped<ServicePage<ServiceSubscription>>(await subs.listSubscriptions(deps, auth.userId, 100, 0));
+      const categories = args.category ? [String(args.category)] : [...new Set(list.results.map((x) => x.category))];
       const renewal_options = [];
       for (const category of categories) {
-        const o: any = await subs.renewalOptions(deps, auth.userId, category, locale(ctx));
+        const o = untyped<ServiceRenewalOptions>(await subs.renewalOptions(deps, auth.userId, category, locale(ctx)));
         renewal_options.push({
           category: o.category,
           mode: o.mode,
@@ -208,7 +279,7 @@ export const TOOLS: ToolSpec[] = [
           price: o.price ? { amount_cents: o.price.amount_cents, currency: o.price.currency, plan: o.price.plan } : null,
         });
       }
-      const results = list.results.map((x: any) => ({
+      const results = list.results.map((x) => ({
         id: x.id,
         status: x.status,
         category: x.category,
@@ -225,8 +296,8 @@ export const TOOLS: ToolSpec[] = [
         text: `${list.count} subscription(s); ${renewal_options.map((o) => `${o.category}: ${o.mode}`).join(', ') || 'no renewal options'}.`,
       };
     },
-  },
-  {
+  }),
+  tool({
     name: 'get_messages',
     title: 'Messages with the medical team',
     description: 'The conversation between the patient and the medical team, oldest first (attachments are only flagged).',
@@ -235,15 +306,15 @@ export const TOOLS: ToolSpec[] = [
     output: s.MessagesOut,
     readOnly: true,
     async run({ deps, auth }) {
-      const [conv] = await messages.listForPatient(deps, auth.userId);
-      const list = await messages.readAsPatient(deps, auth.userId, conv.id);
+      const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(deps, auth.userId));
+      const list = untyped<ServiceMessage[]>(await messages.readAsPatient(deps, auth.userId, conv.id));
       return {
         data: { conversation_id: conv.id, unread_count: conv.unread_count, messages: list.map(messageOut) },
         text: `${list.length} message(s) in the conversation with the medical team.`,
       };
     },
-  },
-  {
+  }),
+  tool({
     name: 'get_journal',
     title: 'Progress journal',
     description: 'The patient’s weights, injections, notes and injection plan (available while a treatment plan is active), newest first.',
@@ -253,10 +324,10 @@ export const TOOLS: ToolSpec[] = [
     readOnly: true,
     async run({ deps, auth }, args) {
       const limit = args.limit ?? 20;
-      const weights = await journal.list(deps, 'weight_entries', auth.userId, limit, 0, journal.weightOut);
-      const injections = await journal.list(deps, 'injections', auth.userId, limit, 0, journal.injectionOut);
-      const notes = await journal.list(deps, 'journal_notes', auth.userId, limit, 0, journal.noteOut);
-      const plan = await journal.getPlan(deps, auth.userId);
+      const weights = untyped<ServicePage<z.infer<typeof s.WeightOut>>>(await journal.list(deps, 'weight_entries', auth.userId, limit, 0, journal.weightOut));
+      const injections = untyped<ServicePage<z.infer<typeof s.InjectionOut>>>(await journal.list(deps, 'injections', auth.userId, limit, 0, journal.injectionOut));
+      const notes = untyped<ServicePage<z.infer<typeof s.NoteOut>>>(await journal.list(deps, 'journal_notes', auth.userId, limit, 0, journal.noteOut));
+      const plan = untyped<z.infer<typeof s.PlanOut>>(await journal.getPlan(deps, auth.userId));
       return {
         data: {
           weights: { count: weights.count, results: weights.results.map((w) => ({ id: w.id, weight_kg: w.weight_kg, logged_on: w.logged_on, note: w.note })) },
@@ -270,8 +341,8 @@ export const TOOLS: ToolSpec[] = [
         text: `${weights.count} weight(s), ${injections.count} injection(s), ${notes.count} note(s).`,
       };
     },
-  },
-  {
+  }),
+  tool({
     name: 'list_questionnaires',
     title: 'Questionnaire catalogue',
     description: 'The treatment categories the service offers, with their treatments and dosages, in the patient’s language.',
@@ -279,7 +350,7 @@ export const TOOLS: ToolSpec[] = [
     input: s.EmptyIn,
     output: s.CatalogueOut,
     readOnly: true,
-    async run(ctx) {
+    run(ctx) {
       const l = locale(ctx);
       const categories = listCategories().map((c) => ({
         slug: c.slug,
@@ -288,10 +359,10 @@ export const TOOLS: ToolSpec[] = [
         default_plan: c.default_plan,
         treatments: c.treatments.map((t) => ({ treatment_id: t.treatment_id, name: t.name, dosages: t.dosages })),
       }));
-      return { data: { locale: l, categories }, text: `${categories.length} categories: ${categories.map((c) => c.slug).join(', ')}.` };
+      return Promise.resolve({ data: { locale: l, categories }, text: `${categories.length} categories: ${categories.map((c) => c.slug).join(', ')}.` });
     },
-  },
-  {
+  }),
+  tool({
     name: 'log_weight',
     title: 'Log a weight',
     description: 'Records the patient’s weight for a day in the progress journal (one entry per day; a second one for the same day replaces it).',
@@ -300,7 +371,9 @@ export const TOOLS: ToolSpec[] = [
     output: s.LogWeightOut,
     readOnly: false,
     async run(ctx, args) {
-      const r = await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note });
+      const r = untyped<{ created: boolean; entry: z.infer<typeof s.WeightOut> }>(
+        await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note }),
+      );
       const e = r.entry;
       return {
         emergency: emergencyFor(ctx, args.note),
@@ -308,8 +381,8 @@ export const TOOLS: ToolSpec[] = [
         text: `Weight ${e.weight_kg} kg ${r.created ? 'logged' : 'updated'} for ${e.logged_on}.`,
       };
     },
-  },
-  {
+  }),
+  tool({
     name: 'log_injection',
     title: 'Log an injection',
     description: 'Records an injection (dose, time with UTC offset, optional site and note) in the progress journal.',
@@ -325,15 +398,15 @@ export const TOOLS: ToolSpec[] = [
       if (args.medication !== undefined) input.medication = args.medication;
       if (args.injection_site !== undefined) input.injection_site = args.injection_site;
       if (args.note !== undefined) input.note = args.note;
-      const i = await journal.createInjection(ctx.deps, ctx.auth.userId, input);
+      const i = untyped<z.infer<typeof s.InjectionOut>>(await journal.createInjection(ctx.deps, ctx.auth.userId, input));
       return {
         emergency: emergencyFor(ctx, args.note),
         data: { entry: { id: i.id, medication: i.medication, dose: i.dose, injected_at: i.injected_at, injection_site: i.injection_site, note: i.note } },
         text: `Injection of ${i.dose} logged at ${i.injected_at}.`,
       };
     },
-  },
-  {
+  }),
+  tool({
     name: 'add_journal_note',
     title: 'Add a journal note',
     description: 'Adds a free-text note to the progress journal. Not read by the medical team: use send_message to reach them.',
@@ -342,11 +415,11 @@ export const TOOLS: ToolSpec[] = [
     output: s.AddNoteOut,
     readOnly: false,
     async run(ctx, args) {
-      const n = await journal.createNote(ctx.deps, ctx.auth.userId, args.content);
+      const n = untyped<z.infer<typeof s.NoteOut>>(await journal.createNote(ctx.deps, ctx.auth.userId, args.content));
       return { emergency: emergencyFor(ctx, args.content), data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
     },
-  },
-  {
+  }),
+  tool({
     name: 'send_message',
     title: 'Send a message to the medical team',
     description: 'Sends a text message from the patient to their medical team (not an emergency service: in an emergency call the local emergency number).',
@@ -355,22 +428,22 @@ export const TOOLS: ToolSpec[] = [
     output: s.SendMessageOut,
     readOnly: false,
     async run(ctx, args) {
-      const [conv] = await messages.listForPatient(ctx.deps, ctx.auth.userId);
-      const sent = await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content);
+      const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(ctx.deps, ctx.auth.userId));
+      const sent = untyped<ServiceSentMessage>(await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content));
       return {
         emergency: sent.emergency,
         data: { conversation_id: sent.id, message: sent.last_message ? messageOut(sent.last_message) : null },
         text: 'Message sent to the medical team.',
       };
     },
-  },
+  }),
 ];
 
 export const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
 
 /** The text of a service refusal (field errors, a 403 without an active plan, a 404...). */
 function refusal(err: ApiError): string {
-  const b = err.body as Record<string, any>;
+  const b = err.body;
   if (typeof b.detail === 'string') return b.detail;
   if (typeof b.error === 'string') return b.error;
   if (typeof b.message === 'string') return b.message;
@@ -397,7 +470,7 @@ export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, ou
         outputSchema: tool.output,
         annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
       },
-      async (args: any): Promise<CallToolResult> => {
+      async (args: unknown): Promise<CallToolResult> => {
         try {
           const r = await tool.run({ deps, auth }, args ?? {});
           await record(tool.name, 'ok');
