@@ -1,4 +1,4 @@
-// The review desk's reads. Decisions live in consultations/service.ts (approve, reject,
+// The review desk's reads and its approval. Decisions live in the consultations module (approve, reject,
 // request-information), so that status rules stay in one place.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';

@@ -2,3 +2,5 @@
 // Only this module writes weight_entries, injections, injection_plans, journal_notes and
 // side_effect_reports.
 export { weightSummary, WEIGHT_TREND_DAYS } from './service.ts';
+// The patient's journal as the MCP connector acts on it (same rules as the routes).
+export { list, getPlan, createWeight, createInjection, createNote, weightOut, injectionOut, noteOut, sideEffectOut } from './service.ts';

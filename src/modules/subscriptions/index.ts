@@ -30,3 +30,5 @@ export {
   type PlanStatus,
 } from './status.ts';
 export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
+// The patient's plans and renewal options as the MCP connector reads them.
+export { listSubscriptions, renewalOptions } from './service.ts';
