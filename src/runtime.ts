@@ -36,7 +36,7 @@ function databaseTarget(url: string): string {
 
 /** Start-up errors name the setting that caused them, on one line. */
 function describe(err: any): string {
-  return String(err?.code ?? err?.message ?? err).split('\n')[0];
+  return String(err?.code ?? err?.message ?? err).split('\n')[0] ?? '';
 }
 
 /**

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/index.ts';
 import { pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
-import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -34,14 +34,14 @@ async function seedHistory(p: Patient, n: number) {
      values ($1, $2, 'Greg', 'House', true, 'LANR-1', now(), $3)`,
     [doctorId, `doc-${doctorId.slice(0, 8)}@example.org`, doctorId.slice(0, 10).toUpperCase()],
   );
-  const [sub] = await ctx.db.query(
+  const sub = firstRow(await ctx.db.query(
     `insert into questionnaire_submissions (user_id, category, version_id, answers, outcome, result, created_at)
      values ($1, 'weight_loss', $2, '[]', 'eligible', '{"eligible": true}', $3) returning id`,
     [p.id, randomUUID(), at(3)],
-  );
+  ));
   for (let i = 0; i < n; i++) {
     const decided = i % 3 === 0;
-    const [c] = await ctx.db.query(
+    const c = firstRow(await ctx.db.query(
       `insert into consultations (user_id, doctor_id, category, status, plan, supply_days, treatment_id, dosage, form_snapshot,
          questionnaire_submission_id, created_at, updated_at, decided_at)
        values ($1, $2, 'weight_loss', $3, 'one_off', 28, 'wegovy', '0.25mg', $4::jsonb, $5, $6, $7, $8) returning id`,
@@ -55,7 +55,7 @@ async function seedHistory(p: Patient, n: number) {
         at(i + 1),
         decided ? at(i + 2) : null,
       ],
-    );
+    ));
     await ctx.db.query(
       `insert into payments (user_id, consultation_id, provider, provider_payment_id, amount_cents, refunded_amount_cents, status, captured_at, refund, created_at, updated_at)
        values ($1, $2, 'sandbox', $3, $4, $5, $6, $7, $8::jsonb, $7, $7)`,
@@ -96,7 +96,7 @@ describe('consultation list', () => {
   it('answers every page with exactly the bodies the per-record serialisation produces', async () => {
     const p = await seedPatient(ctx, { document_type: 'passport', city: 'Berlin', date_of_birth: '1980-02-29' });
     await seedHistory(p, 23);
-    for (const [limit, offset] of [
+    for (const [limit, offset] of <[number, number][]>[
       [20, 0],
       [20, 20],
       [5, 3],
@@ -141,7 +141,7 @@ describe('consultation list', () => {
     const q = await seedPatient(ctx);
     await seedHistory(p, 6);
     expect(await totalsOf(p.id)).toEqual(await recount(p.id));
-    const [pay] = await ctx.db.query("select id from payments where user_id = $1 and status = 'succeeded' limit 1", [p.id]);
+    const pay = firstRow(await ctx.db.query("select id from payments where user_id = $1 and status = 'succeeded' limit 1", [p.id]));
     await ctx.db.query("update payments set refunded_amount_cents = 250, status = 'partially_refunded' where id = $1", [pay.id]);
     expect(await totalsOf(p.id)).toEqual(await recount(p.id));
     await ctx.db.query("update payments set status = 'failed' where id = $1", [pay.id]);
@@ -150,7 +150,7 @@ describe('consultation list', () => {
     await ctx.db.query("update payments set status = 'succeeded' where id = $1", [pay.id]);
     expect(await totalsOf(p.id)).toEqual(await recount(p.id));
     expect(await totalsOf(q.id)).toEqual(await recount(q.id));
-    const [c] = await ctx.db.query('select id from consultations where user_id = $1 and doctor_id is null limit 1', [p.id]);
+    const c = firstRow(await ctx.db.query('select id from consultations where user_id = $1 and doctor_id is null limit 1', [p.id]));
     await ctx.db.query('delete from payments where consultation_id = $1', [c.id]);
     await ctx.db.query('delete from consultations where id = $1', [c.id]);
     expect(await totalsOf(p.id)).toEqual(await recount(p.id));
@@ -176,6 +176,7 @@ describe('consultation list', () => {
     expect(await totalsOf(q.id)).toEqual(await recount(q.id));
     const list = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
     const expected = await recount(p.id);
+    if (!expected) throw new Error('no account totals');
     expect(list.body.count).toBe(expected.consultation_count);
     expect(list.body.results[0].user).toMatchObject({
       consultation_count: expected.consultation_count,
@@ -200,6 +201,7 @@ describe('consultation list', () => {
       );
     }
     const expected = await recount(p.id);
+    if (!expected) throw new Error('no account totals');
     expect(expected.spent_cents).toBeGreaterThan(2 ** 32);
     const list = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
     expect(list.status).toBe(200);

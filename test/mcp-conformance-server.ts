@@ -52,7 +52,7 @@ const start = await inject(
   `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: reg.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', resource: config.MCP_PUBLIC_URL })}`,
 );
 const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(start.body)?.[1] ?? '';
-const cookie = String(start.headers['set-cookie']).split(';')[0];
+const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
 const form = { request: field('request'), csrf: field('csrf') };
 await inject('POST', '/oauth/sign-in', { ...form, email, password }, { cookie });
 const consent = await inject('POST', '/oauth/consent', { ...form, decision: 'allow' }, { cookie });

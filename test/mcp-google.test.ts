@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hidden, patientWithPassword } from './mcp-support.ts';
-import { TEST_BASE_URL, call, createTestContext, newStaff, uniqueEmail, type TestContext } from './support/harness.ts';
+import { TEST_BASE_URL, call, createTestContext, newStaff, uniqueEmail, type TestContext, firstRow } from './support/harness.ts';
 
 const AUDIENCE = 'connector-test.apps.googleusercontent.com';
 const MCP = `${TEST_BASE_URL}/mcp`;
@@ -70,7 +70,7 @@ const formPost = (c: TestContext, url: string, fields: Record<string, string>, h
 async function googleFlow(credential: string, opts: { csrf?: string; noCookie?: boolean; extra?: Record<string, string> } = {}) {
   const start = await call(ctx, 'GET', authorizeUrl(clientId, opts.extra));
   expect(start.status).toBe(200);
-  const cookie = String(start.headers['set-cookie']).split(';')[0];
+  const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
   const request = hidden(start.text, 'request');
   const csrf = hidden(start.text, 'csrf');
   const signIn = await formPost(ctx, '/oauth/sign-in', { request, csrf: opts.csrf ?? csrf, credential }, opts.noCookie ? {} : { cookie });
@@ -78,7 +78,7 @@ async function googleFlow(credential: string, opts: { csrf?: string; noCookie?: 
 }
 
 async function liveSessions(userId: string) {
-  const [row] = await ctx.db.query<{ n: number }>('select count(*)::int as n from refresh_families where user_id = $1 and revoked_at is null', [userId]);
+  const row = firstRow(await ctx.db.query<{ n: number }>('select count(*)::int as n from refresh_families where user_id = $1 and revoked_at is null', [userId]));
   return row.n;
 }
 
@@ -115,7 +115,7 @@ describe('the Google button on the sign-in page', () => {
     expect(r.text).not.toContain('google-form');
     expect(String(r.headers['content-security-policy'])).not.toContain('script-src');
     expect(r.text).toContain('<meta name="referrer" content="no-referrer">');
-    const cookie = String(r.headers['set-cookie']).split(';')[0];
+    const cookie = String(r.headers['set-cookie']).split(';')[0] ?? '';
     const signIn = await formPost(plain, '/oauth/sign-in', { request: hidden(r.text, 'request'), csrf: hidden(r.text, 'csrf'), credential: await idToken({ email: uniqueEmail('gx') }) }, { cookie });
     expect(signIn.status).toBe(401);
     expect(signIn.text).toContain('No active account found');
@@ -142,7 +142,7 @@ describe('Google sign-in', () => {
     });
     expect(profile.status).toBe(200);
     expect(profile.body.result.structuredContent.email).toBe(p.email);
-    const [linked] = await ctx.db.query<{ google_sub: string | null }>('select google_sub from users where id = $1', [p.id]);
+    const linked = firstRow(await ctx.db.query<{ google_sub: string | null }>('select google_sub from users where id = $1', [p.id]));
     expect(linked.google_sub).toMatch(/^mcp-google-/);
   });
 
@@ -151,7 +151,7 @@ describe('Google sign-in', () => {
     const flow = await googleFlow(await idToken({ email }), { extra: { ui_locales: 'de' } });
     expect(flow.signIn.status).toBe(200);
     expect(flow.signIn.text).toContain('Angemeldet als');
-    const [user] = await ctx.db.query<{ id: string; locale: string }>('select id, locale from users where email = $1', [email]);
+    const user = firstRow(await ctx.db.query<{ id: string; locale: string }>('select id, locale from users where email = $1', [email]));
     expect(user.locale).toBe('de');
     expect(await liveSessions(user.id)).toBe(0);
   });
@@ -203,7 +203,7 @@ describe('Google sign-in', () => {
     const email = uniqueEmail('gonly');
     expect((await googleFlow(await idToken({ email }))).signIn.status).toBe(200);
     const start = await call(ctx, 'GET', authorizeUrl(clientId));
-    const cookie = String(start.headers['set-cookie']).split(';')[0];
+    const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
     const r = await formPost(ctx, '/oauth/sign-in', { request: hidden(start.text, 'request'), csrf: hidden(start.text, 'csrf'), email, password: 'Whatever-Password-1' }, { cookie });
     expect(r.status).toBe(400);
     expect(r.text).toContain('use “Sign in with Google”');

@@ -41,7 +41,7 @@ function authorizeUrl(clientId: string, extra: Record<string, string | undefined
 async function pages(clientId: string, opts: { email?: string; password?: string; decision?: string; extra?: Record<string, string | undefined>; headers?: Record<string, string> } = {}) {
   const start = await call(ctx, 'GET', authorizeUrl(clientId, opts.extra), { headers: opts.headers });
   if (start.status !== 200) return { start };
-  const cookie = String(start.headers['set-cookie']).split(';')[0];
+  const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
   const request = hidden(start.text, 'request');
   const csrf = hidden(start.text, 'csrf');
   const signIn = await formPost('/oauth/sign-in', { request, csrf, email: opts.email ?? p.email, password: opts.password ?? PASSWORD }, { cookie });
@@ -255,7 +255,7 @@ describe('the authorization request', () => {
     const start = await call(ctx, 'GET', authorizeUrl(c.client_id));
     const request = hidden(start.text, 'request');
     const csrf = hidden(start.text, 'csrf');
-    const cookie = String(start.headers['set-cookie']).split(';')[0];
+    const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
     // No cookie (a cross-site form post with a stolen page), or a wrong token.
     expect((await formPost('/oauth/sign-in', { request, csrf, email: p.email, password: PASSWORD })).status).toBe(400);
     expect((await formPost('/oauth/sign-in', { request, csrf: 'x'.repeat(32), email: p.email, password: PASSWORD }, { cookie })).status).toBe(400);

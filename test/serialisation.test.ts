@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.ts';
 import { z } from 'zod';
 import { defaultSerialisation, responseSerializerCompiler } from '../src/http/serializer.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let schemaApp: App;
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 async function seed(p: Patient, doctorId: string) {
   for (let i = 0; i < 5; i++) {
-    const [c] = await ctx.db.query(
+    const c = firstRow(await ctx.db.query(
       `insert into consultations (user_id, doctor_id, category, status, plan, supply_days, treatment_id, dosage, form_snapshot, images, decided_at, created_at)
        values ($1, $2, 'weight_loss', $3, 'one_off', 28, 'wegovy', '0.25mg', $4::jsonb, $5::jsonb, $6, now() - make_interval(mins => $7)) returning id`,
       [
@@ -34,7 +34,7 @@ async function seed(p: Patient, doctorId: string) {
         i % 2 ? new Date() : null,
         i,
       ],
-    );
+    ));
     await ctx.db.query(
       `insert into payments (user_id, consultation_id, provider, provider_payment_id, amount_cents, refunded_amount_cents, status, description, captured_at)
        values ($1, $2, 'sandbox', $3, $4, $5, $6, 'Wegovy "0.25mg" \u00e9 \\ end', now())`,
@@ -70,7 +70,7 @@ describe('response serialisation', () => {
     const doctor = await newStaff(ctx, 'doctor');
     const p = await seedPatient(ctx, { city: 'Köln', date_of_birth: '1980-02-29', country_of_residence: 'DEU' });
     await seed(p, doctor.id);
-    const [c] = await ctx.db.query('select id from consultations where user_id = $1 and doctor_id is not null limit 1', [p.id]);
+    const c = firstRow(await ctx.db.query('select id from consultations where user_id = $1 and doctor_id is not null limit 1', [p.id]));
     const urls = [
       ...new Set(ctx.app.registeredRoutes.filter((r) => r.method === 'GET' && !r.url.includes(':') && !r.hidden && r.url.startsWith('/v1/')).map((r) => r.url)),
       `/v1/users/consultations/${c.id}/`,

@@ -28,7 +28,7 @@ function schemaWriter(route: RouteSchema): (data: unknown) => string {
     if (!write) {
       try {
         const json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', target: 'draft-7' });
-        write = fastJson(json as fastJson.Schema) as (data: unknown) => string;
+        write = fastJson(json as fastJson.Schema);
       } catch {
         // A schema JSON Schema cannot express keeps the validating writer.
         write = fallback;

@@ -109,7 +109,7 @@ export function isPublicAddress(address: string): boolean {
   if (family === 0) return false;
   // An IPv4-mapped address written in dotted form (::ffff:127.0.0.1) is judged by its IPv4 part too.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped && NON_PUBLIC_V4.check(mapped[1], 'ipv4')) return false;
+  if (mapped?.[1] && NON_PUBLIC_V4.check(mapped[1], 'ipv4')) return false;
   return family === 4 ? !NON_PUBLIC_V4.check(address, 'ipv4') : !NON_PUBLIC_V6.check(address, 'ipv6');
 }
 
@@ -121,7 +121,9 @@ export const publicOnlyLookup = ((hostname: string, options: { family?: number; 
       return callback(Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'ENOTPUBLIC' }), '');
     }
     if (options.all) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
+    const [first] = addresses;
+    if (!first) return callback(Object.assign(new Error(`${hostname} resolves to no address`), { code: 'ENOTFOUND' }), '');
+    return callback(null, first.address, first.family);
   });
 }) as unknown as LookupFunction;
 

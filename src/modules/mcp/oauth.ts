@@ -42,7 +42,7 @@ export const resourceOf = (deps: Deps) => deps.config.MCP_PUBLIC_URL;
 
 /** A resource indicator compared without its fragment and one trailing slash. */
 export const sameResource = (a: string, b: string) => {
-  const norm = (s: string) => s.split('#')[0].replace(/\/$/, '');
+  const norm = (s: string) => (s.split('#')[0] ?? '').replace(/\/$/, '');
   return norm(a) === norm(b);
 };
 
@@ -184,7 +184,7 @@ export async function authenticateClient(deps: Deps, body: Record<string, unknow
   let method: string;
   const basic = authorization ? /^Basic\s+(\S+)\s*$/i.exec(authorization) : null;
   if (basic) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const decoded = Buffer.from(basic[1] ?? '', 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw bad('invalid_client', 'Malformed Basic credentials.', 401);
     try {

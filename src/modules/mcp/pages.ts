@@ -283,6 +283,7 @@ export function pageLocale(uiLocales: unknown, acceptLanguage: string | undefine
       .filter((x) => x.q > 0)
       .sort((a, b) => b.q - a.q || a.i - b.i);
     for (const { tag } of ranked) {
+      if (!tag) continue;
       const hit = supported(tag);
       if (hit) return hit;
     }

@@ -83,7 +83,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const corsOrigin = (request: FastifyRequest): string | undefined => {
     const origin = request.headers.origin;
     if (!origin) return undefined;
-    const path = request.url.split('?')[0].replace(/(.)\/$/, '$1');
+    const path = (request.url.split('?')[0] ?? '').replace(/(.)\/$/, '$1');
     if (path === '/mcp') return mcpOriginAllowed(origin) ? origin : undefined;
     return OPEN_PATHS.has(path) ? '*' : undefined;
   };
@@ -425,7 +425,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       reply.code(401).header('www-authenticate', challenge()).send({ error: 'invalid_token', error_description: 'Authorization required.' });
       return undefined;
     }
-    const auth = await oauth.verifyMcpToken(deps, m[1]);
+    const auth = await oauth.verifyMcpToken(deps, m[1] ?? '');
     if (!auth) {
       reply
         .code(401)

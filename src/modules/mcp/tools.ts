@@ -307,6 +307,8 @@ export const TOOLS: ToolSpec[] = [
     readOnly: true,
     async run({ deps, auth }) {
       const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(deps, auth.userId));
+      // Every patient has one conversation (an empty one is answered without a stored row).
+      if (!conv) throw new Error('the patient has no conversation');
       const list = untyped<ServiceMessage[]>(await messages.readAsPatient(deps, auth.userId, conv.id));
       return {
         data: { conversation_id: conv.id, unread_count: conv.unread_count, messages: list.map(messageOut) },
@@ -429,6 +431,8 @@ export const TOOLS: ToolSpec[] = [
     readOnly: false,
     async run(ctx, args) {
       const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(ctx.deps, ctx.auth.userId));
+      // Every patient has one conversation (an empty one is answered without a stored row).
+      if (!conv) throw new Error('the patient has no conversation');
       const sent = untyped<ServiceSentMessage>(await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content));
       return {
         emergency: sent.emergency,
