@@ -4,15 +4,9 @@ import tseslint from 'typescript-eslint';
 // Files not yet moved onto the typed query layer (issue 11). They keep the untyped rules until their
 // module is converted; the list only shrinks and must be empty when the issue closes.
 const NOT_YET_TYPED = [
-  'src/app.ts',
-  'src/modules/accounts/passwords.ts', // h-perf's file: the lead finishes it
-  'src/runtime.ts',
-  'src/db/index.ts',
-  'src/http/auth.ts',
   'src/http/openapi.ts',
   // the list path (countForUser, pageForUser, userSummaries, serialisation): h-perf's, finished by the lead
   'src/modules/consultations/repository.ts',
-  'src/modules/referrals/**',
 ];
 
 export default tseslint.config(

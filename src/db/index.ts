@@ -6,10 +6,10 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
 
-export type Row = Record<string, any>;
+export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Rows and the number of rows a write touched (the typed layer in kysely.ts runs on this). */
   execute(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number }>;
 }
@@ -60,7 +60,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   });
   await db.waitReady;
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
-    async query<T extends Row>(sql: string, params: unknown[] = []) {
+    async query<T = Row>(sql: string, params: unknown[] = []) {
       try {
         return (await q.query<T>(sql, params)).rows;
       } catch (err) {
@@ -135,7 +135,7 @@ async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly 
 
 function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T extends Row>(sql: string, params: unknown[] = []) {
+    async query<T = Row>(sql: string, params: unknown[] = []) {
       return (await runPg(on, sql, params)).rows as T[];
     },
     execute: (sql: string, params: readonly unknown[] = []) => runPg(on, sql, params),

@@ -5,6 +5,7 @@ import { verificationKey } from '../lib/keys.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Deps } from '../deps.ts';
+import { findSessionAccount } from './auth.repository.ts';
 import { notAuthenticated, tokenNotValid } from './errors.ts';
 
 export interface AuthUser {
@@ -35,12 +36,7 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   }
   if (payload.token_type !== 'access') throw tokenNotValid('Token has wrong type');
   if (typeof payload.user_id !== 'string' || typeof payload.sid !== 'string') throw tokenNotValid();
-  const [row] = await deps.db.query(
-    `select u.id, u.email, u.locale, u.is_doctor, u.is_backoffice_admin, u.is_marketer
-       from users u join refresh_families f on f.user_id = u.id
-      where u.id = $1 and f.id = $2 and f.revoked_at is null and u.disabled_at is null and u.email_verified_at is not null`,
-    [payload.user_id, payload.sid],
-  );
+  const row = await findSessionAccount(deps.db, payload.user_id, payload.sid);
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer };
 }

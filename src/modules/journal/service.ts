@@ -146,7 +146,9 @@ export async function getPlan(deps: Deps, userId: string) {
   const stored = await repo.planFor(deps.reader, userId);
   if (stored) return planOut(stored);
   const d = defaultPlan(deps, userId);
-  return planOut({ ...d, medication: '', active: true, created_at: d.now, updated_at: d.now });
+  // Dated from the start of its start day, so repeated reads answer the same bytes (until stored).
+  const since = new Date(`${d.starts_on}T00:00:00.000Z`);
+  return planOut({ ...d, medication: '', active: true, created_at: since, updated_at: since });
 }
 
 export async function patchPlan(

@@ -1,2 +1,2 @@
 // What other modules may use of the profile module.
-export { ageOn, missingProfileFields, profileIncomplete } from './service.ts';
+export { ageOn, getProfile, missingProfileFields, profileIncomplete } from './service.ts';

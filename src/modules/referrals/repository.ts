@@ -2,6 +2,21 @@
 // only initials and money figures.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import type { PaymentsRow, UsersRow } from '../../db/schema.ts';
+
+/** A referred person: initials and money figures only (bigint sums arrive as numbers). */
+export type ReferredRow = Pick<UsersRow, 'id' | 'first_name' | 'last_name' | 'created_at' | 'email_verified_at'> & {
+  gross_cents: number;
+  net_cents: number;
+  tx_count: number;
+};
+export type ReferralTransactionRow = Pick<PaymentsRow, 'id' | 'user_id' | 'amount_cents' | 'refunded_amount_cents' | 'currency' | 'status' | 'created_at'> &
+  Pick<UsersRow, 'first_name' | 'last_name'>;
+export interface ReferralTotals {
+  gross_cents: number;
+  net_cents: number;
+  tx_count: number;
+}
 
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
@@ -11,8 +26,8 @@ export async function countReferred(q: Queryable, referrerId: string): Promise<n
   return row?.n ?? 0;
 }
 
-export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number) {
-  return q.query(
+export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferredRow[]> {
+  return q.query<ReferredRow>(
     `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at,
             coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::bigint as net_cents,
@@ -24,8 +39,8 @@ export async function referredPage(q: Queryable, referrerId: string, limit: numb
   );
 }
 
-export async function totals(q: Queryable, referrerId: string) {
-  const [row] = await q.query(
+export async function totals(q: Queryable, referrerId: string): Promise<ReferralTotals> {
+  const [row] = await q.query<ReferralTotals>(
     `select coalesce(sum(p.amount_cents), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::bigint as net_cents,
             count(p.id)::int as tx_count
@@ -33,11 +48,11 @@ export async function totals(q: Queryable, referrerId: string) {
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,
     [referrerId],
   );
-  return row as { gross_cents: number; net_cents: number; tx_count: number };
+  return row ?? { gross_cents: 0, net_cents: 0, tx_count: 0 };
 }
 
-export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number) {
-  return q.query(
+export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferralTransactionRow[]> {
+  return q.query<ReferralTransactionRow>(
     `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at
        from payments p join users u on u.id = p.user_id
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}

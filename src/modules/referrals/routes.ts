@@ -60,7 +60,7 @@ const AttributionBody = z.object({
   landing_path: short(500).optional(),
 });
 
-export default async function referralsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['referrals'], security: bearerSecurity };
   const unauthorised = UnauthorisedResponses;
@@ -107,4 +107,5 @@ export default async function referralsModule(app: ZodApp, { deps }: ModuleOptio
       return reply.code(202).send({ id: await referrals.recordAttribution(deps, request.body, request.ip) });
     },
   );
+  return Promise.resolve();
 }
