@@ -10,8 +10,6 @@ const NOT_YET_TYPED = [
   'src/db/index.ts',
   'src/http/auth.ts',
   'src/http/openapi.ts',
-  // the list path (countForUser, pageForUser, userSummaries, serialisation): h-perf's, finished by the lead
-  'src/modules/consultations/repository.ts',
   'src/modules/referrals/**',
 ];
 
