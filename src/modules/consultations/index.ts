@@ -35,5 +35,5 @@ export { approveConsultation, rejectConsultation, requestInformation, type Appro
 export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
 export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
 // The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
-export { countForUser, pageForUser, serialiseConsultations, toPrescription, PRESCRIPTION_SELECT } from './repository.ts';
+export { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
 export { default as consultationRoutes } from './routes.ts';

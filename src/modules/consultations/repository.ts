@@ -1,20 +1,36 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
-import type { Queryable, Row } from '../../db/index.ts';
+import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { ISO_SQL, iso } from '../../lib/iso.ts';
-import type { PaymentsRow } from '../../db/schema.ts';
-import { toPayment, type PaymentRecord } from '../payments/index.ts';
+import { toPrescription, type PrescriptionWithDoctor } from '../fulfilment/index.ts';
+import { toPayment } from '../payments/index.ts';
 import type { Consultation } from './schemas.ts';
+import { isConsultationStatus } from './status.ts';
+
+/** A row's timestamps as the list's json_build_object sends them: already ISO text (ISO_SQL). */
+type Iso<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
+/** A row read either way: Date from a column, ISO text from the list's JSON (`iso` takes both). */
+type DateOrIso<T> = { [K in keyof T]: T[K] extends Date ? Date | string : T[K] extends Date | null ? Date | string | null : T[K] };
 
 /** The account's consultation count: a counter kept by triggers (migration 0700), not a scan. */
 export async function countForUser(q: Queryable, userId: string): Promise<number> {
-  const [r] = await q.query('select consultation_count as n from account_totals where user_id = $1', [userId]);
+  const r = await sqlOf(q).selectFrom('account_totals').select('consultation_count as n').where('user_id', '=', userId).executeTakeFirst();
   return r?.n ?? 0;
 }
 
-export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number) {
-  return q.query('select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3', [userId, limit, offset]);
+export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number): Promise<ConsultationsRow[]> {
+  return sqlOf(q)
+    .selectFrom('consultations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 function documentNumber(deps: Deps, sealed: string | null): string | null {
@@ -40,7 +56,22 @@ const SUMMARY_COLUMNS = `
 const USER_COLUMNS = `u.id, u.first_name, u.last_name, u.email, u.locale, u.date_of_birth, u.country_of_residence, u.timezone, u.city,
        u.postal_code, u.issuing_state, u.document_number_enc, u.document_type`;
 
-function toUserSummary(deps: Deps, u: Row): Consultation['user'] {
+type UserColumns = Pick<
+  UsersRow,
+  'id' | 'first_name' | 'last_name' | 'email' | 'locale' | 'date_of_birth' | 'country_of_residence' | 'timezone' | 'city' | 'postal_code' | 'issuing_state' | 'document_number_enc' | 'document_type'
+>;
+
+/** A row of USER_COLUMNS and SUMMARY_COLUMNS (timestamps formatted by ISO_SQL). */
+type UserSummaryRow = UserColumns & {
+  consultation_count: number;
+  total_spent_cents: number;
+  total_refunded_cents: number;
+  subscription_status: string | null;
+  last_subscription_at: string | null;
+  last_prescription_at: string | null;
+};
+
+function toUserSummary(deps: Deps, u: UserSummaryRow): Consultation['user'] {
   return {
     id: u.id,
     first_name: u.first_name,
@@ -65,77 +96,125 @@ function toUserSummary(deps: Deps, u: Row): Consultation['user'] {
   };
 }
 
-async function userSummaries(q: Queryable, deps: Deps, userIds: string[]) {
-  const rows = await q.query(
+async function userSummaries(q: Queryable, deps: Deps, userIds: string[]): Promise<Map<string, Consultation['user']>> {
+  const rows = await q.query<UserSummaryRow>(
     `select ${USER_COLUMNS},${SUMMARY_COLUMNS}
      from users u left join account_totals t on t.user_id = u.id where u.id = any($1::uuid[])`,
     [userIds],
   );
-  return new Map(rows.map((u) => [u.id as string, toUserSummary(deps, u)]));
+  return new Map(rows.map((u) => [u.id, toUserSummary(deps, u)]));
 }
 
+type FormItem = Consultation['form_snapshot'][number];
+type Image = Consultation['images'][number];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isImage = (v: unknown): v is Image => isRecord(v) && typeof v.id === 'string' && typeof v.url === 'string' && typeof v.created_at === 'string';
+
+/** The stored answers in the API's form_snapshot shape; items without a question key are dropped. */
 export function toFormSnapshot(answers: unknown): Consultation['form_snapshot'] {
   if (!Array.isArray(answers)) return [];
-  return answers
-    .filter((a: any) => a && typeof a === 'object' && typeof a.question_key === 'string')
-    .map((a: any) => {
-      const item: any = { step_id: Number.isInteger(a.step_id) ? a.step_id : 0, question_key: a.question_key };
-      if (a.values && typeof a.values === 'object' && !Array.isArray(a.values)) item.values = a.values;
-      else item.value = ['string', 'number', 'boolean'].includes(typeof a.value) ? a.value : null;
-      return item;
-    });
+  const items: FormItem[] = [];
+  for (const a of answers as unknown[]) {
+    if (!isRecord(a) || typeof a.question_key !== 'string') continue;
+    const step = a.step_id;
+    const item: FormItem = { step_id: typeof step === 'number' && Number.isInteger(step) ? step : 0, question_key: a.question_key };
+    const { value, values } = a;
+    if (isRecord(values)) item.values = values;
+    else item.value = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : null;
+    items.push(item);
+  }
+  return items;
 }
 
-export function toPrescription(r: any, baseUrl: string) {
-  return {
-    id: r.id,
-    consultation_id: r.consultation_id,
-    category: r.category,
-    treatment_id: r.treatment_id,
-    treatment_name: r.treatment_name,
-    dosage: r.dosage,
-    instructions: r.instructions ?? '',
-    supply_days: r.supply_days ?? null,
-    issued_at: iso(r.issued_at)!,
-    valid_until: iso(r.valid_until),
-    doctor: { id: r.doctor_id, first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
-    pdf_url: `${baseUrl}/v1/users/prescriptions/${r.id}/pdf/`,
-  };
+/** Images as stored (the upload route writes them in the API's shape); anything else reads as none. */
+function toImages(images: unknown): Image[] {
+  if (!Array.isArray(images)) return [];
+  const list: unknown[] = images;
+  return list.every(isImage) ? list : [];
 }
-
-export const PRESCRIPTION_SELECT = `select r.*, d.first_name as doctor_first_name, d.last_name as doctor_last_name, d.doctor_license_number
-  from prescriptions r join users d on d.id = r.doctor_id`;
 
 type Doctor = Consultation['doctor'];
 type Submission = Consultation['questionnaire_submission'];
 
-const toDoctor = (d: Row): NonNullable<Doctor> => ({ id: d.id, first_name: d.first_name, last_name: d.last_name, email: d.email, doctor_license_number: d.doctor_license_number ?? null });
+type DoctorColumns = Pick<UsersRow, 'id' | 'first_name' | 'last_name' | 'email' | 'doctor_license_number'>;
+type SubmissionColumns = Pick<QuestionnaireSubmissionsRow, 'id' | 'category' | 'version_id' | 'outcome' | 'result' | 'created_at'>;
+type ConsultationColumns = Pick<
+  ConsultationsRow,
+  | 'id'
+  | 'store_order_id'
+  | 'status'
+  | 'origin'
+  | 'category'
+  | 'plan'
+  | 'supply_days'
+  | 'decision_reason'
+  | 'treatment_id'
+  | 'dosage'
+  | 'images'
+  | 'form_snapshot'
+  | 'subscription_id'
+  | 'created_at'
+  | 'updated_at'
+  | 'decided_at'
+>;
+/** The payment columns toPayment reads (the list's JSON carries exactly these). */
+type PaymentColumns = Omit<PaymentsRow, 'checkout_session_id' | 'invoice_number' | 'period_start'>;
+/** The prescription columns toPrescription reads (the list's JSON carries exactly these). */
+type PrescriptionColumns = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at'>;
 
-const toSubmission = (s: Row): NonNullable<Submission> => ({
+const toDoctor = (d: DoctorColumns): NonNullable<Doctor> => ({
+  id: d.id,
+  first_name: d.first_name,
+  last_name: d.last_name,
+  email: d.email,
+  doctor_license_number: d.doctor_license_number ?? null,
+});
+
+const toSubmission = (s: DateOrIso<SubmissionColumns>): NonNullable<Submission> => ({
   id: s.id,
   category: s.category,
   version: s.version_id,
   outcome: s.outcome,
-  eligibility: s.result ?? {},
+  eligibility: isRecord(s.result) ? s.result : {},
   submitted_at: iso(s.created_at)!,
 });
 
+function statusOf(r: { id: string; status: string }): Consultation['status'] {
+  // The CHECK constraint on consultations.status keeps the column within CONSULTATION_STATUSES.
+  if (!isConsultationStatus(r.status)) throw new Error(`consultation ${r.id} has an unknown status`);
+  return r.status;
+}
+
+function planOf(r: { id: string; plan: string }): Consultation['plan'] {
+  if (r.plan !== 'one_off' && r.plan !== 'subscription') throw new Error(`consultation ${r.id} has an unknown plan`);
+  return r.plan;
+}
+
 /** One consultation row with its related records, in the API's shape (list and detail alike). */
-function toConsultation(r: Row, user: Consultation['user'], doctor: Doctor, submission: Submission, prescriptions: Row[], payments: PaymentRecord[], base: string): Consultation {
+function toConsultation(
+  r: DateOrIso<ConsultationColumns>,
+  user: Consultation['user'],
+  doctor: Doctor,
+  submission: Submission,
+  prescriptions: DateOrIso<PrescriptionColumns>[],
+  payments: DateOrIso<PaymentColumns>[],
+  base: string,
+): Consultation {
   return {
     id: r.id,
     user,
     doctor,
     store_order_id: r.store_order_id ?? null,
-    status: r.status,
+    status: statusOf(r),
     origin: r.origin,
     category: r.category,
-    plan: r.plan,
+    plan: planOf(r),
     supply_days: r.supply_days ?? null,
     decision_reason: r.decision_reason ?? '',
     treatment_id: r.treatment_id ?? '',
     dosage: r.dosage ?? '',
-    images: Array.isArray(r.images) ? r.images : [],
+    images: toImages(r.images),
     form_snapshot: toFormSnapshot(r.form_snapshot),
     questionnaire_submission: submission,
     subscription_id: r.subscription_id ?? null,
@@ -147,27 +226,38 @@ function toConsultation(r: Row, user: Consultation['user'], doctor: Doctor, subm
   };
 }
 
+const anyOf = (ids: string[]) => sql<string>`any(${ids}::uuid[])`;
+
 /** Serialises consultation rows (any accounts) with user summary, doctor, payments, prescriptions. */
-export async function serialiseConsultations(q: Queryable, deps: Deps, rows: any[]): Promise<Consultation[]> {
+export async function serialiseConsultations(q: Queryable, deps: Deps, rows: ConsultationsRow[]): Promise<Consultation[]> {
   if (rows.length === 0) return [];
+  const db = sqlOf(q);
   const base = deps.config.PUBLIC_BASE_URL;
   const ids = rows.map((r) => r.id);
   const users = await userSummaries(q, deps, [...new Set(rows.map((r) => r.user_id))]);
-  const doctorIds = [...new Set(rows.map((r) => r.doctor_id).filter(Boolean))];
+  const doctorIds = [...new Set(rows.flatMap((r) => (r.doctor_id ? [r.doctor_id] : [])))];
   const doctors = new Map(
-    (doctorIds.length ? await q.query('select id, first_name, last_name, email, doctor_license_number from users where id = any($1::uuid[])', [doctorIds]) : []).map((d) => [
-      d.id,
-      toDoctor(d),
-    ]),
+    (doctorIds.length
+      ? await db.selectFrom('users').select(['id', 'first_name', 'last_name', 'email', 'doctor_license_number']).where('id', '=', anyOf(doctorIds)).execute()
+      : []
+    ).map((d) => [d.id, toDoctor(d)]),
   );
-  const payments = await q.query<PaymentsRow>('select * from payments where consultation_id = any($1::uuid[]) order by created_at, id', [ids]);
-  const prescriptions = await q.query(`${PRESCRIPTION_SELECT} where r.consultation_id = any($1::uuid[]) order by r.issued_at, r.id`, [ids]);
-  const subIds = [...new Set(rows.map((r) => r.questionnaire_submission_id).filter(Boolean))];
+  const payments = await db.selectFrom('payments').selectAll().where('consultation_id', '=', anyOf(ids)).orderBy('created_at').orderBy('id').execute();
+  const prescriptions = await db
+    .selectFrom('prescriptions as r')
+    .innerJoin('users as d', 'd.id', 'r.doctor_id')
+    .selectAll('r')
+    .select(['d.first_name as doctor_first_name', 'd.last_name as doctor_last_name', 'd.doctor_license_number'])
+    .where('r.consultation_id', '=', anyOf(ids))
+    .orderBy('r.issued_at')
+    .orderBy('r.id')
+    .execute();
+  const subIds = [...new Set(rows.flatMap((r) => (r.questionnaire_submission_id ? [r.questionnaire_submission_id] : [])))];
   const submissions = new Map(
-    (subIds.length ? await q.query('select id, category, version_id, outcome, result, created_at from questionnaire_submissions where id = any($1::uuid[])', [subIds]) : []).map((s) => [
-      s.id,
-      toSubmission(s),
-    ]),
+    (subIds.length
+      ? await db.selectFrom('questionnaire_submissions').select(['id', 'category', 'version_id', 'outcome', 'result', 'created_at']).where('id', '=', anyOf(subIds)).execute()
+      : []
+    ).map((s) => [s.id, toSubmission(s)]),
   );
   return rows.map((r) =>
     toConsultation(
@@ -224,16 +314,27 @@ export const CONSULTATION_LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
   from users u left join account_totals t on t.user_id = u.id
  where u.id = $1`;
 
+/** One element of the list statement's `page`: CONSULTATION_JSON, timestamps as ISO text. */
+type ConsultationJson = Iso<ConsultationColumns> &
+  Pick<ConsultationsRow, 'doctor_id' | 'questionnaire_submission_id'> & {
+    doctor: DoctorColumns | null;
+    submission: Iso<SubmissionColumns> | null;
+    payments: Iso<PaymentColumns>[];
+    prescriptions: Iso<PrescriptionColumns>[];
+  };
+
+/** The list statement's one row: the account's summary and the page as JSON (drivers parse json). */
+type ConsultationListRow = UserSummaryRow & { page: ConsultationJson[] };
+
 /** One page of the account's consultations, newest first, and the account's consultation count. */
 export async function listForUser(q: Queryable, deps: Deps, userId: string, limit: number, offset: number): Promise<{ count: number; results: Consultation[] }> {
-  const [u] = await q.query(CONSULTATION_LIST_SQL, [userId, limit, offset]);
+  const [u] = await q.query<ConsultationListRow>(CONSULTATION_LIST_SQL, [userId, limit, offset]);
   if (!u) return { count: 0, results: [] };
   const base = deps.config.PUBLIC_BASE_URL;
   const user = toUserSummary(deps, u);
-  const page = u.page as Row[];
   return {
     count: user.consultation_count,
-    results: page.map((r) =>
+    results: u.page.map((r) =>
       toConsultation(r, user, r.doctor ? toDoctor(r.doctor) : null, r.submission ? toSubmission(r.submission) : null, r.prescriptions, r.payments, base),
     ),
   };

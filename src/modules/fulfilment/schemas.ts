@@ -81,7 +81,16 @@ export function toOrder(row: OrderRow): Order {
   };
 }
 
-export function toPrescription(r: PrescriptionWithDoctor, baseUrl: string): Prescription {
+/**
+ * The columns toPrescription reads: a row with its prescriber, or the consultation list's JSON of it
+ * (timestamps already ISO text there, which `iso` returns as is).
+ */
+export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until'> & {
+  issued_at: Date | string;
+  valid_until: Date | string | null;
+};
+
+export function toPrescription(r: PrescriptionRecord, baseUrl: string): Prescription {
   return {
     id: r.id,
     consultation_id: r.consultation_id,

@@ -62,7 +62,8 @@ export type PaymentRecord = {
   [K in keyof PaymentsRow]: PaymentsRow[K] extends Date ? Date | string : PaymentsRow[K] extends Date | null ? Date | string | null : PaymentsRow[K];
 };
 
-export function toPayment(row: PaymentRecord, email: string, baseUrl: string): Payment {
+// The consultation list's JSON carries only the columns read here, hence the Omit.
+export function toPayment(row: Omit<PaymentRecord, 'checkout_session_id' | 'invoice_number' | 'period_start'>, email: string, baseUrl: string): Payment {
   const refunded = row.refunded_amount_cents;
   return {
     id: row.id,
