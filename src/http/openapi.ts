@@ -17,14 +17,39 @@ import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type O
 export const SERVICE_NAME = 'Patient Treatment Service';
 export const DOCUMENT_TITLE = `${SERVICE_NAME} API`;
 
-type Json = Record<string, any>;
+/** A JSON object of the document (schemas, operations, responses): read through the guards below. */
+type Json = Record<string, unknown>;
+
+// The document comes from @fastify/swagger and zod, so its parts are checked as they are read:
+// a part that is not the expected kind is treated like a missing one.
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null;
+}
+function isArray(value: unknown): value is unknown[] {
+  return Array.isArray(value);
+}
+/** The value if it is an object, else undefined (the `?.` of the untyped original). */
+function recordOf(value: unknown): Json | undefined {
+  return isRecord(value) ? value : undefined;
+}
+function numberOf(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+/** parent[key] as an object, created empty when absent (`parent[key] ??= {}`). */
+function ensureRecord(parent: Json, key: string): Json {
+  const existing = parent[key];
+  if (isRecord(existing)) return existing;
+  const created: Json = {};
+  parent[key] = created;
+  return created;
+}
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The error shapes every operation of a kind can answer (errors.ts builds them). */
-const SHARED_SCHEMAS: Json = {
+const SHARED_SCHEMAS: Record<string, Json> = {
   FieldErrors: {
     type: 'object',
     description: 'Field-keyed validation errors: each invalid field with its messages; problems with the whole body under `non_field_errors`.',
@@ -94,7 +119,9 @@ function detailCodeSchema(codes: string[], description?: string, detail = 'Refus
 }
 
 function extrasOf(codes: string[]): Json {
-  return Object.assign({}, ...codes.map((c) => ERROR_EXTRAS[c] ?? {}));
+  const extras: Json = {};
+  for (const c of codes) Object.assign(extras, ERROR_EXTRAS[c] ?? {});
+  return extras;
 }
 
 function variantSchema(v: ErrorVariant): Json {
@@ -140,7 +167,7 @@ const STATUS_TEXT: Record<string, string> = {
   503: 'Unavailable',
 };
 
-const anyOf = (schemas: Json[]): Json => {
+const anyOf = (schemas: unknown[]): unknown => {
   const unique = schemas.filter((s, i) => schemas.findIndex((t) => JSON.stringify(t) === JSON.stringify(s)) === i);
   const [only] = unique;
   return unique.length === 1 && only !== undefined ? only : { anyOf: unique };
@@ -148,10 +175,10 @@ const anyOf = (schemas: Json[]): Json => {
 
 /** Adds what the route schemas do not say. Mutates and returns the document. */
 export function finishDocument(doc: Json, options: { brand: string }): Json {
-  doc.components ??= {};
-  doc.components.schemas = { ...(doc.components.schemas ?? {}), ...SHARED_SCHEMAS, Throttled: detailCodeSchema(['throttled'], 'Too many requests.', 'Request was throttled. Expected available in 30 seconds.') };
-  doc.components.parameters = {
-    ...(doc.components.parameters ?? {}),
+  const components = ensureRecord(doc, 'components');
+  components.schemas = { ...recordOf(components.schemas), ...SHARED_SCHEMAS, Throttled: detailCodeSchema(['throttled'], 'Too many requests.', 'Request was throttled. Expected available in 30 seconds.') };
+  components.parameters = {
+    ...recordOf(components.parameters),
     BrandSlug: {
       name: 'X-Brand-Slug',
       in: 'header',
@@ -161,8 +188,8 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
       example: options.brand,
     },
   };
-  doc.components.headers = {
-    ...(doc.components.headers ?? {}),
+  components.headers = {
+    ...recordOf(components.headers),
     RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } },
     WwwAuthenticate: { description: 'The authentication scheme: `Bearer realm="api"`', required: true, schema: { type: 'string' } },
     ContentDisposition: { description: '`attachment; filename="..."`', required: true, schema: { type: 'string' } },
@@ -170,10 +197,11 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
   };
 
   const seenIds = new Set<string>();
-  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries(recordOf(doc.paths) ?? {})) {
+    if (!isRecord(item)) continue;
     for (const method of METHODS) {
       const op = item[method];
-      if (!op) continue;
+      if (!isRecord(op)) continue;
       const key = `${method.toUpperCase()} ${path}`;
       const reg: OperationDoc = OPERATIONS[key] ?? { id: derivedOperationId(method, path) };
       let id = reg.id;
@@ -189,20 +217,22 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
 
 function finishOperation(doc: Json, path: string, method: string, op: Json, reg: OperationDoc) {
   // Parameters: integer paging, the brand header.
-  for (const p of op.parameters ?? []) {
-    if (p.in !== 'query') continue;
+  for (const p of isArray(op.parameters) ? op.parameters : []) {
+    if (!isRecord(p) || p.in !== 'query') continue;
     if (p.name === 'limit') p.schema = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
     if (p.name === 'offset') p.schema = { type: 'integer', minimum: 0, default: 0 };
   }
   if (reg.brand) {
-    op.parameters = [{ $ref: '#/components/parameters/BrandSlug' }, ...(op.parameters ?? []).filter((p: Json) => p.name?.toLowerCase() !== 'x-brand-slug')];
+    const others = (isArray(op.parameters) ? op.parameters : []).filter((p) => !(isRecord(p) && typeof p.name === 'string' && p.name.toLowerCase() === 'x-brand-slug'));
+    op.parameters = [{ $ref: '#/components/parameters/BrandSlug' }, ...others];
   }
 
   // Request body: example; the multipart form of the message upload.
-  const json = op.requestBody?.content?.['application/json'];
+  const requestContent = recordOf(recordOf(op.requestBody)?.content);
+  const json = recordOf(requestContent?.['application/json']);
   if (json?.schema) json.example = reg.requestExample ?? sample(doc, json.schema);
-  if (reg.id === 'sendMessage' && op.requestBody) {
-    op.requestBody.content['multipart/form-data'] = {
+  if (reg.id === 'sendMessage' && requestContent) {
+    requestContent['multipart/form-data'] = {
       schema: {
         type: 'object',
         properties: {
@@ -219,7 +249,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   // route schema says.
   const access = accessFor(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
   op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
-  const responses: Json = (op.responses ??= {});
+  const responses = ensureRecord(op, 'responses');
   const bearer = access !== 'public';
   const takesBody = BODY_METHODS.has(method) && !reg.rawBody;
 
@@ -228,10 +258,10 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     if (variants === null) delete responses[status];
     else responses[status] = { content: { 'application/json': { schema: anyOf(variants.map(variantSchema)) } } };
   }
-  const addError = (status: number, schemas: Json[]) => {
-    const existing = responses[status]?.content?.['application/json']?.schema;
-    const current = existing ? (existing.anyOf && !existing.$ref ? existing.anyOf : [existing]) : [];
-    responses[status] = { ...(responses[status] ?? {}), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
+  const addError = (status: number, schemas: unknown[]) => {
+    const existing = recordOf(recordOf(recordOf(recordOf(responses[status])?.content)?.['application/json'])?.schema);
+    const current = existing ? (isArray(existing.anyOf) && !existing.$ref ? existing.anyOf : [existing]) : [];
+    responses[status] = { ...recordOf(responses[status]), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
   };
   if (bearer) responses[401] = { content: { 'application/json': { schema: anyOf([ref('TokenNotValid'), ref('NotAuthenticated')]) } } };
   if (access === 'doctor' || access === 'backoffice_admin') {
@@ -250,23 +280,24 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   if (!responses[500]) responses[500] = { content: { 'application/json': { schema: ref('ServerError') } } };
 
   // Descriptions, headers, media types, examples.
-  for (const [status, res] of Object.entries<Json>(responses)) {
+  for (const [status, res] of Object.entries(responses)) {
+    if (!isRecord(res)) continue;
     const code = Number(status);
     const given = reg.descriptions?.[code];
     if (given || !res.description || res.description === 'Default Response') res.description = given ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
-    if (code === 429) res.headers = { ...(res.headers ?? {}), 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+    if (code === 429) res.headers = { ...recordOf(res.headers), 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
     // Token failures carry WWW-Authenticate; sign-in's invalid_credentials does not.
     if (code === 401 && (bearer || JSON.stringify(res.content ?? {}).includes('TokenNotValid'))) {
-      res.headers = { ...(res.headers ?? {}), 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } };
+      res.headers = { ...recordOf(res.headers), 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } };
     }
     if (code === 204 || code === 304) delete res.content;
-    if (code === 304) res.headers = { ...(res.headers ?? {}), ETag: { $ref: '#/components/headers/ETag' } };
-    if (code === 200 && res.content && op.responses[304]) res.headers = { ...(res.headers ?? {}), ETag: { $ref: '#/components/headers/ETag' } };
+    if (code === 304) res.headers = { ...recordOf(res.headers), ETag: { $ref: '#/components/headers/ETag' } };
+    if (code === 200 && res.content && responses[304]) res.headers = { ...recordOf(res.headers), ETag: { $ref: '#/components/headers/ETag' } };
     if (code >= 200 && code < 300 && reg.binary) {
       res.content = Object.fromEntries(reg.binary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
-      res.headers = { ...(res.headers ?? {}), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
+      res.headers = { ...recordOf(res.headers), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
     }
-    const media = res.content?.['application/json'];
+    const media = recordOf(recordOf(res.content)?.['application/json']);
     if (media?.schema && code >= 200 && code < 300) {
       const first2xx = Object.keys(responses).find((s) => s.startsWith('2'));
       media.example = status === first2xx && reg.responseExample !== undefined ? reg.responseExample : sample(doc, media.schema);
@@ -278,11 +309,12 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
 
 /** Removes component schemas no operation reaches (zod emits an `...Input` twin of each). */
 function pruneUnreferencedSchemas(doc: Json) {
-  const schemas: Json = doc.components?.schemas ?? {};
+  const components = recordOf(doc.components);
+  const schemas = recordOf(components?.schemas) ?? {};
   const reached = new Set<string>();
   const visit = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
+    if (!isRecord(node)) return;
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
         const name = v.slice('#/components/schemas/'.length);
@@ -294,8 +326,8 @@ function pruneUnreferencedSchemas(doc: Json) {
     }
   };
   visit(doc.paths);
-  visit(doc.components?.parameters);
-  visit(doc.components?.headers);
+  visit(components?.parameters);
+  visit(components?.headers);
   for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
 }
 
@@ -306,37 +338,51 @@ function pruneUnreferencedSchemas(doc: Json) {
 const UUID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const STRING_CANDIDATES = ['2026-03-02T09:30:00Z', '2026-03-02T09:30:00+00:00', '2026-03-02', '08:00', 'DEU', 'DE', 'en', '123456', 'ABC123', 'example'];
 
-function resolve(doc: Json, schema: Json): Json {
+/** Follows `$ref`s (at most 20) to the schema they name; {} when there is none. */
+function resolve(doc: Json, schema: unknown): Json {
   let s = schema;
-  for (let i = 0; s?.$ref && i < 20; i++) s = s.$ref.split('/').slice(1).reduce((o: Json, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  return s ?? {};
+  for (let i = 0; i < 20; i++) {
+    const target = recordOf(s)?.$ref;
+    if (typeof target !== 'string' || !target) break;
+    s = target
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((o, k) => recordOf(o)?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  }
+  return recordOf(s) ?? {};
 }
 
-export function sample(doc: Json, schema: Json, depth = 0): unknown {
+export function sample(doc: Json, schema: unknown, depth = 0): unknown {
   const s = resolve(doc, schema);
   if (depth > 12) return null;
-  if (s.examples?.length) return s.examples[0];
+  const { examples, enum: values, allOf } = s;
+  if (isArray(examples) && examples.length) return examples[0];
   if (s.example !== undefined) return s.example;
   if (s.const !== undefined) return s.const;
   if (s.default !== undefined) return s.default;
-  if (s.enum?.length) return s.enum.find((e: unknown) => e !== null) ?? s.enum[0];
+  if (isArray(values) && values.length) return values.find((e) => e !== null) ?? values[0];
   const variants = s.anyOf ?? s.oneOf;
-  if (variants?.length) {
-    const pick = variants.find((v: Json) => resolve(doc, v).type !== 'null') ?? variants[0];
+  if (isArray(variants) && variants.length) {
+    const pick = variants.find((v) => resolve(doc, v).type !== 'null') ?? variants[0];
     return sample(doc, pick, depth + 1);
   }
-  if (s.allOf?.length) return Object.assign({}, ...s.allOf.map((v: Json) => sample(doc, v, depth + 1)));
-  const type = Array.isArray(s.type) ? (s.type.find((t: string) => t !== 'null') ?? 'null') : s.type;
+  if (isArray(allOf) && allOf.length) {
+    const merged: Json = {};
+    for (const part of allOf.map((v) => sample(doc, v, depth + 1))) Object.assign(merged, part);
+    return merged;
+  }
+  const declared = s.type;
+  const type = isArray(declared) ? (declared.find((t) => t !== 'null') ?? 'null') : declared;
   switch (type) {
     case 'object':
     case undefined: {
       if (!s.properties && type === undefined) return s.items ? [] : null;
       const out: Json = {};
-      for (const [k, v] of Object.entries<Json>(s.properties ?? {})) out[k] = sample(doc, v, depth + 1);
+      for (const [k, v] of Object.entries(recordOf(s.properties) ?? {})) out[k] = sample(doc, v, depth + 1);
       return out;
     }
     case 'array': {
-      const n = Math.max(1, s.minItems ?? 0);
+      const n = Math.max(1, numberOf(s.minItems) ?? 0);
       const item = s.items ? sample(doc, s.items, depth + 1) : 'example';
       return s.uniqueItems ? [item] : Array.from({ length: n }, () => item);
     }
@@ -344,8 +390,11 @@ export function sample(doc: Json, schema: Json, depth = 0): unknown {
       return sampleString(s);
     case 'integer':
     case 'number': {
-      let n = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
-      if (s.maximum !== undefined && n > s.maximum) n = s.maximum;
+      const minimum = numberOf(s.minimum);
+      const exclusiveMinimum = numberOf(s.exclusiveMinimum);
+      const maximum = numberOf(s.maximum);
+      let n = minimum ?? (exclusiveMinimum !== undefined ? exclusiveMinimum + 1 : 1);
+      if (maximum !== undefined && n > maximum) n = maximum;
       return type === 'integer' ? Math.ceil(n) : n;
     }
     case 'boolean':
@@ -373,11 +422,13 @@ function sampleString(s: Json): string {
     case 'binary':
       return '';
   }
-  const fits = (v: string) =>
-    (!s.pattern || new RegExp(s.pattern, 'u').test(v)) && v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
+  const pattern = typeof s.pattern === 'string' && s.pattern ? new RegExp(s.pattern, 'u') : undefined;
+  const minLength = numberOf(s.minLength) ?? 0;
+  const maxLength = numberOf(s.maxLength) ?? Infinity;
+  const fits = (v: string) => (!pattern || pattern.test(v)) && v.length >= minLength && v.length <= maxLength;
   const found = STRING_CANDIDATES.find(fits);
   if (found) return found;
-  return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+  return 'x'.repeat(Math.max(1, numberOf(s.minLength) ?? 1));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +454,7 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
         version: '1.0.0',
         description:
           'The patient-facing API of a European telemedicine service. Sign in with `POST /v1/users/token/` (send `X-Brand-Slug`), then send `Authorization: Bearer <access>`. Errors: a client branches on `code` or `error_name`, never on the prose. Design decisions for what the specification leaves open are in docs/.',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as any,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: options.baseUrl }],
       components: {
@@ -416,7 +467,12 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
     },
     transform: jsonSchemaTransform,
     // Schemas with .meta({ id }) become components/schemas entries that the $refs point to.
-    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input) as Json, { brand: options.brand }) as any,
+    // finishDocument mutates the document it is given.
+    transformObject: (input) => {
+      const document = jsonSchemaTransformObject(input);
+      if (isRecord(document)) finishDocument(document, { brand: options.brand });
+      return document;
+    },
   });
   await app.register(swaggerUi, {
     routePrefix: '/v1/docs',
