@@ -74,7 +74,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') {
-        registeredRoutes.push({ method, url: route.url, hidden: Boolean((route.schema as any)?.hide), access: accessLevels.get(`${method} ${route.url}`) ?? 'user' });
+        registeredRoutes.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), access: accessLevels.get(`${method} ${route.url}`) ?? 'user' });
       }
     }
   });
@@ -113,7 +113,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  registerMetrics(app as unknown as FastifyInstance, deps); // GET /metrics and the per-route request metrics
+  registerMetrics(app, deps); // GET /metrics and the per-route request metrics
   // Account-scoped answers must never be cached by a browser or a proxy; routes that are public and
   // cacheable (questionnaire catalogue) set their own Cache-Control first.
   app.addHook('onSend', async (request, reply, payload) => {
@@ -145,7 +145,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get(
     '/healthz',
     { schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: z.object({ status: z.literal('ok') }) } } },
-    async () => ({ status: 'ok' as const }),
+    () => Promise.resolve({ status: 'ok' as const }),
   );
   app.get(
     '/readyz',
@@ -167,5 +167,5 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // the web app at `/` when web/dist holds a build (src/web.ts); it offers Google sign-in when configured
   await registerWebApp(app, undefined, { googleClientId: deps.config.GOOGLE_CLIENT_IDS[0] ?? '' });
 
-  return app as unknown as App;
+  return app;
 }

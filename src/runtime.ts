@@ -1,5 +1,6 @@
 // Assembles the dependencies from the configuration: database (embedded or server), migrations,
 // secrets, clock, rate limiters, mail dispatcher and scheduler. Shared by main.ts, cli.ts and tests.
+import { errorString } from './lib/error-fields.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -35,8 +36,8 @@ function databaseTarget(url: string): string {
 }
 
 /** Start-up errors name the setting that caused them, on one line. */
-function describe(err: any): string {
-  return String(err?.code ?? err?.message ?? err).split('\n')[0] ?? '';
+function describe(err: unknown): string {
+  return String(errorString(err, 'code') ?? errorString(err, 'message') ?? err).split('\n')[0] ?? '';
 }
 
 /**
@@ -67,16 +68,18 @@ export async function openDatabase(config: Config): Promise<{ db: Db; release: (
   if (config.DATABASE_URL) {
     try {
       return { db: await openPostgres(config.DATABASE_URL), release: () => undefined };
-    } catch (err: any) {
-      const reason = err?.code && err?.message && !String(err.message).includes(err.code) ? `${err.code}: ${err.message}` : (err?.message ?? String(err));
+    } catch (err) {
+      const code = errorString(err, 'code');
+      const message = errorString(err, 'message');
+      const reason = code && message && !message.includes(code) ? `${code}: ${message}` : (message ?? String(err));
       throw new Error(`DATABASE_URL: cannot connect to ${databaseTarget(config.DATABASE_URL)} (${String(reason).split('\n')[0]})`, { cause: err });
     }
   }
   let release: () => void;
   try {
     release = lockDataDir(config.DATA_DIR);
-  } catch (err: any) {
-    if (err?.code) throw new Error(`DATA_DIR: cannot use ${config.DATA_DIR} (${describe(err)})`, { cause: err });
+  } catch (err) {
+    if (errorString(err, 'code')) throw new Error(`DATA_DIR: cannot use ${config.DATA_DIR} (${describe(err)})`, { cause: err });
     throw err;
   }
   try {
@@ -114,7 +117,7 @@ export async function createRuntime(
       limiters: createLimiters(config, log),
       mail: createDispatcher(db, transport, config.MAIL_FROM, log),
       scheduler: createScheduler(log),
-      log: log as any,
+      log,
     };
     return {
       deps,

@@ -90,12 +90,14 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   } as Db & { dump: () => Promise<Blob> };
 }
 
-const typeParsers = {
-  getTypeParser(oid: number, format?: any) {
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === 1082) return asString;
     if (oid === 1700 || oid === 20) return asNumber;
-    return pg.types.getTypeParser(oid, format);
-  },
+    // Results are always requested as text; other types keep node-postgres's own parsers.
+    const parser: unknown = pg.types.getTypeParser(oid, format);
+    return parser as (value: string) => unknown;
+  }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 // Named prepared statements (node-postgres): a statement sent with a name is parsed and planned once
@@ -143,7 +145,7 @@ function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
 }
 
 export async function openPostgres(url: string, max = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers as any });
+  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers });
   pool.on('error', () => {
     /* an idle client died; the pool replaces it */
   });
@@ -174,8 +176,8 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
 }
 
 /** Postgres error code of a unique violation: callers turn it into a domain outcome. */
-export const isUniqueViolation = (err: unknown, constraint?: string) =>
-  typeof err === 'object' &&
-  err !== null &&
-  (err as any).code === '23505' &&
-  (constraint === undefined || (err as any).constraint === constraint || String((err as any).message).includes(constraint));
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as Record<string, unknown>;
+  return e.code === '23505' && (constraint === undefined || e.constraint === constraint || String(e.message).includes(constraint));
+}

@@ -53,13 +53,18 @@ async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }
 export interface TestContext {
   app: App;
   deps: Deps;
-  db: Db;
+  /** The test's database; raw rows are loosely typed here (tests read columns they just wrote). */
+  db: TestDb;
   config: Config;
   mails: OutgoingMail[];
   /** Runs the mail dispatcher until the outbox is empty. */
   flushMail(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Raw SQL in tests: rows default to loosely typed records (the service's own code uses typed repositories). */
+export type TestRow = Record<string, any>;
+export type TestDb = Omit<Db, 'query'> & { query<T = TestRow>(sql: string, params?: unknown[]): Promise<T[]> };
 
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
 export async function createTestContext(
