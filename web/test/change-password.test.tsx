@@ -1,5 +1,4 @@
-// The change-password page against the contract of POST /v1/users/change-password/ (hand-written
-// types in src/api/change-password.ts until the service's document has the route). No network.
+// The change-password page against POST /v1/users/change-password/ (the generated client). No network.
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { auth } from '../src/auth';
@@ -16,8 +15,8 @@ function answer(status: number, body: unknown) {
   const calls: { url: string; body: unknown; authorization: string | null }[] = [];
   vi.stubGlobal(
     'fetch',
-    vi.fn(async (url: string, init: RequestInit) => {
-      calls.push({ url, body: JSON.parse(String(init.body)), authorization: new Headers(init.headers).get('authorization') });
+    vi.fn(async (request: Request) => {
+      calls.push({ url: request.url, body: JSON.parse(await request.text()), authorization: request.headers.get('authorization') });
       return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     }),
   );
