@@ -1,4 +1,4 @@
-// The payments ledger (owner of payments and payment_receipts): the one insert into payments,
+// The payments ledger (owner of payments and payment_receipts): recordPayment (the only writer of a payment row),
 // refunds, invoices and receipts, the money half of recurring charges, the payment's API shape, and
 // the price list of what is sold (read from the questionnaires catalogue).
 // It knows no consultation or plan rules: callers (checkout, subscriptions, the back office) apply
