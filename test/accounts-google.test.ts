@@ -1,43 +1,23 @@
 // Google sign-in against a local JWKS server with real RS256-signed ID tokens.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGoogleStandIn, type GoogleStandIn } from './support/google.ts';
 import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type TestContext } from './support/harness.ts';
 
 const AUDIENCE = 'test-client.apps.googleusercontent.com';
 let ctx: TestContext;
-let server: Server;
-let privateKey: CryptoKey;
-let sub = 0;
+let googleStandIn: GoogleStandIn;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  server = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  ctx = await createTestContext({ GOOGLE_CLIENT_IDS: AUDIENCE, GOOGLE_JWKS_URL: `http://127.0.0.1:${port}/certs` });
+  googleStandIn = await startGoogleStandIn(AUDIENCE);
+  ctx = await createTestContext({ GOOGLE_CLIENT_IDS: AUDIENCE, GOOGLE_JWKS_URL: googleStandIn.jwksUrl });
 });
 afterAll(async () => {
   await ctx?.close();
-  server?.close();
+  googleStandIn?.close();
 });
 
-async function idToken(claims: Record<string, unknown>, key: CryptoKey = privateKey) {
-  return new SignJWT({ email_verified: true, given_name: 'Grace', family_name: 'Hopper', ...claims })
-    .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
-    .setIssuer((claims.iss as string) ?? 'https://accounts.google.com')
-    .setAudience((claims.aud as string) ?? AUDIENCE)
-    .setSubject((claims.sub as string) ?? `google-${++sub}-${Date.now()}`)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(key);
-}
+const idToken = (claims: Record<string, unknown>, key?: CryptoKey) => googleStandIn.idToken(claims, key);
 const google = (credential: unknown) => call(ctx, 'POST', '/v1/users/google-login/', { brand: true, json: { credential } });
 
 describe('google-login', () => {

@@ -3,10 +3,9 @@
 // CSP, the same CSRF check as the password form, the account rules (linking, creation, disabled,
 // staff) and no /v1/ session left behind.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGoogleStandIn, type GoogleStandIn } from './support/google.ts';
 import { hidden, patientWithPassword } from './mcp-support.ts';
 import { TEST_BASE_URL, call, createTestContext, newStaff, uniqueEmail, type TestContext, firstRow } from './support/harness.ts';
 
@@ -18,29 +17,19 @@ const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 let ctx: TestContext;
 let plain: TestContext;
-let server: Server;
-let privateKey: CryptoKey;
+let googleStandIn: GoogleStandIn;
 let clientId: string;
-let sub = 0;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  server = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  ctx = await createTestContext({ GOOGLE_CLIENT_IDS: AUDIENCE, GOOGLE_JWKS_URL: `http://127.0.0.1:${port}/certs` });
+  googleStandIn = await startGoogleStandIn(AUDIENCE, 'mcp-google');
+  ctx = await createTestContext({ GOOGLE_CLIENT_IDS: AUDIENCE, GOOGLE_JWKS_URL: googleStandIn.jwksUrl });
   plain = await createTestContext({ GOOGLE_CLIENT_IDS: '' });
   clientId = (await register(ctx)).client_id;
 });
 afterAll(async () => {
   await ctx?.close();
   await plain?.close();
-  server?.close();
+  googleStandIn?.close();
 });
 
 async function register(c: TestContext) {
@@ -49,16 +38,7 @@ async function register(c: TestContext) {
   return r.body as { client_id: string };
 }
 
-async function idToken(claims: Record<string, unknown>, key: CryptoKey = privateKey) {
-  return new SignJWT({ email_verified: true, given_name: 'Grace', family_name: 'Hopper', ...claims })
-    .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
-    .setIssuer('https://accounts.google.com')
-    .setAudience((claims.aud as string) ?? AUDIENCE)
-    .setSubject((claims.sub as string) ?? `mcp-google-${++sub}-${Date.now()}`)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(key);
-}
+const idToken = (claims: Record<string, unknown>, key?: CryptoKey) => googleStandIn.idToken(claims, key);
 
 const authorizeUrl = (id: string, extra: Record<string, string> = {}) =>
   `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', scope: 'patient:read', state: 'g-1', resource: MCP, ...extra })}`;
