@@ -12,7 +12,7 @@
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
-import { keyRing, parseKeyList, verificationKey } from '../src/lib/keys.ts';
+import { keyRing, parseKeyList, type KeyRing } from '../src/lib/keys.ts';
 import { MINIMAL_SQL, PREPARED, sameSqlPage, type RunQuery } from './floor-sql.ts';
 
 // Must equal TOKEN_ISSUER in src/http/auth.ts (not imported: that module pulls in the service's
@@ -22,6 +22,13 @@ const TOKEN_ISSUER = 'patient-treatment-service';
 const url = process.env.DATABASE_URL;
 const keys = process.env.JWT_SIGNING_KEYS;
 if (!url || !keys) throw new Error('floor: DATABASE_URL and JWT_SIGNING_KEYS are required');
+// jose's key resolver: the token's `kid` picks the key (the floor is "Fastify + pg + jose" as issue
+// 11 defines it; the service verifies with fast-jwt, src/lib/jwt.ts).
+const verificationKey = (ring: KeyRing) => (header: { kid?: string }) => {
+  const key = ring.byId(header.kid ?? 'db');
+  if (!key) throw new Error('unknown key id');
+  return key.key;
+};
 const resolveKey = verificationKey(keyRing(parseKeyList('JWT_SIGNING_KEYS', keys)));
 
 // The service's pool size (src/db/index.ts openPostgres).

@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.ts';
 import { z } from 'zod';
-import { defaultSerialisation, responseSerializerCompiler } from '../src/http/serializer.ts';
+import { defaultSerialisation, forSerialisation, responseSerializerCompiler } from '../src/http/serializer.ts';
+import { pageSchema } from '../src/http/pagination.ts';
+import { ConsultationSchema } from '../src/modules/consultations/index.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -94,5 +96,14 @@ describe('response serialisation', () => {
     const list = await call({ app: schemaApp }, 'GET', '/v1/users/consultations/', { token: p.access });
     expect(list.body.results).toHaveLength(5);
     expect(list.body.results.some((r: { prescriptions: unknown[] }) => r.prescriptions.length > 0)).toBe(true);
+  });
+
+  it('leaves fast-json-stringify no union to pick by validation on the consultation list (nullable and primitive unions are rewritten)', () => {
+    const json = z.toJSONSchema(pageSchema(ConsultationSchema), { io: 'output', unrepresentable: 'any', target: 'draft-7' });
+    expect(JSON.stringify(json)).toMatch(/"anyOf"/);
+    expect(JSON.stringify(forSerialisation(json))).not.toMatch(/"(anyOf|oneOf)"/);
+    // A union of objects still needs its choice and is kept.
+    const objects = { anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'number' } } }] };
+    expect(forSerialisation(objects)).toEqual(objects);
   });
 });

@@ -1,9 +1,8 @@
 // Bearer authentication. An access token is trusted only while its account is active and its
 // session (refresh family) is not revoked, so disabling an account or resetting a password takes
 // effect on the next request. Only HS256 is accepted (alg allowlist).
-import { verificationKey } from '../lib/keys.ts';
 import type { FastifyRequest } from 'fastify';
-import { errors as joseErrors, jwtVerify } from 'jose';
+import { TokenRejected, verifyServiceToken } from '../lib/jwt.ts';
 import type { Deps } from '../deps.ts';
 import { findSessionAccount } from './auth.repository.ts';
 import { notAuthenticated, tokenNotValid } from './errors.ts';
@@ -29,10 +28,10 @@ export const TOKEN_ISSUER = 'patient-treatment-service';
 export async function verifyAccessToken(deps: Deps, token: string): Promise<AuthUser> {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now());
   } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw tokenNotValid('Token is expired');
-    throw tokenNotValid('Token is invalid or expired');
+    if (!(err instanceof TokenRejected)) throw err;
+    throw tokenNotValid(err.expired ? 'Token is expired' : 'Token is invalid or expired');
   }
   if (payload.token_type !== 'access') throw tokenNotValid('Token has wrong type');
   if (typeof payload.user_id !== 'string' || typeof payload.sid !== 'string') throw tokenNotValid();

@@ -56,12 +56,3 @@ export function keyRing(keys: Key[]): KeyRing {
   const map = new Map(keys.map((k) => [k.id, k]));
   return { active, byId: (id) => map.get(id) };
 }
-
-/** jose key resolver: a token's `kid` header picks the key (tokens without one: the generated key). */
-export function verificationKey(ring: KeyRing) {
-  return (header: { kid?: string }) => {
-    const key = ring.byId(header.kid ?? 'db');
-    if (!key) throw new Error('unknown key id');
-    return key.key;
-  };
-}

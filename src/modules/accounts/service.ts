@@ -1,8 +1,8 @@
 // Account rules: registration with an emailed one-time code, verification with lockout, sign-in with
 // failure budgets, rotating refresh tokens with reuse detection, Google sign-in, password reset,
 // staff accounts and disabling. Design decisions: docs/accounts.md.
-import { verificationKey } from '../../lib/keys.ts';
-import { jwtVerify, createRemoteJWKSet, errors as joseErrors } from 'jose';
+import { TokenRejected, verifyServiceToken } from '../../lib/jwt.ts';
+import { jwtVerify, createRemoteJWKSet } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, errorCode, errorName, fieldErrors, tokenNotValid } from '../../http/errors.ts';
@@ -207,9 +207,10 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
 export async function refresh(deps: Deps, token: string) {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER, currentDate: deps.clock.now() }));
+    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now());
   } catch (err) {
-    throw tokenNotValid(err instanceof joseErrors.JWTExpired ? 'Token is expired' : 'Token is invalid or expired', 'refresh');
+    if (!(err instanceof TokenRejected)) throw err;
+    throw tokenNotValid(err.expired ? 'Token is expired' : 'Token is invalid or expired', 'refresh');
   }
   if (payload.token_type !== 'refresh' || typeof payload.jti !== 'string' || typeof payload.user_id !== 'string') {
     throw tokenNotValid('Token has wrong type', 'refresh');
@@ -240,7 +241,7 @@ export async function logout(deps: Deps, userId: string, sessionId: string, refr
   const families = [sessionId];
   if (refreshTokenValue) {
     try {
-      const { payload } = await jwtVerify(refreshTokenValue, verificationKey(deps.secrets.jwtKeys), { algorithms: ['HS256'], issuer: TOKEN_ISSUER });
+      const payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, refreshTokenValue, deps.clock.now());
       if (payload.user_id === userId && typeof payload.sid === 'string') families.push(payload.sid);
     } catch {
       /* an invalid refresh token changes nothing more */
