@@ -1,11 +1,11 @@
 // The SQL of GET /v1/users/consultations/ for the floor server (bench/floor.ts).
 //
 // The route sends two statements per page (docs/performance.md): the session check of
-// src/http/auth.ts and the consultation list of src/modules/consultations/repository.ts. The list
-// statement is imported from the repository, so the floor always runs exactly what the route runs;
-// the session check is a short copy below, which MUST TRACK the route's session check. The floor
+// src/http/auth.repository.ts and the consultation list of src/modules/consultations/repository.ts.
+// Both statements are imported from there, so the floor always runs exactly what the route runs. The floor
 // does none of the route's other work (access control, zod, envelopes, mapping rows to the
 // response), which is the overhead the ratio measures.
+import { SESSION_ACCOUNT_SQL } from '../src/http/auth.repository.ts';
 import { CONSULTATION_LIST_SQL } from '../src/modules/consultations/repository.ts';
 
 /** Sent as named prepared statements (pg `name`), as the service does on PostgreSQL. */
@@ -21,12 +21,7 @@ const s = (name: string, text: string): Statement => ({ name: `floor_${name}`, t
 /** The statements of one page, in the route's order. */
 export const SAME_SQL = {
   // The session check: the account is active and the session not revoked.
-  session: s(
-    'session',
-    `select u.id, u.email, u.locale, u.is_doctor, u.is_backoffice_admin, u.is_marketer
-       from users u join refresh_families f on f.user_id = u.id
-      where u.id = $1 and f.id = $2 and f.revoked_at is null and u.disabled_at is null and u.email_verified_at is not null`,
-  ),
+  session: s('session', SESSION_ACCOUNT_SQL),
   // One statement: count and user summary (account_totals), the page with its doctors,
   // submissions, payments and prescriptions aggregated.
   list: s('list', CONSULTATION_LIST_SQL),
