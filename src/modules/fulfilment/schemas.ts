@@ -71,7 +71,7 @@ export function toOrder(row: OrderRow): Order {
     status: row.status,
     consultation_id: row.consultation_id,
     prescription_id: row.prescription_id,
-    // An item that does not parse is left out: the order still lists (toOrder has no logger to report it).
+    // An item that does not parse (a row edited by hand) is left out: the order still lists.
     items: parseList(OrderItemSchema, row.items).items,
     shipping_address: isRecord(row.shipping_address) ? row.shipping_address : null,
     carrier: row.carrier,
