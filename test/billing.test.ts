@@ -326,4 +326,15 @@ describe('records', () => {
     expect(o.body).toEqual([]);
     expect((await call(ctx, 'GET', `/v1/users/payments/${randomUUID()}/invoice/`, { token: p.access })).status).toBe(404);
   });
+
+  it('an order item that does not parse is left out of the order, not a 500', async () => {
+    const p = await seedPatient(ctx);
+    const item = { treatment_id: 'wl_tirzepatide', name: 'Tirzepatide', dosage: '2.5 mg', quantity: 1, supply_days: 28 };
+    await ctx.db.query('insert into orders (user_id, items) values ($1, $2::jsonb)', [p.id, JSON.stringify([item, { name: 5 }, 'x'])]);
+    const o = await call(ctx, 'GET', '/v1/users/orders/', { token: p.access });
+    expect(o.status).toBe(200);
+    expect(o.body.map((x: { items: unknown }) => x.items)).toEqual([[item]]);
+    const profile = await call(ctx, 'GET', '/v1/users/profile/', { token: p.access });
+    expect(profile.body.orders[0].items).toEqual([item]);
+  });
 });

@@ -9,7 +9,7 @@ import { billingTreatment } from '../src/modules/payments/index.ts';
 import { chargeSubscriptionCycle } from '../src/modules/subscriptions/index.ts';
 import { FONT_FILES, SAMPLE_SELLER, invoicePdf, prescriptionPdf, sellerFrom } from '../src/lib/pdf.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
-import { call, createTestContext, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, newStaff, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { pdfText } from './support/pdf-text.ts';
 
 /** A name written in the alphabet of each supported country (catalogue/countries.json). */
@@ -148,6 +148,23 @@ describe('invoices over HTTP', () => {
     expect(r.text).toContain('SAMPLE');
     expect(r.text).toContain('Musterstraße 1');
     expect(r.text).toContain(`INV-${pay.invoice_number}`);
+  });
+
+  it('a stored refund that does not parse is left off the invoice and out of the next refund (not a 500)', async () => {
+    const { p, paymentId } = await paidPlan(ctx, 'Jörg', 'Weiß', 'DEU');
+    const good = { id: 're_readable', amount_cents: 500, status: 'succeeded', reason: 'goodwill', created_at: '2026-03-02T10:00:00.000Z' };
+    const record = { ...good, total_refunded_cents: 500, currency: 'EUR', refunds: [good, { id: 7, amount_cents: 'a lot' }] };
+    await ctx.db.query("update payments set refund = $2::jsonb, refunded_amount_cents = 500, status = 'partially_refunded' where id = $1", [paymentId, JSON.stringify(record)]);
+    const r = await pdf(ctx, `/v1/users/payments/${paymentId}/invoice/`, p.access);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('2026-03-02 re_readable -5.00 EUR');
+
+    const admin = await newStaff(ctx, 'backoffice_admin');
+    const refunded = await call(ctx, 'POST', `/v1/backoffice/payments/${paymentId}/refund/`, { token: admin.access, json: { amount_cents: 100, reason: 'goodwill' } });
+    expect(refunded.status).toBe(200);
+    const stored = firstRow(await ctx.db.query('select refund, refunded_amount_cents from payments where id = $1', [paymentId]));
+    expect(stored.refunded_amount_cents).toBe(600);
+    expect(stored.refund.refunds.map((e: { id: unknown }) => e.id)).toEqual(['re_readable', refunded.body.refund.id]);
   });
 
   it('a configured seller is printed (no SAMPLE); the first and the recurring invoice of a plan name the same product', async () => {

@@ -123,7 +123,8 @@ export interface InvoiceSource {
   is_recurring: boolean;
   subscription_id: string | null;
   period_start: Date | null;
-  refund: unknown;
+  /** Parsed by the payments ledger, which owns the refund column's shape (lib imports no module). */
+  refunds: InvoiceData['refunds'];
   first_name: string | null;
   last_name: string | null;
   email: string;
@@ -143,8 +144,6 @@ interface Address {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
-const refundsOf = (refund: unknown): InvoiceData['refunds'] =>
-  typeof refund === 'object' && refund !== null && 'refunds' in refund && Array.isArray(refund.refunds) ? (refund.refunds as InvoiceData['refunds']) : [];
 
 /** The invoice data of a payment (payments repository `paymentForInvoice`). */
 export function invoiceDataFrom(p: InvoiceSource, seller: Seller): InvoiceData {
@@ -181,7 +180,7 @@ export function invoiceDataFrom(p: InvoiceSource, seller: Seller): InvoiceData {
       is_recurring: p.is_recurring,
     },
     service,
-    refunds: refundsOf(p.refund),
+    refunds: p.refunds,
   };
 }
 

@@ -23,12 +23,6 @@ import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
 
-// TODO(merge h-acc): backoffice still imports `audit` from here; it moves to recordAudit
-// (audit/index.ts), then this wrapper goes.
-export async function audit(q: Queryable, actorId: string | null, action: string, subjectType: string, subjectId: string, details: Record<string, unknown> = {}) {
-  await recordAudit(q, { actorId, action, subjectType, subjectId, details });
-}
-
 export async function getConsultationForUser(deps: Deps, userId: string, id: string): Promise<Consultation> {
   const row = await findConsultationForUser(deps.reader, userId, id);
   if (!row) throw notFound();
@@ -144,11 +138,17 @@ export async function approveConsultation(
         allowed: { treatments: verdict.allowed_treatments, dosages: verdict.allowed_dosages },
       });
     }
-    await audit(q, input.doctorId, 'consultation.approved', 'consultation', c.id, {
-      from: c.status,
-      prescription_id: rx.id,
-      order_id: order.id,
-      ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
+    await recordAudit(q, {
+      actorId: input.doctorId,
+      action: 'consultation.approved',
+      subjectType: 'consultation',
+      subjectId: c.id,
+      details: {
+        from: c.status,
+        prescription_id: rx.id,
+        order_id: order.id,
+        ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
+      },
     });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
     if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id });
@@ -167,7 +167,7 @@ export async function rejectConsultation(deps: Deps, input: { doctorId: string; 
   await deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
     await transitionConsultationForClinician(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
-    await audit(q, input.doctorId, 'consultation.rejected', 'consultation', c.id, { from: c.status });
+    await recordAudit(q, { actorId: input.doctorId, action: 'consultation.rejected', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
     await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }
@@ -176,7 +176,7 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
   await deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
     await transitionConsultationForClinician(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
-    await audit(q, input.doctorId, 'consultation.information_requested', 'consultation', c.id, { from: c.status });
+    await recordAudit(q, { actorId: input.doctorId, action: 'consultation.information_requested', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
     await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
 }

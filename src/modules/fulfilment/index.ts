@@ -13,9 +13,8 @@ export {
   type PrescriptionInput,
   type PrescriptionWithDoctor,
   type OrderInput,
-  type OrderItem,
 } from './repository.ts';
-export { OrderSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type Prescription } from './schemas.ts';
+export { OrderSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type OrderItem, type Prescription } from './schemas.ts';
 
 /** The account's orders in their API shape, newest first (the profile's `orders`, the connector). */
 export async function listOrders(q: Queryable, userId: string): Promise<Order[]> {

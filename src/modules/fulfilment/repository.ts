@@ -2,6 +2,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
+import type { OrderItem } from './schemas.ts';
 
 export interface PrescriptionInput {
   userId: string;
@@ -36,14 +37,6 @@ export async function issuePrescription(q: Queryable, input: PrescriptionInput):
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-}
-
-export interface OrderItem {
-  treatment_id: string;
-  name: string;
-  dosage: string;
-  quantity: number;
-  supply_days: number | null;
 }
 
 export interface OrderInput {

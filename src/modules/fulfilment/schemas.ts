@@ -3,7 +3,7 @@
 // leaves it open).
 import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
-import type { OrderItem } from './repository.ts';
+import { parseList } from '../../lib/json-list.ts';
 import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -15,6 +15,8 @@ export const OrderItemSchema = z.object({
   quantity: z.number().int(),
   supply_days: z.number().int().nullable(),
 });
+/** One line of an order (orders.items, written by createOrder). */
+export type OrderItem = z.infer<typeof OrderItemSchema>;
 
 export const ORDER_STATUSES = ['awaiting_fulfilment', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -69,7 +71,8 @@ export function toOrder(row: OrderRow): Order {
     status: row.status,
     consultation_id: row.consultation_id,
     prescription_id: row.prescription_id,
-    items: Array.isArray(row.items) ? (row.items as OrderItem[]) : [],
+    // An item that does not parse (a row edited by hand) is left out: the order still lists.
+    items: parseList(OrderItemSchema, row.items).items,
     shipping_address: isRecord(row.shipping_address) ? row.shipping_address : null,
     carrier: row.carrier,
     tracking_number: row.tracking_number,

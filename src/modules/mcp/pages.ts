@@ -1,9 +1,12 @@
 // The sign-in and consent pages of the assistant connector, in the seven locales. Plain HTML forms
 // (no script), every dynamic value escaped; the forms carry the request id and its CSRF token.
+import { LOCALES, isLocale, type Locale } from '../../lib/locales.ts';
 import type { Scope } from './oauth.ts';
 
-export const PAGE_LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
-export type PageLocale = (typeof PAGE_LOCALES)[number];
+// Every locale of the service (lib/locales.ts), English first: English is the pages' fallback, and
+// this order is what the authorization server metadata publishes as `ui_locales_supported`.
+export const PAGE_LOCALES: readonly Locale[] = ['en', ...LOCALES.filter((l) => l !== 'en')];
+export type PageLocale = Locale;
 
 interface Strings {
   title: string;
@@ -264,7 +267,10 @@ const STRINGS: Record<PageLocale, Strings> = {
 
 /** `ui_locales` (space-separated, first supported wins), then Accept-Language, then English. */
 export function pageLocale(uiLocales: unknown, acceptLanguage: string | undefined): PageLocale {
-  const supported = (tag: string) => (PAGE_LOCALES as readonly string[]).find((l) => l === tag.trim().toLowerCase().split(/[-_]/)[0]) as PageLocale | undefined;
+  const supported = (tag: string): PageLocale | undefined => {
+    const language = tag.trim().toLowerCase().split(/[-_]/)[0];
+    return isLocale(language) ? language : undefined;
+  };
   if (typeof uiLocales === 'string') {
     for (const tag of uiLocales.split(/\s+/)) {
       const hit = supported(tag);
@@ -291,7 +297,7 @@ export function pageLocale(uiLocales: unknown, acceptLanguage: string | undefine
   return 'en';
 }
 
-export const asLocale = (l: string): PageLocale => ((PAGE_LOCALES as readonly string[]).includes(l) ? (l as PageLocale) : 'en');
+export const asLocale = (l: string): PageLocale => (isLocale(l) ? l : 'en');
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { ApiError } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
+import { isLocale } from '../../lib/locales.ts';
 import { countPrescriptions, listOrders, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { countPayments, pagePayments, paymentOrder } from '../payments/index.ts';
 import { countForUser, pageForUser, serialiseConsultations } from '../consultations/index.ts';
@@ -55,7 +56,7 @@ export interface ToolContext {
   auth: McpAuth;
 }
 
-const locale = (ctx: ToolContext): Locale => (['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'].includes(ctx.auth.locale) ? (ctx.auth.locale as Locale) : 'en');
+const locale = (ctx: ToolContext): Locale => (isLocale(ctx.auth.locale) ? ctx.auth.locale : 'en');
 const paging = (a: { limit?: number; offset?: number }) => ({ limit: a.limit ?? 20, offset: a.offset ?? 0 });
 
 /** The notice when free text mentions an emergency (the number of the patient's country). */
@@ -64,61 +65,9 @@ function emergencyFor(ctx: ToolContext, ...texts: (string | undefined)[]) {
   return text && mentionsEmergency(text) ? emergencyNotice(ctx.auth.country, ctx.auth.locale) : null;
 }
 
-// ---------------------------------------------------------------- answers of untyped services
-// Some services of other modules still answer untyped rows (issue 11's refactor types them). The
-// fields the tools read are declared here and each such answer is taken in once, through
-// `untyped<T>()`: no `any` spreads into the tools, and the output schemas, which the SDK validates
-// every result against, check the values at run time. Remove an entry when its service is typed.
-const untyped = <T>(value: unknown): T => value as T;
-
-/** A message as the messages service answers it (the fields the tools pass on). */
-interface ServiceMessage {
-  id: string;
-  sender_type: string;
-  content: string;
-  file: string | null;
-  is_read: boolean;
-  created_at: string;
-}
-interface ServiceConversation {
-  id: string;
-  unread_count: number;
-}
-interface ServiceSentMessage {
-  id: string;
-  last_message: ServiceMessage | null;
-  emergency: { number: string; message: string } | null;
-}
-interface ServicePayment {
-  id: string;
-  consultation_id: string | null;
-  subscription_id: string | null;
-  description: string | null;
-  billing_reason: string | null;
-  amount_cents: number | string;
-  refunded_amount_cents: number | string | null;
-  currency: string;
-  status: string;
-  captured_at: Date | string | null;
-  created_at: Date | string;
-}
-interface ServiceRenewalOptions {
-  category: string;
-  mode: string;
-  blocked_code: string | null;
-  pending_consultation_id: string | null;
-  current: { treatment_id: string; dosage: string } | null;
-  ladder: { next: string | null } | null;
-  alternatives: { treatment_id: string; name: string; dosages: string[] }[];
-  price: { amount_cents: number; currency: string; plan: string } | null;
-}
-type ServiceSubscription = z.infer<typeof s.SubscriptionOut>;
-type ServicePrescription = z.infer<typeof s.PrescriptionOut>;
-interface ServicePage<T> {
-  count: number;
-  results: T[];
-}
-const messageOut = (m: ServiceMessage) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
+/** A message as the messages service answers the patient (a sent one carries more fields). */
+type PatientMessage = Awaited<ReturnType<typeof messages.readAsPatient>>[number];
+const messageOut = (m: PatientMessage) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
 
 export const TOOLS: ToolSpec[] = [
   tool({
@@ -194,7 +143,7 @@ export const TOOLS: ToolSpec[] = [
         listOrders(deps.db, auth.userId),
       ]);
       const prescriptions = rows.map((row) => {
-        const p = untyped<ServicePrescription>(toPrescription(row, base));
+        const p = toPrescription(row, base);
         return {
           id: p.id,
           consultation_id: p.consultation_id,
@@ -235,15 +184,15 @@ export const TOOLS: ToolSpec[] = [
     async run({ deps, auth }, args) {
       const { limit, offset } = paging(args);
       const [count, rows] = await Promise.all([countPayments(deps.db, auth.userId), pagePayments(deps.db, auth.userId, paymentOrder(undefined), limit, offset)]);
-      const results = untyped<ServicePayment[]>(rows).map((p) => ({
+      const results = rows.map((p) => ({
         id: p.id,
-        consultation_id: p.consultation_id ?? null,
-        subscription_id: p.subscription_id ?? null,
-        description: p.description ?? '',
-        billing_reason: p.billing_reason ?? '',
-        amount_cents: Number(p.amount_cents),
-        refunded_amount_cents: Number(p.refunded_amount_cents ?? 0),
-        net_amount_cents: Number(p.amount_cents) - Number(p.refunded_amount_cents ?? 0),
+        consultation_id: p.consultation_id,
+        subscription_id: p.subscription_id,
+        description: p.description,
+        billing_reason: p.billing_reason,
+        amount_cents: p.amount_cents,
+        refunded_amount_cents: p.refunded_amount_cents,
+        net_amount_cents: p.amount_cents - p.refunded_amount_cents,
         currency: p.currency,
         status: p.status,
         captured_at: iso(p.captured_at),
@@ -263,11 +212,11 @@ export const TOOLS: ToolSpec[] = [
     readOnly: true,
     async run(ctx, args) {
       const { deps, auth } = ctx;
-      const list = untyped<ServicePage<ServiceSubscription>>(await subs.listSubscriptions(deps, auth.userId, 100, 0));
+      const list = await subs.listSubscriptions(deps, auth.userId, 100, 0);
       const categories = args.category ? [String(args.category)] : [...new Set(list.results.map((x) => x.category))];
       const renewal_options = [];
       for (const category of categories) {
-        const o = untyped<ServiceRenewalOptions>(await subs.renewalOptions(deps, auth.userId, category, locale(ctx)));
+        const o = await subs.renewalOptions(deps, auth.userId, category, locale(ctx));
         renewal_options.push({
           category: o.category,
           mode: o.mode,
@@ -306,10 +255,10 @@ export const TOOLS: ToolSpec[] = [
     output: s.MessagesOut,
     readOnly: true,
     async run({ deps, auth }) {
-      const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(deps, auth.userId));
+      const [conv] = await messages.listForPatient(deps, auth.userId);
       // Every patient has one conversation (an empty one is answered without a stored row).
       if (!conv) throw new Error('the patient has no conversation');
-      const list = untyped<ServiceMessage[]>(await messages.readAsPatient(deps, auth.userId, conv.id));
+      const list = await messages.readAsPatient(deps, auth.userId, conv.id);
       return {
         data: { conversation_id: conv.id, unread_count: conv.unread_count, messages: list.map(messageOut) },
         text: `${list.length} message(s) in the conversation with the medical team.`,
@@ -326,10 +275,10 @@ export const TOOLS: ToolSpec[] = [
     readOnly: true,
     async run({ deps, auth }, args) {
       const limit = args.limit ?? 20;
-      const weights = untyped<ServicePage<z.infer<typeof s.WeightOut>>>(await journal.list(deps, 'weight_entries', auth.userId, limit, 0, journal.weightOut));
-      const injections = untyped<ServicePage<z.infer<typeof s.InjectionOut>>>(await journal.list(deps, 'injections', auth.userId, limit, 0, journal.injectionOut));
-      const notes = untyped<ServicePage<z.infer<typeof s.NoteOut>>>(await journal.list(deps, 'journal_notes', auth.userId, limit, 0, journal.noteOut));
-      const plan = untyped<z.infer<typeof s.PlanOut>>(await journal.getPlan(deps, auth.userId));
+      const weights = await journal.list(deps, 'weight_entries', auth.userId, limit, 0, journal.weightOut);
+      const injections = await journal.list(deps, 'injections', auth.userId, limit, 0, journal.injectionOut);
+      const notes = await journal.list(deps, 'journal_notes', auth.userId, limit, 0, journal.noteOut);
+      const plan = await journal.getPlan(deps, auth.userId);
       return {
         data: {
           weights: { count: weights.count, results: weights.results.map((w) => ({ id: w.id, weight_kg: w.weight_kg, logged_on: w.logged_on, note: w.note })) },
@@ -373,9 +322,7 @@ export const TOOLS: ToolSpec[] = [
     output: s.LogWeightOut,
     readOnly: false,
     async run(ctx, args) {
-      const r = untyped<{ created: boolean; entry: z.infer<typeof s.WeightOut> }>(
-        await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note }),
-      );
+      const r = await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note });
       const e = r.entry;
       return {
         emergency: emergencyFor(ctx, args.note),
@@ -400,7 +347,7 @@ export const TOOLS: ToolSpec[] = [
       if (args.medication !== undefined) input.medication = args.medication;
       if (args.injection_site !== undefined) input.injection_site = args.injection_site;
       if (args.note !== undefined) input.note = args.note;
-      const i = untyped<z.infer<typeof s.InjectionOut>>(await journal.createInjection(ctx.deps, ctx.auth.userId, input));
+      const i = await journal.createInjection(ctx.deps, ctx.auth.userId, input);
       return {
         emergency: emergencyFor(ctx, args.note),
         data: { entry: { id: i.id, medication: i.medication, dose: i.dose, injected_at: i.injected_at, injection_site: i.injection_site, note: i.note } },
@@ -417,7 +364,7 @@ export const TOOLS: ToolSpec[] = [
     output: s.AddNoteOut,
     readOnly: false,
     async run(ctx, args) {
-      const n = untyped<z.infer<typeof s.NoteOut>>(await journal.createNote(ctx.deps, ctx.auth.userId, args.content));
+      const n = await journal.createNote(ctx.deps, ctx.auth.userId, args.content);
       return { emergency: emergencyFor(ctx, args.content), data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
     },
   }),
@@ -430,10 +377,10 @@ export const TOOLS: ToolSpec[] = [
     output: s.SendMessageOut,
     readOnly: false,
     async run(ctx, args) {
-      const [conv] = untyped<ServiceConversation[]>(await messages.listForPatient(ctx.deps, ctx.auth.userId));
+      const [conv] = await messages.listForPatient(ctx.deps, ctx.auth.userId);
       // Every patient has one conversation (an empty one is answered without a stored row).
       if (!conv) throw new Error('the patient has no conversation');
-      const sent = untyped<ServiceSentMessage>(await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content));
+      const sent = await messages.sendAsPatient(ctx.deps, ctx.auth.userId, conv.id, args.content);
       return {
         emergency: sent.emergency,
         data: { conversation_id: sent.id, message: sent.last_message ? messageOut(sent.last_message) : null },

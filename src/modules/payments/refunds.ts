@@ -6,7 +6,8 @@ import type { Deps } from '../../deps.ts';
 import { detailCode, fieldErrors, notFound } from '../../http/errors.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { queueRefundReceipt } from './receipts.ts';
-import { lockPaymentByProvider, lockPaymentForBackoffice, updateRefund, type RefundEntry, type RefundRecord } from './repository.ts';
+import { lockPaymentByProvider, lockPaymentForBackoffice, updateRefund, type RefundRecord } from './repository.ts';
+import { storedRefunds } from './refund-entries.ts';
 
 export interface RefundInput {
   id: string;
@@ -25,17 +26,17 @@ export interface RecordedRefund {
    * doctor ends as `refunded` (the caller moves it through the consultation's status machine).
    */
   endsConsultationId: string | null;
+  /**
+   * Entries of the payment's stored refund list that did not parse (a row edited by hand): left out
+   * of the list written back, while the total and the status stay right. The callers log it.
+   */
+  skippedRefunds: number;
 }
-
-const entriesOf = (refund: unknown): RefundEntry[] => {
-  if (!refund || typeof refund !== 'object' || !('refunds' in refund) || !Array.isArray(refund.refunds)) return [];
-  return refund.refunds as RefundEntry[];
-};
 
 /** Applies a refund to a payment row (locked by the caller); a refund id already applied changes nothing. */
 export async function recordRefund(q: Queryable, payment: PaymentsRow, refund: RefundInput): Promise<RecordedRefund> {
-  const prev = entriesOf(payment.refund);
-  if (prev.some((r) => r.id === refund.id)) return { payment, endsConsultationId: null };
+  const { items: prev, skipped: skippedRefunds } = storedRefunds(payment.refund);
+  if (prev.some((r) => r.id === refund.id)) return { payment, endsConsultationId: null, skippedRefunds };
   const total = refund.totalRefundedCents ?? payment.refunded_amount_cents + refund.amountCents;
   const at = refund.at.toISOString();
   const refunds = [...prev, { id: refund.id, amount_cents: refund.amountCents, status: refund.status, reason: refund.reason, created_at: at }];
@@ -52,7 +53,12 @@ export async function recordRefund(q: Queryable, payment: PaymentsRow, refund: R
   const status = total >= payment.amount_cents ? 'refunded' : 'partially_refunded';
   const updated = await updateRefund(q, payment.id, total, status, record);
   const ends = status === 'refunded' && payment.consultation_id && !payment.is_recurring ? payment.consultation_id : null;
-  return { payment: updated, endsConsultationId: ends };
+  return { payment: updated, endsConsultationId: ends, skippedRefunds };
+}
+
+/** A payment whose stored refund list had entries that do not parse (ids and counts only in the log). */
+function warnSkippedRefunds(deps: Deps, paymentId: string, recorded: RecordedRefund): void {
+  if (recorded.skippedRefunds > 0) deps.log.warn({ paymentId, skipped: recorded.skippedRefunds }, 'stored refund entries that do not parse were left out of the rewritten list');
 }
 
 /**
@@ -77,6 +83,7 @@ export async function refundPaymentForBackoffice(
   const r = await provider.refund({ providerPaymentId: p.provider_payment_id, amountCents: amount, idempotencyKey: `refund_${p.id}_${p.refunded_amount_cents}_${amount}` });
   if (r.status === 'failed') throw detailCode(502, 'refund_failed', 'The payment provider refused the refund.');
   const recorded = await recordRefund(q, p, { id: r.id, amountCents: amount, status: r.status, reason, at: deps.clock.now() });
+  warnSkippedRefunds(deps, p.id, recorded);
   await queueRefundReceipt(deps, q, p.id, { id: r.id, amountCents: amount, at: deps.clock.now() });
   return { ...recorded, amountCents: amount, providerRefundId: r.id };
 }
@@ -97,6 +104,7 @@ export async function recordProviderRefund(
   const id = e.refundId ?? `${e.chargeId}:${e.amountRefundedCents}`;
   const amount = e.amountRefundedCents - p.refunded_amount_cents;
   const recorded = await recordRefund(q, p, { id, amountCents: amount, totalRefundedCents: e.amountRefundedCents, status: 'succeeded', reason: e.reason, at: deps.clock.now() });
+  warnSkippedRefunds(deps, p.id, recorded);
   await queueRefundReceipt(deps, q, p.id, { id, amountCents: amount, at: deps.clock.now() });
   return recorded;
 }

@@ -3,6 +3,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { PaymentsRow } from '../../db/schema.ts';
+import { storedRefunds, type RefundEntry } from './refund-entries.ts';
 
 export type PaymentStatus = 'succeeded' | 'failed' | 'partially_refunded' | 'refunded';
 
@@ -71,14 +72,7 @@ export async function recordPayment(q: Queryable, input: PaymentInput): Promise<
   return (await insert.executeTakeFirst()) ?? null;
 }
 
-/** One refund of a payment, as kept in payments.refund (the latest one, the total and every refund). */
-export interface RefundEntry {
-  id: string;
-  amount_cents: number;
-  status: string;
-  reason: string;
-  created_at: string;
-}
+/** A payment's refund column: the latest refund, the total and every refund. */
 export interface RefundRecord extends RefundEntry {
   total_refunded_cents: number;
   currency: string;
@@ -144,7 +138,8 @@ export async function paymentForInvoice(q: Queryable, userId: string, paymentId:
     .where('p.id', '=', paymentId)
     .where('p.user_id', '=', userId)
     .executeTakeFirst();
-  return row ?? null;
+  // The invoice prints the refunds that parse (storedRefunds); a malformed one is left off, not a 500.
+  return row ? { ...row, refunds: storedRefunds(row.refund).items } : null;
 }
 
 /** The payment of a checkout session (one at most), for the session view. */

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { PaymentsRow } from '../../db/schema.ts';
 import { iso } from '../../lib/iso.ts';
+import { RefundEntrySchema } from './refund-entries.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -15,7 +16,7 @@ export const RefundSchema = z
     status: z.string().meta({ description: 'succeeded | pending | failed' }),
     reason: z.string(),
     created_at: ts,
-    refunds: z.array(z.object({ id: z.string(), amount_cents: z.number().int(), status: z.string(), reason: z.string(), created_at: ts })),
+    refunds: z.array(RefundEntrySchema),
   })
   .meta({ id: 'Refund', description: 'The refunds of a payment: the latest one, the running total and every refund' });
 

@@ -2,19 +2,9 @@
 // ignored, as DRF ignores read-only fields (docs/profile.md).
 import { z } from 'zod';
 import { calendarDate } from '../../http/fields.ts';
+import { CATEGORY_SLUGS, type CategorySlug } from '../../lib/categories.ts';
 import { LOCALES } from '../../lib/locales.ts';
 import { OrderSchema } from '../fulfilment/index.ts';
-
-export const CATEGORY_KEYS = [
-  'hair_growth',
-  'weight_loss',
-  'sexual_health',
-  'premature_ejaculation',
-  'chlamydia',
-  'urinary_tract_infection',
-  'emergency_contraception',
-  'hiv_prep',
-] as const;
 
 const GENDER_CODES = ['0', '1', '2', '3'] as const;
 const MAX_ADDRESSES = 5;
@@ -88,7 +78,8 @@ export const ProfileSchema = z
     is_backoffice_admin: z.boolean(),
     is_marketer: z.boolean(),
     is_referrer: z.boolean(),
-    forms_completed: z.object(Object.fromEntries(CATEGORY_KEYS.map((k) => [k, z.boolean()])) as Record<(typeof CATEGORY_KEYS)[number], z.ZodBoolean>),
+    // One flag per category, in the category list's order (spec 2.2).
+    forms_completed: z.object(Object.fromEntries(CATEGORY_SLUGS.map((k) => [k, z.boolean()])) as Record<CategorySlug, z.ZodBoolean>),
     orders: z.array(OrderSchema),
   })
   .meta({ id: 'Profile' });

@@ -3,12 +3,13 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { isCalendarDate } from '../../http/fields.ts';
+import { CATEGORY_SLUGS } from '../../lib/categories.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
 import { updateUserFields, type UserFields } from '../accounts/index.ts';
 import { listOrders } from '../fulfilment/index.ts';
 import { careFields, profileRow, submittedCategories } from './repository.ts';
-import { AddressSchema, CATEGORY_KEYS, type Profile, type ProfilePatchInput } from './schemas.ts';
+import { AddressSchema, type Profile, type ProfilePatchInput } from './schemas.ts';
 
 const MIN_AGE = 18;
 
@@ -68,7 +69,7 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
     is_backoffice_admin: row.is_backoffice_admin,
     is_marketer: row.is_marketer,
     is_referrer: row.is_referrer,
-    forms_completed: Object.fromEntries(CATEGORY_KEYS.map((k) => [k, submitted.has(k)])) as Profile['forms_completed'],
+    forms_completed: Object.fromEntries(CATEGORY_SLUGS.map((k) => [k, submitted.has(k)])) as Profile['forms_completed'],
     orders: await listOrders(deps.db, userId),
   };
 }

@@ -4,14 +4,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { CATEGORY_SLUGS, type CategorySlug } from '../../lib/categories.ts';
 import { isLocale, LOCALES, type Locale } from '../../lib/locales.ts';
 
 // The service's one locale list (src/lib/locales.ts): every catalogue text has each of them.
 export type { Locale };
-export const CATEGORY_SLUGS = [
-  'hair_growth', 'weight_loss', 'sexual_health', 'premature_ejaculation', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep',
-] as const;
-export type CategorySlug = (typeof CATEGORY_SLUGS)[number];
+// The one category list (src/lib/categories.ts): a catalogue file exists for each slug.
+export { CATEGORY_SLUGS, type CategorySlug };
 
 const Text = z.object(Object.fromEntries(LOCALES.map((l) => [l, z.string().min(1)])) as Record<Locale, z.ZodString>).strict();
 export type LocalisedText = z.infer<typeof Text>;

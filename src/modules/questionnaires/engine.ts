@@ -1,5 +1,6 @@
 // The eligibility engine: a pure function of (catalogue version, profile, answers, now). No I/O, no
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
+import { bmi } from '../../lib/bmi.ts';
 import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
 import { ageOn } from '../profile/index.ts';
 import { getCategory, type Condition, type Locale, type Question, type Rule, type RuleSet, type Step } from './catalogue.ts';
@@ -137,20 +138,12 @@ export function keysOf(c: Condition): string[] {
   return [c.answer];
 }
 
-/** Body-mass index from height_cm and weight_kg answers, exact (no float drift at 27 and 30). */
-export function bmiOf(answers: Map<string, unknown>): number | null {
-  const h = answers.get('height_cm');
-  const w = answers.get('weight_kg');
-  if (typeof h !== 'number' || typeof w !== 'number' || h <= 0) return null;
-  return (w * 10000) / (h * h);
-}
-
 function facts(version: QuestionSet, profile: EngineProfile, answers: AnswerItem[], now: Date): Facts {
   const f: Facts = { answers: new Map(), profile, age: profile.date_of_birth ? ageOn(profile.date_of_birth, now) : null, bmi: null, now };
   const all = answerMap(version, answers);
   // Answers to questions that are hidden for this patient do not count.
   for (const s of version.steps) for (const q of s.questions) if (all.has(q.question_key) && isVisible(q, { ...f, answers: all })) f.answers.set(q.question_key, all.get(q.question_key));
-  f.bmi = bmiOf(f.answers);
+  f.bmi = bmi(f.answers.get('height_cm'), f.answers.get('weight_kg'));
   return f;
 }
 
