@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { accessFor } from './access.ts';
+import type { ErrorCode } from './error-catalogue.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
@@ -108,7 +109,7 @@ const SHARED_SCHEMAS: Record<string, Json> = {
   },
 };
 
-function detailCodeSchema(codes: string[], description?: string, detail = 'Refused.'): Json {
+function detailCodeSchema(codes: ErrorCode[], description?: string, detail = 'Refused.'): Json {
   return {
     type: 'object',
     ...(description ? { description } : {}),
@@ -118,7 +119,7 @@ function detailCodeSchema(codes: string[], description?: string, detail = 'Refus
   };
 }
 
-function extrasOf(codes: string[]): Json {
+function extrasOf(codes: ErrorCode[]): Json {
   const extras: Json = {};
   for (const c of codes) Object.assign(extras, ERROR_EXTRAS[c] ?? {});
   return extras;
