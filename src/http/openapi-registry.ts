@@ -366,8 +366,9 @@ export const ERROR_EXTRAS: Partial<Record<ErrorCode, Record<string, unknown>>> =
   CONSULTATION_ALREADY_OPEN: { consultation_id: { type: 'string', format: 'uuid' } },
   SUBMISSION_ALREADY_USED: { consultation_id: { type: 'string', format: 'uuid' }, category: { type: 'string' } },
   renewal_answers_required: { missing_keys: { type: 'array', items: { type: 'string' } } },
-  renewal_answer_ineligible: { question_key: { type: 'string' } },
-  invalid_treatment_variant: { treatment_id: { type: 'string' }, dosage: { type: 'string' } },
+  // null when the answers are fine but the treatment itself is excluded (docs/renewals.md).
+  renewal_answer_ineligible: { question_key: { type: ['string', 'null'] } },
+  invalid_treatment_variant: { treatment_id: { type: 'string' }, dosage: { type: ['string', 'null'] } },
   patient_choice_not_pending: { patient_choice_status: { type: ['string', 'null'] } },
 };
 

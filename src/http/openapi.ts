@@ -12,7 +12,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { accessFor } from './access.ts';
-import type { ErrorCode } from './error-catalogue.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
@@ -96,10 +96,10 @@ const SHARED_SCHEMAS: Record<string, Json> = {
       messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is invalid or expired' }],
     },
   },
-  NotAuthenticated: detailCodeSchema(['not_authenticated'], 'No bearer token was sent.', 'Authentication credentials were not provided.'),
-  PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', 'You do not have permission to perform this action.'),
-  PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', 'Request body is too large.'),
-  UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', 'Unsupported media type in request.'),
+  NotAuthenticated: detailCodeSchema(['not_authenticated'], 'No bearer token was sent.', ERROR_CATALOGUE.not_authenticated.message),
+  PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', ERROR_CATALOGUE.permission_denied.message),
+  PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', ERROR_CATALOGUE.payload_too_large.message),
+  UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', ERROR_CATALOGUE.unsupported_media_type.message),
   ServerError: {
     type: 'object',
     description: 'An unexpected failure; `error_id` identifies the log entry.',

@@ -153,7 +153,6 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
   const latestAnswers = await repo.submissionAnswers(q, userId, slug, 'latest');
 
   let mode: 'pending_choice' | 'early_order' | 'express_reorder' | 'blocked' = 'blocked';
-  // Each reason is also the early order's refusal code (earlyOrder below).
   let blocked: EarlyOrderBlock | null = null;
   let pendingId: string | null = null;
   let express: { consultation_id: string; treatment_id: string; dosage: string; approved_at: string; valid_until: string } | null = null;
