@@ -1,7 +1,7 @@
 // `X-Brand-Slug` on the unauthenticated account endpoints (spec 4). Sign-in answers a missing or
 // wrong brand with its usual non-specific 401; the other endpoints with 400 `invalid_brand`.
 import type { FastifyRequest } from 'fastify';
-import { errorCode } from './errors.ts';
+import { fail } from './errors.ts';
 
 export function hasBrand(request: FastifyRequest, brand: string): boolean {
   const value = request.headers['x-brand-slug'];
@@ -9,7 +9,7 @@ export function hasBrand(request: FastifyRequest, brand: string): boolean {
 }
 
 export function requireBrand(request: FastifyRequest, brand: string): void {
-  if (!hasBrand(request, brand)) throw errorCode(400, 'invalid_brand', 'The X-Brand-Slug header is missing or not recognised.');
+  if (!hasBrand(request, brand)) throw fail('invalid_brand');
 }
 
 export const BrandHeader = { 'x-brand-slug': { type: 'string', description: 'The brand identifier (BRAND_SLUG)' } };

@@ -6,6 +6,7 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { z } from 'zod';
 import { ApiError, throttled } from '../lib/api-error.ts';
 import { errorField } from '../lib/error-fields.ts';
+import { fail } from './error-catalogue.ts';
 
 export { ApiError, throttled };
 
@@ -17,38 +18,22 @@ export const fieldErrors = (errors: FieldErrors) => new ApiError(400, errors);
 // Shape: `{detail}` for a missing record (another account's record is the same 404).
 export const notFound = (detail = 'Not found.') => new ApiError(404, { detail });
 
-// Shape: `{error, code}` for sign-in, registration, identity provider and messages.
-export const errorCode = (status: number, code: string, error: string, extra: Record<string, unknown> = {}) =>
-  new ApiError(status, { error, code, ...extra });
+// Refusals with a code: the catalogue (error-catalogue.ts) gives each code its status and shape.
+export { ERROR_CATALOGUE, fail, type CodeOfShape, type ErrorCode, type ErrorEntry, type ErrorShape, type FailDetails } from './error-catalogue.ts';
 
-// Shape: `{error_name, ...}` for registration, verification and checkout refusals.
-export const errorName = (status: number, error_name: string, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
-  new ApiError(status, { error_name, message, ...extra }, headers);
-
-// Shape: `{code, ...extras}` for renewal options and confirmation.
-export const coded = (status: number, code: string, extra: Record<string, unknown> = {}) => new ApiError(status, { code, ...extra });
-
-// Shape: `{detail, code}` (permission, session checks, throttling).
-export const detailCode = (status: number, code: string, detail: string, headers?: Record<string, string>) =>
-  new ApiError(status, { detail, code }, headers);
-
-export const permissionDenied = () =>
-  detailCode(403, 'permission_denied', 'You do not have permission to perform this action.');
+export const permissionDenied = () => fail('permission_denied');
 
 // Shape: `{detail, code, messages[]}` for token failures (SimpleJWT's body).
 export const tokenNotValid = (message = 'Token is invalid or expired', tokenType: 'access' | 'refresh' = 'access') =>
-  new ApiError(
-    401,
-    {
-      detail: 'Given token not valid for any token type',
-      code: 'token_not_valid',
-      messages: [{ token_class: tokenType === 'access' ? 'AccessToken' : 'RefreshToken', token_type: tokenType, message }],
-    },
-    { 'www-authenticate': 'Bearer realm="api"' },
-  );
+  fail('token_not_valid', { extra: { messages: [{ token_class: tokenType === 'access' ? 'AccessToken' : 'RefreshToken', token_type: tokenType, message }] } });
 
-export const notAuthenticated = () =>
-  new ApiError(401, { detail: 'Authentication credentials were not provided.', code: 'not_authenticated' }, { 'www-authenticate': 'Bearer realm="api"' });
+export const notAuthenticated = () => fail('not_authenticated');
+
+/** Sends a catalogued answer from the error handler (same status, body and headers as thrown). */
+const sendFail = (reply: FastifyReply, err: ApiError) => {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.status).send(err.body);
+};
 
 // Response schemas of the shapes, for the OpenAPI document.
 export const FieldErrorsSchema = z.record(z.string(), z.array(z.string())).meta({ description: 'Field-keyed validation errors' });
@@ -121,10 +106,7 @@ export function installErrorHandling(app: FastifyInstance) {
     reply.serializer(JSON.stringify);
     // A custom serializer leaves the content type unset: every error body is JSON.
     reply.type('application/json; charset=utf-8');
-    if (err instanceof ApiError) {
-      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-      return reply.code(err.status).send(err.body);
-    }
+    if (err instanceof ApiError) return sendFail(reply, err);
     if (hasZodFastifySchemaValidationErrors(err)) {
       // fastify-type-provider-zod 7 puts the issue's fields under params, its code in keyword, its
       // message in message and its path in instancePath.
@@ -140,26 +122,27 @@ export function installErrorHandling(app: FastifyInstance) {
     if (isResponseSerializationError(err)) {
       const error_id = randomUUID();
       request.log.error({ err, error_id, issues: err.cause.issues.map((i) => ({ path: i.path, code: i.code })) }, 'response did not match its schema');
-      return reply.code(500).send({ detail: 'A server error occurred.', code: 'server_error', error_id });
+      return sendFail(reply, fail('server_error', { extra: { error_id } }));
     }
     const status = err.statusCode ?? 500;
     if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || errorField(err, 'type') === 'entity.parse.failed' || err instanceof SyntaxError) {
       return reply.code(400).send({ detail: 'JSON parse error: the request body is not valid JSON.' });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
-      return reply.code(413).send({ detail: 'Request body is too large.', code: 'payload_too_large' });
+      return sendFail(reply, fail('payload_too_large'));
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
-      return reply.code(415).send({ detail: 'Unsupported media type in request.', code: 'unsupported_media_type' });
+      return sendFail(reply, fail('unsupported_media_type'));
     }
     if (status === 429) {
-      return reply.code(429).send({ detail: 'Request was throttled.', code: 'throttled' });
+      return sendFail(reply, fail('throttled', { message: 'Request was throttled.' }));
     }
     if (status >= 400 && status < 500) {
+      // Not catalogued: the status is the failing plugin's own, only the shape is fixed.
       return reply.code(status).send({ detail: err.message || 'Bad request.', code: 'bad_request' });
     }
     const error_id = randomUUID();
     request.log.error({ err, error_id }, 'unhandled error');
-    return reply.code(500).send({ detail: 'A server error occurred.', code: 'server_error', error_id });
+    return sendFail(reply, fail('server_error', { extra: { error_id } }));
   });
 }

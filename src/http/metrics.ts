@@ -11,7 +11,7 @@ import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { outboxBacklog } from '../mail/outbox.ts';
-import { detailCode, notAuthenticated, permissionDenied } from './errors.ts';
+import { fail, notAuthenticated, permissionDenied } from './errors.ts';
 
 let processRegistry: client.Registry | undefined;
 
@@ -185,9 +185,7 @@ export function registerMetrics(app: FastifyInstance, deps: Deps): void {
       if (!token) throw permissionDenied();
       const header = request.headers.authorization;
       if (typeof header !== 'string' || !/^Bearer\s+\S/i.test(header)) throw notAuthenticated();
-      if (!tokenMatches(header.replace(/^Bearer\s+/i, ''), token)) {
-        throw detailCode(401, 'authentication_failed', 'Incorrect metrics token.', { 'www-authenticate': 'Bearer realm="metrics"' });
-      }
+      if (!tokenMatches(header.replace(/^Bearer\s+/i, ''), token)) throw fail('authentication_failed');
     }
     const { contentType, body } = await metrics.text();
     reply.header('cache-control', 'no-store');

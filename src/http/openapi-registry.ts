@@ -3,6 +3,7 @@
 // media types of downloads and uploads, and hand-written examples. src/http/openapi.ts applies it to
 // the document @fastify/swagger builds; test/openapi*.test.ts check that it matches what the service
 // answers. Keyed by `METHOD /path/{param}/` exactly as the document lists the operation.
+import type { CodeOfShape, ErrorCode } from './error-catalogue.ts';
 
 /**
  * One error body shape of a status:
@@ -10,12 +11,21 @@
  * - `detail`: `{detail}` (not found)
  * - `empty`: `{}`
  * - `token`: `{detail, code: "token_not_valid", messages}` (a refresh token refused)
- * - `{ error: [...] }`: `{error, code}` with these codes
+ * - `{ error: [...] }`: `{error, code}` with these codes (each variant takes only codes of its shape in
+ *   src/http/error-catalogue.ts, so a code listed under the wrong shape does not compile)
  * - `{ error_name: [...] }`: `{error_name, message, ...}` with these names
  * - `{ detail_code: [...] }`: `{detail, code}` with these codes
  * - `{ code: [...] }`: `{code, ...extras}` with these codes
  */
-export type ErrorVariant = 'fields' | 'detail' | 'empty' | 'token' | { error: string[] } | { error_name: string[] } | { detail_code: string[] } | { code: string[] };
+export type ErrorVariant =
+  | 'fields'
+  | 'detail'
+  | 'empty'
+  | 'token'
+  | { error: CodeOfShape<'error_code'>[] }
+  | { error_name: CodeOfShape<'error_name'>[] }
+  | { detail_code: CodeOfShape<'detail_code'>[] }
+  | { code: CodeOfShape<'code'>[] };
 
 export interface OperationDoc {
   /** Stable camelCase operationId (generated clients name their functions after it). */
@@ -43,7 +53,7 @@ export interface OperationDoc {
 
 const fields = 'fields' as const;
 const detail = 'detail' as const;
-const invalidBrand = { error: ['invalid_brand'] };
+const invalidBrand = { error: ['invalid_brand'] } satisfies ErrorVariant;
 
 const EXAMPLE_ACCESS =
   'eyJhbGciOiJIUzI1NiJ9.eyJ0b2tlbl90eXBlIjoiYWNjZXNzIiwidXNlcl9pZCI6IjNmYTg1ZjY0LTU3MTctNDU2Mi1iM2ZjLTJjOTYzZjY2YWZhNiJ9.c2lnbmF0dXJl';
@@ -52,9 +62,9 @@ const EXAMPLE_REFRESH =
 const tokenPair = { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH, is_doctor: false, is_backoffice_admin: false, is_marketer: false };
 const credentials = { email: 'ada@example.org', password: 'Quiet-Harbour-Lantern-42' };
 
-const session = (provider: string) => ({ 404: [{ detail_code: [`${provider}_session_not_found`] }] });
-const decision = { 409: [{ detail_code: ['invalid_status_transition'] }] };
-const journalPlan = { 403: [{ detail_code: ['active_treatment_plan_required'] }] };
+const session = (provider: 'sandbox' | 'stripe') => ({ 404: [{ detail_code: [`${provider}_session_not_found` as const] }] });
+const decision = { 409: [{ detail_code: ['invalid_status_transition'] }] } satisfies OperationDoc['errors'];
+const journalPlan = { 403: [{ detail_code: ['active_treatment_plan_required'] }] } satisfies OperationDoc['errors'];
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /healthz': { id: 'getHealth', descriptions: { 200: 'The process is up' } },
@@ -329,7 +339,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/clinician/consultations/{id}/': { id: 'getConsultationForReview', errors: { 404: [detail] }, descriptions: { 200: 'The consultation with its submission and eligibility result' } },
   'POST /v1/clinician/consultations/{id}/approve/': {
     id: 'approveConsultation',
-    errors: { 400: [fields, { code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [detail], ...decision }, descriptions: { 200: 'Approved: the consultation with its prescription' } },
+    errors: { 400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [detail], ...decision }, descriptions: { 200: 'Approved: the consultation with its prescription' } },
   'POST /v1/clinician/consultations/{id}/reject/': { id: 'rejectConsultation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Rejected' } },
   'POST /v1/clinician/consultations/{id}/request-information/': { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Waiting for the patient' } },
 
@@ -346,7 +356,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 };
 
 /** Extra properties some error bodies carry, by their code or error_name. */
-export const ERROR_EXTRAS: Record<string, Record<string, unknown>> = {
+export const ERROR_EXTRAS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (also in `Retry-After`)' } },
   PROFILE_INCOMPLETE: { missing_fields: { type: 'array', items: { type: 'string' }, description: 'Profile fields to fill first' } },
   QUESTIONNAIRE_INCOMPLETE: { missing_answers: { type: 'array', items: { type: 'string' }, description: 'Question keys still unanswered' } },
@@ -356,8 +366,9 @@ export const ERROR_EXTRAS: Record<string, Record<string, unknown>> = {
   CONSULTATION_ALREADY_OPEN: { consultation_id: { type: 'string', format: 'uuid' } },
   SUBMISSION_ALREADY_USED: { consultation_id: { type: 'string', format: 'uuid' }, category: { type: 'string' } },
   renewal_answers_required: { missing_keys: { type: 'array', items: { type: 'string' } } },
-  renewal_answer_ineligible: { question_key: { type: 'string' } },
-  invalid_treatment_variant: { treatment_id: { type: 'string' }, dosage: { type: 'string' } },
+  // null when the answers are fine but the treatment itself is excluded (docs/renewals.md).
+  renewal_answer_ineligible: { question_key: { type: ['string', 'null'] } },
+  invalid_treatment_variant: { treatment_id: { type: 'string' }, dosage: { type: ['string', 'null'] } },
   patient_choice_not_pending: { patient_choice_status: { type: ['string', 'null'] } },
 };
 

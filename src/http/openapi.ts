@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { accessFor } from './access.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
@@ -95,10 +96,10 @@ const SHARED_SCHEMAS: Record<string, Json> = {
       messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is invalid or expired' }],
     },
   },
-  NotAuthenticated: detailCodeSchema(['not_authenticated'], 'No bearer token was sent.', 'Authentication credentials were not provided.'),
-  PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', 'You do not have permission to perform this action.'),
-  PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', 'Request body is too large.'),
-  UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', 'Unsupported media type in request.'),
+  NotAuthenticated: detailCodeSchema(['not_authenticated'], 'No bearer token was sent.', ERROR_CATALOGUE.not_authenticated.message),
+  PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', ERROR_CATALOGUE.permission_denied.message),
+  PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', ERROR_CATALOGUE.payload_too_large.message),
+  UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', ERROR_CATALOGUE.unsupported_media_type.message),
   ServerError: {
     type: 'object',
     description: 'An unexpected failure; `error_id` identifies the log entry.',
@@ -108,7 +109,7 @@ const SHARED_SCHEMAS: Record<string, Json> = {
   },
 };
 
-function detailCodeSchema(codes: string[], description?: string, detail = 'Refused.'): Json {
+function detailCodeSchema(codes: ErrorCode[], description?: string, detail = 'Refused.'): Json {
   return {
     type: 'object',
     ...(description ? { description } : {}),
@@ -118,7 +119,7 @@ function detailCodeSchema(codes: string[], description?: string, detail = 'Refus
   };
 }
 
-function extrasOf(codes: string[]): Json {
+function extrasOf(codes: ErrorCode[]): Json {
   const extras: Json = {};
   for (const c of codes) Object.assign(extras, ERROR_EXTRAS[c] ?? {});
   return extras;

@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
-import { DetailCodeSchema, detailCode } from '../http/errors.ts';
+import { DetailCodeSchema, fail } from '../http/errors.ts';
 import { stripeSessionState } from './stripe.ts';
 import type { ProviderEvent, WebhookPort } from './types.ts';
 
@@ -138,15 +138,15 @@ export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort
         },
       },
       async (request) => {
-        if (deps.config.PAYMENT_PROVIDER !== 'stripe' || !deps.config.STRIPE_WEBHOOK_SECRET) throw detailCode(404, 'not_found', 'Not found.');
+        if (deps.config.PAYMENT_PROVIDER !== 'stripe' || !deps.config.STRIPE_WEBHOOK_SECRET) throw fail('not_found');
         const sig = request.headers['stripe-signature'];
         const raw = request.body;
-        if (typeof sig !== 'string' || !Buffer.isBuffer(raw)) throw detailCode(400, 'invalid_signature', 'Missing Stripe-Signature header or body.');
+        if (typeof sig !== 'string' || !Buffer.isBuffer(raw)) throw fail('invalid_signature', { message: 'Missing Stripe-Signature header or body.' });
         let event: Stripe.Event;
         try {
           event = Stripe.webhooks.constructEvent(raw, sig, deps.config.STRIPE_WEBHOOK_SECRET);
         } catch {
-          throw detailCode(400, 'invalid_signature', 'The webhook signature does not verify.');
+          throw fail('invalid_signature', { message: 'The webhook signature does not verify.' });
         }
         const o: unknown = event.data.object;
         const duplicate = await port.receive('stripe', event.id, event.type, stripeEvent(event.type, obj(o)));

@@ -5,7 +5,7 @@ import { TokenRejected, verifyServiceToken } from '../../lib/jwt.ts';
 import { jwtVerify, createRemoteJWKSet } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { ApiError, errorCode, errorName, fieldErrors, tokenNotValid } from '../../http/errors.ts';
+import { ApiError, fail, fieldErrors, tokenNotValid } from '../../http/errors.ts';
 import { TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail, isSuppressed, suppressEmail } from '../../mail/outbox.ts';
@@ -45,7 +45,6 @@ import { accessToken, issueTokenPair, refreshToken, revokeAllSessions, type Toke
 import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
-const TOO_MANY_CODES = 'Too many incorrect codes. Please request a new code shortly.';
 
 const roleFlags = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => ({
   is_doctor: u.is_doctor,
@@ -56,7 +55,7 @@ const isPrivileged = (u: UserRow) => u.is_doctor || u.is_backoffice_admin || u.i
 const retryAfter = (seconds: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
 
 const registrationRateLimited = (seconds: number) =>
-  errorName(429, 'REGISTRATION_RATE_LIMITED', 'Please wait before requesting another code.', { retry_after: Math.max(1, Math.ceil(seconds)) }, retryAfter(seconds));
+  fail('REGISTRATION_RATE_LIMITED', { extra: { retry_after: Math.max(1, Math.ceil(seconds)) }, headers: retryAfter(seconds) });
 
 function weakPassword(password: string, context: PasswordContext): void {
   const problems = passwordProblems(password, context);
@@ -80,7 +79,7 @@ export async function register(deps: Deps, input: RegisterInput, ip: string): Pr
   await deps.limiters.budget('register-ip', config.REGISTRATIONS_PER_IP, config.REGISTRATION_WINDOW_SECONDS).consume(ip, registrationRateLimited);
   weakPassword(input.password, { email, names: [input.first_name, input.last_name], locale: input.locale });
   if (await isSuppressed(deps.db, email)) {
-    throw errorName(406, 'REGISTRATION_EMAIL_UNDELIVERABLE', 'Mail to this address cannot be delivered. Please use a different address.');
+    throw fail('REGISTRATION_EMAIL_UNDELIVERABLE');
   }
   const passwordHash = await hashPassword(input.password);
   const now = deps.clock.now();
@@ -93,7 +92,7 @@ export async function register(deps: Deps, input: RegisterInput, ip: string): Pr
     if (existing) {
       // Active, privileged, Google-backed or disabled: one identical refusal (an account-takeover path).
       if (existing.email_verified_at || isPrivileged(existing) || existing.google_sub || existing.disabled_at) {
-        throw errorCode(400, 'registration_not_allowed', 'This email address cannot be used to register a new account.');
+        throw fail('registration_not_allowed');
       }
       const pending = await findVerification(q, existing.id);
       if (pending) {
@@ -125,13 +124,13 @@ type VerifyOutcome = { ok: true; pair: TokenPair; user: UserRow } | { ok: false;
 
 export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown) {
   if (typeof rawEmail !== 'string' || !rawEmail.trim() || (typeof rawOtp !== 'string' && typeof rawOtp !== 'number') || String(rawOtp).trim() === '') {
-    throw errorName(400, 'VERIFY_EMAIL_INVALID_REQUEST', 'Both email and otp are required.');
+    throw fail('VERIFY_EMAIL_INVALID_REQUEST');
   }
   const otp = String(rawOtp).trim();
   const { config } = deps;
   const now = deps.clock.now();
-  const invalid = errorName(400, 'VERIFY_EMAIL_INVALID_CODE', 'The code is invalid or has expired.');
-  const lockedOut = (until: Date) => errorName(429, 'VERIFY_EMAIL_TOO_MANY_ATTEMPTS', TOO_MANY_CODES, {}, retryAfter((until.getTime() - now.getTime()) / 1000));
+  const invalid = fail('VERIFY_EMAIL_INVALID_CODE');
+  const lockedOut = (until: Date) => fail('VERIFY_EMAIL_TOO_MANY_ATTEMPTS', { headers: retryAfter((until.getTime() - now.getTime()) / 1000) });
 
   // The failure counters must be saved even though the answer is an error: the transaction returns
   // the outcome and the error is thrown after it commits.
@@ -167,7 +166,7 @@ export async function verifyEmail(deps: Deps, rawEmail: unknown, rawOtp: unknown
 
 // ---------------------------------------------------------------- sign-in and tokens
 
-const invalidCredentials = () => errorCode(401, 'invalid_credentials', 'No active account found with the given credentials.');
+const invalidCredentials = () => fail('invalid_credentials');
 
 export async function signIn(deps: Deps, email: string, password: string, ip: string, brandOk: boolean) {
   const user = await checkCredentials(deps, email, password, ip, brandOk);
@@ -185,7 +184,7 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
   await perIp.check(ip);
   await perAccount.check(accountKey);
 
-  const fail = async () => {
+  const refuseSignIn = async () => {
     await Promise.all([perIp.penalise(ip), perAccount.penalise(accountKey)]);
     return invalidCredentials();
   };
@@ -193,13 +192,13 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
   if (!user || !user.password_hash) {
     await burnPasswordCheck(password); // same cost as a real check
     if (user && !user.password_hash && user.google_sub) {
-      throw errorCode(400, 'google_account', 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.');
+      throw fail('google_account');
     }
-    throw await fail();
+    throw await refuseSignIn();
   }
-  if (!(await verifyPassword(user.password_hash, password))) throw await fail();
-  if (!user.email_verified_at) throw await fail();
-  if (user.disabled_at) throw errorCode(403, 'user_inactive', 'This account is disabled.');
+  if (!(await verifyPassword(user.password_hash, password))) throw await refuseSignIn();
+  if (!user.email_verified_at) throw await refuseSignIn();
+  if (user.disabled_at) throw fail('user_inactive');
   await perAccount.reset(accountKey);
   return user;
 }
@@ -257,9 +256,9 @@ let jwks: { url: string; set: ReturnType<typeof createRemoteJWKSet> } | undefine
 export async function googleLogin(deps: Deps, credential: unknown, locale?: string) {
   const { config } = deps;
   if (typeof credential !== 'string' || !credential.trim()) {
-    throw errorCode(400, 'credential_required', 'The Google credential is required.');
+    throw fail('credential_required');
   }
-  if (config.GOOGLE_CLIENT_IDS.length === 0) throw errorCode(400, 'google_login_disabled', 'Google sign-in is not enabled.');
+  if (config.GOOGLE_CLIENT_IDS.length === 0) throw fail('google_login_disabled');
   if (!jwks || jwks.url !== config.GOOGLE_JWKS_URL) jwks = { url: config.GOOGLE_JWKS_URL, set: createRemoteJWKSet(new URL(config.GOOGLE_JWKS_URL)) };
   let claims: Record<string, unknown>;
   try {
@@ -270,12 +269,12 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
       currentDate: deps.clock.now(),
     }));
   } catch {
-    throw errorCode(401, 'invalid_google_credential', 'The Google credential could not be verified.');
+    throw fail('invalid_google_credential', { message: 'The Google credential could not be verified.' });
   }
   const sub = typeof claims.sub === 'string' ? claims.sub : '';
   const email = typeof claims.email === 'string' ? normaliseEmail(claims.email) : '';
   if (!sub || !email || claims.email_verified !== true) {
-    throw errorCode(401, 'invalid_google_credential', 'The Google account has no verified email address.');
+    throw fail('invalid_google_credential', { message: 'The Google account has no verified email address.' });
   }
   const result = await deps.db.tx<{ error: ApiError } | { pair: TokenPair; user: UserRow }>(async (q) => {
     let user = await findUserByGoogleSub(q, sub);
@@ -285,8 +284,8 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
         // Linking rule (docs/accounts.md): staff accounts never link; a verified password account
         // links (both sides proved the mailbox); an unverified signup is taken over by the Google
         // owner of the address and its password, set by whoever registered it, is removed.
-        if (isPrivileged(byEmail)) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
-        if (byEmail.google_sub && byEmail.google_sub !== sub) return { error: errorCode(400, 'google_link_not_allowed', 'This account cannot sign in with Google.') };
+        if (isPrivileged(byEmail)) return { error: fail('google_link_not_allowed') };
+        if (byEmail.google_sub && byEmail.google_sub !== sub) return { error: fail('google_link_not_allowed') };
         const takeOver = !byEmail.email_verified_at;
         await linkGoogle(q, byEmail.id, sub, takeOver);
         if (takeOver) await deleteVerification(q, byEmail.id);
@@ -306,7 +305,7 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
     }
     // Found or written a moment ago inside this transaction.
     if (!user) throw new Error('the Google account vanished inside its own transaction');
-    if (user.disabled_at) return { error: errorCode(403, 'user_inactive', 'This account is disabled.') };
+    if (user.disabled_at) return { error: fail('user_inactive') };
     return { pair: await issueTokenPair(deps, q, user.id), user };
   });
   if ('error' in result) throw result.error;
@@ -337,7 +336,7 @@ export async function forgotPassword(deps: Deps, rawEmail: string, ip: string): 
 }
 
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
-  const invalid = errorCode(400, 'invalid_reset_token', 'This reset link is invalid or has expired. Request a new one.');
+  const invalid = fail('invalid_reset_token');
   const row = await findResetHolder(deps.db, sha256(token), deps.clock.now());
   if (!row) throw invalid;
   weakPassword(password, { email: row.email, names: [row.first_name, row.last_name], locale: row.locale });
@@ -382,7 +381,7 @@ export async function changePassword(deps: Deps, userId: string, sessionId: stri
   if (!user.password_hash) {
     await burnPasswordCheck(currentPassword);
     if (user.google_sub) {
-      throw errorCode(400, 'google_account', 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.');
+      throw fail('google_account');
     }
     await perAccount.penalise(accountKey);
     throw wrongCurrent();

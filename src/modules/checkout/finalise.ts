@@ -5,7 +5,7 @@
 // payments.checkout_session_id, payments(provider, provider_payment_id)) back it up.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { detailCode } from '../../http/errors.ts';
+import { fail } from '../../http/errors.ts';
 import { appLinks } from '../../mail/links.ts';
 import { enqueueMail, LOCALES, type Locale } from '../../mail/outbox.ts';
 import { providerFor, type SessionState } from '../../payment-providers/index.ts';
@@ -39,7 +39,7 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: SessionRow, state:
   if (refund.status === 'failed') {
     // Left unfinalised: the next session check or webhook retries; the back office sees it in the log.
     deps.log.error({ sessionId: row.id, reason }, 'duplicate checkout payment could not be refunded');
-    throw detailCode(502, 'refund_failed', 'The payment provider refused the refund of a duplicate payment.');
+    throw fail('refund_failed', { message: 'The payment provider refused the refund of a duplicate payment.' });
   }
   if (state.providerSubscriptionId && provider.cancelSubscription) {
     await provider.cancelSubscription(state.providerSubscriptionId).catch((err: unknown) => {

@@ -1,8 +1,8 @@
 // Checkout: start a checkout for a consultation (or create it at once when a plan covers it), the
 // session check, the billing portal link and the expiry job. Finalisation is in finalise.ts.
 import type { Deps } from '../../deps.ts';
-import { detailCode, errorName, fieldErrors } from '../../http/errors.ts';
-import { providerFor, type StoredSession } from '../../payment-providers/index.ts';
+import { fail, fieldErrors, type ErrorCode } from '../../http/errors.ts';
+import { providerFor, type ProviderName, type StoredSession } from '../../payment-providers/index.ts';
 import { createConsultation, defaultDosage, submissionVerdict, verdictFor } from '../consultations/index.ts';
 import { billingCategory, oneOffSupplyDays, paymentOfSession, planCycleDays, priceFor, type BillingTreatment } from '../payments/index.ts';
 import { assertCountryServed, profileFacts, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/index.ts';
@@ -67,14 +67,12 @@ function pickTreatment(treatments: BillingTreatment[], plan: 'one_off' | 'subscr
  */
 function refusal(category: string, treatmentId: string, dosage: string, v: PrescribingVerdict) {
   const treatment = v.refused === 'treatment';
-  return errorName(
-    400,
-    treatment ? 'TREATMENT_NOT_ALLOWED' : 'DOSAGE_NOT_ALLOWED',
-    treatment
+  return fail(treatment ? 'TREATMENT_NOT_ALLOWED' : 'DOSAGE_NOT_ALLOWED', {
+    message: treatment
       ? `This treatment cannot be prescribed on your latest questionnaire (${v.codes.join(', ')}).`
       : `This dosage cannot be prescribed now (${v.codes.join(', ')}). Allowed: ${v.allowed_dosages.join(', ')}.`,
-    { category, treatment_id: treatmentId, dosage, reason_codes: v.codes, allowed_treatments: v.allowed_treatments, allowed_dosages: v.allowed_dosages },
-  );
+    extra: { category, treatment_id: treatmentId, dosage, reason_codes: v.codes, allowed_treatments: v.allowed_treatments, allowed_dosages: v.allowed_dosages },
+  });
 }
 
 async function assertPrescribable(q: Queryable, userId: string, category: string, treatmentId: string, dosage: string, engine: EngineVerdict, now: Date) {
@@ -82,8 +80,7 @@ async function assertPrescribable(q: Queryable, userId: string, category: string
   if (!v.ok) throw refusal(category, treatmentId, dosage, v);
 }
 
-const alreadyOpen = (consultationId: string) =>
-  errorName(409, 'CONSULTATION_ALREADY_OPEN', 'A consultation of this category is already waiting for a doctor.', { consultation_id: consultationId });
+const alreadyOpen = (consultationId: string) => fail('CONSULTATION_ALREADY_OPEN', { extra: { consultation_id: consultationId } });
 
 /**
  * Where the provider may send the browser after payment: only this service's own pages and the
@@ -111,9 +108,9 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   assertCountryServed(await countryOfResidence(deps.db, user.id));
 
   const submission = await latestSubmission(deps.db, user.id, input.category);
-  if (!submission) throw errorName(400, 'SUBMISSION_REQUIRED', 'Submit the questionnaire of this category before checkout.', { category: input.category });
+  if (!submission) throw fail('SUBMISSION_REQUIRED', { extra: { category: input.category } });
   if (!PAYABLE_OUTCOMES.includes(submission.outcome)) {
-    throw errorName(400, 'SUBMISSION_NOT_ELIGIBLE', 'The latest questionnaire of this category is not eligible for treatment.', { category: input.category, outcome: submission.outcome });
+    throw fail('SUBMISSION_NOT_ELIGIBLE', { extra: { category: input.category, outcome: submission.outcome } });
   }
   const result = isRecord(submission.result) ? submission.result : {};
   // The engine's verdict on that submission binds what is sold (docs/billing.md).
@@ -122,10 +119,10 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const treatment = pickTreatment(category.treatments, input.plan, input.treatment_id, suggested, engine.treatments);
   if (!treatment) {
     if (input.treatment_id) throw fieldErrors({ treatment_id: ['Not a treatment of this category.'] });
-    throw errorName(400, 'PLAN_NOT_AVAILABLE', `No treatment of this category is sold as "${input.plan}".`, { category: input.category, plan: input.plan });
+    throw fail('PLAN_NOT_AVAILABLE', { message: `No treatment of this category is sold as "${input.plan}".`, extra: { category: input.category, plan: input.plan } });
   }
   const amount = priceFor(treatment, input.plan);
-  if (amount === null) throw errorName(400, 'PLAN_NOT_AVAILABLE', `This treatment is not sold as "${input.plan}".`, { category: input.category, plan: input.plan });
+  if (amount === null) throw fail('PLAN_NOT_AVAILABLE', { message: `This treatment is not sold as "${input.plan}".`, extra: { category: input.category, plan: input.plan } });
   // Default dose: the dose to continue with (the first step of a ladder for a first supply).
   const now = deps.clock.now();
   let dosage = input.dosage ?? (await defaultDosage(deps.db, user.id, input.category, treatment.id, now)) ?? treatment.dosages[0] ?? '';
@@ -143,7 +140,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const conflicts = await reviewConflicts(deps.db, user.id, input.category, submission.id);
   if (conflicts.openId) throw alreadyOpen(conflicts.openId);
   if (conflicts.usedId) {
-    throw errorName(409, 'SUBMISSION_ALREADY_USED', 'Submit the questionnaire again before a new consultation.', { consultation_id: conflicts.usedId, category: input.category });
+    throw fail('SUBMISSION_ALREADY_USED', { extra: { consultation_id: conflicts.usedId, category: input.category } });
   }
 
   // Covered by an active plan: the consultation is created at once, without a payment.
@@ -273,7 +270,8 @@ export interface SessionView {
   finalised_at: string | null;
 }
 
-const sessionNotFound = (provider: string) => detailCode(404, `${provider}_session_not_found`, 'No checkout session with this id exists for this account.');
+const SESSION_NOT_FOUND = { sandbox: 'sandbox_session_not_found', stripe: 'stripe_session_not_found' } as const satisfies Record<ProviderName, ErrorCode>;
+const sessionNotFound = (provider: ProviderName) => fail(SESSION_NOT_FOUND[provider]);
 
 const REFUND_REASONS = ['submission_already_paid', 'consultation_already_open', 'plan_already_active'] as const;
 const refundReasonOf = (r: string | null): SessionView['refund_reason'] => REFUND_REASONS.find((x) => x === r) ?? null;
@@ -316,7 +314,7 @@ async function viewOf(q: Queryable, row: SessionRow, status?: SessionStatus): Pr
 }
 
 /** GET /v1/users/{provider}/session/{id}/: the session's state; finalises a paid session. */
-export async function checkSession(deps: Deps, userId: string, providerName: string, sessionId: string): Promise<SessionView> {
+export async function checkSession(deps: Deps, userId: string, providerName: ProviderName, sessionId: string): Promise<SessionView> {
   if (sessionId.length > 255) throw sessionNotFound(providerName);
   // The primary, not the replica: this check may finalise the session.
   const own = await findOwnSession(deps.db, userId, providerName, sessionId);

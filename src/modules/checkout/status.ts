@@ -6,7 +6,7 @@
 //   expired  -> paid | refunded     (paid at the provider before our expiry reached it)
 //   paid     -> paid | refunded     (paid -> paid: the sandbox page marks it paid, finalisation records it)
 //   refunded: final                 (a duplicate payment for a review already paid for)
-import { detailCode } from '../../http/errors.ts';
+import { fail } from '../../http/errors.ts';
 
 export const SESSION_STATUSES = ['open', 'paid', 'declined', 'expired', 'refunded'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -27,5 +27,5 @@ export function canTransitionSession(from: string, to: SessionStatus): from is S
 
 /** 409 {detail, code: "invalid_status_transition"} unless from -> to is allowed. */
 export function assertSessionTransition(from: string, to: SessionStatus): asserts from is SessionStatus {
-  if (!canTransitionSession(from, to)) throw detailCode(409, 'invalid_status_transition', `A checkout session in status "${from}" cannot become "${to}".`);
+  if (!canTransitionSession(from, to)) throw fail('invalid_status_transition', { message: `A checkout session in status "${from}" cannot become "${to}".` });
 }

@@ -3,7 +3,7 @@
 // is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { ApiError, errorName, fieldErrors, notFound } from '../../http/errors.ts';
+import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { billingTreatment } from '../payments/index.ts';
@@ -79,20 +79,21 @@ export async function approveConsultation(
     const now = deps.clock.now();
     // Time-bound answers (hours since unprotected sex) are re-checked now, not at submission.
     const late = await timeWindowRecheck(q, c.user_id, c.questionnaire_submission_id, treatment.id, now);
-    if (late) throw errorName(400, 'TREATMENT_WINDOW_PASSED', 'The time window of this treatment has passed since the questionnaire was submitted.', late);
+    if (late) throw fail('TREATMENT_WINDOW_PASSED', { extra: late });
     // The engine's verdict binds the approval: outside it, only with a written override (docs/consultations.md).
     const { engine, sideEffects } = await consultationVerdict(q, c);
     const verdict = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });
     if (!verdict.ok && !input.overrideReason) {
-      throw new ApiError(400, {
-        detail: `The eligibility engine does not allow ${treatment.id} ${dosage} for this patient now (${verdict.codes.join(', ')}). Choose an allowed treatment and dose, or approve with an override and a written clinical reason.`,
-        code: 'override_required',
-        reason_codes: verdict.codes,
-        treatment_id: treatment.id,
-        dosage,
-        allowed_treatments: verdict.allowed_treatments,
-        allowed_dosages: verdict.allowed_dosages,
-        explanation: verdict.explanation,
+      throw fail('override_required', {
+        message: `The eligibility engine does not allow ${treatment.id} ${dosage} for this patient now (${verdict.codes.join(', ')}). Choose an allowed treatment and dose, or approve with an override and a written clinical reason.`,
+        extra: {
+          reason_codes: verdict.codes,
+          treatment_id: treatment.id,
+          dosage,
+          allowed_treatments: verdict.allowed_treatments,
+          allowed_dosages: verdict.allowed_dosages,
+          explanation: verdict.explanation,
+        },
       });
     }
     const approved = await transitionConsultationForClinician(q, c.id, 'approved', {

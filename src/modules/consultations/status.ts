@@ -6,7 +6,7 @@
 //   needs_information -> pending_review | approved | rejected | cancelled | refunded
 //   rejected          -> refunded
 //   approved, cancelled, refunded: final
-import { detailCode } from '../../http/errors.ts';
+import { fail } from '../../http/errors.ts';
 
 export const CONSULTATION_STATUSES = ['pending_review', 'approved', 'rejected', 'needs_information', 'cancelled', 'refunded'] as const;
 export type ConsultationStatus = (typeof CONSULTATION_STATUSES)[number];
@@ -34,6 +34,6 @@ export function canTransition(from: string, to: ConsultationStatus): boolean {
 /** 409 {detail, code: "invalid_status_transition"} unless from -> to is allowed. */
 export function assertTransition(from: string, to: ConsultationStatus): void {
   if (!canTransition(from, to)) {
-    throw detailCode(409, 'invalid_status_transition', `A consultation in status "${from}" cannot become "${to}".`);
+    throw fail('invalid_status_transition', { message: `A consultation in status "${from}" cannot become "${to}".` });
   }
 }

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, errorCode } from '../../http/errors.ts';
+import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { refuseNul } from '../../http/input-guard.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { MAX_FILE_BYTES } from './files.ts';
@@ -30,10 +30,10 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
     }
   } catch (err: unknown) {
     const code = err !== null && typeof err === 'object' && 'code' in err ? err.code : undefined;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
-    if (code === 'FST_FILES_LIMIT') throw errorCode(400, 'too_many_files', 'Send one file per message.');
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw fail('file_too_large', { message: `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.` });
+    if (code === 'FST_FILES_LIMIT') throw fail('too_many_files');
     if (err instanceof ApiError) throw err;
-    throw errorCode(400, 'invalid_multipart', 'The multipart body could not be read.');
+    throw fail('invalid_multipart');
   }
   return { content, upload };
 }

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { errorCode, notFound } from '../../http/errors.ts';
+import { fail, notFound } from '../../http/errors.ts';
 import { emergencyNotice, mentionsEmergency, type EmergencyNotice } from '../../lib/emergency.ts';
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
@@ -112,11 +112,11 @@ export interface Upload {
 
 async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upload): Promise<string> {
   if (upload.truncated || upload.data.length > MAX_FILE_BYTES) {
-    throw errorCode(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`);
+    throw fail('file_too_large', { message: `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.` });
   }
-  if (upload.data.length === 0) throw errorCode(400, 'empty_file', 'The file is empty.');
+  if (upload.data.length === 0) throw fail('empty_file');
   const type = await detectAllowedType(upload.data);
-  if (!type) throw errorCode(400, 'unsupported_file_type', 'Only PDF, JPEG, PNG and HEIC files can be sent.');
+  if (!type) throw fail('unsupported_file_type');
   const clean = stripMetadata(upload.data, type.contentType);
   const key = await fileStore(deps).put(clean);
   return repo.insertFile(q, userId, { key, contentType: type.contentType, extension: type.extension, size: clean.length });
@@ -124,14 +124,14 @@ async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upl
 
 function checkContent(content: string | undefined): string {
   const text = (content ?? '').trim();
-  if (text.length > MAX_CONTENT_LENGTH) throw errorCode(400, 'content_too_long', `A message can have at most ${MAX_CONTENT_LENGTH} characters.`);
+  if (text.length > MAX_CONTENT_LENGTH) throw fail('content_too_long', { message: `A message can have at most ${MAX_CONTENT_LENGTH} characters.` });
   return text;
 }
 
 export async function sendAsPatient(deps: Deps, userId: string, id: string, content: string | undefined, upload?: Upload) {
   const conv = await ownConversation(deps, userId, id);
   const text = checkContent(content);
-  if (!text && !upload) throw errorCode(400, 'content_or_file_required', 'Either content or file is required.');
+  if (!text && !upload) throw fail('content_or_file_required');
   const flagged = text !== '' && mentionsEmergency(text);
   await deps.db.tx(async (q) => {
     // The first message stores the conversation under the id (and dates) it was shown with.
@@ -188,7 +188,7 @@ export async function readAsClinician(deps: Deps, id: string) {
 export async function replyAsClinician(deps: Deps, doctorId: string, id: string, content: string | undefined) {
   const conv = await anyConversation(deps, id);
   const text = checkContent(content);
-  if (!text) throw errorCode(400, 'content_required', 'A reply needs content.');
+  if (!text) throw fail('content_required');
   await deps.db.tx(async (q) => {
     await repo.insertClinicianMessage(q, doctorId, { conversationId: conv.id, content: text, at: deps.clock.now() });
     await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id });

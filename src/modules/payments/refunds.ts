@@ -3,7 +3,7 @@
 import type { Queryable } from '../../db/index.ts';
 import type { PaymentsRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
-import { detailCode, fieldErrors, notFound } from '../../http/errors.ts';
+import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { queueRefundReceipt } from './receipts.ts';
 import { lockPaymentByProvider, lockPaymentForBackoffice, updateRefund, type RefundRecord } from './repository.ts';
@@ -81,7 +81,7 @@ export async function refundPaymentForBackoffice(
   if (amount <= 0 || amount > remaining) throw fieldErrors({ amount_cents: [`Enter an amount between 1 and ${remaining}.`] });
   const provider = providerFor(deps, p.provider);
   const r = await provider.refund({ providerPaymentId: p.provider_payment_id, amountCents: amount, idempotencyKey: `refund_${p.id}_${p.refunded_amount_cents}_${amount}` });
-  if (r.status === 'failed') throw detailCode(502, 'refund_failed', 'The payment provider refused the refund.');
+  if (r.status === 'failed') throw fail('refund_failed', { message: 'The payment provider refused the refund.' });
   const recorded = await recordRefund(q, p, { id: r.id, amountCents: amount, status: r.status, reason, at: deps.clock.now() });
   warnSkippedRefunds(deps, p.id, recorded);
   await queueRefundReceipt(deps, q, p.id, { id: r.id, amountCents: amount, at: deps.clock.now() });

@@ -1,7 +1,7 @@
 // Profile rules (spec 2.2, 4.2, 8). Design decisions: docs/profile.md.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
+import { fail, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { isCalendarDate } from '../../http/fields.ts';
 import { CATEGORY_SLUGS } from '../../lib/categories.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
@@ -23,7 +23,7 @@ export async function missingProfileFields(q: Queryable, userId: string): Promis
 }
 
 export const profileIncomplete = (missing: string[]) =>
-  errorName(400, 'PROFILE_INCOMPLETE', 'Complete your profile first.', { missing_fields: missing });
+  fail('PROFILE_INCOMPLETE', { extra: { missing_fields: missing } });
 
 /** Whole years between a YYYY-MM-DD birth date and today (UTC). */
 export function ageOn(dateOfBirth: string, today: Date): number {

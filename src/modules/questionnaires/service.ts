@@ -1,7 +1,7 @@
 // Drafts, submission and eligibility (spec 2.7, 4.3). Design decisions: docs/questionnaires.md.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { errorName, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
+import { fail, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { missingProfileFields, profileIncomplete } from '../profile/index.ts';
 import { currentVersion, getCategory, getVersion, type Category, type Locale, type Question, type Treatment, type Version } from './catalogue.ts';
@@ -139,9 +139,9 @@ async function draftEmergency(q: Queryable, userId: string, versionId: string, d
 export function assertCountryServed(country: string | null, locale: Locale = 'en'): void {
   const refusal = onlinePrescribingRefusal(country);
   if (refusal) {
-    throw errorName(400, 'SERVICE_NOT_AVAILABLE_IN_COUNTRY', NOT_AVAILABLE_IN_COUNTRY[locale], {
-      country: refusal.country,
-      reasons: [{ code: refusal.code, source: refusal.source }],
+    throw fail('SERVICE_NOT_AVAILABLE_IN_COUNTRY', {
+      message: NOT_AVAILABLE_IN_COUNTRY[locale],
+      extra: { country: refusal.country, reasons: [{ code: refusal.code, source: refusal.source }] },
     });
   }
 }
@@ -208,13 +208,13 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
     const draft = await lockDraft(q, userId, slug);
     const version = draft ? getVersion(draft.version_id) : undefined;
     if (!draft || !version) {
-      throw errorName(400, 'QUESTIONNAIRE_INCOMPLETE', 'Answer the questionnaire before submitting it.', { missing_answers: currentVersion(slug)!.steps.flatMap((s) => s.questions.filter((x) => x.required).map((x) => x.question_key)) });
+      throw fail('QUESTIONNAIRE_INCOMPLETE', { message: 'Answer the questionnaire before submitting it.', extra: { missing_answers: currentVersion(slug)!.steps.flatMap((s) => s.questions.filter((x) => x.required).map((x) => x.question_key)) } });
     }
     const answers: AnswerItem[] = draft.data;
     // Red flags end the flow even when other answers are still missing.
     const flags = redFlags(version, profile, answers, now);
     const missing = flags.length ? [] : missingAnswers(version, profile, answers, now);
-    if (missing.length) throw errorName(400, 'QUESTIONNAIRE_INCOMPLETE', 'Some required questions are not answered.', { missing_answers: missing });
+    if (missing.length) throw fail('QUESTIONNAIRE_INCOMPLETE', { message: 'Some required questions are not answered.', extra: { missing_answers: missing } });
 
     const result = evaluate(version, profile, answers, now, locale);
     let outcome: 'eligible' | 'ineligible' | 'emergency' | 'held_for_review' = result.outcome;

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, coded } from '../../http/errors.ts';
+import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { pickLocale } from '../questionnaires/index.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
@@ -37,7 +37,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
     },
     async (request) => {
       const category = request.query.category;
-      if (!category) throw coded(400, 'invalid_category', { detail: 'The category query parameter is required.' });
+      if (!category) throw fail('invalid_category', { message: 'The category query parameter is required.' });
       return subs.renewalOptions(deps, currentUser(request).id, category, pickLocale(request.query.locale, request.headers['accept-language']));
     },
   );
@@ -124,7 +124,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   const sandboxOnly = (): Promise<void> =>
     deps.config.PAYMENT_PROVIDER === 'sandbox'
       ? Promise.resolve()
-      : Promise.reject(coded(404, 'test_clock_unavailable', { detail: 'The test clock exists only with the sandbox payment provider.' }));
+      : Promise.reject(fail('test_clock_unavailable'));
   const staff = { tags: ['backoffice'], security: bearerSecurity };
   r.get(
     '/v1/backoffice/test-clock/',

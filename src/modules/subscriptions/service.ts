@@ -2,7 +2,7 @@
 // cycle (window, deferred charge, pause), plan management and early orders. Design: docs/renewals.md.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { ApiError, coded, errorCode, notFound } from '../../http/errors.ts';
+import { ApiError, fail, notFound, type ErrorCode } from '../../http/errors.ts';
 import { bmi, roundBmi } from '../../lib/bmi.ts';
 import { chargeSubscriptionCycle } from './charges.ts';
 import {
@@ -136,9 +136,15 @@ function bmiFrom(answers: unknown): number | null {
   return value === null ? null : roundBmi(value);
 }
 
+/** Why an early order is not possible now (`blocked_code`): each is the early order's refusal code too. */
+type EarlyOrderBlock = Extract<
+  ErrorCode,
+  'subscription_payment_required' | 'early_order_subscription_ending' | 'early_order_pending_review' | 'early_order_period_already_advanced' | 'early_order_period_unavailable' | 'no_prior_treatment'
+>;
+
 export async function renewalOptions(deps: Deps, userId: string, slug: string, locale: Locale) {
   const category = getCategory(slug);
-  if (!category) throw coded(400, 'invalid_category', { detail: `Unknown category "${slug}".` });
+  if (!category) throw fail('invalid_category', { message: `Unknown category "${slug}".` });
   const now = deps.clock.now();
   const q = deps.db;
   const sub = await repo.findLivePlan(q, userId, slug);
@@ -147,7 +153,7 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
   const latestAnswers = await repo.submissionAnswers(q, userId, slug, 'latest');
 
   let mode: 'pending_choice' | 'early_order' | 'express_reorder' | 'blocked' = 'blocked';
-  let blocked: string | null = null;
+  let blocked: EarlyOrderBlock | null = null;
   let pendingId: string | null = null;
   let express: { consultation_id: string; treatment_id: string; dosage: string; approved_at: string; valid_until: string } | null = null;
   const lockedUntil = sub ? new Date(new Date(sub.current_period_end).getTime() - EARLY_ORDER_WINDOW_DAYS * DAY) : null;
@@ -316,7 +322,7 @@ export function renewalAnswers(set: { steps: Step[] }, answers: ConfirmInput['an
     if (typeof item === 'string') errors[a.question_key] = [item];
     else if (item) items.push({ step_id: found.step, question_key: a.question_key, ...item });
   }
-  if (Object.keys(errors).length) throw coded(400, 'invalid_renewal_answers', { errors });
+  if (Object.keys(errors).length) throw fail('invalid_renewal_answers', { extra: { errors } });
   return items;
 }
 
@@ -326,7 +332,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     // The row lock serialises concurrent confirms: the second one sees the decided status.
     const c = await lockRenewalForUser(q, userId, input.consultation_id);
     if (!c) return { error: new ApiError(404, {}) };
-    if (c.patient_choice_status !== 'pending') return { error: coded(409, 'patient_choice_not_pending', { patient_choice_status: c.patient_choice_status }) };
+    if (c.patient_choice_status !== 'pending') return { error: fail('patient_choice_not_pending', { extra: { patient_choice_status: c.patient_choice_status } }) };
     const sub = c.subscription_id ? await repo.findOwnPlan(q, userId, c.subscription_id, true) : null;
     const fromTreatment = sub?.treatment_id ?? c.treatment_id;
     const fromDosage = sub?.dosage ?? c.dosage;
@@ -334,12 +340,12 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const treatment = findTreatment(c.category, treatmentId);
     const dosages = treatment ? (treatment.dosage_ladder ?? treatment.strengths) : [];
     if (!treatment || (input.dosage !== undefined && !dosages.includes(input.dosage))) {
-      return { error: coded(400, 'invalid_treatment_variant', { detail: 'This treatment or dosage is not in the catalogue for the category.', treatment_id: treatmentId, dosage: input.dosage ?? null }) };
+      return { error: fail('invalid_treatment_variant', { extra: { treatment_id: treatmentId, dosage: input.dosage ?? null } }) };
     }
 
     // The engine over the renewal answers: the safety screen (plus the broader review when something changed).
     const version = currentVersion(c.category);
-    if (!version) return { error: coded(400, 'invalid_category', { detail: `Unknown category "${c.category}".` }) };
+    if (!version) return { error: fail('invalid_category', { message: `Unknown category "${c.category}".` }) };
     const set = renewalRuleSet(version, prescribingFor(c.category).renewal, input.changed) as unknown as Version;
     const items = renewalAnswers(set, input.answers, now);
     const profile: EngineProfile = { date_of_birth: c.patient_date_of_birth ?? null, gender: c.gender ?? null, country_of_residence: c.patient_country ?? null };
@@ -352,7 +358,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       details.red_flags = [...earlier, { codes: flags, at: now.toISOString() }];
       await updateRenewalFields(q, userId, c.id, { renewal_details: details });
       const notice = emergencyNotice(profile.country_of_residence, flags, locale);
-      return { error: coded(400, 'renewal_emergency', { detail: notice.message, reason_codes: flags, emergency: notice }) };
+      return { error: fail('renewal_emergency', { message: notice.message, extra: { reason_codes: flags, emergency: notice } }) };
     }
 
     const missing = missingAnswers(set, profile, items, now);
@@ -360,17 +366,20 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const journal = c.category === 'weight_loss' ? await weightSummary(q, userId) : null;
     const recentJournal = journal?.latest_weight && journal.latest_weight.logged_on >= new Date(now.getTime() - WEIGHT_RECENCY_DAYS * DAY).toISOString().slice(0, 10);
     if (recentJournal && missing.includes('current_weight_kg')) missing.splice(missing.indexOf('current_weight_kg'), 1);
-    if (missing.length) return { error: coded(400, 'renewal_answers_required', { missing_keys: missing }) };
+    if (missing.length) return { error: fail('renewal_answers_required', { extra: { missing_keys: missing } }) };
 
     const result = evaluate(set, profile, items, now, locale);
     const reasonsOut = (list: Reason[]) => list.map((r) => ({ code: r.code, source: r.source, message: r.message }));
     if (result.outcome !== 'eligible') {
       return {
-        error: coded(400, 'renewal_answer_ineligible', {
-          question_key: result.deciding_keys.find((k) => !k.startsWith('profile.')) ?? result.deciding_keys[0] ?? null,
-          reason_codes: result.reasons.map((r) => r.code),
-          reasons: reasonsOut(result.reasons),
-          detail: `${result.reasons[0]?.message ?? ''} ${result.alternative?.message ?? ''}`.trim(),
+        // `detail` last: this body has always ended with it.
+        error: fail('renewal_answer_ineligible', {
+          extra: {
+            question_key: result.deciding_keys.find((k) => !k.startsWith('profile.')) ?? result.deciding_keys[0] ?? null,
+            reason_codes: result.reasons.map((r) => r.code),
+            reasons: reasonsOut(result.reasons),
+            detail: `${result.reasons[0]?.message ?? ''} ${result.alternative?.message ?? ''}`.trim(),
+          },
         }),
       };
     }
@@ -379,13 +388,15 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     if (excluded.length) {
       const fired = result.reasons.filter((r) => excluded.includes(r.code));
       return {
-        error: coded(400, 'renewal_answer_ineligible', {
-          question_key: null,
-          treatment_id: treatmentId,
-          reason_codes: excluded,
-          reasons: reasonsOut(fired),
-          allowed_treatments: result.treatments,
-          detail: `${fired[0]?.message ?? 'This treatment cannot be continued.'} Choose another treatment or talk to a doctor.`,
+        error: fail('renewal_answer_ineligible', {
+          extra: {
+            question_key: null,
+            treatment_id: treatmentId,
+            reason_codes: excluded,
+            reasons: reasonsOut(fired),
+            allowed_treatments: result.treatments,
+            detail: `${fired[0]?.message ?? 'This treatment cannot be continued.'} Choose another treatment or talk to a doctor.`,
+          },
         }),
       };
     }
@@ -396,12 +407,9 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const verdict = await verdictFor(q, { userId, category: c.category, treatmentId, dosage, engine, now, sideEffects });
     if (!verdict.ok) {
       return {
-        error: coded(400, 'dose_step_not_allowed', {
-          detail: verdict.explanation.join(' ') || 'This dose is not allowed now.',
-          reason_codes: verdict.codes,
-          treatment_id: treatmentId,
-          dosage,
-          allowed_dosages: verdict.allowed_dosages,
+        error: fail('dose_step_not_allowed', {
+          message: verdict.explanation.join(' ') || 'This dose is not allowed now.',
+          extra: { reason_codes: verdict.codes, treatment_id: treatmentId, dosage, allowed_dosages: verdict.allowed_dosages },
         }),
       };
     }
@@ -522,7 +530,7 @@ export async function setCancelAtPeriodEnd(deps: Deps, userId: string, id: strin
   const s = await deps.db.tx(async (q) => {
     const row = await repo.setCancelAtPeriodEnd(q, userId, id, cancel);
     if (!row) throw notFound();
-    if (row === 'ended') throw errorCode(409, 'subscription_not_active', 'This plan has ended.');
+    if (row === 'ended') throw fail('subscription_not_active', { message: 'This plan has ended.' });
     return row;
   });
   return subscriptionOut(s, deps.clock.now());
@@ -537,9 +545,9 @@ export const MAX_POSTPONE_DAYS = 14;
 export async function postpone(deps: Deps, userId: string, id: string, days: number) {
   const s = await deps.db.tx(async (q) => {
     const sub = await ownSubscription(q, userId, id, true);
-    if (sub.status !== 'active') throw errorCode(409, 'subscription_not_active', 'Only an active plan can be postponed.');
+    if (sub.status !== 'active') throw fail('subscription_not_active', { message: 'Only an active plan can be postponed.' });
     if (sub.postponed_period_end && new Date(sub.postponed_period_end).getTime() === new Date(sub.current_period_end).getTime()) {
-      throw errorCode(409, 'already_postponed', 'This period was already postponed once.');
+      throw fail('already_postponed');
     }
     const end = new Date(new Date(sub.current_period_end).getTime() + days * DAY);
     await moveRenewalPeriod(q, userId, id, sub.current_period_end, end);
@@ -555,14 +563,14 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
   const sub = await ownSubscription(deps.db, userId, id);
   const options = await renewalOptions(deps, userId, sub.category, 'en');
   if (options.mode !== 'early_order' || options.subscription?.id !== id) {
-    throw coded(409, options.blocked_code ?? 'early_order_unavailable', { detail: 'An early order is not possible for this plan now.' });
+    throw fail(options.blocked_code ?? 'early_order_unavailable', { message: 'An early order is not possible for this plan now.' });
   }
   const periodEnd = new Date(sub.current_period_end);
   // The same prescribing rule as every other path: the plan's treatment at a dose allowed now.
   const verdict = await verdictFor(deps.db, {
     userId, category: sub.category, treatmentId: sub.treatment_id, dosage: sub.dosage, engine: { outcome: 'eligible', treatments: [sub.treatment_id], reasons: [] }, now: deps.clock.now(),
   });
-  if (!verdict.ok) throw coded(400, 'dose_step_not_allowed', { detail: verdict.explanation.join(' ') || 'This dose is not allowed now.', reason_codes: verdict.codes, allowed_dosages: verdict.allowed_dosages });
+  if (!verdict.ok) throw fail('dose_step_not_allowed', { message: verdict.explanation.join(' ') || 'This dose is not allowed now.', extra: { reason_codes: verdict.codes, allowed_dosages: verdict.allowed_dosages } });
   const consultation = await deps.db.tx(async (q) => {
     const locked = await repo.findOwnPlan(q, userId, id, true);
     if (!locked || earlyOrderedThisPeriod(locked) || new Date(locked.current_period_end).getTime() !== periodEnd.getTime()) return null;
@@ -581,11 +589,11 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
     });
     return c;
   });
-  if (!consultation) throw coded(409, 'early_order_period_already_advanced', { detail: 'This period was already advanced.' });
+  if (!consultation) throw fail('early_order_period_already_advanced', { message: 'This period was already advanced.' });
   const charge = await chargeSubscriptionCycle(deps, id, 'early_order', { consultationId: consultation.id, force: true });
   if (charge.outcome !== 'charged') {
     await deps.db.tx((q) => transitionConsultation(q, userId, consultation.id, 'cancelled'));
-    throw errorCode(402, 'payment_failed', 'The payment for the early order failed. Update the card in the billing portal and try again.');
+    throw fail('payment_failed');
   }
   // Mark the period the early order produced: a second early order waits for the next period.
   await repo.markEarlyOrdered(deps.db, userId, id);

@@ -6,7 +6,7 @@
 //   past_due -> active | past_due | paused | canceled     (past_due -> past_due: another failed attempt)
 //   paused   -> active | past_due | canceled
 //   canceled: final
-import { detailCode } from '../../http/errors.ts';
+import { fail } from '../../http/errors.ts';
 
 export const PLAN_STATUSES = ['active', 'past_due', 'paused', 'canceled'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
@@ -30,7 +30,7 @@ export function canTransitionPlan(from: string, to: PlanStatus): boolean {
 /** 409 {detail, code: "invalid_status_transition"} unless from -> to is allowed. */
 export function assertPlanTransition(from: string, to: PlanStatus): void {
   if (!canTransitionPlan(from, to)) {
-    throw detailCode(409, 'invalid_status_transition', `A plan in status "${from}" cannot become "${to}".`);
+    throw fail('invalid_status_transition', { message: `A plan in status "${from}" cannot become "${to}".` });
   }
 }
 

@@ -1,0 +1,166 @@
+// The one list of refusal codes a client can branch on (spec section 7): each code's HTTP status,
+// its body shape and, where the text never varies, its message. Throw sites name only the code
+// (`throw fail('user_inactive')`), so a code's status and shape are written once and cannot drift
+// between the places that refuse with it. TypeScript rejects a code missing here;
+// test/error-catalogue.test.ts fails on a code nothing uses and on any literal status+code pair
+// outside this file that disagrees with it. To add a code: add its entry here, throw it with
+// `fail`, and list it for its operation in src/http/openapi-registry.ts (docs/api-document.md).
+import { ApiError } from '../lib/api-error.ts';
+
+/**
+ * The body shapes of spec section 7 that carry a code, in their key order:
+ * - `error_code`: `{error: <message>, code, ...extra}` (sign-in, registration, identity provider, messages)
+ * - `error_name`: `{error_name: <code>, message, ...extra}` (registration, verification, checkout)
+ * - `code`: `{code, detail?: <message>, ...extra}` (renewal options and confirmation)
+ * - `detail_code`: `{detail: <message>, code, ...extra}` (permission, session and state checks, throttling)
+ */
+export type ErrorShape = 'error_code' | 'error_name' | 'code' | 'detail_code';
+
+export interface ErrorEntry {
+  readonly status: number;
+  readonly shape: ErrorShape;
+  /** The message when it is the same at every throw site; otherwise each site gives its own. */
+  readonly message?: string;
+  /** Headers the answer always carries. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const BEARER_API = { 'www-authenticate': 'Bearer realm="api"' } as const;
+
+export const ERROR_CATALOGUE = {
+  // Brand header (http/brand.ts)
+  invalid_brand: { status: 400, shape: 'error_code', message: 'The X-Brand-Slug header is missing or not recognised.' },
+
+  // Registration and email verification (accounts)
+  registration_not_allowed: { status: 400, shape: 'error_code', message: 'This email address cannot be used to register a new account.' },
+  REGISTRATION_RATE_LIMITED: { status: 429, shape: 'error_name', message: 'Please wait before requesting another code.' },
+  REGISTRATION_EMAIL_UNDELIVERABLE: { status: 406, shape: 'error_name', message: 'Mail to this address cannot be delivered. Please use a different address.' },
+  VERIFY_EMAIL_INVALID_REQUEST: { status: 400, shape: 'error_name', message: 'Both email and otp are required.' },
+  VERIFY_EMAIL_INVALID_CODE: { status: 400, shape: 'error_name', message: 'The code is invalid or has expired.' },
+  VERIFY_EMAIL_TOO_MANY_ATTEMPTS: { status: 429, shape: 'error_name', message: 'Too many incorrect codes. Please request a new code shortly.' },
+
+  // Sign-in, Google sign-in, password reset (accounts)
+  invalid_credentials: { status: 401, shape: 'error_code', message: 'No active account found with the given credentials.' },
+  google_account: { status: 400, shape: 'error_code', message: 'This account signs in with Google. Use Google sign-in, or set a password through “Forgot password”.' },
+  user_inactive: { status: 403, shape: 'error_code', message: 'This account is disabled.' },
+  credential_required: { status: 400, shape: 'error_code', message: 'The Google credential is required.' },
+  google_login_disabled: { status: 400, shape: 'error_code', message: 'Google sign-in is not enabled.' },
+  invalid_google_credential: { status: 401, shape: 'error_code' },
+  google_link_not_allowed: { status: 400, shape: 'error_code', message: 'This account cannot sign in with Google.' },
+  invalid_reset_token: { status: 400, shape: 'error_code', message: 'This reset link is invalid or has expired. Request a new one.' },
+
+  // Profile and questionnaires
+  PROFILE_INCOMPLETE: { status: 400, shape: 'error_name', message: 'Complete your profile first.' },
+  SERVICE_NOT_AVAILABLE_IN_COUNTRY: { status: 400, shape: 'error_name' },
+  QUESTIONNAIRE_INCOMPLETE: { status: 400, shape: 'error_name' },
+
+  // Checkout (checkout)
+  SUBMISSION_REQUIRED: { status: 400, shape: 'error_name', message: 'Submit the questionnaire of this category before checkout.' },
+  SUBMISSION_NOT_ELIGIBLE: { status: 400, shape: 'error_name', message: 'The latest questionnaire of this category is not eligible for treatment.' },
+  PLAN_NOT_AVAILABLE: { status: 400, shape: 'error_name' },
+  TREATMENT_NOT_ALLOWED: { status: 400, shape: 'error_name' },
+  DOSAGE_NOT_ALLOWED: { status: 400, shape: 'error_name' },
+  CONSULTATION_ALREADY_OPEN: { status: 409, shape: 'error_name', message: 'A consultation of this category is already waiting for a doctor.' },
+  SUBMISSION_ALREADY_USED: { status: 409, shape: 'error_name', message: 'Submit the questionnaire again before a new consultation.' },
+  sandbox_session_not_found: { status: 404, shape: 'detail_code', message: 'No checkout session with this id exists for this account.' },
+  stripe_session_not_found: { status: 404, shape: 'detail_code', message: 'No checkout session with this id exists for this account.' },
+  refund_failed: { status: 502, shape: 'detail_code' },
+
+  // Review desk (consultations)
+  TREATMENT_WINDOW_PASSED: { status: 400, shape: 'error_name', message: 'The time window of this treatment has passed since the questionnaire was submitted.' },
+  override_required: { status: 400, shape: 'detail_code' },
+
+  // Any record with a state machine (consultations, checkout sessions, plans)
+  invalid_status_transition: { status: 409, shape: 'detail_code' },
+
+  // Renewal options and confirmation, early order (subscriptions)
+  invalid_category: { status: 400, shape: 'code' },
+  invalid_renewal_answers: { status: 400, shape: 'code' },
+  patient_choice_not_pending: { status: 409, shape: 'code' },
+  invalid_treatment_variant: { status: 400, shape: 'code', message: 'This treatment or dosage is not in the catalogue for the category.' },
+  renewal_emergency: { status: 400, shape: 'code' },
+  renewal_answers_required: { status: 400, shape: 'code' },
+  renewal_answer_ineligible: { status: 400, shape: 'code' },
+  dose_step_not_allowed: { status: 400, shape: 'code' },
+  // Why an early order is not possible (also the renewal options' `blocked_code`).
+  early_order_unavailable: { status: 409, shape: 'code' },
+  early_order_period_already_advanced: { status: 409, shape: 'code' },
+  early_order_period_unavailable: { status: 409, shape: 'code' },
+  early_order_pending_review: { status: 409, shape: 'code' },
+  early_order_subscription_ending: { status: 409, shape: 'code' },
+  subscription_payment_required: { status: 409, shape: 'code' },
+  no_prior_treatment: { status: 409, shape: 'code' },
+  test_clock_unavailable: { status: 404, shape: 'code', message: 'The test clock exists only with the sandbox payment provider.' },
+
+  // Plan management (subscriptions)
+  subscription_not_active: { status: 409, shape: 'error_code' },
+  already_postponed: { status: 409, shape: 'error_code', message: 'This period was already postponed once.' },
+  payment_failed: { status: 402, shape: 'error_code', message: 'The payment for the early order failed. Update the card in the billing portal and try again.' },
+
+  // Messages
+  file_too_large: { status: 413, shape: 'error_code' },
+  empty_file: { status: 400, shape: 'error_code', message: 'The file is empty.' },
+  unsupported_file_type: { status: 400, shape: 'error_code', message: 'Only PDF, JPEG, PNG and HEIC files can be sent.' },
+  content_too_long: { status: 400, shape: 'error_code' },
+  content_or_file_required: { status: 400, shape: 'error_code', message: 'Either content or file is required.' },
+  content_required: { status: 400, shape: 'error_code', message: 'A reply needs content.' },
+  too_many_files: { status: 400, shape: 'error_code', message: 'Send one file per message.' },
+  invalid_multipart: { status: 400, shape: 'error_code', message: 'The multipart body could not be read.' },
+
+  // Progress journal
+  active_treatment_plan_required: { status: 403, shape: 'detail_code', message: 'The progress journal is available while you have an active treatment plan.' },
+
+  // Payment provider webhook
+  not_found: { status: 404, shape: 'detail_code', message: 'Not found.' },
+  invalid_signature: { status: 400, shape: 'detail_code' },
+
+  // GET /metrics (outside the API document: docs/operations.md)
+  authentication_failed: { status: 401, shape: 'detail_code', message: 'Incorrect metrics token.', headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
+
+  // Generic answers (src/http/errors.ts: access control, tokens and the error handler)
+  not_authenticated: { status: 401, shape: 'detail_code', message: 'Authentication credentials were not provided.', headers: BEARER_API },
+  token_not_valid: { status: 401, shape: 'detail_code', message: 'Given token not valid for any token type', headers: BEARER_API },
+  permission_denied: { status: 403, shape: 'detail_code', message: 'You do not have permission to perform this action.' },
+  payload_too_large: { status: 413, shape: 'detail_code', message: 'Request body is too large.' },
+  unsupported_media_type: { status: 415, shape: 'detail_code', message: 'Unsupported media type in request.' },
+  // The handler's text and the rate limiter's (src/lib/api-error.ts, with Retry-After) differ.
+  throttled: { status: 429, shape: 'detail_code' },
+  server_error: { status: 500, shape: 'detail_code', message: 'A server error occurred.' },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The codes of one body shape (the OpenAPI registry lists codes per shape). */
+export type CodeOfShape<S extends ErrorShape> = { [C in ErrorCode]: (typeof ERROR_CATALOGUE)[C]['shape'] extends S ? C : never }[ErrorCode];
+
+export interface FailDetails {
+  /** The message of this refusal (required where the catalogue has none). */
+  message?: string;
+  /** Extra body keys, after the shape's own (in this order). */
+  extra?: Record<string, unknown>;
+  /** Headers of this answer (Retry-After), next to the catalogue's. */
+  headers?: Record<string, string>;
+}
+
+// A message is required unless the catalogue fixes one; the `{code, ...}` shape may have none.
+type FailArgs<C extends ErrorCode> = (typeof ERROR_CATALOGUE)[C] extends { readonly message: string } | { readonly shape: 'code' }
+  ? [details?: FailDetails]
+  : [details: FailDetails & { message: string }];
+
+/** The refusal `code`, with the status, body shape and headers its catalogue entry gives. */
+export function fail<C extends ErrorCode>(code: C, ...[details]: FailArgs<C>): ApiError {
+  const entry: ErrorEntry = ERROR_CATALOGUE[code];
+  const message = details?.message ?? entry.message;
+  const extra = details?.extra ?? {};
+  const headers = { ...entry.headers, ...details?.headers };
+  switch (entry.shape) {
+    case 'error_code':
+      return new ApiError(entry.status, { error: message, code, ...extra }, headers);
+    case 'error_name':
+      return new ApiError(entry.status, { error_name: code, message, ...extra }, headers);
+    case 'detail_code':
+      return new ApiError(entry.status, { detail: message, code, ...extra }, headers);
+    case 'code':
+      return new ApiError(entry.status, { code, ...(message === undefined ? {} : { detail: message }), ...extra }, headers);
+  }
+}
