@@ -46,6 +46,8 @@ export interface LoadResult {
   seconds: number;
   /** The machine's 1-minute load average when the run ended (set by bench/run.ts). */
   loadavg?: number;
+  /** CPU ms the answering server process spent per 2xx answer during the run (set by bench/run.ts). */
+  cpuMsPerRequest?: number;
 }
 
 function percentile(sorted: number[], p: number): number | null {

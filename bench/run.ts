@@ -270,6 +270,20 @@ const signInSpec = (base: string, duration: number): LoadSpec => ({
 interface Target {
   name: string;
   spec: LoadSpec;
+  /** The server process answering it: its CPU time per answer is recorded with the run. */
+  pid?: number;
+}
+
+const TICKS_PER_MS = 100 / 1000; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
+
+/** CPU time (user + system) a process has used, in ms (Linux), or null. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs the targets in alternating order (ABC, CBA, ABC...), ROUNDS times; returns each one's runs. */
@@ -278,7 +292,12 @@ async function alternate(targets: Target[]): Promise<Record<string, LoadResult[]
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const t of order) {
+      const before = cpuMs(t.pid);
       const r = await load(t.spec);
+      const after = cpuMs(t.pid);
+      // The server's own CPU per answer: where a ratio comes from (the database's share is the same
+      // for the service and the floor when they send the same statements).
+      if (before !== null && after !== null && r.ok > 0) r.cpuMsPerRequest = Math.round(((after - before) / r.ok) * 1000) / 1000;
       runs[t.name]!.push(r);
       log(`    ${t.name.padEnd(28)} round ${round + 1}: ${fmt(r)}`);
     }
@@ -307,12 +326,13 @@ function combine(runs: LoadResult[]): LoadResult {
     max: runs.some((r) => r.max === null) ? null : Math.max(...runs.map((r) => r.max ?? 0)),
     bytes: Math.round(mean((r) => r.bytes) ?? 0),
     seconds: sum((r) => r.seconds),
+    ...(runs.every((r) => r.cpuMsPerRequest !== undefined) ? { cpuMsPerRequest: mean((r) => r.cpuMsPerRequest ?? 0) ?? undefined } : {}),
   };
 }
 
 const ms = (v: number | null) => (v === null ? '-' : v.toFixed(2));
 const fmt = (r: LoadResult) =>
-  `${String(r.rps).padStart(8)} req/s  p50 ${ms(r.p50).padStart(7)} ms  p99 ${ms(r.p99).padStart(7)} ms${r.non2xx || r.errors ? `  NON-2XX ${r.non2xx} ERRORS ${r.errors}` : ''}${r.loadavg !== undefined ? `  (load ${r.loadavg})` : ''}`;
+  `${String(r.rps).padStart(8)} req/s  p50 ${ms(r.p50).padStart(7)} ms  p99 ${ms(r.p99).padStart(7)} ms${r.cpuMsPerRequest !== undefined ? `  cpu ${r.cpuMsPerRequest.toFixed(2)} ms/req` : ''}${r.non2xx || r.errors ? `  NON-2XX ${r.non2xx} ERRORS ${r.errors}` : ''}${r.loadavg !== undefined ? `  (load ${r.loadavg})` : ''}`;
 
 function log(line: string) {
   process.stdout.write(`${line}\n`);
@@ -360,13 +380,18 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
 
     log('  list, 1,000 consultations');
     const list1k = await alternate([
-      { name: 'ours list 1k', spec: list(service.base, small) },
-      ...(floor ? [{ name: 'floor same SQL 1k', spec: floorSame(small) }, { name: 'floor minimal 1k', spec: floorMin(small) }] : []),
+      { name: 'ours list 1k', spec: list(service.base, small), pid: service.proc.pid },
+      ...(floor
+        ? [
+            { name: 'floor same SQL 1k', spec: floorSame(small), pid: floor.proc.pid },
+            { name: 'floor minimal 1k', spec: floorMin(small), pid: floor.proc.pid },
+          ]
+        : []),
     ]);
     log('  list, 100,000 consultations');
     const list100k = await alternate([
-      { name: 'ours list 100k', spec: list(service.base, large) },
-      ...(floor ? [{ name: 'floor same SQL 100k', spec: floorSame(large) }] : []),
+      { name: 'ours list 100k', spec: list(service.base, large), pid: service.proc.pid },
+      ...(floor ? [{ name: 'floor same SQL 100k', spec: floorSame(large), pid: floor.proc.pid }] : []),
     ]);
     for (const [name, runs] of Object.entries({ ...list1k, ...list100k })) scenarios[name] = { ...combine(runs), runs };
 
