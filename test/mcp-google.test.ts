@@ -57,8 +57,13 @@ async function googleFlow(credential: string, opts: { csrf?: string; noCookie?: 
   return { start, signIn, cookie, request, csrf };
 }
 
+/** The account's /v1/ sessions: not revoked, and all ever opened. */
 async function liveSessions(userId: string) {
   const row = firstRow(await ctx.db.query<{ n: number }>('select count(*)::int as n from refresh_families where user_id = $1 and revoked_at is null', [userId]));
+  return row.n;
+}
+async function sessionsOpened(userId: string) {
+  const row = firstRow(await ctx.db.query<{ n: number }>('select count(*)::int as n from refresh_families where user_id = $1', [userId]));
   return row.n;
 }
 
@@ -106,10 +111,13 @@ describe('Google sign-in', () => {
   it('signs in a patient whose account has the Google address, then consent gives a working token; no /v1/ session is left', async () => {
     const p = await patientWithPassword(ctx);
     const sessionsBefore = await liveSessions(p.id); // the harness's own sign-in
+    const openedBefore = await sessionsOpened(p.id);
     const flow = await googleFlow(await idToken({ email: p.email }));
     expect(flow.signIn.status, flow.signIn.text).toBe(200);
     expect(flow.signIn.text).toContain(`Signed in as ${p.email}`);
     expect(await liveSessions(p.id)).toBe(sessionsBefore);
+    // Not even opened and ended: the connector's Google sign-in makes no /v1/ session at all.
+    expect(await sessionsOpened(p.id)).toBe(openedBefore);
     const consent = await formPost(ctx, '/oauth/consent', { request: flow.request, csrf: flow.csrf, decision: 'allow' }, { cookie: flow.cookie });
     expect(consent.status).toBe(303);
     const location = new URL(String(consent.headers.location));

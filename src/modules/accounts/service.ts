@@ -253,7 +253,15 @@ export async function logout(deps: Deps, userId: string, sessionId: string, refr
 
 let jwks: { url: string; set: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
-export async function googleLogin(deps: Deps, credential: unknown, locale?: string) {
+interface GoogleIdentity {
+  sub: string;
+  email: string;
+  givenName: string;
+  familyName: string;
+}
+
+/** The Google ID token verified against Google's keys, our client ids and Google's issuers. */
+async function verifyGoogleCredential(deps: Deps, credential: unknown): Promise<GoogleIdentity> {
   const { config } = deps;
   if (typeof credential !== 'string' || !credential.trim()) {
     throw fail('credential_required');
@@ -276,40 +284,69 @@ export async function googleLogin(deps: Deps, credential: unknown, locale?: stri
   if (!sub || !email || claims.email_verified !== true) {
     throw fail('invalid_google_credential', { message: 'The Google account has no verified email address.' });
   }
-  const result = await deps.db.tx<{ error: ApiError } | { pair: TokenPair; user: UserRow }>(async (q) => {
-    let user = await findUserByGoogleSub(q, sub);
-    if (!user) {
-      const byEmail = await findUserByEmail(q, email, true);
-      if (byEmail) {
-        // Linking rule (docs/accounts.md): staff accounts never link; a verified password account
-        // links (both sides proved the mailbox); an unverified signup is taken over by the Google
-        // owner of the address and its password, set by whoever registered it, is removed.
-        if (isPrivileged(byEmail)) return { error: fail('google_link_not_allowed') };
-        if (byEmail.google_sub && byEmail.google_sub !== sub) return { error: fail('google_link_not_allowed') };
-        const takeOver = !byEmail.email_verified_at;
-        await linkGoogle(q, byEmail.id, sub, takeOver);
-        if (takeOver) await deleteVerification(q, byEmail.id);
-        user = await findUserById(q, byEmail.id);
-      } else {
-        const id = await insertUser(q, {
-          email,
-          passwordHash: null,
-          googleSub: sub,
-          verified: true,
-          firstName: typeof claims.given_name === 'string' ? claims.given_name.slice(0, 150) : '',
-          lastName: typeof claims.family_name === 'string' ? claims.family_name.slice(0, 150) : '',
-          locale: locale ?? 'en',
-        });
-        user = await findUserById(q, id);
-      }
+  return {
+    sub,
+    email,
+    givenName: typeof claims.given_name === 'string' ? claims.given_name.slice(0, 150) : '',
+    familyName: typeof claims.family_name === 'string' ? claims.family_name.slice(0, 150) : '',
+  };
+}
+
+/** The account of a Google identity: found, linked or created (docs/accounts.md), inside `q`'s transaction. */
+async function googleUser(q: Queryable, google: GoogleIdentity, locale: string | undefined): Promise<{ error: ApiError } | { user: UserRow }> {
+  let user = await findUserByGoogleSub(q, google.sub);
+  if (!user) {
+    const byEmail = await findUserByEmail(q, google.email, true);
+    if (byEmail) {
+      // Linking rule (docs/accounts.md): staff accounts never link; a verified password account
+      // links (both sides proved the mailbox); an unverified signup is taken over by the Google
+      // owner of the address and its password, set by whoever registered it, is removed.
+      if (isPrivileged(byEmail)) return { error: fail('google_link_not_allowed') };
+      if (byEmail.google_sub && byEmail.google_sub !== google.sub) return { error: fail('google_link_not_allowed') };
+      const takeOver = !byEmail.email_verified_at;
+      await linkGoogle(q, byEmail.id, google.sub, takeOver);
+      if (takeOver) await deleteVerification(q, byEmail.id);
+      user = await findUserById(q, byEmail.id);
+    } else {
+      const id = await insertUser(q, {
+        email: google.email,
+        passwordHash: null,
+        googleSub: google.sub,
+        verified: true,
+        firstName: google.givenName,
+        lastName: google.familyName,
+        locale: locale ?? 'en',
+      });
+      user = await findUserById(q, id);
     }
-    // Found or written a moment ago inside this transaction.
-    if (!user) throw new Error('the Google account vanished inside its own transaction');
-    if (user.disabled_at) return { error: fail('user_inactive') };
-    return { pair: await issueTokenPair(deps, q, user.id), user };
+  }
+  // Found or written a moment ago inside this transaction.
+  if (!user) throw new Error('the Google account vanished inside its own transaction');
+  if (user.disabled_at) return { error: fail('user_inactive') };
+  return { user };
+}
+
+/** /v1/users/google-login/: the account of the Google identity and a new session (token pair). */
+export async function googleLogin(deps: Deps, credential: unknown, locale?: string) {
+  const google = await verifyGoogleCredential(deps, credential);
+  const result = await deps.db.tx<{ error: ApiError } | { pair: TokenPair; user: UserRow }>(async (q) => {
+    const found = await googleUser(q, google, locale);
+    if ('error' in found) return found;
+    return { pair: await issueTokenPair(deps, q, found.user.id), user: found.user };
   });
   if ('error' in result) throw result.error;
   return { ...result.pair, ...roleFlags(result.user) };
+}
+
+/**
+ * The account of a Google identity under the same rules as googleLogin, without opening a session:
+ * for the assistant connector's authorization page, which issues its own grant.
+ */
+export async function googleAccount(deps: Deps, credential: unknown, locale?: string) {
+  const google = await verifyGoogleCredential(deps, credential);
+  const found = await deps.db.tx((q) => googleUser(q, google, locale));
+  if ('error' in found) throw found.error;
+  return { id: found.user.id, email: found.user.email, ...roleFlags(found.user) };
 }
 
 // ---------------------------------------------------------------- password reset

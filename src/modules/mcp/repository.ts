@@ -309,12 +309,6 @@ export async function findPatient(q: Queryable, userId: string): Promise<Patient
   return { ...rest, is_staff: is_doctor || is_backoffice_admin || is_marketer };
 }
 
-/** The account's email address, for the consent page after Google sign-in. */
-export async function userEmail(q: Queryable, userId: string): Promise<string | undefined> {
-  const row = await sqlOf(q).selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
-  return row?.email;
-}
-
 // ---------------------------------------------------------------- tool calls and housekeeping
 
 export async function recordToolCall(q: Queryable, c: { userId: string; clientId: string; grantId: string; tool: string; outcome: string; at: Date }): Promise<void> {

@@ -10,9 +10,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { decodeJwt } from 'jose';
 import { randomToken } from '../../lib/crypto.ts';
-import { checkCredentials, googleLogin, logout } from '../accounts/index.ts';
+import { checkCredentials, googleAccount } from '../accounts/index.ts';
 import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
@@ -248,11 +247,10 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const GOOGLE_STATUS: Record<GoogleRefusal, number> = { throttled: 429, google_invalid: 401, google_link_not_allowed: 400, user_inactive: 403 };
 
   /**
-   * Google sign-in with the accounts module's own rules (`googleLogin`: ID token verified against
+   * Google sign-in with the accounts module's own rules (`googleAccount`: ID token verified against
    * Google's keys, audience and issuer; account found, linked or created exactly as for
-   * /v1/users/google-login/; disabled refused). It answers a /v1/ session, which the connector does
-   * not need: that session is ended at once, so signing in here leaves no usable /v1/ token behind.
-   * Staff are refused by the caller, as for the password form.
+   * /v1/users/google-login/; disabled refused). No /v1/ session is opened: the connector issues its
+   * own grant. Staff are refused by the caller, as for the password form.
    */
   async function googleSignIn(request: FastifyRequest, credential: string, locale: PageLocale) {
     try {
@@ -261,9 +259,8 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       if (err instanceof ApiError && err.status === 429) return 'throttled' as const;
       throw err;
     }
-    let pair: Awaited<ReturnType<typeof googleLogin>>;
     try {
-      pair = await googleLogin(deps, credential, locale);
+      return await googleAccount(deps, credential, locale);
     } catch (err) {
       if (err instanceof ApiError) {
         const code = errorCodeOf(err);
@@ -273,12 +270,6 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       }
       throw err;
     }
-    const claims = decodeJwt(pair.access);
-    const userId = String(claims.user_id);
-    await logout(deps, userId, String(claims.sid));
-    const email = await repo.userEmail(deps.db, userId);
-    if (email === undefined) return 'google_invalid' as const;
-    return { id: userId, email, is_doctor: pair.is_doctor, is_backoffice_admin: pair.is_backoffice_admin, is_marketer: pair.is_marketer };
   }
 
   r.post(
