@@ -122,14 +122,14 @@ export function passwordProblems(password: string, context: PasswordContext = {}
 
 const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-// argon2 runs in libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), the
-// same pool that WebCrypto uses for every request's HS256 token check. Twenty concurrent sign-ins
-// filled it and every other request queued behind ~50 ms hashes (profile p99 20 -> 204 ms, issue
-// 11). At most `ARGON2_SLOTS` hashes run at once, always fewer than the pool's threads, so a token
-// check finds a free thread; more than one per core would not sign anyone in sooner anyway
-// (argon2 is CPU-bound), so sign-in throughput is kept.
+// argon2 runs in libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise). Twenty
+// concurrent sign-ins filled it and every other request queued behind ~50 ms hashes (profile p99
+// 20 -> 204 ms, issue 11). At most `ARGON2_SLOTS` hashes run at once: fewer than the pool's threads
+// (file reads, DNS and compression also need one), and one core fewer than the machine has, so that
+// the event loop and the database keep a core while people sign in. argon2 is CPU-bound: on the
+// cores it gets, more hashes at once would not sign anyone in sooner.
 const POOL_THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-export const ARGON2_SLOTS = Math.max(1, Math.min(availableParallelism(), POOL_THREADS - 1));
+export const ARGON2_SLOTS = Math.max(1, Math.min(availableParallelism() - 1, POOL_THREADS - 1));
 
 let running = 0;
 const waiting: Array<() => void> = [];
