@@ -49,9 +49,9 @@ export function forSerialisation(root: unknown): unknown {
     if (!isSchema(schema)) return schema;
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(schema)) out[k] = k === 'enum' || k === 'const' || k === 'required' ? v : rewrite(v);
-    const union = (out.anyOf ?? out.oneOf);
+    const union = out.anyOf ?? out.oneOf;
     if (!Array.isArray(union) || union.length < 2 || !union.every(isSchema)) return out;
-    const branches = (union).map(deref);
+    const branches = union.map(deref);
     const { anyOf: _a, oneOf: _o, ...rest } = out;
     const isNull = (b: JsonSchema) => b.type === 'null' && Object.keys(b).length === 1;
     const others = branches.filter((b) => !isNull(b));

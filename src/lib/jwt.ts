@@ -36,7 +36,7 @@ export function verifyServiceToken(ring: KeyRing, issuer: string, token: string,
  * without one was signed with the generated key `db`), only HS256, only from `issuer`, with an
  * `exp` in the future of `now`. Returns the payload; throws TokenRejected.
  */
-export function serviceTokenVerifier(ring: KeyRing, issuer: string): TokenVerifier {
+function serviceTokenVerifier(ring: KeyRing, issuer: string): TokenVerifier {
   const byKey = new WeakMap<Key, Verify>();
   const verifierFor = (key: Key): Verify => {
     let verify = byKey.get(key);
