@@ -17,9 +17,12 @@ async function main() {
   const { loadConfig } = await import('./config.ts');
   const config = loadConfig();
   // The database opens (on a fresh DATA_DIR: is copied from the build's template) and is migrated
-  // while the HTTP code loads: the file copies, reads and WebAssembly compilation run off the main
-  // thread meanwhile. Readiness still waits for both (the app is built on the opened database).
-  const opening = import('./runtime.ts').then(({ createRuntime }) => createRuntime(config));
+  // while the HTTP code loads: its file copies and reads and its WebAssembly compilation run off the
+  // main thread, and the loading of the HTTP code fills those waits. Started first, so that it is
+  // under way before the larger HTTP code begins to load. Readiness still waits for both (the app is
+  // built on the opened, migrated database).
+  const { createRuntime } = await import('./runtime.ts');
+  const opening = createRuntime(config);
   const [{ buildApp }, { markShuttingDown }, { startPgBossTrigger }, runtime] = await Promise.all([
     import('./app.ts'),
     import('./http/readiness.ts'),
