@@ -14,6 +14,8 @@
 //   BENCH_PG_URL     an admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
 //                    the bench creates a fresh database there and drops it at the end
 //   BENCH_LOG_LEVEL  the service's LOG_LEVEL (default info, as in production; its output is discarded)
+//   BENCH_ONLY       `start`: only the embedded database's start (fresh DATA_DIR, then restart)
+//   BENCH_START_RUNS how many times the start is measured; medians are kept (default 1; 5 with BENCH_ONLY=start)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +36,9 @@ const ROUNDS = positive('BENCH_ROUNDS', 2);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'pg,pglite').split(',').map((s) => s.trim()).filter(Boolean);
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const ONLY = process.env.BENCH_ONLY ?? '';
+if (ONLY !== '' && ONLY !== 'start') throw new Error('BENCH_ONLY: unknown value (start)');
+const START_RUNS = positive('BENCH_START_RUNS', ONLY === 'start' ? 5 : 1);
 const CONNECTIONS = 16;
 const SIGNIN_CONNECTIONS = 20;
 const WARMUP_SECONDS = 2;
@@ -438,8 +443,9 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
 }
 
 /** The embedded database's start: fresh DATA_DIR to ready (and RSS), then a restart on it. */
-async function measureStart(): Promise<{ freshMs: number; freshRssMb: number | null; restartMs: number; restartRssMb: number | null }> {
-  log('\n== embedded start');
+type StartResult = { freshMs: number; freshRssMb: number | null; restartMs: number; restartRssMb: number | null };
+
+async function measureStartOnce(): Promise<StartResult> {
   const dir = mkdtempSync(join(tmpdir(), 'pts-bench-start-'));
   try {
     const fresh = await startService({ DATA_DIR: dir });
@@ -451,11 +457,31 @@ async function measureStart(): Promise<{ freshMs: number; freshRssMb: number | n
     const restartRssMb = rssMb(again.proc.pid);
     await stopProcess(again);
     const r = { freshMs: Math.round(fresh.readyMs), freshRssMb, restartMs: Math.round(again.readyMs), restartRssMb };
-    log(`  fresh: ready in ${r.freshMs} ms, RSS ${r.freshRssMb} MB; restart: ready in ${r.restartMs} ms, RSS ${r.restartRssMb} MB`);
+    log(`  fresh: ready in ${r.freshMs} ms, RSS ${r.freshRssMb} MB; restart: ready in ${r.restartMs} ms, RSS ${r.restartRssMb} MB (load ${loadavg()[0]!.toFixed(1)})`);
     return r;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The start measured START_RUNS times: the median of each figure (one run on a shared machine is noise). */
+async function measureStart(): Promise<StartResult & { runs: number }> {
+  log('\n== embedded start');
+  const runs: StartResult[] = [];
+  for (let i = 0; i < START_RUNS; i++) runs.push(await measureStartOnce());
+  const median = (values: (number | null)[]): number | null => {
+    const known = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+    return known.length ? known[Math.floor(known.length / 2)]! : null;
+  };
+  const r = {
+    freshMs: median(runs.map((x) => x.freshMs))!,
+    freshRssMb: median(runs.map((x) => x.freshRssMb)),
+    restartMs: median(runs.map((x) => x.restartMs))!,
+    restartRssMb: median(runs.map((x) => x.restartRssMb)),
+    runs: runs.length,
+  };
+  if (runs.length > 1) log(`  median of ${runs.length}: fresh ${r.freshMs} ms, RSS ${r.freshRssMb} MB; restart ${r.restartMs} ms, RSS ${r.restartRssMb} MB`);
+  return r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -587,12 +613,14 @@ async function main() {
   if (build.status !== 0) throw new Error('build failed');
 
   const baseline = readBaseline();
-  mainLoad = new LoadWorker();
-  sideLoad = new LoadWorker();
   const databases: DatabaseResult[] = [];
   let start: Awaited<ReturnType<typeof measureStart>> | null = null;
+  if (ONLY !== 'start') {
+    mainLoad = new LoadWorker();
+    sideLoad = new LoadWorker();
+  }
   try {
-    for (const kind of DATABASES) {
+    for (const kind of ONLY === 'start' ? [] : DATABASES) {
       if (kind === 'pg') {
         const name = `bench_${process.pid}_${Date.now()}`;
         const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -619,9 +647,10 @@ async function main() {
         throw new Error(`BENCH_DATABASES: unknown database ${kind} (pg, pglite)`);
       }
     }
+    if (ONLY === 'start') start = await measureStart();
   } finally {
-    mainLoad.stop();
-    sideLoad.stop();
+    mainLoad?.stop();
+    sideLoad?.stop();
     await cleanUp();
   }
 
@@ -645,9 +674,10 @@ async function main() {
   const json = `${JSON.stringify(record, null, 2)}\n`;
   const file = join(RESULTS, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
   writeFileSync(file, json);
-  writeFileSync(join(RESULTS, 'latest.json'), json);
+  // A start-only run is no full record: latest.json keeps the last full one.
+  if (ONLY !== 'start') writeFileSync(join(RESULTS, 'latest.json'), json);
   if (!baseline && databases.length > 0) writeFileSync(join(RESULTS, 'baseline.json'), json);
-  log(`\nwritten: ${file.slice(ROOT.length + 1)} and bench/results/latest.json${baseline ? '' : ' (and baseline.json: there was none)'}`);
+  log(`\nwritten: ${file.slice(ROOT.length + 1)}${ONLY === 'start' ? '' : ` and bench/results/latest.json${baseline ? '' : ' (and baseline.json: there was none)'}`}`);
 }
 
 process.on('SIGINT', () => {

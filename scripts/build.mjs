@@ -82,10 +82,10 @@ async function build(files, stamp) {
     cpSync(file, target);
   }
   writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n');
-  // A migrated embedded database, unpacked by the first start on an empty DATA_DIR instead of
-  // running initdb (src/db/init-data-dir.ts): the first start takes about as long as a restart.
-  // Optional: without it the first start runs initdb, as it always could.
-  const template = spawnSync(process.execPath, [join(tmp, 'db', 'init-data-dir.js'), '--template', join(tmp, 'db', 'pglite-template.tar')], { stdio: 'inherit' });
+  // A migrated embedded database directory, copied by the first start on an empty DATA_DIR instead
+  // of running initdb (src/db/template.ts): the first start takes about as long as a restart.
+  // Optional: without it the first start runs initdb in a child process, as it always could.
+  const template = spawnSync(process.execPath, [join(tmp, 'db', 'init-data-dir.js'), '--template', join(tmp, 'db', 'pglite-template')], { stdio: 'inherit' });
   if (template.status !== 0) console.error('build: no embedded database template (first starts will run initdb)');
   writeFileSync(join(tmp, '.build-stamp'), stamp);
   const old = join(root, `dist.old-${process.pid}`);

@@ -11,6 +11,7 @@ import type { Db } from './db/index.ts';
 import { openPglite, openPostgres } from './db/index.ts';
 import { lockDataDir } from './db/lock.ts';
 import { migrate } from './db/migrate.ts';
+import { copyTree, usableTemplate } from './db/template.ts';
 import type { Deps } from './deps.ts';
 import { createClock } from './lib/clock.ts';
 import { createLimiters } from './lib/rate-limit.ts';
@@ -41,17 +42,30 @@ function describe(err: unknown): string {
 }
 
 /**
- * A DATA_DIR without a database: create and migrate it in a child process (see
- * db/init-data-dir.ts), in a scratch directory renamed into place once complete, so that an
- * interrupted first start leaves no half-made database. When the child cannot run (a runner whose
- * TypeScript loader does not reach child processes), the database is created in this process, as
- * before, at the cost of the memory initdb keeps.
+ * A DATA_DIR without a database: made in a scratch directory renamed into place once complete, so
+ * that an interrupted first start leaves no half-made database. Normally a copy of the build's
+ * migrated template (db/template.ts): no second PGlite instance, and the files are copied on the
+ * thread pool while the server loads its code. Without a usable template (running from src/, or
+ * PGlite updated without a rebuild), a child process runs initdb and migrates (see
+ * db/init-data-dir.ts: initdb's heap would otherwise stay in the server); when the child cannot run
+ * (a runner whose TypeScript loader does not reach child processes), the database is created in
+ * this process, as before, at the cost of the memory initdb keeps. Returns how it was made.
  */
-async function initDataDirInChild(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  if (existsSync(dataDir)) return; // a directory from an older start: PGlite decides what it holds
+async function createDataDir(dataDir: string, useTemplate = true): Promise<'exists' | 'template' | 'initdb'> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return 'exists';
+  if (existsSync(dataDir)) return 'exists'; // a directory from an older start: PGlite decides what it holds
   const scratch = `${dataDir}.init-${process.pid}`;
   rmSync(scratch, { recursive: true, force: true });
+  const template = useTemplate ? usableTemplate() : undefined;
+  if (template) {
+    try {
+      await copyTree(template, scratch);
+      renameSync(scratch, dataDir);
+      return 'template';
+    } catch {
+      rmSync(scratch, { recursive: true, force: true }); // then initdb, below
+    }
+  }
   const here = fileURLToPath(import.meta.url);
   const script = join(here, '..', 'db', `init-data-dir${extname(here)}`);
   const ok = await new Promise<boolean>((resolve) => {
@@ -62,6 +76,7 @@ async function initDataDirInChild(dataDir: string): Promise<void> {
   });
   if (ok && existsSync(join(scratch, 'PG_VERSION'))) renameSync(scratch, dataDir);
   else rmSync(scratch, { recursive: true, force: true });
+  return 'initdb';
 }
 
 export async function openDatabase(config: Config): Promise<{ db: Db; release: () => void }> {
@@ -84,8 +99,17 @@ export async function openDatabase(config: Config): Promise<{ db: Db; release: (
   }
   try {
     const dataDir = join(config.DATA_DIR, 'pglite');
-    await initDataDirInChild(dataDir);
-    return { db: await openPglite({ dataDir }), release };
+    const made = await createDataDir(dataDir);
+    try {
+      return { db: await openPglite({ dataDir }), release };
+    } catch (err) {
+      if (made !== 'template') throw err;
+      // A template copy that does not open (it was checked against the PGlite version, so this is
+      // not expected): nothing was stored in it yet, so make the database with initdb instead.
+      rmSync(dataDir, { recursive: true, force: true });
+      await createDataDir(dataDir, false);
+      return { db: await openPglite({ dataDir }), release };
+    }
   } catch (err) {
     release();
     throw err;

@@ -6,7 +6,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Where `npm --prefix web run build` writes the app. */
@@ -69,6 +68,8 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
 
   // No route of its own (every route must declare who may call it, src/http/access.ts): the app
   // answers in an onRequest hook for the requests no route matched (the 404 handler's).
+  // @fastify/static is loaded only when there is a web app to serve (start-up time).
+  const { default: fastifyStatic } = await import('@fastify/static');
   await app.register(fastifyStatic, { root: dir, serve: false, preCompressed: true, cacheControl: false });
 
   const sendIndex = (reply: FastifyReply) => {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import pg from 'pg';
+import type pg from 'pg';
 
 export type Row = Record<string, unknown>;
 
@@ -90,15 +90,15 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   } as Db & { dump: () => Promise<Blob> };
 }
 
-const typeParsers: pg.CustomTypesConfig = {
+const typeParsers = (types: typeof pg.types): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === 1082) return asString;
     if (oid === 1700 || oid === 20) return asNumber;
     // Results are always requested as text; other types keep node-postgres's own parsers.
-    const parser: unknown = pg.types.getTypeParser(oid, format);
+    const parser: unknown = types.getTypeParser(oid, format);
     return parser as (value: string) => unknown;
   }) as pg.CustomTypesConfig['getTypeParser'],
-};
+});
 
 // Named prepared statements (node-postgres): a statement sent with a name is parsed and planned once
 // per connection and then only bound and executed, instead of being re-parsed on every call. The
@@ -145,7 +145,9 @@ function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
 }
 
 export async function openPostgres(url: string, max = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers });
+  // node-postgres is loaded only with DATABASE_URL: the embedded database's start does not pay for it.
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg.types) });
   pool.on('error', () => {
     /* an idle client died; the pool replaces it */
   });

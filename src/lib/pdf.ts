@@ -14,7 +14,6 @@
 // See docs/billing.md.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
 import type { Config } from '../config.ts';
 import { countryByCode } from './countries.ts';
 
@@ -77,7 +76,10 @@ const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const DAY_MS = 24 * 3600 * 1000;
 
-function render(build: (doc: PDFKit.PDFDocument) => void, title: string, seller: Seller): Promise<Buffer> {
+async function render(build: (doc: PDFKit.PDFDocument) => void, title: string, seller: Seller): Promise<Buffer> {
+  // Loaded on the first document, not at start-up: pdfkit and its font code are a good part of
+  // the server's start time, and readiness does not need them.
+  const { default: PDFDocument } = await import('pdfkit');
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: seller.sample ? `${title} (SAMPLE)` : title, Author: seller.name } });
     const chunks: Buffer[] = [];

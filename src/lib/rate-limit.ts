@@ -3,11 +3,16 @@
 // memory limiter stands in, so an outage degrades to per-process budgets rather than no budgets.
 // That is logged at error level when it happens (and when Redis returns) and reported by /readyz
 // ("degraded") and /metrics, since several processes then each allow the full budget.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as IORedis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import { throttled } from './api-error.ts';
 import { errorString } from './error-fields.ts';
+
+// ioredis is loaded only with REDIS_URL: the embedded database's start does not pay for it.
+const require = createRequire(import.meta.url);
+const loadRedis = () => (require('ioredis') as typeof IORedis).Redis;
 
 export interface Budget {
   /** Throws a 429 (with Retry-After) when the key has used its budget; consumes nothing. */
@@ -44,7 +49,7 @@ function redisTarget(url: string): string {
 }
 
 export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Limiters {
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  const redis = config.REDIS_URL ? new (loadRedis())(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
   let store: LimiterStore = redis ? 'redis_connecting' : 'memory';
   const settledWaiters: Array<() => void> = [];
   const settle = (next: LimiterStore) => {

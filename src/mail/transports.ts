@@ -2,7 +2,7 @@
 // written under a temporary name and renamed so that a reader never sees half a file.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface OutgoingMail {
   id: string;
@@ -17,24 +17,30 @@ export interface MailTransport {
   close?(): void;
 }
 
+// nodemailer is loaded by the first mail, not at start-up: readiness does not need it.
+const nodemailer = async () => (await import('nodemailer')).default;
+
 export function smtpTransport(url: string): MailTransport {
-  // The URL inside the options object: given as createTransport's first argument, the second one is
-  // message defaults and these timeouts would be ignored.
-  const transporter = nodemailer.createTransport({ url, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 });
+  // One transporter, made by the first mail (a promise, so that mails sent together share it).
+  let transporter: Promise<Transporter> | undefined;
   return {
     async send(mail) {
-      await transporter.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
+      // The URL inside the options object: given as createTransport's first argument, the second
+      // one is message defaults and these timeouts would be ignored.
+      transporter ??= nodemailer().then((n) => n.createTransport({ url, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 }));
+      await (await transporter).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
     },
-    close: () => transporter.close(),
+    close: () => void transporter?.then((t) => t.close()),
   };
 }
 
 export function fileTransport(dir: string): MailTransport {
   mkdirSync(dir, { recursive: true });
-  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  let builder: Promise<Transporter> | undefined;
   return {
     async send(mail) {
-      const info = await builder.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
+      builder ??= nodemailer().then((n) => n.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+      const info = await (await builder).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
       const name = `${Date.now()}-${mail.id}.eml`;
       const tmp = join(dir, `.${name}.tmp`);
       writeFileSync(tmp, info.message as Buffer);

@@ -2,12 +2,12 @@
 // content-type parser scoped to this plugin keeps the bytes); the event is mapped to this service's
 // terms (ProviderEvent) and handed to the checkout module, which records every event id in
 // webhook_events in the same transaction as its effect, so a redelivered event changes nothing.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { DetailCodeSchema, fail } from '../http/errors.ts';
-import { stripeSessionState } from './stripe.ts';
+import { loadStripe, stripeSessionState } from './stripe.ts';
 import type { ProviderEvent, WebhookPort } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -144,7 +144,7 @@ export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort
         if (typeof sig !== 'string' || !Buffer.isBuffer(raw)) throw fail('invalid_signature', { message: 'Missing Stripe-Signature header or body.' });
         let event: Stripe.Event;
         try {
-          event = Stripe.webhooks.constructEvent(raw, sig, deps.config.STRIPE_WEBHOOK_SECRET);
+          event = loadStripe().webhooks.constructEvent(raw, sig, deps.config.STRIPE_WEBHOOK_SECRET);
         } catch {
           throw fail('invalid_signature', { message: 'The webhook signature does not verify.' });
         }

@@ -2,13 +2,20 @@
 // `subscription` mode (plans); `client_reference_id` binds the session to the account. Stripe bills
 // plans itself: renewals and failures arrive as webhooks (stripe-webhook.ts). STRIPE_API_HOST/PORT/
 // PROTOCOL point the SDK at another server (the tests run a local fake of the HTTP API).
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import type { ChargeResult, CheckoutRequest, CreatedCheckout, PaymentProvider, RefundResult, SessionState, StoredSession } from './types.ts';
 
+// The SDK (~200 modules, a good part of the server's start time) is loaded when first needed: with
+// PAYMENT_PROVIDER=stripe when the provider is made, else by the first Stripe webhook.
+const require = createRequire(import.meta.url);
+export const loadStripe = (): typeof Stripe => require('stripe') as typeof Stripe;
+
 export function stripeClient(config: Config): Stripe {
   if (!config.STRIPE_SECRET_KEY) throw new Error('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
-  return new Stripe(config.STRIPE_SECRET_KEY, {
+  const StripeSdk = loadStripe();
+  return new StripeSdk(config.STRIPE_SECRET_KEY, {
     host: config.STRIPE_API_HOST,
     port: config.STRIPE_API_PORT,
     protocol: config.STRIPE_API_PROTOCOL,

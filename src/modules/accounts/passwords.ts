@@ -8,15 +8,16 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as de from '@zxcvbn-ts/language-de';
-import * as en from '@zxcvbn-ts/language-en';
-import * as es from '@zxcvbn-ts/language-es-es';
-import * as fr from '@zxcvbn-ts/language-fr';
-import * as it from '@zxcvbn-ts/language-it';
-import * as nl from '@zxcvbn-ts/language-nl-be';
-import * as pt from '@zxcvbn-ts/language-pt-br';
+import { createRequire } from 'node:module';
+import type * as Core from '@zxcvbn-ts/core';
+import type * as Common from '@zxcvbn-ts/language-common';
+import type * as De from '@zxcvbn-ts/language-de';
+import type * as En from '@zxcvbn-ts/language-en';
+import type * as Es from '@zxcvbn-ts/language-es-es';
+import type * as Fr from '@zxcvbn-ts/language-fr';
+import type * as It from '@zxcvbn-ts/language-it';
+import type * as Nl from '@zxcvbn-ts/language-nl-be';
+import type * as Pt from '@zxcvbn-ts/language-pt-br';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -29,10 +30,22 @@ const COMMON = new Set(
 );
 
 // Built once, on first use: the word lists of every locale the service speaks (without the large
-// Wikipedia lists, which cost start-up time and memory for little gain).
-let estimator: ZxcvbnFactory | undefined;
+// Wikipedia lists, which cost start-up time and memory for little gain). The packages are loaded
+// then too, not at start-up: they unpack their word lists as they load, a good part of the
+// server's start time, which readiness does not need.
+const require = createRequire(import.meta.url);
+let estimator: Core.ZxcvbnFactory | undefined;
 function strength(password: string, context: string[]): number {
   if (!estimator) {
+    const { ZxcvbnFactory } = require('@zxcvbn-ts/core') as typeof Core;
+    const common = require('@zxcvbn-ts/language-common') as typeof Common;
+    const en = require('@zxcvbn-ts/language-en') as typeof En;
+    const de = require('@zxcvbn-ts/language-de') as typeof De;
+    const es = require('@zxcvbn-ts/language-es-es') as typeof Es;
+    const fr = require('@zxcvbn-ts/language-fr') as typeof Fr;
+    const it = require('@zxcvbn-ts/language-it') as typeof It;
+    const nl = require('@zxcvbn-ts/language-nl-be') as typeof Nl;
+    const pt = require('@zxcvbn-ts/language-pt-br') as typeof Pt;
     const lists = { ...common.dictionary, ...en.dictionary, ...de.dictionary, ...es.dictionary, ...fr.dictionary, ...it.dictionary, ...nl.dictionary, ...pt.dictionary };
     const dictionary = Object.fromEntries(Object.entries(lists).filter(([name]) => !name.startsWith('wikipedia')));
     estimator = new ZxcvbnFactory({ graphs: common.adjacencyGraphs, dictionary, translations: en.translations });
