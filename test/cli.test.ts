@@ -16,9 +16,9 @@ const env = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-cli-')), LOG_LEVE
 describe('operator CLI', () => {
   it('creates staff, disables and enables accounts, suppresses addresses and migrates', async () => {
     const e = env();
-    // A fresh DATA_DIR is created either migrated from the build's template by a child process (where
-    // the runtime can start one: Node 22.18+/24 run the TypeScript source directly), or empty and then
-    // migrated in this process: both end with every migration applied.
+    // From src/ there is no build template: a fresh DATA_DIR is created and migrated by a child process
+    // (where the runtime can start one: Node 22.18+/24 run the TypeScript source directly), or empty
+    // and then migrated in this process: both end with every migration applied.
     expect((await runCli(['migrate'], e)).out).toMatch(/^(applied: 0001_accounts\.sql|database is up to date$)/);
     expect((await runCli(['migrate'], e)).out).toBe('database is up to date');
     // A doctor needs a first and last name and a licence number (printed on prescriptions).
