@@ -88,6 +88,9 @@ export async function seed(db: Db): Promise<Record<string, number>> {
   // Statistics and visibility map as autovacuum would leave them on a database that grew to this
   // size (without it every index-only scan would fetch each heap row).
   await db.exec('vacuum analyze');
+  // Flush the seed's ~100 MB of writes now: otherwise the checkpoint they trigger spreads its I/O
+  // over the next minutes, into the measured runs (it showed as 20-60 ms tails at half of peak).
+  await db.exec('checkpoint');
   const counts: Record<string, number> = {};
   for (const table of ['users', 'consultations', 'payments', 'prescriptions']) {
     const [row] = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
