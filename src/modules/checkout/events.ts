@@ -11,13 +11,41 @@ import {
   type WebhookPort,
 } from '../../payment-providers/index.ts';
 import { transitionConsultationIfAllowed } from '../consultations/index.ts';
-import { planPaymentDescription, queueChargeReceipt, recordPayment, recordProviderRefund } from '../payments/index.ts';
-import { canTransitionPlan, isPlanStatus, lockPlanByProvider, setCancelAtPeriodEnd, syncPlanFromProvider, transitionPlan, updatePaymentMethod } from '../subscriptions/index.ts';
+import { planPaymentDescription, queueChargeReceipt, recordPayment, recordProviderRefund, type PaymentInput } from '../payments/index.ts';
+import {
+  canTransitionPlan,
+  isPlanStatus,
+  lockPlanByProvider,
+  setCancelAtPeriodEnd,
+  syncPlanFromProvider,
+  transitionPlan,
+  updatePaymentMethod,
+  type PlanRow,
+} from '../subscriptions/index.ts';
 import { finaliseInTx } from './finalise.ts';
 import { findSessionForProvider, livePlans, recordWebhookEvent, transitionSession } from './repository.ts';
 import { storedSession } from './service.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
+
+type PlanInvoiceEvent = Extract<ProviderEvent, { kind: 'plan_invoice_paid' | 'plan_invoice_failed' }>;
+
+/** The ledger entry of a provider's plan invoice, paid or failed (recorded once per provider payment id). */
+function planInvoicePayment(plan: PlanRow, provider: string, event: PlanInvoiceEvent, at: Date): Omit<PaymentInput, 'status'> {
+  return {
+    userId: plan.user_id,
+    subscriptionId: plan.id,
+    provider,
+    providerPaymentId: event.providerPaymentId,
+    isRecurring: true,
+    billingReason: event.billingReason,
+    amountCents: event.amountCents ?? plan.price_cents,
+    currency: (event.currency ?? plan.currency).toUpperCase(),
+    description: planPaymentDescription(plan),
+    at,
+    ignoreDuplicate: true,
+  };
+}
 
 async function applyEvent(deps: Deps, q: Queryable, provider: string, event: ProviderEvent): Promise<void> {
   const now = deps.clock.now();
@@ -35,21 +63,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       if (!plan) return;
       const start = event.periodStart ?? new Date(plan.current_period_end);
       const end = event.periodEnd ?? new Date(start.getTime() + plan.cycle_days * DAY_MS);
-      await recordPayment(q, {
-        userId: plan.user_id,
-        subscriptionId: plan.id,
-        provider,
-        providerPaymentId: event.providerPaymentId,
-        isRecurring: true,
-        billingReason: event.billingReason,
-        amountCents: event.amountCents ?? plan.price_cents,
-        currency: (event.currency ?? plan.currency).toUpperCase(),
-        status: 'succeeded',
-        description: planPaymentDescription(plan),
-        at: now,
-        periodStart: start,
-        ignoreDuplicate: true,
-      });
+      await recordPayment(q, { ...planInvoicePayment(plan, provider, event, now), status: 'succeeded', periodStart: start });
       await queueChargeReceipt(deps, q, provider, event.providerPaymentId);
       // A plan that has ended stays ended (canceled is final in the plan's machine).
       if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'active')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'active', { failed_attempts: 0, current_period_start: start, current_period_end: end });
@@ -58,21 +72,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
     case 'plan_invoice_failed': {
       const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
       if (!plan) return;
-      await recordPayment(q, {
-        userId: plan.user_id,
-        subscriptionId: plan.id,
-        provider,
-        providerPaymentId: event.providerPaymentId,
-        isRecurring: true,
-        billingReason: event.billingReason,
-        amountCents: event.amountCents ?? plan.price_cents,
-        currency: (event.currency ?? plan.currency).toUpperCase(),
-        status: 'failed',
-        failureCode: event.failureCode,
-        description: planPaymentDescription(plan),
-        at: now,
-        ignoreDuplicate: true,
-      });
+      await recordPayment(q, { ...planInvoicePayment(plan, provider, event, now), status: 'failed', failureCode: event.failureCode });
       if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'past_due')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'past_due', { failed_attempts: plan.failed_attempts + 1 });
       return;
     }
