@@ -1,10 +1,11 @@
 // The consultation list's one-statement read (issue 11): the same bodies as the per-record
-// serialisation, at most two statements per request (session + page), exact counters kept by the
+// serialisation, at most three statements per request (session, data version, page; an unchanged page
+// is served from the list cache after the first two, test/list-cache.test.ts), exact counters kept by the
 // triggers of migration 0700, and money totals beyond the 32-bit range.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/index.ts';
-import { pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
+import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL, pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
 import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -116,7 +117,7 @@ describe('consultation list', () => {
     expect(first.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
-  it('reads the page in one statement after the session check', async () => {
+  it('reads the page in one statement after the session and version checks; an unchanged page in none', async () => {
     const p = await seedPatient(ctx);
     await seedHistory(p, 3);
     const db = ctx.deps.db as Queryable;
@@ -127,13 +128,23 @@ describe('consultation list', () => {
       return original(sql, params);
     }) as Queryable['query'];
     try {
-      const res = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
-      expect(res.status).toBe(200);
-      expect(res.body.results).toHaveLength(3);
+      const first = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
+      expect(first.status).toBe(200);
+      expect(first.body.results).toHaveLength(3);
+      // Session check, data version, the page: three sequential round trips at most.
+      expect(seen).toHaveLength(3);
+      expect(seen[1]).toBe(DATA_VERSION_SQL);
+      expect(seen[2]).toBe(CONSULTATION_LIST_SQL);
+      seen.length = 0;
+      const again = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
+      expect(again.status).toBe(200);
+      expect(again.text).toBe(first.text);
+      // Unchanged data: the session check and the version only.
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toBe(DATA_VERSION_SQL);
     } finally {
       db.query = original;
     }
-    expect(seen.length).toBeLessThanOrEqual(2);
   });
 
   it('keeps the counters exact through inserts, status and refund changes, moves and deletes', async () => {

@@ -5,11 +5,20 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** A json/jsonb column: read as parsed JSON, written as a JSON string or a value. */
 export type Json = ColumnType<unknown, unknown, unknown>;
 
+export interface AccountDataEpochTable {
+  id: Generated<boolean>;
+  version: Generated<number>;
+}
+export type AccountDataEpochRow = Selectable<AccountDataEpochTable>;
+export type NewAccountDataEpoch = Insertable<AccountDataEpochTable>;
+export type AccountDataEpochUpdate = Updateable<AccountDataEpochTable>;
+
 export interface AccountTotalsTable {
   user_id: string;
   consultation_count: Generated<number>;
   spent_cents: Generated<number>;
   refunded_cents: Generated<number>;
+  data_version: Generated<number>;
 }
 export type AccountTotalsRow = Selectable<AccountTotalsTable>;
 export type NewAccountTotals = Insertable<AccountTotalsTable>;
@@ -623,6 +632,7 @@ export type NewWeightEntries = Insertable<WeightEntriesTable>;
 export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
 
 export interface Database {
+  account_data_epoch: AccountDataEpochTable;
   account_totals: AccountTotalsTable;
   app_secrets: AppSecretsTable;
   app_settings: AppSettingsTable;

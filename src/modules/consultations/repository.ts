@@ -307,7 +307,20 @@ const CONSULTATION_JSON = `json_build_object(
     'prescriptions', coalesce((select json_agg(${PRESCRIPTION_JSON} order by r.issued_at, r.id)
       from prescriptions r join users rd on rd.id = r.doctor_id where r.consultation_id = c.id), '[]'::json))`;
 
-export const CONSULTATION_LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},
+// The account's data version (migration 0870): raised in the writer's transaction by every write to a
+// table the list reads. Read in the same statement as the page, so a cached page is filed under the
+// version of exactly the snapshot it was computed from.
+const DATA_VERSION_COLUMNS = `coalesce(t.data_version, 0)::text || '.' || (select e.version from account_data_epoch e)::text as data_version`;
+
+export const DATA_VERSION_SQL = `select ${DATA_VERSION_COLUMNS} from account_totals t where t.user_id = $1`;
+
+/** The version of what the account's list shows now; undefined for an account without totals. */
+export async function dataVersionOf(q: Queryable, userId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ data_version: string }>(DATA_VERSION_SQL, [userId]);
+  return row?.data_version;
+}
+
+export const CONSULTATION_LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},${DATA_VERSION_COLUMNS},
        (select coalesce(json_agg(${CONSULTATION_JSON} order by c.created_at desc, c.id desc), '[]'::json)
           from (select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3) c
           left join users d on d.id = c.doctor_id
@@ -325,15 +338,25 @@ type ConsultationJson = Iso<ConsultationColumns> &
   };
 
 /** The list statement's one row: the account's summary and the page as JSON (drivers parse json). */
-type ConsultationListRow = UserSummaryRow & { page: ConsultationJson[] };
+type ConsultationListRow = UserSummaryRow & { data_version: string; page: ConsultationJson[] };
 
-/** One page of the account's consultations, newest first, and the account's consultation count. */
-export async function listForUser(q: Queryable, deps: Deps, userId: string, limit: number, offset: number): Promise<{ count: number; results: Consultation[] }> {
+/**
+ * One page of the account's consultations, newest first, the account's consultation count, and the
+ * data version the page was read at (undefined when the account has no row).
+ */
+export async function listForUser(
+  q: Queryable,
+  deps: Deps,
+  userId: string,
+  limit: number,
+  offset: number,
+): Promise<{ count: number; results: Consultation[]; dataVersion: string | undefined }> {
   const [u] = await q.query<ConsultationListRow>(CONSULTATION_LIST_SQL, [userId, limit, offset]);
-  if (!u) return { count: 0, results: [] };
+  if (!u) return { count: 0, results: [], dataVersion: undefined };
   const base = deps.config.PUBLIC_BASE_URL;
   const user = toUserSummary(deps, u);
   return {
+    dataVersion: u.data_version,
     count: user.consultation_count,
     results: u.page.map((r) =>
       toConsultation(r, user, r.doctor ? toDoctor(r.doctor) : null, r.submission ? toSubmission(r.submission) : null, r.prescriptions, r.payments, base),
