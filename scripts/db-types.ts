@@ -39,6 +39,8 @@ const TS_TYPE: Record<string, string> = {
   bytea: 'Buffer',
   inet: 'string',
   interval: 'string',
+  // A transaction id (account_totals.bumped_by): the drivers hand it over as text.
+  xid8: 'string',
 };
 
 function tsType(udt: string): string {

@@ -249,18 +249,70 @@ describe('consultation list cache', () => {
     expect(await version()).not.toBe(v0);
   });
 
+  it('raises the version once per transaction, at commit, however many rows it writes', async () => {
+    const p = await seedPatient(ctx);
+    await seedHistory(p);
+    const raw = async () => Number(firstRow(await ctx.db.query('select data_version from account_totals where user_id = $1', [p.id])).data_version);
+    const v0 = await raw();
+    await ctx.db.tx(async (t) => {
+      await t.query(`insert into consultations (user_id, category, status, plan) select $1, 'weight_loss', 'pending_review', 'one_off' from generate_series(1, 500)`, [p.id]);
+      await t.query(`update consultations set dosage = '0.5mg' where user_id = $1`, [p.id]);
+      await t.query(`update users set city = 'Bonn' where id = $1`, [p.id]);
+      // Not yet: the bump is deferred to commit, after every other lock the transaction takes.
+      expect(Number(firstRow(await t.query<{ data_version: string }>('select data_version from account_totals where user_id = $1', [p.id])).data_version)).toBe(v0);
+    });
+    expect(await raw()).toBe(v0 + 1);
+    const after = await list(p, '?limit=5');
+    expect(after.body.count).toBe(503);
+    expect(after.body.results[0].user.city).toBe('Bonn');
+  });
+
+  // Two writers of one account whose rows cross: A holds a plan and waits for a payment that B
+  // holds, and B writes a consultation before it commits. Had A's first statement locked the
+  // account's totals row (a bump per statement), B's consultation would wait for A while A waits for
+  // B: a deadlock, one of them aborted. Bumped at commit, B commits and then A does.
+  it.runIf(process.env.DATABASE_URL)('takes the account’s version lock at commit: crossing writers of one account both commit', async () => {
+    const p = await seedPatient(ctx);
+    const h = await seedHistory(p);
+    let aWrotePlan!: () => void;
+    const aReady = new Promise<void>((resolve) => (aWrotePlan = resolve));
+    let bWrotePayment!: () => void;
+    const bReady = new Promise<void>((resolve) => (bWrotePayment = resolve));
+    const v0 = Number(firstRow(await ctx.db.query('select data_version from account_totals where user_id = $1', [p.id])).data_version);
+    const a = ctx.db.tx(async (t) => {
+      await t.query(`update subscriptions set status = 'paused' where id = $1`, [h.subscriptionId]);
+      aWrotePlan();
+      // B's payment update would never come with a per-statement bump (it would wait for A).
+      await Promise.race([bReady, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      await t.query(`update payments set provider_order_name = 'A' where id = $1`, [h.paymentId]);
+    });
+    const b = ctx.db.tx(async (t) => {
+      await aReady;
+      await t.query(`update payments set provider_order_name = 'B' where id = $1`, [h.paymentId]);
+      bWrotePayment();
+      await t.query(`update consultations set dosage = '0.5mg' where id = $1`, [h.consultationId]);
+    });
+    await Promise.all([a, b]);
+    expect(Number(firstRow(await ctx.db.query('select data_version from account_totals where user_id = $1', [p.id])).data_version)).toBe(v0 + 2);
+    const after = await list(p);
+    expect(after.body.results).toStrictEqual(await fresh(p.id));
+    expect(after.body.results.find((c: { id: string }) => c.id === h.consultationId).payments[0].provider_order_name).toBe('A');
+  });
+
   // The structural guard: the version is only as good as the triggers behind it. A new table or a
   // new users alias read by the list without them fails here, before any stale page can be served.
   it('has version triggers on every table the list reads', async () => {
     const tables = new Set([...CONSULTATION_LIST_SQL.matchAll(/\b(?:from|join)\s+([a-z_]+)\b/g)].map((m) => m[1]!));
     expect([...tables].sort()).toEqual(['account_data_epoch', 'account_totals', 'consultations', 'payments', 'prescriptions', 'questionnaire_submissions', 'subscriptions', 'users']);
-    const triggers = await ctx.db.query<{ relname: string; tgtype: number; proname: string }>(
-      `select c.relname, t.tgtype, p.proname from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
+    const triggers = await ctx.db.query<{ relname: string; tgtype: number; proname: string; tgdeferrable: boolean; tginitdeferred: boolean }>(
+      `select c.relname, t.tgtype, p.proname, t.tgdeferrable, t.tginitdeferred
+         from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
         where not t.tgisinternal and p.proname like 'account_data_version%'`,
     );
     const has = (table: string, event: number, fn: string) =>
-      // tgtype bits: 1 row-level, 4 insert, 8 delete, 16 update; a statement-level AFTER trigger has neither 1 nor 2 (before).
-      triggers.some((t) => t.relname === table && (t.tgtype & event) !== 0 && (t.tgtype & 3) === 0 && t.proname === fn);
+      // tgtype bits: 1 row-level, 2 before, 4 insert, 8 delete, 16 update. Row-level AFTER, deferred
+      // to commit (the migration says why).
+      triggers.some((t) => t.relname === table && (t.tgtype & event) !== 0 && (t.tgtype & 3) === 1 && t.tgdeferrable && t.tginitdeferred && t.proname === fn);
     for (const table of tables) {
       if (table === 'account_totals' || table === 'account_data_epoch') continue; // the version itself
       if (table === 'users') {
@@ -280,7 +332,7 @@ describe('consultation list cache', () => {
       const columns = new Set([...CONSULTATION_LIST_SQL.matchAll(new RegExp(`\\b${alias}\\.([a-z_]+)`, 'g'))].map((m) => m[1]!));
       for (const column of columns) {
         if (column === 'id') continue; // the key, never updated
-        expect(source, `${alias}.${column}`).toContain(`n.${column}`);
+        expect(source, `${alias}.${column}`).toContain(`new.${column}`);
       }
     }
   });

@@ -19,6 +19,7 @@ export interface AccountTotalsTable {
   spent_cents: Generated<number>;
   refunded_cents: Generated<number>;
   data_version: Generated<number>;
+  bumped_by: string | null;
 }
 export type AccountTotalsRow = Selectable<AccountTotalsTable>;
 export type NewAccountTotals = Insertable<AccountTotalsTable>;

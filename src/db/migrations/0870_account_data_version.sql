@@ -9,11 +9,21 @@
 -- consultation and prescription they handled; a change of those on a prescriber's row bumps one
 -- service-wide epoch (account_data_epoch) instead of fanning out to every patient they ever saw.
 --
--- Like migration 0700 the triggers are per statement over transition tables (one UPDATE per
--- account per statement, whatever the number of rows). The bump takes the account's totals row lock
--- until commit, as 0700's counters already do for consultation inserts and money movements: writers
--- of one account's data serialise on it; writers of different accounts never meet.
+-- When the bump happens: at COMMIT (deferred constraint triggers), not after each statement. The
+-- bump updates the account's totals row, and a row lock taken mid-transaction and held to the end
+-- orders locks badly: a writer that bumped after its first statement and then waits for a row
+-- another writer of the same account holds, while that one waits for the totals row, is a
+-- deadlock. Taken at commit, after every other lock of the transaction, the totals row lock is held
+-- for the commit alone and waits on no other row. (Migration 0700's counters still lock it at once
+-- on consultation inserts and money movements; their cost model is separate.)
+--
+-- One bump per account per transaction: bumped_by records the transaction that last raised the
+-- version, and a later event of the same transaction finds it and writes nothing. Without it a bulk
+-- insert of 100,000 rows would update one row 100,000 times in one transaction, and every update of
+-- a row in one transaction walks its earlier versions (the reason 0700's triggers are per statement).
+-- A bump made in a subtransaction that rolls back is rolled back with it, bumped_by too.
 alter table account_totals add column data_version bigint not null default 0;
+alter table account_totals add column bumped_by xid8;
 
 create table account_data_epoch (
   id boolean primary key default true check (id),
@@ -21,84 +31,57 @@ create table account_data_epoch (
 );
 insert into account_data_epoch (id, version) values (true, 0);
 
+create function account_data_version_raise(account uuid) returns void language sql as $$
+  update account_totals set data_version = data_version + 1, bumped_by = pg_current_xact_id()
+   where user_id = account and bumped_by is distinct from pg_current_xact_id();
+$$;
+
 -- consultations, payments, prescriptions, subscriptions, questionnaire_submissions: each row has the
--- account in user_id. Each branch names only the transition tables its event has.
+-- account in user_id (an update that moves a row to another account raises both).
 create function account_data_version_bump() returns trigger language plpgsql as $$
 begin
-  if tg_op = 'INSERT' then
-    update account_totals t set data_version = t.data_version + 1
-     where t.user_id in (select user_id from new_rows);
-  elsif tg_op = 'DELETE' then
-    update account_totals t set data_version = t.data_version + 1
-     where t.user_id in (select user_id from old_rows);
-  else
-    update account_totals t set data_version = t.data_version + 1
-     where t.user_id in (select user_id from new_rows union select user_id from old_rows);
+  if tg_op <> 'DELETE' then
+    perform account_data_version_raise(new.user_id);
+  end if;
+  if tg_op = 'DELETE' or (tg_op = 'UPDATE' and old.user_id is distinct from new.user_id) then
+    perform account_data_version_raise(old.user_id);
   end if;
   return null;
 end;
 $$;
 
-create trigger consultations_data_version_insert after insert on consultations
-  referencing new table as new_rows for each statement execute function account_data_version_bump();
-create trigger consultations_data_version_update after update on consultations
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_bump();
-create trigger consultations_data_version_delete after delete on consultations
-  referencing old table as old_rows for each statement execute function account_data_version_bump();
+create constraint trigger consultations_data_version after insert or update or delete on consultations
+  deferrable initially deferred for each row execute function account_data_version_bump();
+create constraint trigger payments_data_version after insert or update or delete on payments
+  deferrable initially deferred for each row execute function account_data_version_bump();
+create constraint trigger prescriptions_data_version after insert or update or delete on prescriptions
+  deferrable initially deferred for each row execute function account_data_version_bump();
+create constraint trigger subscriptions_data_version after insert or update or delete on subscriptions
+  deferrable initially deferred for each row execute function account_data_version_bump();
+create constraint trigger questionnaire_submissions_data_version after insert or update or delete on questionnaire_submissions
+  deferrable initially deferred for each row execute function account_data_version_bump();
 
-create trigger payments_data_version_insert after insert on payments
-  referencing new table as new_rows for each statement execute function account_data_version_bump();
-create trigger payments_data_version_update after update on payments
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_bump();
-create trigger payments_data_version_delete after delete on payments
-  referencing old table as old_rows for each statement execute function account_data_version_bump();
-
-create trigger prescriptions_data_version_insert after insert on prescriptions
-  referencing new table as new_rows for each statement execute function account_data_version_bump();
-create trigger prescriptions_data_version_update after update on prescriptions
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_bump();
-create trigger prescriptions_data_version_delete after delete on prescriptions
-  referencing old table as old_rows for each statement execute function account_data_version_bump();
-
-create trigger subscriptions_data_version_insert after insert on subscriptions
-  referencing new table as new_rows for each statement execute function account_data_version_bump();
-create trigger subscriptions_data_version_update after update on subscriptions
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_bump();
-create trigger subscriptions_data_version_delete after delete on subscriptions
-  referencing old table as old_rows for each statement execute function account_data_version_bump();
-
-create trigger questionnaire_submissions_data_version_insert after insert on questionnaire_submissions
-  referencing new table as new_rows for each statement execute function account_data_version_bump();
-create trigger questionnaire_submissions_data_version_update after update on questionnaire_submissions
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_bump();
-create trigger questionnaire_submissions_data_version_delete after delete on questionnaire_submissions
-  referencing old table as old_rows for each statement execute function account_data_version_bump();
-
--- users: any update of an account's own row bumps its version (the summary shows its names, e-mail,
+-- users: any update of an account's own row raises its version (the summary shows its names, e-mail,
 -- locale, identity document; updates of users are rare and every one sets updated_at anyway). A
 -- change of the columns the list shows of a prescriber (first_name, last_name, email,
--- doctor_license_number) bumps the epoch when the row is, or was, a doctor's or is named by any
+-- doctor_license_number) raises the epoch when the row is, or was, a doctor's or is named by any
 -- consultation or prescription: a former doctor's old consultations still show their name.
 create function account_data_version_users() returns trigger language plpgsql as $$
 begin
-  update account_totals t set data_version = t.data_version + 1
-   where t.user_id in (select id from new_rows);
-  if exists (
-    select 1 from new_rows n join old_rows o on o.id = n.id
-     where (n.first_name, n.last_name, n.email, n.doctor_license_number)
-           is distinct from (o.first_name, o.last_name, o.email, o.doctor_license_number)
-       and (n.is_doctor or o.is_doctor or n.doctor_license_number is not null or o.doctor_license_number is not null
-            or exists (select 1 from consultations c where c.doctor_id = n.id)
-            or exists (select 1 from prescriptions r where r.doctor_id = n.id))
-  ) then
+  perform account_data_version_raise(new.id);
+  if (new.first_name, new.last_name, new.email, new.doctor_license_number)
+       is distinct from (old.first_name, old.last_name, old.email, old.doctor_license_number)
+     and (new.is_doctor or old.is_doctor or new.doctor_license_number is not null or old.doctor_license_number is not null
+          or exists (select 1 from consultations c where c.doctor_id = new.id)
+          or exists (select 1 from prescriptions r where r.doctor_id = new.id)) then
     update account_data_epoch set version = version + 1;
   end if;
   return null;
 end;
 $$;
 
-create trigger users_data_version_update after update on users
-  referencing old table as old_rows new table as new_rows for each statement execute function account_data_version_users();
+create constraint trigger users_data_version after update on users
+  deferrable initially deferred for each row execute function account_data_version_users();
 
 -- The prescriber check above looks a user up by doctor_id.
 create index consultations_doctor_idx on consultations (doctor_id) where doctor_id is not null;
