@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db, Queryable } from './db/index.ts';
 import type { Clock } from './lib/clock.ts';
+import type { PageCache } from './lib/page-cache.ts';
 import type { Limiters } from './lib/rate-limit.ts';
 import type { Scheduler } from './lib/scheduler.ts';
 import type { Secrets } from './lib/secrets.ts';
@@ -18,5 +19,7 @@ export interface Deps {
   limiters: Limiters;
   mail: Dispatcher;
   scheduler: Scheduler;
+  /** Answered consultation-list pages (src/lib/page-cache.ts); undefined with LIST_CACHE_MB=0. */
+  pageCache: PageCache | undefined;
   log: FastifyBaseLogger;
 }

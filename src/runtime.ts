@@ -14,6 +14,7 @@ import { migrate } from './db/migrate.ts';
 import { copyTree, usableTemplate } from './db/template.ts';
 import type { Deps } from './deps.ts';
 import { createClock } from './lib/clock.ts';
+import { PageCache } from './lib/page-cache.ts';
 import { createLimiters } from './lib/rate-limit.ts';
 import { createScheduler } from './lib/scheduler.ts';
 import { loadSecrets } from './lib/secrets.ts';
@@ -141,6 +142,7 @@ export async function createRuntime(
       limiters: createLimiters(config, log),
       mail: createDispatcher(db, transport, config.MAIL_FROM, log),
       scheduler: createScheduler(log),
+      pageCache: config.LIST_CACHE_MB > 0 ? new PageCache(config.LIST_CACHE_MB * 1024 * 1024) : undefined,
       log,
     };
     return {

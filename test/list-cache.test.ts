@@ -1,11 +1,11 @@
-// The consultation list's page cache (issue 11; src/modules/consultations/list-cache.ts, migration
+// The consultation list's page cache (issue 11; src/lib/page-cache.ts, migration
 // 0870): a page is served again only to its own account, only after the session check, and only
 // while nothing it shows has changed. Every write below goes straight to the database, as another
 // process, the CLI or a hand-run UPDATE would: the app learns of it only through the data version.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/index.ts';
-import { PageCache } from '../src/modules/consultations/list-cache.ts';
+import { PageCache } from '../src/lib/page-cache.ts';
 import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL, pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
 import { call, createTestContext, firstRow, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
@@ -111,6 +111,22 @@ describe('consultation list cache', () => {
     // Another page size or offset is another entry.
     expect(await pageStatements(async () => void (await list(p, '?limit=1&offset=1')))).toBe(1);
     expect((await list(p, '?limit=1&offset=1')).body.results).toStrictEqual((await fresh(p.id, 1, 1)));
+  });
+
+  it('counts its hits and misses in /metrics', async () => {
+    const p = await seedPatient(ctx);
+    await seedHistory(p);
+    const counter = async (outcome: string) => {
+      const text = (await call(ctx, 'GET', '/metrics')).text;
+      return Number(new RegExp(`^list_cache_lookups_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    };
+    const [hits, misses] = [await counter('hit'), await counter('miss')];
+    await list(p);
+    await list(p);
+    await list(p);
+    expect(await counter('miss')).toBe(misses + 1);
+    expect(await counter('hit')).toBe(hits + 2);
+    expect((await call(ctx, 'GET', '/metrics')).text).toMatch(/^list_cache_bytes [1-9]\d*$/m);
   });
 
   // Each write is one a real writer makes somewhere (status machine, refunds, prescribing, plans,
@@ -374,7 +390,7 @@ describe('PageCache', () => {
     c.set('a', '2.0', body(5, 'y'));
     expect(c.get('a', '1.0')).toBeUndefined();
     expect(c.get('a', '2.0')?.toString()).toBe('yyyyy');
-    expect(c.bytes).toBe(5);
+    expect(c.stats()).toEqual({ hits: 2, misses: 3, bytes: 5, entries: 1 });
   });
 
   it('keeps within its bytes, dropping the least recently used first', () => {
@@ -386,10 +402,9 @@ describe('PageCache', () => {
     expect(c.get('b', 'v')).toBeUndefined();
     expect(c.get('a', 'v')).toBeDefined();
     expect(c.get('c', 'v')).toBeDefined();
-    expect(c.bytes).toBe(80);
+    expect(c.stats().bytes).toBe(80);
     c.set('huge', 'v', body(101));
     expect(c.get('huge', 'v')).toBeUndefined();
-    expect(c.bytes).toBe(80);
-    expect(c.size).toBe(2);
+    expect(c.stats()).toMatchObject({ bytes: 80, entries: 2 });
   });
 });

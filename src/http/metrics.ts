@@ -87,6 +87,27 @@ export function createMetrics(deps: Deps) {
     },
   });
 
+  // The consultation list's page cache (src/lib/page-cache.ts): its hit ratio is what LIST_CACHE_MB buys.
+  new client.Counter({
+    name: 'list_cache_lookups_total',
+    help: 'Consultation-list requests of this process that looked for an unchanged page, by outcome (hit: served from memory, miss: computed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const s = deps.pageCache?.stats();
+      if (s) for (const outcome of ['hit', 'miss'] as const) this.inc({ outcome }, outcome === 'hit' ? s.hits : s.misses);
+    },
+  });
+  new client.Gauge({
+    name: 'list_cache_bytes',
+    help: 'Bytes of answered consultation-list pages held by this process (at most LIST_CACHE_MB)',
+    registers: [registry],
+    collect() {
+      this.set(deps.pageCache?.stats().bytes ?? 0);
+    },
+  });
+
   const jobLabels = ['job'] as const;
   new client.Counter({
     name: 'scheduler_job_runs_total',

@@ -1,5 +1,5 @@
 -- A version of everything an account's consultation list shows (issue 11), so that a page computed
--- once can be served again until something it shows changes (src/modules/consultations/list-cache.ts).
+-- once can be served again until something it shows changes (src/lib/page-cache.ts).
 --
 -- account_totals.data_version goes up, in the writer's own transaction, on every insert, update or
 -- delete of a row the list reads for the account: its users row, its consultations, payments,

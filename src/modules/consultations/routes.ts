@@ -6,7 +6,6 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { PageCache } from './list-cache.ts';
 import { dataVersionOf, listForUser } from './repository.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
@@ -15,7 +14,7 @@ import { getConsultationForUser } from './service.ts';
 export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   // Answered pages by account and URL, served again while the account's data version is unchanged.
-  const cache = deps.config.LIST_CACHE_MB > 0 ? new PageCache(deps.config.LIST_CACHE_MB * 1024 * 1024) : undefined;
+  const cache = deps.pageCache;
   // A computed page's cache slot, from the handler to onSend (which sees the serialised body).
   const toFile = new WeakMap<FastifyRequest, { key: string; version: string }>();
   r.get(
@@ -39,14 +38,14 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
       // The account id comes from the verified session: an entry is only ever served to its account.
       const key = `${user.id} ${request.url}`;
       if (cache) {
-        const version = await dataVersionOf(deps.db, user.id);
+        const version = await dataVersionOf(deps.reader, user.id);
         const body = version === undefined ? undefined : cache.get(key, version);
         // Already serialised (under this route's schema, when it was filed): sent as the bytes they are.
         if (body) return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       }
       // One statement for the page, its related records, the count, the user summary and the
       // version they were read at.
-      const { count, results, dataVersion } = await listForUser(deps.db, deps, user.id, p.limit, p.offset);
+      const { count, results, dataVersion } = await listForUser(deps.reader, deps, user.id, p.limit, p.offset);
       if (cache && dataVersion !== undefined) toFile.set(request, { key, version: dataVersion });
       return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
     },
