@@ -108,6 +108,7 @@ describe('consultation list cache', () => {
     expect(again.text).toBe(first.text);
     expect(again.headers['content-type']).toBe(first.headers['content-type']);
     expect(again.headers['content-length']).toBe(first.headers['content-length']);
+    expect(again.headers['cache-control']).toBe('no-store');
     // Another page size or offset is another entry.
     expect(await pageStatements(async () => void (await list(p, '?limit=1&offset=1')))).toBe(1);
     expect((await list(p, '?limit=1&offset=1')).body.results).toStrictEqual((await fresh(p.id, 1, 1)));
