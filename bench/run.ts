@@ -417,6 +417,9 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
         const peak = scenarios[`${name} list 1k`]!.rps;
         const rate = Math.max(1, Math.round(peak / 2));
         log(`  ${name} list 1k at half of peak (${rate} req/s)`);
+        // Warmed at that rate first: while another service ran, this one's pool closed its idle
+        // connections (node-postgres: after 10 s), and reopening them is no part of a steady state.
+        await load({ ...list(server.base, small), overallRate: rate, duration: WARMUP_SECONDS });
         const half = await load({ ...list(server.base, small), overallRate: rate, duration: HALF_PEAK_SECONDS });
         log(`    ${`${name} list 1k @ half peak`.padEnd(28)}: ${fmt(half)}`);
         scenarios[`${name} list 1k @ half peak`] = { ...half, rate };
