@@ -83,6 +83,25 @@ $$;
 create constraint trigger users_data_version after update on users
   deferrable initially deferred for each row execute function account_data_version_users();
 
+-- account_totals itself: the list shows its counters and money totals. Migration 0700's triggers
+-- change them only beside writes that raise the version anyway, but a repair run by hand
+-- (`update account_totals set spent_cents = ...`) must not leave a cached page showing the old sum:
+-- a change of a shown column raises the version in the same row write (taking no lock the write
+-- does not take), and marks the transaction's bump as made, so the deferred one does not repeat it.
+create function account_data_version_totals() returns trigger language plpgsql as $$
+begin
+  if (new.consultation_count, new.spent_cents, new.refunded_cents) is distinct from (old.consultation_count, old.spent_cents, old.refunded_cents)
+     and new.data_version = old.data_version then
+    new.data_version := old.data_version + 1;
+    new.bumped_by := pg_current_xact_id();
+  end if;
+  return new;
+end;
+$$;
+
+create trigger account_totals_data_version before update on account_totals
+  for each row execute function account_data_version_totals();
+
 -- The prescriber check above looks a user up by doctor_id.
 create index consultations_doctor_idx on consultations (doctor_id) where doctor_id is not null;
 create index prescriptions_doctor_idx on prescriptions (doctor_id);
