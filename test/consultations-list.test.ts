@@ -4,9 +4,8 @@
 // triggers of migration 0700, and money totals beyond the 32-bit range.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../src/db/index.ts';
 import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL, pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
-import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, seedPatient, statementsDuring, type Patient, type Res, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -120,31 +119,21 @@ describe('consultation list', () => {
   it('reads the page in one statement after the session and version checks; an unchanged page in none', async () => {
     const p = await seedPatient(ctx);
     await seedHistory(p, 3);
-    const db = ctx.deps.db as Queryable;
-    const original = db.query.bind(db);
-    const seen: string[] = [];
-    db.query = (async (sql: string, params?: unknown[]) => {
-      seen.push(sql);
-      return original(sql, params);
-    }) as Queryable['query'];
-    try {
-      const first = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
-      expect(first.status).toBe(200);
-      expect(first.body.results).toHaveLength(3);
-      // Session check, data version, the page: three sequential round trips at most.
-      expect(seen).toHaveLength(3);
-      expect(seen[1]).toBe(DATA_VERSION_SQL);
-      expect(seen[2]).toBe(CONSULTATION_LIST_SQL);
-      seen.length = 0;
-      const again = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access });
-      expect(again.status).toBe(200);
-      expect(again.text).toBe(first.text);
-      // Unchanged data: the session check and the version only.
-      expect(seen).toHaveLength(2);
-      expect(seen[1]).toBe(DATA_VERSION_SQL);
-    } finally {
-      db.query = original;
-    }
+    let first!: Res;
+    const seen = await statementsDuring(ctx, async () => void (first = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access })));
+    expect(first.status).toBe(200);
+    expect(first.body.results).toHaveLength(3);
+    // Session check, data version, the page: three sequential round trips at most.
+    expect(seen).toHaveLength(3);
+    expect(seen[1]).toBe(DATA_VERSION_SQL);
+    expect(seen[2]).toBe(CONSULTATION_LIST_SQL);
+    let again!: Res;
+    const seenAgain = await statementsDuring(ctx, async () => void (again = await call(ctx, 'GET', '/v1/users/consultations/', { token: p.access })));
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    // Unchanged data: the session check and the version only.
+    expect(seenAgain).toHaveLength(2);
+    expect(seenAgain[1]).toBe(DATA_VERSION_SQL);
   });
 
   it('keeps the counters exact through inserts, status and refund changes, moves and deletes', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/index.ts';
 import { PageCache } from '../src/lib/page-cache.ts';
 import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL, pageForUser, serialiseConsultations } from '../src/modules/consultations/repository.ts';
-import { call, createTestContext, firstRow, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, firstRow, seedPatient, statementsDuring, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -81,19 +81,7 @@ const list = (p: Patient, query = '') => call(ctx, 'GET', `/v1/users/consultatio
 
 /** Counts the page statements the app sends while fn runs. */
 async function pageStatements(fn: () => Promise<void>): Promise<number> {
-  const db = ctx.deps.db as Queryable;
-  const original = db.query.bind(db);
-  let n = 0;
-  db.query = (async (sql: string, params?: unknown[]) => {
-    if (sql === CONSULTATION_LIST_SQL) n++;
-    return original(sql, params);
-  }) as Queryable['query'];
-  try {
-    await fn();
-  } finally {
-    db.query = original;
-  }
-  return n;
+  return (await statementsDuring(ctx, fn)).filter((sql) => sql === CONSULTATION_LIST_SQL).length;
 }
 
 describe('consultation list cache', () => {
@@ -373,19 +361,10 @@ describe('consultation list cache', () => {
     const off = await createTestContext({ LIST_CACHE_MB: '0' });
     try {
       const p = await seedPatient(off);
-      const db = off.deps.db as Queryable;
-      const original = db.query.bind(db);
-      const seen: string[] = [];
-      db.query = (async (sql: string, params?: unknown[]) => {
-        seen.push(sql);
-        return original(sql, params);
-      }) as Queryable['query'];
-      try {
+      const seen = await statementsDuring(off, async () => {
         await call(off, 'GET', '/v1/users/consultations/', { token: p.access });
         await call(off, 'GET', '/v1/users/consultations/', { token: p.access });
-      } finally {
-        db.query = original;
-      }
+      });
       expect(seen.filter((s) => s === CONSULTATION_LIST_SQL)).toHaveLength(2);
       expect(seen).not.toContain(DATA_VERSION_SQL);
     } finally {

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openPglite, openPostgres, type Db } from '../../src/db/index.ts';
+import { openPglite, openPostgres, type Db, type Queryable } from '../../src/db/index.ts';
 import type { Deps } from '../../src/deps.ts';
 import { memoryTransport, type MailTransport, type OutgoingMail } from '../../src/mail/transports.ts';
 import { createRuntime } from '../../src/runtime.ts';
@@ -104,6 +104,23 @@ export async function createTestContext(
       await drop();
     },
   };
+}
+
+/** The SQL texts the app sends its database (deps.db, which is also deps.reader here) while fn runs. */
+export async function statementsDuring(ctx: { deps: Deps }, fn: () => Promise<unknown>): Promise<string[]> {
+  const db = ctx.deps.db as Queryable;
+  const original = db.query.bind(db);
+  const seen: string[] = [];
+  db.query = (async (sql: string, params?: unknown[]) => {
+    seen.push(sql);
+    return original(sql, params);
+  }) as Queryable['query'];
+  try {
+    await fn();
+  } finally {
+    db.query = original;
+  }
+  return seen;
 }
 
 /** The first row of a result, or a failed test when there is none. */
