@@ -37,7 +37,9 @@ create function account_data_version_raise(account uuid) returns void language s
 $$;
 
 -- consultations, payments, prescriptions, subscriptions, questionnaire_submissions: each row has the
--- account in user_id (an update that moves a row to another account raises both).
+-- account in user_id (an update that moves a row to another account raises both). The list joins a
+-- consultation's payments, prescriptions and submission by consultation; their user_id is the
+-- consultation's account, as checkout, the ledger and prescribing write them.
 create function account_data_version_bump() returns trigger language plpgsql as $$
 begin
   if tg_op <> 'DELETE' then
