@@ -96,7 +96,7 @@ class PacedConnection {
 
   constructor(
     url: URL,
-    private readonly onAnswer: (scheduled: number, status: number, size: number) => void,
+    private readonly onAnswer: (connection: PacedConnection, scheduled: number, status: number, size: number) => void,
     private readonly onError: (scheduled: number | undefined) => void,
   ) {
     this.socket = connect({
@@ -154,7 +154,7 @@ class PacedConnection {
     this.remaining -= n - at;
     if (this.remaining <= 0) {
       this.busy = false;
-      this.onAnswer(this.scheduled, this.status, this.size);
+      this.onAnswer(this, this.scheduled, this.status, this.size);
     }
     return true;
   }
@@ -192,7 +192,7 @@ function paced(spec: LoadSpec & { overallRate: number }): Promise<LoadResult> {
     const next = (c: PacedConnection) => {
       if (waitingAt < waiting.length) c.send(request, waiting[waitingAt++]!);
     };
-    const answered = (c: PacedConnection) => (scheduled: number, status: number, size: number) => {
+    const answered = (c: PacedConnection, scheduled: number, status: number, size: number) => {
       if (status >= 200 && status < 300) {
         latencies.push(performance.now() - scheduled);
         bytes += size;
@@ -206,10 +206,7 @@ function paced(spec: LoadSpec & { overallRate: number }): Promise<LoadResult> {
       if (scheduled !== undefined && ++done >= total) finish();
     };
     const pool: PacedConnection[] = [];
-    for (let i = 0; i < spec.connections; i++) {
-      const c: PacedConnection = new PacedConnection(url, (s, st, sz) => answered(c)(s, st, sz), failed);
-      pool.push(c);
-    }
+    for (let i = 0; i < spec.connections; i++) pool.push(new PacedConnection(url, answered, failed));
     // Whatever has not been answered 10 s after the last request was due is a timeout.
     const deadline = setTimeout(() => {
       failures.timeouts += total - done;
