@@ -41,19 +41,17 @@ describe('one charge per review', () => {
     expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 0 });
   });
 
-  it('two tabs both paid through the sandbox page (in parallel): one consultation, one payment, one plan; the other is refunded with a mail', async () => {
+  it('a tab the provider let pay after its replacement was paid: nothing is created, it is refunded with a mail', async () => {
     const p = await readyPatient(ctx);
     const a = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
     const b = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
-    // The provider let the first tab pay anyway (e.g. it was completed before it could be closed).
+    expect((await pay(b.body.checkout_url)).headers.location).toContain('/checkout/complete/');
+    // The provider let the replaced tab pay anyway (e.g. it was completed before it could be closed).
     await ctx.db.query("update checkout_sessions set status = 'open' where id = $1", [a.body.session_id]);
-    const pages = await Promise.all([pay(a.body.checkout_url), pay(b.body.checkout_url)]);
-    for (const page of pages) expect(page.status).toBe(303);
+    expect((await pay(a.body.checkout_url)).status).toBe(303);
     const views = await Promise.all([session(p, a.body.session_id), session(p, b.body.session_id)]);
-    const statuses = views.map((v) => v.body.status).sort();
-    expect(statuses).toEqual(['paid', 'refunded']);
-    const refunded = views.find((v) => v.body.status === 'refunded')!.body;
-    expect(refunded).toMatchObject({ refund_reason: 'submission_already_paid', consultation_id: null, payment_id: null });
+    expect(views.map((v) => v.body.status)).toEqual(['refunded', 'paid']);
+    expect(views[0]!.body).toMatchObject({ refund_reason: 'submission_already_paid', consultation_id: null, payment_id: null });
     expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 1 });
     await ctx.flushMail();
     // The patient's locale here is German.
@@ -62,17 +60,32 @@ describe('one charge per review', () => {
     expect(mail[0]!.text).not.toMatch(/semaglutide|tirzepatide|weight/i);
   });
 
-  it('five parallel one-off checkouts, every open page paid at once: exactly one payment stands', async () => {
+  it('20 parallel checkouts for one submission leave exactly one payable session: paying every page charges once and refunds nothing', async () => {
     const p = await readyPatient(ctx);
-    const sessions = await Promise.all(Array.from({ length: 5 }, () => checkout(p, { category: 'weight_loss', plan: 'one_off' })));
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => checkout(p, { category: 'weight_loss', plan: 'subscription' })));
     for (const s of sessions) expect(s.status).toBe(200);
-    // Whichever sessions the replacement left open (a race) are paid together.
-    await ctx.db.query("update checkout_sessions set status = 'open' where user_id = $1", [p.id]);
-    await Promise.all(sessions.map((s) => pay(s.body.checkout_url)));
+    const open = await ctx.db.query("select id from checkout_sessions where user_id = $1 and status = 'open'", [p.id]);
+    expect(open).toHaveLength(1);
+    const pages = await Promise.all(sessions.map((s) => pay(s.body.checkout_url)));
+    expect(pages.filter((r) => String(r.headers.location).includes('/checkout/complete/'))).toHaveLength(1);
     const views = await Promise.all(sessions.map((s) => session(p, s.body.session_id)));
     expect(views.filter((v) => v.body.status === 'paid')).toHaveLength(1);
-    expect(views.filter((v) => v.body.status === 'refunded')).toHaveLength(4);
-    expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, refunded: 4 });
+    expect(views.filter((v) => v.body.status === 'expired')).toHaveLength(19);
+    expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 0 });
+  });
+
+  it('the database refuses a second open session for one submission, whatever the code path', async () => {
+    const p = await readyPatient(ctx);
+    const first = await checkout(p, { category: 'weight_loss', plan: 'one_off' });
+    expect(first.status).toBe(200);
+    const copy = `cs_copy_${first.body.session_id}`;
+    await expect(
+      ctx.db.query(
+        `insert into checkout_sessions (id, user_id, provider, category, plan, treatment_id, dosage, submission_id, amount_cents, currency, status, success_url, cancel_url, expires_at)
+         select $1, user_id, provider, category, plan, treatment_id, dosage, submission_id, amount_cents, currency, 'open', success_url, cancel_url, expires_at from checkout_sessions where id = $2`,
+        [copy, first.body.session_id],
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
   });
 
   it('the database refuses a second live consultation for one submission, whatever the code path', async () => {

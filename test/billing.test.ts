@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type TestContext, firstRow } from './support/harness.ts';
-import { addSubmission, paySandbox, readyPatient } from './billing-fixtures.ts';
+import { addSubmission, approveRenewalOfPeriod, paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -231,6 +231,7 @@ describe('plans: covered consultations and recurring charges', () => {
     const b = await paySandbox(ctx, bad, { category: 'weight_loss', plan: 'subscription' }, '4000000000000341');
     for (const id of [g.session.subscription_id, b.session.subscription_id]) {
       await ctx.db.query("update subscriptions set current_period_start = now() - interval '28 days', current_period_end = now() - interval '1 minute' where id = $1", [id]);
+      await approveRenewalOfPeriod(ctx, id);
     }
     await Promise.all([ctx.deps.scheduler.runDue(), ctx.deps.scheduler.runDue()]);
     await ctx.deps.scheduler.runDue();
@@ -255,6 +256,7 @@ describe('plan lifecycle', () => {
     const bad = await readyPatient(ctx);
     const b = await paySandbox(ctx, bad, { category: 'weight_loss', plan: 'subscription' }, '4000000000000341');
     await ctx.db.query("update subscriptions set current_period_end = now() - interval '1 minute' where id = $1", [b.session.subscription_id]);
+    await approveRenewalOfPeriod(ctx, b.session.subscription_id);
     for (let i = 0; i < 4; i++) {
       await ctx.db.query('update subscriptions set next_charge_attempt_at = null where id = $1', [b.session.subscription_id]);
       await ctx.deps.scheduler.runDue();

@@ -227,7 +227,10 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/backoffice/users/${other.id}/enable/`, { token: admin.access })).status).toBe(200);
     expect((await api('POST', `/v1/backoffice/users/${admin.id}/disable/`, { token: admin.access })).status).toBe(400);
     expect((await api('POST', `/v1/backoffice/users/${randomUUID()}/enable/`, { token: admin.access })).status).toBe(404);
-    const otherPayments = await call(ctx, 'GET', '/v1/users/payments/', { token: await fresh(other) });
+    // A payment that still holds money (the rejected consultation above was refunded in full).
+    const third = await readyPatient(ctx);
+    await paySandbox(ctx, third, { category: 'weight_loss', plan: 'one_off' });
+    const otherPayments = await call(ctx, 'GET', '/v1/users/payments/', { token: await fresh(third) });
     expect((await api('POST', `/v1/backoffice/payments/${otherPayments.body.results[0].id}/refund/`, { token: admin.access, json: { amount_cents: 100, reason: 'goodwill' } })).status).toBe(200);
     expect((await api('GET', '/v1/backoffice/test-clock/', { token: admin.access })).status).toBe(200);
     expect((await api('POST', '/v1/backoffice/test-clock/advance/', { token: admin.access, json: { days: -1 } })).status).toBe(400);

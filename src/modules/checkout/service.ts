@@ -16,6 +16,7 @@ import {
   insertSession,
   latestLivePlan,
   latestSubmission,
+  lockAccount,
   lockCoveringPlan,
   reviewConflicts,
   type SessionRow,
@@ -184,14 +185,6 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
     };
   }
 
-  // A new checkout for this submission replaces the caller's older open ones: only one tab can pay.
-  const older = await expireOpenSessionsOfSubmission(deps.db, user.id, submission.id);
-  for (const s of older) {
-    await providerFor(deps, s.provider)
-      .expireSession?.(s.id)
-      .catch((err: unknown) => deps.log.warn({ err, sessionId: s.id }, 'could not expire a replaced checkout session at the provider'));
-  }
-
   const provider = providerFor(deps);
   const base = deps.config.PUBLIC_BASE_URL;
   const label = input.plan === 'subscription' ? `every ${cycleDays} days` : `${supplyDays} days`;
@@ -212,28 +205,42 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
     metadata: { category: input.category, plan: input.plan, treatment_id: treatment.id, dosage },
   });
   const fill = (u: string) => u.replaceAll('{CHECKOUT_SESSION_ID}', created.id);
-  await insertSession(deps.db, {
-    id: created.id,
-    user_id: user.id,
-    provider: provider.name,
-    category: input.category,
-    plan: input.plan,
-    treatment_id: treatment.id,
-    treatment_name: treatment.name,
-    dosage,
-    submission_id: submission.id,
-    amount_cents: amount,
-    currency: 'EUR',
-    status: 'open',
-    success_url: fill(successTemplate),
-    cancel_url: fill(cancelTemplate),
-    expires_at: created.expiresAt,
-    checkout_url: created.url,
-    cycle_days: cycleDays,
-    supply_days: supplyDays,
-    created_at: now,
-    updated_at: now,
+  // A new checkout for this submission replaces the caller's older open ones in the same
+  // transaction, so only one session is ever payable: the account's row lock queues parallel
+  // checkouts (the last one wins), and a partial unique index (migration 0900) holds the rule in
+  // the database for any writer.
+  const older = await deps.db.tx(async (q) => {
+    await lockAccount(q, user.id);
+    const replaced = await expireOpenSessionsOfSubmission(q, user.id, submission.id);
+    await insertSession(q, {
+      id: created.id,
+      user_id: user.id,
+      provider: provider.name,
+      category: input.category,
+      plan: input.plan,
+      treatment_id: treatment.id,
+      treatment_name: treatment.name,
+      dosage,
+      submission_id: submission.id,
+      amount_cents: amount,
+      currency: 'EUR',
+      status: 'open',
+      success_url: fill(successTemplate),
+      cancel_url: fill(cancelTemplate),
+      expires_at: created.expiresAt,
+      checkout_url: created.url,
+      cycle_days: cycleDays,
+      supply_days: supplyDays,
+      created_at: now,
+      updated_at: now,
+    });
+    return replaced;
   });
+  for (const s of older) {
+    await providerFor(deps, s.provider)
+      .expireSession?.(s.id)
+      .catch((err: unknown) => deps.log.warn({ err, sessionId: s.id }, 'could not expire a replaced checkout session at the provider'));
+  }
   return {
     covered_by_subscription: false,
     checkout_url: created.url,

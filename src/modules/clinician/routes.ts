@@ -6,8 +6,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { CONSULTATION_STATUSES, ConsultationSchema, rejectConsultation, requestInformation } from '../consultations/index.ts';
-import { approveForClinician, consultationForReview, reviewQueue } from './service.ts';
+import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
+import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -69,6 +69,8 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   const detail = (id: string) => consultationForReview(deps, id);
+  // A doctor's question unanswered for 14 days ends the review, refunded (docs/consultations.md).
+  deps.scheduler.register('consultations.expire-information-requests', () => expireUnansweredRequests(deps));
 
   r.get(
     '/v1/clinician/consultations/',
@@ -134,10 +136,10 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.post(
     '/v1/clinician/consultations/:id/reject/',
     {
-      schema: { tags: ['clinician'], summary: 'Reject with a reason', description: 'Emails the patient (no health details); audit-logged.', security: bearerSecurity, params: IdParams, body: ReasonBody, response: decision },
+      schema: { tags: ['clinician'], summary: 'Reject with a reason', description: 'A paid first consultation or early order is refunded in full through the payment provider and the plan its checkout opened is canceled (never charged again); no order is created. A rejected renewal ends its plan at the period end. Emails the patient (no health details); audit-logged. 502 refund_failed when the provider refuses the refund: nothing is decided.', security: bearerSecurity, params: IdParams, body: ReasonBody, response: { ...decision, 502: DetailCodeSchema } },
     },
     async (request) => {
-      await rejectConsultation(deps, { doctorId: currentUser(request).id, consultationId: request.params.id, reason: request.body.decision_reason });
+      await rejectForClinician(deps, { doctorId: currentUser(request).id, consultationId: request.params.id, reason: request.body.decision_reason });
       return detail(request.params.id);
     },
   );

@@ -6,13 +6,16 @@ import { billingCategory } from '../payments/index.ts';
 import {
   approveConsultation,
   consultationVerdict,
+  expireInformationRequests,
+  rejectConsultation,
+  type ConsultationRow,
   findConsultationForClinician,
   overrideOf,
   serialiseConsultations,
   verdictFor,
   type ApproveInput,
 } from '../consultations/index.ts';
-import { updatePlanDetails } from '../subscriptions/index.ts';
+import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
 import { weightSummary } from '../journal/index.ts';
 import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/index.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
@@ -68,13 +71,40 @@ export async function consultationForReview(deps: Deps, id: string) {
 }
 
 /**
- * The doctor's approval; an approved renewal or early order also sets the plan's treatment and
- * dose for what follows, in the same transaction.
+ * The doctor's approval. The plan carries what was approved: whatever the origin (the first
+ * checkout, a plan-covered consultation, a renewal, an early order), the approved treatment and
+ * dose become the plan's in the same transaction, so the next renewal's ladder starts there.
  */
 export async function approveForClinician(deps: Deps, input: ApproveInput) {
   return approveConsultation(deps, input, async (q, { consultation: c }) => {
-    if (c.subscription_id && ['renewal', 'early_order'].includes(c.origin)) {
+    if (c.subscription_id) {
       await updatePlanDetails(q, c.user_id, c.subscription_id, { treatment_id: c.treatment_id, dosage: c.dosage });
     }
+  });
+}
+
+/**
+ * A review that ended without an approval ends the plan it would have supplied: the plan a first
+ * checkout opened, or the plan of an early order or an expired renewal. A rejected renewal keeps
+ * the rule it had: the plan ends at its period end (nothing was charged for the next period). A
+ * plan-covered consultation leaves its plan alone (the plan was approved before).
+ */
+function endsPlan(c: ConsultationRow, how: 'rejected' | 'expired'): boolean {
+  if (!c.subscription_id) return false;
+  if (c.origin === 'checkout' || c.origin === 'early_order') return true;
+  return c.origin === 'renewal' && how === 'expired';
+}
+
+/** The doctor's rejection: refunds (consultations module) and the plan's end (here), in one transaction. */
+export async function rejectForClinician(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }) {
+  await rejectConsultation(deps, input, async (q, { consultation: c }) => {
+    if (endsPlan(c, 'rejected')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
+  });
+}
+
+/** Scheduler: unanswered information requests expire, refunded, with their plan ended. */
+export async function expireUnansweredRequests(deps: Deps): Promise<void> {
+  await expireInformationRequests(deps, async (q, { consultation: c }) => {
+    if (endsPlan(c, 'expired')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
   });
 }

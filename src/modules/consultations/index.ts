@@ -31,7 +31,16 @@ export {
   isConsultationStatus,
   type ConsultationStatus,
 } from './status.ts';
-export { approveConsultation, rejectConsultation, requestInformation, type Approved, type ApproveInput } from './service.ts';
+export {
+  approveConsultation,
+  rejectConsultation,
+  requestInformation,
+  expireInformationRequests,
+  INFORMATION_REQUEST_DAYS,
+  type Approved,
+  type ApproveInput,
+  type Ended,
+} from './service.ts';
 export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
 export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
 // The patient's list and its serialisation (owned by the list path; re-exported, not changed here).

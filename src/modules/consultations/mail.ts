@@ -62,3 +62,25 @@ export const consultationInformationMail = template('consultation_information_re
   nl: { subject: 'Je arts heeft meer informatie nodig', body: 'Om je consult af te ronden heeft het medische team meer informatie van je nodig. Log in om de vraag te lezen:', hello: hello.nl, sign: sign.nl },
   pt: { subject: 'O seu médico precisa de mais informações', body: 'Para concluir a sua consulta, a equipa médica precisa de mais informações. Inicie sessão para ler a pergunta:', hello: hello.pt, sign: sign.pt },
 });
+
+/** A rejected consultation whose payment went back: the refund receipt follows as its own mail. */
+export const consultationRejectedRefundedMail = template('consultation_rejected_refunded', {
+  de: { subject: 'Ihre Konsultation wurde geprüft', body: 'Eine Ärztin oder ein Arzt hat Ihre Konsultation geprüft und kann die Behandlung nicht verschreiben. Ihre Zahlung wird vollständig erstattet; der Beleg folgt in einer eigenen E-Mail. Melden Sie sich an, um die Begründung zu lesen:', hello: hello.de, sign: sign.de },
+  en: { subject: 'Your consultation has been reviewed', body: 'A doctor has reviewed your consultation and cannot prescribe the treatment. Your payment is refunded in full; the receipt follows in a separate email. Sign in to read the doctor\'s note:', hello: hello.en, sign: sign.en },
+  es: { subject: 'Tu consulta ha sido revisada', body: 'Un médico ha revisado tu consulta y no puede prescribir el tratamiento. Te reembolsamos el pago íntegro; el justificante llegará en otro correo. Inicia sesión para leer la nota del médico:', hello: hello.es, sign: sign.es },
+  fr: { subject: 'Votre consultation a été examinée', body: 'Un médecin a examiné votre consultation et ne peut pas prescrire le traitement. Votre paiement est remboursé intégralement ; le reçu suit dans un autre e-mail. Connectez-vous pour lire la note du médecin :', hello: hello.fr, sign: sign.fr },
+  it: { subject: 'La tua consulenza è stata esaminata', body: 'Un medico ha esaminato la tua consulenza e non può prescrivere il trattamento. Il pagamento ti viene rimborsato per intero; la ricevuta arriva in un\'altra email. Accedi per leggere la nota del medico:', hello: hello.it, sign: sign.it },
+  nl: { subject: 'Je consult is beoordeeld', body: 'Een arts heeft je consult beoordeeld en kan de behandeling niet voorschrijven. Je betaling wordt volledig terugbetaald; het bewijs volgt in een aparte e-mail. Log in om de toelichting van de arts te lezen:', hello: hello.nl, sign: sign.nl },
+  pt: { subject: 'A sua consulta foi analisada', body: 'Um médico analisou a sua consulta e não pode prescrever o tratamento. O seu pagamento é reembolsado na totalidade; o recibo segue noutro e-mail. Inicie sessão para ler a nota do médico:', hello: hello.pt, sign: sign.pt },
+});
+
+/** A question of the doctor left unanswered for INFORMATION_REQUEST_DAYS: the review ends (refunded when paid). */
+export const consultationExpiredMail = template('consultation_expired', {
+  de: { subject: 'Ihre Konsultation wurde geschlossen', body: 'Ihre Ärztin oder Ihr Arzt hat auf die Rückfrage 14 Tage lang keine Antwort erhalten, daher wurde die Konsultation geschlossen. Eine Zahlung dafür wird vollständig erstattet. Sie können jederzeit einen neuen Fragebogen ausfüllen:', hello: hello.de, sign: sign.de },
+  en: { subject: 'Your consultation has been closed', body: "Your doctor's question went unanswered for 14 days, so the consultation has been closed. Any payment for it is refunded in full. You can start a new questionnaire at any time:", hello: hello.en, sign: sign.en },
+  es: { subject: 'Tu consulta se ha cerrado', body: 'La pregunta de tu médico lleva 14 días sin respuesta, así que la consulta se ha cerrado. Te reembolsamos íntegramente cualquier pago. Puedes empezar un nuevo cuestionario cuando quieras:', hello: hello.es, sign: sign.es },
+  fr: { subject: 'Votre consultation a été clôturée', body: "La question de votre médecin est restée sans réponse pendant 14 jours : la consultation a été clôturée. Tout paiement est remboursé intégralement. Vous pouvez remplir un nouveau questionnaire à tout moment :", hello: hello.fr, sign: sign.fr },
+  it: { subject: 'La tua consulenza è stata chiusa', body: 'La domanda del medico è rimasta senza risposta per 14 giorni, quindi la consulenza è stata chiusa. Ogni pagamento ti viene rimborsato per intero. Puoi compilare un nuovo questionario quando vuoi:', hello: hello.it, sign: sign.it },
+  nl: { subject: 'Je consult is gesloten', body: 'De vraag van je arts is 14 dagen onbeantwoord gebleven, daarom is het consult gesloten. Een betaling wordt volledig terugbetaald. Je kunt altijd een nieuwe vragenlijst invullen:', hello: hello.nl, sign: sign.nl },
+  pt: { subject: 'A sua consulta foi encerrada', body: 'A pergunta do seu médico ficou sem resposta durante 14 dias, por isso a consulta foi encerrada. Qualquer pagamento é reembolsado na totalidade. Pode preencher um novo questionário a qualquer momento:', hello: hello.pt, sign: sign.pt },
+});

@@ -137,6 +137,22 @@ export async function lockForDecisionForClinician(q: Queryable, id: string) {
   return row ?? null;
 }
 
+/**
+ * Consultations whose doctor's question (needs_information, asked at `decided_at`) has waited
+ * since before `askedBefore` (any account: the scheduler's expiry), oldest first.
+ */
+export async function unansweredInformationRequestsForScheduler(q: Queryable, askedBefore: Date, limit: number): Promise<string[]> {
+  const rows = await sqlOf(q)
+    .selectFrom('consultations')
+    .select('id')
+    .where('status', '=', 'needs_information')
+    .where('decided_at', '<=', askedBefore)
+    .orderBy('decided_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** One of the account's consultations. */
 export async function findConsultationForUser(q: Queryable, userId: string, id: string): Promise<ConsultationRow | null> {
   const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();

@@ -6,10 +6,10 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
-import { billingTreatment } from '../payments/index.ts';
+import { billingTreatment, refundConsultationCharges, type ConsultationRefund } from '../payments/index.ts';
 import { createOrder, issuePrescription } from '../fulfilment/index.ts';
 import { timeWindowRecheck } from '../questionnaires/index.ts';
-import { consultationApprovedMail, consultationInformationMail, consultationRejectedMail } from './mail.ts';
+import { consultationApprovedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
 import {
   findConsultationForUser,
@@ -17,6 +17,7 @@ import {
   lockForDecisionForClinician,
   patientAddresses,
   transitionConsultationForClinician,
+  unansweredInformationRequestsForScheduler,
   type ConsultationRow,
 } from './records.repository.ts';
 import { serialiseConsultations } from './repository.ts';
@@ -69,6 +70,11 @@ export async function approveConsultation(
 ): Promise<{ consultationId: string; prescriptionId: string; orderId: string }> {
   return deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
+    // A renewal is the patient's choice first: one they have not confirmed (never answered, or
+    // refused at the safety screen) is not the desk's to approve (docs/renewals.md).
+    if (c.origin === 'renewal' && c.patient_choice_status !== 'confirmed') {
+      throw fail('patient_choice_not_confirmed', { extra: { patient_choice_status: c.patient_choice_status ?? null } });
+    }
     const treatmentId = input.treatmentId ?? c.treatment_id;
     const treatment = treatmentId ? billingTreatment(c.category, treatmentId) : null;
     if (!treatment) throw fieldErrors({ treatment_id: ["Not a treatment of this consultation's category."] });
@@ -82,7 +88,11 @@ export async function approveConsultation(
     if (late) throw fail('TREATMENT_WINDOW_PASSED', { extra: late });
     // The engine's verdict binds the approval: outside it, only with a written override (docs/consultations.md).
     const { engine, sideEffects } = await consultationVerdict(q, c);
-    const verdict = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });
+    const ruled = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });
+    // A red flag raised on this renewal's screen (an earlier confirm refused with the emergency
+    // notice) stays with the renewal: approving it needs the doctor's written reason too.
+    const flagged = renewalRedFlagCodes(c.renewal_details);
+    const verdict = flagged.length ? { ...ruled, ok: false, codes: [...ruled.codes, ...flagged.filter((f) => !ruled.codes.includes(f))] } : ruled;
     if (!verdict.ok && !input.overrideReason) {
       throw fail('override_required', {
         message: `The eligibility engine does not allow ${treatment.id} ${dosage} for this patient now (${verdict.codes.join(', ')}). Choose an allowed treatment and dose, or approve with an override and a written clinical reason.`,
@@ -157,6 +167,14 @@ export async function approveConsultation(
   });
 }
 
+/** The red-flag codes recorded on a renewal (`renewal_details.red_flags`), each once, prefixed `RED_FLAG_`. */
+export function renewalRedFlagCodes(details: unknown): string[] {
+  const flags = typeof details === 'object' && details !== null && 'red_flags' in details ? details.red_flags : null;
+  if (!Array.isArray(flags)) return [];
+  const codes = flags.flatMap((f: unknown) => (typeof f === 'object' && f !== null && 'codes' in f && Array.isArray(f.codes) ? f.codes.map(String) : []));
+  return [...new Set(codes)].map((code) => `RED_FLAG_${code}`);
+}
+
 /** The account's default address (the first when none is marked default), as stored. */
 function defaultAddress(addresses: unknown): Record<string, unknown> | null {
   if (!Array.isArray(addresses) || addresses.length === 0) return null;
@@ -164,13 +182,74 @@ function defaultAddress(addresses: unknown): Record<string, unknown> | null {
   return list.find((a) => Boolean(a.is_default)) ?? list[0] ?? null;
 }
 
-export async function rejectConsultation(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }): Promise<void> {
+/** What a rejection or an expiry settled, for the caller's follow-up inside the same transaction. */
+export interface Ended {
+  consultation: ConsultationRow;
+  refunds: ConsultationRefund[];
+}
+
+/**
+ * Rejects. The decision carries its consequences in the same transaction (docs/consultations.md,
+ * "What a decision does"): every charge of the consultation still holding money is refunded in full
+ * through the provider (a first checkout, an early order; a renewal is charged only after approval),
+ * no order is created, the patient is mailed in their locale, and `then` lets the caller end the
+ * plan the checkout opened (subscriptions depends on consultations, not the other way round). A
+ * provider that refuses the refund answers 502 and nothing is decided.
+ */
+export async function rejectConsultation(
+  deps: Deps,
+  input: { doctorId: string; consultationId: string; reason: string },
+  then?: (q: Queryable, ended: Ended) => Promise<void>,
+): Promise<void> {
   await deps.db.tx(async (q) => {
     const c = await lockForDecision(q, input.consultationId);
-    await transitionConsultationForClinician(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
-    await recordAudit(q, { actorId: input.doctorId, action: 'consultation.rejected', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
-    await enqueueMail(q, c.email, consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    const rejected = await transitionConsultationForClinician(q, c.id, 'rejected', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
+    const refunds = await refundConsultationCharges(deps, q, c.user_id, c.id, 'consultation_rejected');
+    await recordAudit(q, {
+      actorId: input.doctorId,
+      action: 'consultation.rejected',
+      subjectType: 'consultation',
+      subjectId: c.id,
+      details: { from: c.status, refunds: refunds.map((r) => ({ payment_id: r.paymentId, amount_cents: r.amountCents, provider_refund_id: r.providerRefundId })) },
+    });
+    await enqueueMail(q, c.email, refunds.length ? consultationRejectedRefundedMail : consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    if (then) await then(q, { consultation: rejected, refunds });
   });
+}
+
+/** A doctor's question unanswered this many days ends the review (docs/consultations.md). */
+export const INFORMATION_REQUEST_DAYS = 14;
+
+/**
+ * Scheduler: a consultation left in needs_information for INFORMATION_REQUEST_DAYS expires. Its
+ * charges are refunded in full and it ends `refunded` (`cancelled` when nothing was paid, e.g. a
+ * plan-covered one or a renewal), the patient is mailed, and `then` ends what the caller owns (the
+ * plan a checkout opened). One transaction per consultation, re-checked under its row lock, so a
+ * reply that lands first wins and a second process changes nothing.
+ */
+export async function expireInformationRequests(deps: Deps, then?: (q: Queryable, ended: Ended) => Promise<void>): Promise<number> {
+  const now = deps.clock.now();
+  const askedBefore = new Date(now.getTime() - INFORMATION_REQUEST_DAYS * 86_400_000);
+  let ended = 0;
+  for (const id of await unansweredInformationRequestsForScheduler(deps.db, askedBefore, 200)) {
+    try {
+      await deps.db.tx(async (q) => {
+        const c = await lockForDecisionForClinician(q, id);
+        if (!c || c.status !== 'needs_information' || !c.decided_at || new Date(c.decided_at) > askedBefore) return;
+        const refunds = await refundConsultationCharges(deps, q, c.user_id, c.id, 'information_request_expired');
+        const to = refunds.length ? 'refunded' : 'cancelled';
+        const row = await transitionConsultationForClinician(q, c.id, to);
+        await recordAudit(q, { actorId: null, action: 'consultation.expired', subjectType: 'consultation', subjectId: c.id, details: { from: c.status, to, refunds: refunds.map((r) => ({ payment_id: r.paymentId, amount_cents: r.amountCents })) } });
+        await enqueueMail(q, c.email, consultationExpiredMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+        if (then) await then(q, { consultation: row, refunds });
+        ended++;
+      });
+    } catch (err) {
+      // One consultation's provider error must not stop the others; the next run retries it.
+      deps.log.warn({ consultationId: id, err: err instanceof Error ? err.message : String(err) }, 'an unanswered information request could not be expired');
+    }
+  }
+  return ended;
 }
 
 export async function requestInformation(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }): Promise<void> {

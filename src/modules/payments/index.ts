@@ -12,7 +12,15 @@ export {
   type PaymentInput,
   type PaymentOrder,
 } from './repository.ts';
-export { recordRefund, recordProviderRefund, refundPaymentForBackoffice, type RefundInput, type RecordedRefund } from './refunds.ts';
+export {
+  recordRefund,
+  recordProviderRefund,
+  refundPaymentForBackoffice,
+  refundConsultationCharges,
+  type ConsultationRefund,
+  type RefundInput,
+  type RecordedRefund,
+} from './refunds.ts';
 export { chargePlanPeriod, planPaymentDescription, type PeriodCharge, type PlanToCharge } from './recurring.ts';
 export { queueChargeReceipt } from './receipts.ts';
 export { paymentDescription } from './product.ts';

@@ -54,9 +54,10 @@ export async function chargePlanPeriod(
   plan: PlanToCharge,
   reason: 'subscription_cycle' | 'early_order',
   consultationId: string | null,
+  /** First day of the charged period: the plan's current period end unless a late renewal approval moved it. */
+  periodStart: Date = new Date(plan.current_period_end),
 ): Promise<PeriodCharge> {
   const now = deps.clock.now();
-  const periodStart = new Date(plan.current_period_end);
   const provider = providerFor(deps, plan.provider);
   const result = await provider.chargeRenewal({
     subscriptionId: plan.id,

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { queueRefundReceipt } from './receipts.ts';
-import { lockPaymentByProvider, lockPaymentForBackoffice, updateRefund, type RefundRecord } from './repository.ts';
+import { lockPaymentByProvider, lockPaymentForBackoffice, lockRefundablePaymentsOfConsultation, updateRefund, type RefundRecord } from './repository.ts';
 import { storedRefunds } from './refund-entries.ts';
 
 export interface RefundInput {
@@ -107,4 +107,35 @@ export async function recordProviderRefund(
   warnSkippedRefunds(deps, p.id, recorded);
   await queueRefundReceipt(deps, q, p.id, { id, amountCents: amount, at: deps.clock.now() });
   return recorded;
+}
+
+/** One refund a consultation's outcome gave back. */
+export interface ConsultationRefund {
+  paymentId: string;
+  amountCents: number;
+  currency: string;
+  providerRefundId: string;
+}
+
+/**
+ * Gives back, in full, every charge of a consultation that still holds money (a rejected or expired
+ * review: docs/consultations.md), inside the caller's transaction: the provider refunds first (its
+ * idempotency key is per payment and outcome, so a retried decision never refunds twice), then the
+ * ledger and the refund receipt. A provider that refuses answers 502 `refund_failed` and the whole
+ * decision rolls back, so a consultation is never `rejected` while it keeps the money.
+ */
+export async function refundConsultationCharges(deps: Deps, q: Queryable, userId: string, consultationId: string, reason: string): Promise<ConsultationRefund[]> {
+  const out: ConsultationRefund[] = [];
+  for (const p of await lockRefundablePaymentsOfConsultation(q, userId, consultationId)) {
+    const amount = p.amount_cents - p.refunded_amount_cents;
+    if (amount <= 0) continue;
+    const r = await providerFor(deps, p.provider).refund({ providerPaymentId: p.provider_payment_id, amountCents: amount, idempotencyKey: `outcome_${p.id}_${p.refunded_amount_cents}` });
+    if (r.status === 'failed') throw fail('refund_failed', { message: 'The payment provider refused the refund.' });
+    const at = deps.clock.now();
+    const recorded = await recordRefund(q, p, { id: r.id, amountCents: amount, status: r.status, reason, at });
+    warnSkippedRefunds(deps, p.id, recorded);
+    await queueRefundReceipt(deps, q, p.id, { id: r.id, amountCents: amount, at });
+    out.push({ paymentId: p.id, amountCents: amount, currency: p.currency, providerRefundId: r.id });
+  }
+  return out;
 }

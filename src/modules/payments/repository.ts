@@ -159,6 +159,22 @@ export async function lockPaymentForBackoffice(q: Queryable, paymentId: string):
   return row ?? null;
 }
 
+/**
+ * Locks the account's charges of one consultation that still hold money (the checkout's first
+ * payment, an early order's charge): what a doctor's rejection or an expired review gives back.
+ */
+export async function lockRefundablePaymentsOfConsultation(q: Queryable, userId: string, consultationId: string): Promise<PaymentsRow[]> {
+  return sqlOf(q)
+    .selectFrom('payments')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('consultation_id', '=', consultationId)
+    .where('status', 'in', ['succeeded', 'partially_refunded'])
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+}
+
 /** Locks the payment a provider knows by one of its ids (a refund webhook names the charge, intent or invoice). */
 export async function lockPaymentByProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
   if (providerPaymentIds.length === 0) return null;

@@ -4,8 +4,10 @@ import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 
 /**
- * Plans due for a charge now (not the ones the provider bills itself), oldest period end first. A
- * renewal opened for the period must be approved by a doctor before the next supply is charged.
+ * Plans due for a charge now (not the ones the provider bills itself), oldest period end first.
+ * Only a period whose renewal a doctor approved is charged (docs/renewals.md, "Charge"): a plan
+ * whose renewal is missing (the scheduler was down when its window opened), pending, held or
+ * rejected is never charged, so missed periods are never charged silently.
  */
 export async function plansDueForChargeForScheduler(q: Queryable, now: Date, billedByProvider: string, limit: number): Promise<string[]> {
   const rows = await sqlOf(q)
@@ -17,20 +19,35 @@ export async function plansDueForChargeForScheduler(q: Queryable, now: Date, bil
     .where('s.current_period_end', '<=', now)
     .where((eb) => eb.or([eb('s.next_charge_attempt_at', 'is', null), eb('s.next_charge_attempt_at', '<=', now)]))
     .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('consultations as c')
-            .select('c.id')
-            .whereRef('c.subscription_id', '=', 's.id')
-            .where('c.origin', '=', 'renewal')
-            .whereRef('c.renewal_period_end', '=', 's.current_period_end')
-            .where('c.status', '<>', 'approved'),
-        ),
+      eb.exists(
+        eb
+          .selectFrom('consultations as c')
+          .select('c.id')
+          .whereRef('c.subscription_id', '=', 's.id')
+          .whereRef('c.renewal_period_end', '=', 's.current_period_end')
+          .where('c.origin', '=', 'renewal')
+          .where('c.status', '=', 'approved'),
       ),
     )
     .orderBy('s.current_period_end')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * When the doctor approved the renewal of the plan's period ending at `periodEnd` (null: not
+ * approved). The charged period starts at the later of the two, so a renewal approved after an
+ * outage starts a fresh period when the supply ships rather than paying for days already gone.
+ */
+export async function renewalApprovalOf(q: Queryable, planId: string, periodEnd: Date): Promise<Date | null> {
+  const row = await sqlOf(q)
+    .selectFrom('consultations as c')
+    .select('c.decided_at')
+    .where('c.subscription_id', '=', planId)
+    .where('c.renewal_period_end', '=', periodEnd)
+    .where('c.origin', '=', 'renewal')
+    .where('c.status', '=', 'approved')
+    .executeTakeFirst();
+  return row ? (row.decided_at ?? periodEnd) : null;
 }

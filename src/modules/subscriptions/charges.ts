@@ -4,7 +4,7 @@
 // is the only direction between the two folders.
 import type { Deps } from '../../deps.ts';
 import { chargePlanPeriod } from '../payments/index.ts';
-import { plansDueForChargeForScheduler } from './charges.repository.ts';
+import { plansDueForChargeForScheduler, renewalApprovalOf } from './charges.repository.ts';
 import { cancelEndedPlansForScheduler, lockPlanForScheduler, transitionPlan } from './repository.ts';
 import { isPlanStatus } from './status.ts';
 
@@ -18,6 +18,11 @@ export type ChargeOutcome = 'charged' | 'failed' | 'provider_managed' | 'not_due
  * a period that is already paid is not charged again (unique index on (subscription_id,
  * period_start) for successful payments). On success the period advances; on failure the payment
  * is recorded as failed (failure_code, failed_at) and the plan becomes past_due.
+ *
+ * Without `force` (the scheduler and its retries) only a period whose renewal a doctor approved is
+ * charged, once: the new period starts at the later of the old period's end and the approval (the
+ * supply ships at approval), so after an outage one charge is taken, never one per missed period
+ * (docs/renewals.md). An early order (`force`) is charged first and reviewed after.
  */
 export async function chargeSubscriptionCycle(
   deps: Deps,
@@ -31,8 +36,13 @@ export async function chargeSubscriptionCycle(
     const now = deps.clock.now();
     if (!options.force && (new Date(sub.current_period_end) > now || !['active', 'past_due'].includes(sub.status))) return { outcome: 'not_due' as const };
     if (sub.next_charge_attempt_at && new Date(sub.next_charge_attempt_at) > now && !options.force) return { outcome: 'not_due' as const };
-    const periodStart = new Date(sub.current_period_end);
-    const charge = await chargePlanPeriod(deps, q, sub, reason === 'retry' ? 'subscription_cycle' : reason, options.consultationId ?? null);
+    let periodStart = new Date(sub.current_period_end);
+    if (!options.force) {
+      const approvedAt = await renewalApprovalOf(q, sub.id, periodStart);
+      if (!approvedAt) return { outcome: 'not_due' as const };
+      if (approvedAt > periodStart) periodStart = new Date(approvedAt);
+    }
+    const charge = await chargePlanPeriod(deps, q, sub, reason === 'retry' ? 'subscription_cycle' : reason, options.consultationId ?? null, periodStart);
     if (charge.outcome === 'provider_managed') return { outcome: 'provider_managed' as const };
     if (charge.outcome === 'already_paid') return { outcome: 'not_due' as const };
     if (charge.outcome === 'charged') {

@@ -32,3 +32,5 @@ export {
 export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
 // The patient's plans and renewal options as the MCP connector reads them.
 export { listSubscriptions, renewalOptions } from './service.ts';
+// What a review's end does to the plan it would have supplied (the review desk's outcomes).
+export { endPlanAfterReview } from './service.ts';

@@ -45,6 +45,8 @@ import { appLinks } from '../../mail/links.ts';
 import * as repo from './repository.ts';
 import type { PlanRow } from './repository.ts';
 import { iso } from '../../lib/iso.ts';
+import { providerFor } from '../../payment-providers/index.ts';
+import { isPlanStatus } from './status.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -77,6 +79,7 @@ export function subscriptionOut(s: PlanRow, now: Date) {
     cancel_at_period_end: s.cancel_at_period_end,
     canceled_at: iso(s.canceled_at),
     treatment_id: s.treatment_id,
+    dosage: s.dosage,
     category: s.category,
     interval: s.interval,
     interval_count: s.interval_count,
@@ -598,4 +601,25 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
   // Mark the period the early order produced: a second early order waits for the next period.
   await repo.markEarlyOrdered(deps.db, userId, id);
   return { consultation_id: consultation.id, subscription: await getSubscription(deps, userId, id) };
+}
+
+/**
+ * Ends a plan now because the review that would supply it ended without an approval (a rejected
+ * first consultation or early order, an expired information request): `canceled`, never charged
+ * again. A plan the provider bills itself (Stripe) is cancelled there too; a provider error is
+ * logged (the plan is canceled here, and its webhook cannot revive it) rather than undoing the
+ * doctor's decision. Returns false when the plan had already ended.
+ */
+export async function endPlanAfterReview(deps: Deps, q: Queryable, userId: string, planId: string): Promise<boolean> {
+  const plan = await repo.findOwnPlan(q, userId, planId, true);
+  if (!plan || !isPlanStatus(plan.status) || plan.status === 'canceled') return false;
+  const ended = await repo.transitionPlan(q, userId, planId, plan.status, 'canceled', { canceled_at: deps.clock.now(), next_charge_attempt_at: null });
+  if (!ended) return false;
+  const provider = providerFor(deps, plan.provider);
+  if (plan.provider_subscription_id && provider.cancelSubscription) {
+    await provider.cancelSubscription(plan.provider_subscription_id).catch((err: unknown) => {
+      deps.log.error({ planId, err: err instanceof Error ? err.message : String(err) }, 'a plan ended after its review could not be cancelled at the provider');
+    });
+  }
+  return true;
 }
