@@ -1,13 +1,24 @@
 // Referrals over HTTP: referred people (initials only), commission from net payments, summary,
 // transactions, attribution events and their rate limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, latestCode, newPatient, PASSWORD, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
   ctx = await createTestContext();
 });
 afterAll(async () => ctx?.close());
+
+/** Registers, verifies and signs in a patient at exactly this address. */
+async function patientAt(email: string, extra: Record<string, unknown> = {}): Promise<Patient> {
+  expect((await call(ctx, 'POST', '/v1/users/register/', { brand: true, json: { email, password: PASSWORD, first_name: 'Ada', last_name: 'Lovelace', ...extra } })).status).toBe(200);
+  // Addresses are stored (and mailed) in lower case.
+  const otp = await latestCode(ctx, email.toLowerCase());
+  expect((await call(ctx, 'POST', '/v1/users/verify-email/', { brand: true, json: { email, otp } })).status).toBe(200);
+  const tok = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email, password: PASSWORD } });
+  const row = firstRow(await ctx.db.query<{ id: string }>('select id from users where lower(email) = lower($1)', [email]));
+  return { id: row.id, email, access: tok.body.access, refresh: tok.body.refresh };
+}
 
 async function codeOf(p: Patient): Promise<string> {
   return (await ctx.db.query('select referral_code from users where id = $1', [p.id]))[0]?.referral_code;
@@ -42,6 +53,7 @@ describe('referrals', () => {
       gross_cents: 15000,
       commission_cents: 1300,
       tx_count: 2,
+      commission_withheld_reason: null,
     });
     expect(r.text).not.toContain(friend.email);
     expect(r.text).not.toMatch(/grace|hopper/i);
@@ -56,6 +68,30 @@ describe('referrals', () => {
 
     const others = await call(ctx, 'GET', '/v1/users/referrals/me/referred/', { token: friend.access });
     expect(others.body.count).toBe(0);
+  });
+
+  it('a self-referral (+tag, gmail dots, letter case) earns nothing and says why; a real friend still earns', async () => {
+    const referrer = await patientAt('Ada.Lovelace@Gmail.com');
+    const code = await codeOf(referrer);
+    const tagged = await patientAt('adalovelace+deal@googlemail.com', { referral_code: code });
+    const plus = await patientAt('ada.lovelace+2@gmail.com', { referral_code: code });
+    const friend = await patientAt('ada.lovelace@example.org', { referral_code: code });
+    await pay(tagged, 24900);
+    await pay(plus, 1000);
+    await pay(friend, 5000);
+
+    const r = await call(ctx, 'GET', '/v1/users/referrals/me/referred/', { token: referrer.access });
+    expect(r.body.count).toBe(3);
+    const byId = new Map(r.body.results.map((x: any) => [x.referred_user_id, x]));
+    expect(byId.get(tagged.id)).toMatchObject({ gross_cents: 24900, commission_cents: 0, commission_withheld_reason: 'self_referral' });
+    expect(byId.get(plus.id)).toMatchObject({ commission_cents: 0, commission_withheld_reason: 'self_referral' });
+    expect(byId.get(friend.id)).toMatchObject({ commission_cents: 500, commission_withheld_reason: null });
+
+    const summary = await call(ctx, 'GET', '/v1/users/referrals/me/', { token: referrer.access });
+    expect(summary.body).toMatchObject({ referred_count: 3, tx_count: 1, gross_cents: 5000, net_cents: 5000, commission_cents: 500 });
+    const tx = await call(ctx, 'GET', '/v1/users/referrals/me/transactions/', { token: referrer.access });
+    expect(tx.body.count).toBe(3);
+    expect(tx.body.results.find((t: any) => t.referred_user_id === tagged.id)).toMatchObject({ amount_cents: 24900, commission_cents: 0, commission_withheld_reason: 'self_referral' });
   });
 
   it('needs a token', async () => {

@@ -6,12 +6,13 @@ import type { PaymentsRow, UsersRow } from '../../db/schema.ts';
 
 /** A referred person: initials and money figures only (bigint sums arrive as numbers). */
 export type ReferredRow = Pick<UsersRow, 'id' | 'first_name' | 'last_name' | 'created_at' | 'email_verified_at'> & {
+  self_referral: boolean;
   gross_cents: number;
   net_cents: number;
   tx_count: number;
 };
 export type ReferralTransactionRow = Pick<PaymentsRow, 'id' | 'user_id' | 'amount_cents' | 'refunded_amount_cents' | 'currency' | 'status' | 'created_at'> &
-  Pick<UsersRow, 'first_name' | 'last_name'>;
+  Pick<UsersRow, 'first_name' | 'last_name'> & { self_referral: boolean };
 export interface ReferralTotals {
   gross_cents: number;
   net_cents: number;
@@ -20,6 +21,11 @@ export interface ReferralTotals {
 
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
+/**
+ * The referred account is the referrer's own mailbox (migration 0901's referral_mailbox: +tags, and
+ * dots at Google's domains): it is listed, marked, and earns nothing. `r` is the referrer's row.
+ */
+const SELF = 'referral_mailbox(u.email) = referral_mailbox(r.email)';
 
 export async function countReferred(q: Queryable, referrerId: string): Promise<number> {
   const [row] = await q.query<{ n: number }>('select count(*)::int as n from users where referred_by = $1 and email_verified_at is not null', [referrerId]);
@@ -28,33 +34,43 @@ export async function countReferred(q: Queryable, referrerId: string): Promise<n
 
 export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferredRow[]> {
   return q.query<ReferredRow>(
-    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at,
+    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${SELF} as self_referral,
             coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::bigint as net_cents,
             (count(p.id) filter (where ${COUNTED}))::int as tx_count
-       from users u left join payments p on p.user_id = u.id
+       from users u join users r on r.id = u.referred_by left join payments p on p.user_id = u.id
       where u.referred_by = $1 and u.email_verified_at is not null
-      group by u.id order by u.created_at desc, u.id desc limit $2 offset $3`,
+      group by u.id, r.email order by u.created_at desc, u.id desc limit $2 offset $3`,
     [referrerId, limit, offset],
   );
 }
 
+/** The referrer's commission-earning totals: a self-referral's payments are left out. */
 export async function totals(q: Queryable, referrerId: string): Promise<ReferralTotals> {
   const [row] = await q.query<ReferralTotals>(
     `select coalesce(sum(p.amount_cents), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::bigint as net_cents,
             count(p.id)::int as tx_count
-       from payments p join users u on u.id = p.user_id
-      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,
+       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
+      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED} and not ${SELF}`,
     [referrerId],
   );
   return row ?? { gross_cents: 0, net_cents: 0, tx_count: 0 };
 }
 
+/** Every captured payment of the referrer's referred accounts, self-referrals included (they are listed, marked). */
+export async function countTransactions(q: Queryable, referrerId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `select count(p.id)::int as n from payments p join users u on u.id = p.user_id where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,
+    [referrerId],
+  );
+  return row?.n ?? 0;
+}
+
 export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferralTransactionRow[]> {
   return q.query<ReferralTransactionRow>(
-    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at
-       from payments p join users u on u.id = p.user_id
+    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${SELF} as self_referral
+       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}
       order by p.created_at desc, p.id desc limit $2 offset $3`,
     [referrerId, limit, offset],

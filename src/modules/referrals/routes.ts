@@ -18,6 +18,10 @@ const ReferredSchema = z
     gross_cents: z.number().int(),
     commission_cents: z.number().int(),
     tx_count: z.number().int(),
+    commission_withheld_reason: z
+      .enum(['self_referral'])
+      .nullable()
+      .meta({ description: 'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com). Null: it earns.' }),
   })
   .meta({ id: 'ReferredPerson' });
 
@@ -47,6 +51,10 @@ const TransactionSchema = z
     currency: z.string(),
     status: z.string(),
     created_at: z.string(),
+    commission_withheld_reason: z
+      .enum(['self_referral'])
+      .nullable()
+      .meta({ description: 'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com). Null: it earns.' }),
   })
   .meta({ id: 'ReferralTransaction' });
 

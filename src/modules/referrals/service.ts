@@ -16,6 +16,11 @@ export function initials(first: string, last: string): string {
   return `${letter(first)}${letter(last)}` || '?';
 }
 
+/**
+ * Why a referred account earns nothing (null: it earns). `self_referral`: the referred address is
+ * the referrer's own mailbox (+tags, and dots at Google's domains, are the same mailbox).
+ */
+const withheld = (r: { self_referral: boolean }): 'self_referral' | null => (r.self_referral ? 'self_referral' : null);
 
 export async function referred(deps: Deps, userId: string, limit: number, offset: number) {
   const [count, rows] = await Promise.all([repo.countReferred(deps.db, userId), repo.referredPage(deps.db, userId, limit, offset)]);
@@ -27,8 +32,9 @@ export async function referred(deps: Deps, userId: string, limit: number, offset
       joined_at: iso(r.email_verified_at)!,
       referred_at: iso(r.created_at)!,
       gross_cents: r.gross_cents,
-      commission_cents: commission(r.net_cents),
+      commission_cents: r.self_referral ? 0 : commission(r.net_cents),
       tx_count: r.tx_count,
+      commission_withheld_reason: withheld(r),
     })),
   };
 }
@@ -51,9 +57,9 @@ export async function summary(deps: Deps, userId: string) {
 }
 
 export async function transactions(deps: Deps, userId: string, limit: number, offset: number) {
-  const [t, rows] = await Promise.all([repo.totals(deps.db, userId), repo.transactionsPage(deps.db, userId, limit, offset)]);
+  const [count, rows] = await Promise.all([repo.countTransactions(deps.db, userId), repo.transactionsPage(deps.db, userId, limit, offset)]);
   return {
-    count: t.tx_count,
+    count,
     results: rows.map((r) => {
       const net = r.amount_cents - r.refunded_amount_cents;
       return {
@@ -63,7 +69,8 @@ export async function transactions(deps: Deps, userId: string, limit: number, of
         amount_cents: r.amount_cents,
         refunded_amount_cents: r.refunded_amount_cents,
         net_cents: net,
-        commission_cents: commission(net),
+        commission_cents: r.self_referral ? 0 : commission(net),
+        commission_withheld_reason: withheld(r),
         currency: r.currency,
         status: r.status,
         created_at: iso(r.created_at)!,
