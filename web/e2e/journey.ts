@@ -151,6 +151,53 @@ async function newContext(browser: Awaited<ReturnType<typeof chromium.launch>>, 
   return browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, bypassCSP: true, acceptDownloads: true, locale: 'en-GB' });
 }
 
+/**
+ * The patient (signed in on `page`) answers the hair-loss questionnaire and pays for a plan through
+ * the API and the sandbox page; the doctor rejects it in the desk; the patient's pages then say
+ * "Not approved" with the full refund, and the home page lists no hair-loss plan as active.
+ */
+async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
+  const stored = await page.evaluate(() => localStorage.getItem('pts.session'));
+  const access = (JSON.parse(stored ?? '{}') as { access?: string }).access;
+  if (!access) fail('no patient session in the browser');
+  const headers = { 'content-type': 'application/json', 'x-brand-slug': 'demo', authorization: `Bearer ${access}` };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!r.ok) fail(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as Record<string, any>;
+  };
+  const v = (step_id: number, question_key: string, value: unknown) => ({ step_id, question_key, value });
+  const m = (step_id: number, question_key: string, options: string[]) => ({ step_id, question_key, values: Object.fromEntries(options.map((o) => [o, true])) });
+  const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), m(2, 'hypersensitivity', ['none']), v(2, 'pregnant_contact', false)];
+  await api('PATCH', '/v1/users/questionnaires/hair_growth/progress/', { data: answers });
+  const result = await api('POST', '/v1/users/questionnaires/hair_growth/submit/');
+  if (result.outcome !== 'eligible') fail(`hair-loss questionnaire: ${JSON.stringify(result)}`);
+  const co = await api('POST', '/v1/users/checkout/', { category: 'hair_growth', plan: 'subscription' });
+  const paid = await fetch(`${new URL(co.checkout_url as string).href}pay/`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  if (paid.status !== 303) fail(`sandbox pay: ${paid.status}`);
+  const session = await api('GET', `/v1/users/sandbox/session/${co.session_id as string}/`);
+  const consultationId = session.consultation_id as string;
+
+  await doc.goto(`/desk/consultations/${consultationId}`);
+  await doc.getByRole('heading', { name: 'Eligibility result' }).waitFor();
+  await doc.getByLabel('Reason (shown to the patient)').fill('Your hair loss pattern needs an in-person dermatology assessment first.');
+  await doc.getByRole('button', { name: 'Reject' }).click();
+  await doc.getByText('Decision saved.').waitFor();
+
+  await page.goto(`/consultations/${consultationId}`);
+  await page.getByText('Not approved').first().waitFor();
+  const note = await page.getByTestId('refund-note').innerText();
+  if (!/refunded in full/.test(note)) fail(`the consultation's refund note is "${note}"`);
+  await check(page, 'consultation-rejected-refunded');
+  await page.goto('/home');
+  await page.getByRole('heading', { name: /Hello/ }).waitFor();
+  const plans = await page.getByTestId('home-plans').innerText();
+  if (/hair growth/i.test(plans)) fail(`the home page still lists the rejected plan: "${plans}"`);
+  const latest = await page.locator('article', { has: page.getByRole('heading', { name: 'Latest consultation' }) }).innerText();
+  if (!/Not approved/.test(latest) || !/refunded in full/.test(latest) || /Active/.test(latest)) fail(`home's latest consultation reads "${latest}"`);
+  await check(page, 'home-after-rejection');
+}
+
 async function main() {
   if (!existsSync(join(WEB, 'dist', 'index.html'))) fail('web/dist is missing: run `npm run build:web` first');
   rmSync(SHOTS, { recursive: true, force: true });
@@ -446,6 +493,9 @@ async function main() {
     await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
     await doc.getByText('Decision saved.').waitFor();
     await check(doc, 'desk-renewal-approved');
+
+    log('doctor rejects a paid hair-loss plan: the patient sees it rejected and refunded, never active');
+    await rejectedAndRefunded(base, page, doc);
 
     log('red flag: the emergency screen with the country’s number');
     await page.goto('/questionnaire/hair_growth');

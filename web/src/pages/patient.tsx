@@ -8,10 +8,11 @@ export function Home() {
   const { t, date, money } = useI18n();
   const profile = useLoad(() => api.GET('/v1/users/profile/'));
   const consultations = useLoad(() => api.GET('/v1/users/consultations/', { params: { query: { limit: 3 } } }));
-  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 5 } } }));
+  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 50 } } }));
   const convs = useLoad(() => api.GET('/v1/users/conversations/'));
   const p = profile.data;
-  const plan = subs.data?.results.find((s) => s.status !== 'canceled');
+  // Every plan that still supplies (or will once paid or confirmed): a patient may have several.
+  const plans = subs.data?.results.filter((s) => s.status !== 'canceled') ?? [];
   const latest = consultations.data?.results[0];
   const unread = convs.data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0;
   return (
@@ -25,21 +26,27 @@ export function Home() {
       ) : null}
       <div className="grid">
         <article className="card">
-          <h2>{t('home.plan')}</h2>
+          <h2>{plans.length > 1 ? t('home.plans') : t('home.plan')}</h2>
           {subs.loading && !subs.data ? <Loading /> : null}
-          {plan ? (
-            <>
-              <p>
-                <StatusBadge status={plan.status} /> {plan.treatment_id}
-              </p>
-              <p>{t('plan.price', { price: money(plan.price_cents, plan.currency), days: plan.cycle_days })}</p>
-              <p>{t('home.nextRenewal', { date: date(plan.current_period_end) })}</p>
-              <p>
-                <Link to="/plan">{t('nav.plan')}</Link> · <Link to="/renewal">{t('nav.renewal')}</Link>
-              </p>
-            </>
+          {plans.length ? (
+            <ul className="list" data-testid="home-plans">
+              {plans.map((plan) => (
+                <li key={plan.id}>
+                  <p>
+                    <StatusBadge status={plan.status} /> {plan.category.replace(/_/g, ' ')}: {plan.treatment_id} {plan.dosage}
+                  </p>
+                  <p>{t('plan.price', { price: money(plan.price_cents, plan.currency), days: plan.cycle_days })}</p>
+                  {plan.status === 'active' && !plan.cancel_at_period_end ? <p>{t('home.nextRenewal', { date: date(plan.current_period_end) })}</p> : null}
+                </li>
+              ))}
+            </ul>
           ) : subs.data ? (
             <p>{t('home.noPlan')}</p>
+          ) : null}
+          {plans.length ? (
+            <p>
+              <Link to="/plan">{t('nav.plan')}</Link> · <Link to="/renewal">{t('nav.renewal')}</Link>
+            </p>
           ) : null}
         </article>
         <article className="card">
@@ -47,7 +54,7 @@ export function Home() {
           {latest ? (
             <>
               <p>
-                <StatusBadge status={latest.status} /> {latest.treatment_id} {latest.dosage}
+                <StatusBadge status={latest.status} /> <RefundNote payments={latest.payments} /> {latest.treatment_id} {latest.dosage}
               </p>
               <p>{date(latest.created_at)}</p>
               <Link to={`/consultations/${latest.id}`}>{t('consultations.open')}</Link>
@@ -67,7 +74,7 @@ export function Home() {
             <li>
               <Link to="/treatments">{t('home.start')}</Link>
             </li>
-            {plan ? (
+            {plans.length ? (
               <li>
                 <Link to="/journal">{t('nav.journal')}</Link>
               </li>
@@ -94,7 +101,7 @@ export function Consultations() {
             <Link to={`/consultations/${c.id}`}>
               {c.category.replace(/_/g, ' ')} · {date(c.created_at)}
             </Link>{' '}
-            <StatusBadge status={c.status} />
+            <StatusBadge status={c.status} /> <RefundNote payments={c.payments} />
           </li>
         ))}
       </ul>
@@ -103,6 +110,20 @@ export function Consultations() {
 }
 
 type Consultation = Schemas['Consultation'];
+
+/**
+ * What happened to the money of a consultation: a rejected or expired review is refunded, and the
+ * patient reads that next to the status ("Not approved · refunded in full (25,00 €)").
+ */
+function RefundNote({ payments }: { payments: Consultation['payments'] }) {
+  const { t, money } = useI18n();
+  const refunded = payments.filter((p) => p.refunded_amount_cents > 0);
+  if (!refunded.length) return null;
+  const full = refunded.every((p) => p.refunded_amount_cents >= p.amount_cents);
+  const total = refunded.reduce((n, p) => n + p.refunded_amount_cents, 0);
+  const amount = money(total, refunded[0]!.currency);
+  return <span className="badge badge-refunded" data-testid="refund-note">{full ? t('consultations.refundedFull', { amount }) : t('consultations.refundedPart', { amount })}</span>;
+}
 
 export function ConsultationDetail({ id }: { id: string }) {
   const { t, date } = useI18n();
@@ -116,7 +137,7 @@ export function ConsultationDetail({ id }: { id: string }) {
       <dl className="facts">
         <dt>{t('consultations.status')}</dt>
         <dd>
-          <StatusBadge status={x.status} />
+          <StatusBadge status={x.status} /> <RefundNote payments={x.payments} />
         </dd>
         <dt>{t('consultations.created')}</dt>
         <dd>{date(x.created_at)}</dd>
