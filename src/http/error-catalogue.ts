@@ -69,6 +69,7 @@ export const ERROR_CATALOGUE = {
   // Review desk (consultations)
   TREATMENT_WINDOW_PASSED: { status: 400, shape: 'error_name', message: 'The time window of this treatment has passed since the questionnaire was submitted.' },
   override_required: { status: 400, shape: 'detail_code' },
+  absolute_contraindication: { status: 409, shape: 'error_code' },
 
   // Any record with a state machine (consultations, checkout sessions, plans)
   invalid_status_transition: { status: 409, shape: 'detail_code' },
