@@ -190,3 +190,17 @@ describe('PrEP: a known hepatitis B status and a kidney test within 12 months', 
     expect(Object.values(r.body).flat()).toEqual([expect.stringMatching(/^last_renal_check_date: The date cannot be in the future/)]);
   });
 });
+
+describe('the audit log is append-only in the database', () => {
+  it('UPDATE, DELETE and TRUNCATE are refused; INSERT still works', async () => {
+    const { p } = await submitted('sexual_health', FIXTURES.sexual_health.eligible);
+    const id = await paid(p, 'sexual_health', 'sildenafil', '25 mg');
+    expect((await approve(id, {})).status).toBe(200);
+    const row = firstRow(await ctx.db.query("select id, details from audit_log where subject_id = $1 and action = 'consultation.approved'", [id]));
+    for (const sql of ["update audit_log set details = '{}'::jsonb where id = $1", 'delete from audit_log where id = $1']) {
+      await expect(ctx.db.query(sql, [row.id]), sql).rejects.toThrow(/append-only/);
+    }
+    await expect(ctx.db.query('truncate audit_log')).rejects.toThrow(/append-only/);
+    expect(firstRow(await ctx.db.query('select details from audit_log where id = $1', [row.id])).details).toEqual(row.details);
+  });
+});
