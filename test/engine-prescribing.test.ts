@@ -3,9 +3,11 @@
 // their boundaries, exclusions by the engine's result, and the renewal rule set; plus properties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { currentVersion, findTreatment } from '../src/modules/questionnaires/catalogue.ts';
-import { daysSince, evaluate, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
-import { prescribingFor } from '../src/modules/questionnaires/prescribing-catalogue.ts';
+import { currentVersion, findTreatment, getCategory } from '../src/modules/questionnaires/catalogue.ts';
+import { daysSince, evaluate, type AnswerItem, type EngineProfile } from '../src/modules/questionnaires/engine.ts';
+import { prescribingFor, ruleFacts } from '../src/modules/questionnaires/prescribing-catalogue.ts';
+import { enrichReasons } from '../src/modules/consultations/prescribing.ts';
+import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { DAY_MS, NO_STEP_UP_MAX_DAYS, STEP_DOWN_MAX_DAYS, doseVerdict, exclusionCodes, prescribingVerdict, renewalRuleSet, type SupplyHistory } from '../src/modules/questionnaires/prescribing.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
@@ -146,5 +148,90 @@ describe('the renewal rule set', () => {
     expect(daysSince('2026-03-17', NOW)).toBe(90);
     expect(daysSince('2026-06-15', NOW)).toBe(0);
     expect(daysSince('not a date', NOW)).toBeNull();
+  });
+});
+
+// Issue 21: interactions narrow the strengths; absolute contraindications; every rule an override lifts.
+describe('strength limits and absolute contraindications', () => {
+  const man: EngineProfile = { date_of_birth: '1985-04-12', gender: '0', country_of_residence: 'DEU' };
+  const woman: EngineProfile = { ...man, gender: '1' };
+  const sild = findTreatment('sexual_health', 'sildenafil')!;
+  const lng = findTreatment('emergency_contraception', 'levonorgestrel')!;
+  const engineOf = (slug: string, profile: EngineProfile, answers: AnswerItem[]) => {
+    const out = evaluate(currentVersion(slug)!, profile, answers, NOW);
+    return enrichReasons(slug, { outcome: out.outcome, treatments: out.treatments, reasons: [...out.reasons, ...out.cautions] });
+  };
+  const ed = (...changes: AnswerItem[]) => engineOf('sexual_health', man, withAnswers(FIXTURES.sexual_health.eligible, ...changes));
+  const sildOpts = { firstSupplyStrengths: prescribingFor('sexual_health').titration.sildenafil!.first_supply_strengths };
+
+  it('sildenafil with ritonavir: 25 mg only, first supply or not [E2]', () => {
+    const engine = ed(v(2, 'cyp3a4_inhibitors', true));
+    for (const history of [null, { treatment_id: 'sildenafil', dosage: '50 mg', dose_since: at(-60), supplied_until: at(-30) }]) {
+      const v50 = prescribingVerdict({ engine, treatment: sild, dosage: '50 mg', history, now: NOW, options: sildOpts });
+      expect(v50).toMatchObject({ ok: false, refused: 'dosage', codes: ['SILDENAFIL_25MG_CYP3A4_INHIBITOR'], allowed_dosages: ['25 mg'], absolute_codes: [] });
+      expect(prescribingVerdict({ engine, treatment: sild, dosage: '100 mg', history, now: NOW, options: sildOpts }).ok).toBe(false);
+      expect(prescribingVerdict({ engine, treatment: sild, dosage: '25 mg', history, now: NOW, options: sildOpts }).ok).toBe(true);
+    }
+  });
+
+  it('sildenafil with an alpha-blocker: a first supply at 25 mg; after one, the usual strengths [E2]', () => {
+    const engine = ed(v(2, 'alpha_blockers', true));
+    expect(prescribingVerdict({ engine, treatment: sild, dosage: '50 mg', history: null, now: NOW, options: sildOpts })).toMatchObject({ ok: false, codes: ['ALPHA_BLOCKER_START_25MG'], allowed_dosages: ['25 mg'] });
+    const after = { treatment_id: 'sildenafil', dosage: '25 mg', dose_since: at(-40), supplied_until: at(-10) };
+    expect(prescribingVerdict({ engine, treatment: sild, dosage: '50 mg', history: after, now: NOW, options: sildOpts }).ok).toBe(true);
+    // Without the interaction a first supply may be 50 mg.
+    expect(prescribingVerdict({ engine: ed(), treatment: sild, dosage: '50 mg', history: null, now: NOW, options: sildOpts }).ok).toBe(true);
+  });
+
+  it('levonorgestrel with enzyme inducers or above 70 kg / BMI 26: 3 mg only (FSRH, EC3, EC3b)', () => {
+    const ec = (...changes: AnswerItem[]) => engineOf('emergency_contraception', woman, withAnswers(FIXTURES.emergency_contraception.eligible, ...changes));
+    for (const engine of [ec(v(2, 'enzyme_inducers', true)), ec(v(2, 'weight_kg', 90)), ec(v(2, 'weight_kg', 68), v(2, 'height_cm', 158))]) {
+      expect(prescribingVerdict({ engine, treatment: lng, dosage: '1.5 mg', history: null, now: NOW })).toMatchObject({ ok: false, refused: 'dosage', allowed_dosages: ['3 mg'] });
+      expect(prescribingVerdict({ engine, treatment: lng, dosage: '3 mg', history: null, now: NOW }).ok).toBe(true);
+    }
+    expect(prescribingVerdict({ engine: ec(), treatment: lng, dosage: '1.5 mg', history: null, now: NOW }).ok).toBe(true);
+  });
+
+  it('a caution stored by version 2 binds as today’s strength limit', () => {
+    const v2 = getCategory('sexual_health')!.versions.find((x) => x.number === 2)!;
+    const out = evaluate(v2, man, withAnswers(FIXTURES.sexual_health.eligible, v(2, 'cyp3a4_inhibitors', true)), NOW);
+    expect(out.cautions.map((r) => r.code)).toContain('SILDENAFIL_25MG_CYP3A4_INHIBITOR');
+    const engine = enrichReasons('sexual_health', { outcome: out.outcome, treatments: out.treatments, reasons: [...out.reasons, ...out.cautions] });
+    expect(prescribingVerdict({ engine, treatment: sild, dosage: '50 mg', history: null, now: NOW, options: sildOpts }).codes).toEqual(['SILDENAFIL_25MG_CYP3A4_INHIBITOR']);
+  });
+
+  it('absolute: nitrates, riociguat, MAOI or SSRI with dapoxetine, finasteride for women, MTC/MEN2; relative: the others', () => {
+    const cases: [string, EngineProfile, AnswerItem[], string, string, string][] = [
+      ['sexual_health', man, [v(2, 'nitrates', true)], 'sildenafil', '50 mg', 'NITRATES'],
+      ['sexual_health', man, [v(2, 'riociguat', true)], 'tadalafil', '10 mg', 'RIOCIGUAT'],
+      ['premature_ejaculation', man, [m(2, 'contraindications', ['maoi'])], 'dapoxetine', '60 mg', 'DAPOXETINE_CONTRAINDICATION'],
+      ['premature_ejaculation', man, [m(2, 'contraindications', ['serotonergic_drugs'])], 'dapoxetine', '30 mg', 'DAPOXETINE_CONTRAINDICATION'],
+      ['hair_growth', woman, [v(2, 'pregnant_or_planning', false)], 'finasteride', '1 mg', 'FINASTERIDE_NOT_FOR_WOMEN'],
+      ['weight_loss', man, [v(3, 'mtc_or_men2', true)], 'semaglutide', '0.25 mg', 'MTC_OR_MEN2_HISTORY'],
+      ['chlamydia', woman, [v(2, 'pregnant', true)], 'doxycycline', '100 mg', 'DOXYCYCLINE_IN_PREGNANCY'],
+      ['hiv_prep', man, [v(2, 'hiv_test', 'positive')], 'emtricitabine-tenofovir', '200/245 mg', 'HIV_POSITIVE'],
+    ];
+    for (const [slug, profile, changes, treatmentId, dosage, code] of cases) {
+      const engine = engineOf(slug, profile, withAnswers(FIXTURES[slug as keyof typeof FIXTURES].eligible, ...changes));
+      const verdict = prescribingVerdict({ engine, treatment: findTreatment(slug, treatmentId)!, dosage, history: null, now: NOW, options: { firstSupplyStrengths: prescribingFor(slug).titration[treatmentId]?.first_supply_strengths } });
+      expect(verdict.absolute_codes, `${slug} ${code}`).toEqual([code]);
+    }
+    // Relative: an exclusion a doctor may lift with a written reason.
+    const relative = engineOf('premature_ejaculation', man, withAnswers(FIXTURES.premature_ejaculation.eligible, v(2, 'diagnostic_criteria', false)));
+    const v60 = prescribingVerdict({ engine: relative, treatment: dapox, dosage: '60 mg', history: null, now: NOW, options: { firstSupplyStrengths: ['30 mg'] } });
+    expect(v60).toMatchObject({ ok: false, refused: 'treatment', codes: ['DIAGNOSTIC_CRITERIA_NOT_MET'], absolute_codes: [] });
+    // Every rule the override lifts: the exclusion and the starting dose.
+    expect(v60.override_codes).toEqual(['DIAGNOSTIC_CRITERIA_NOT_MET', 'FIRST_SUPPLY_STARTING_DOSE']);
+  });
+
+  it('every absolute code of the prescribing catalogue names an exclusion rule with its source', () => {
+    for (const slug of ['sexual_health', 'premature_ejaculation', 'hair_growth', 'weight_loss', 'chlamydia', 'urinary_tract_infection', 'emergency_contraception', 'hiv_prep']) {
+      const absolute = prescribingFor(slug).absolute;
+      expect(Object.keys(absolute).length, slug).toBeGreaterThan(0);
+      for (const [code, source] of Object.entries(absolute)) {
+        expect(source.length).toBeGreaterThan(2);
+        expect(ruleFacts(slug, code), `${slug} ${code}`).toMatchObject({ absolute: true, kind: expect.stringMatching(/^(ineligible|exclude_treatment)$/) });
+      }
+    }
   });
 });

@@ -17,6 +17,8 @@ interface Case {
   codes?: string[];
   treatments?: string[];
   cautions?: string[];
+  /** Strength limits (rule code -> the only strengths left) among the reasons. */
+  limits?: Record<string, string[]>;
   /** Rule codes that must not fire. */
   absent?: string[];
   alternative?: string;
@@ -76,9 +78,10 @@ const CASES: Record<string, Case[]> = {
     ...['recent_heart_attack_or_stroke', 'unstable_angina_or_heart_failure', 'low_blood_pressure', 'severe_liver_impairment', 'naion_or_retinal_disease', 'uncontrolled_hypertension_or_arrhythmia'].map(
       (o): Case => ({ name: o, changes: [m(2, 'heart_conditions', [o])], outcome: 'ineligible', codes: ['CARDIOVASCULAR_CONTRAINDICATION'] }),
     ),
-    { name: 'alpha-blockers: caution', changes: [v(2, 'alpha_blockers', true)], outcome: 'eligible', cautions: ['ALPHA_BLOCKER_START_25MG'] },
-    { name: 'ritonavir or strong CYP3A4 inhibitor: sildenafil 25 mg start, no tadalafil', changes: [v(2, 'cyp3a4_inhibitors', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_CYP3A4_INHIBITOR'], cautions: ['SILDENAFIL_25MG_CYP3A4_INHIBITOR'] },
-    { name: 'severe renal impairment: sildenafil 25 mg start, no tadalafil', changes: [v(2, 'severe_kidney_impairment', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_SEVERE_RENAL'], cautions: ['SILDENAFIL_25MG_SEVERE_RENAL'] },
+    { name: 'alpha-blockers: a first supply of sildenafil is 25 mg only', changes: [v(2, 'alpha_blockers', true)], outcome: 'eligible', treatments: ['sildenafil', 'tadalafil'], limits: { ALPHA_BLOCKER_START_25MG: ['25 mg'] } },
+    { name: 'ritonavir or strong CYP3A4 inhibitor: sildenafil 25 mg only, no tadalafil', changes: [v(2, 'cyp3a4_inhibitors', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_CYP3A4_INHIBITOR'], limits: { SILDENAFIL_25MG_CYP3A4_INHIBITOR: ['25 mg'] } },
+    { name: 'severe renal impairment: sildenafil 25 mg start, no tadalafil', changes: [v(2, 'severe_kidney_impairment', true)], outcome: 'eligible', treatments: ['sildenafil'], codes: ['TADALAFIL_SEVERE_RENAL'], limits: { SILDENAFIL_25MG_SEVERE_RENAL: ['25 mg'] } },
+    { name: 'alpha-blockers and allergic to sildenafil: no limit reported for an excluded treatment', changes: [v(2, 'alpha_blockers', true), m(2, 'hypersensitivity', ['sildenafil'])], outcome: 'eligible', treatments: ['tadalafil'], codes: ['HYPERSENSITIVITY_SILDENAFIL'] },
     { name: 'priapism risk or penile deformity: caution', changes: [v(2, 'priapism_risk_or_penile_deformity', true)], outcome: 'eligible', treatments: ['sildenafil', 'tadalafil'], cautions: ['PRIAPISM_RISK_OR_PENILE_DEFORMITY'] },
     { name: 'allergic to sildenafil', changes: [m(2, 'hypersensitivity', ['sildenafil'])], outcome: 'eligible', treatments: ['tadalafil'], codes: ['HYPERSENSITIVITY_SILDENAFIL'] },
     { name: 'allergic to tadalafil', changes: [m(2, 'hypersensitivity', ['tadalafil'])], outcome: 'eligible', treatments: ['sildenafil'], codes: ['HYPERSENSITIVITY_TADALAFIL'] },
@@ -155,15 +158,15 @@ const CASES: Record<string, Case[]> = {
     { name: 'man', outcome: 'ineligible', codes: ['NOT_FEMALE'] },
     { name: 'age 17', profile: { ...female, date_of_birth: '2008-06-16' }, outcome: 'ineligible', codes: ['UNDER_18'] },
     { name: 'period late', profile: female, changes: [v(2, 'period_late', true)], outcome: 'ineligible', codes: ['POSSIBLE_PREGNANCY'] },
-    { name: 'enzyme inducers', profile: female, changes: [v(2, 'enzyme_inducers', true)], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['ULIPRISTAL_ENZYME_INDUCERS'], cautions: ['LEVONORGESTREL_3MG_ENZYME_INDUCERS'] },
+    { name: 'enzyme inducers', profile: female, changes: [v(2, 'enzyme_inducers', true)], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['ULIPRISTAL_ENZYME_INDUCERS'], limits: { LEVONORGESTREL_3MG_ENZYME_INDUCERS: ['3 mg'] } },
     { name: 'enzyme inducers after 72 h', profile: female, changes: [v(2, 'enzyme_inducers', true), v(2, 'hours_since_unprotected_sex', 80)], outcome: 'ineligible' },
     { name: 'severe asthma', profile: female, changes: [v(2, 'severe_asthma_oral_steroids', true)], outcome: 'eligible', treatments: ['levonorgestrel'], codes: ['ULIPRISTAL_SEVERE_ASTHMA'] },
     { name: 'severe liver impairment: copper IUD', profile: female, changes: [v(2, 'severe_liver_impairment', true)], outcome: 'ineligible', codes: ['SEVERE_LIVER_IMPAIRMENT'], alternative: 'copper_iud' },
     { name: 'ulipristal in 5 days', profile: female, changes: [v(2, 'ulipristal_last_5_days', true)], outcome: 'eligible', treatments: ['ulipristal'], codes: ['LEVONORGESTREL_AFTER_ULIPRISTAL'] },
     { name: 'ectopic history', profile: female, changes: [v(2, 'ectopic_or_salpingitis_history', true)], outcome: 'eligible', treatments: ['ulipristal'], codes: ['LEVONORGESTREL_ECTOPIC_HISTORY'] },
-    { name: 'weight 71 kg (BMI 26.1): levonorgestrel caution', profile: female, changes: [v(2, 'weight_kg', 71)], outcome: 'eligible', treatments: ['levonorgestrel', 'ulipristal'], cautions: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: 'weight 71 kg (BMI 26.1): levonorgestrel 3 mg only', profile: female, changes: [v(2, 'weight_kg', 71)], outcome: 'eligible', treatments: ['levonorgestrel', 'ulipristal'], limits: { LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26: ['3 mg'] } },
     { name: 'weight exactly 70 kg, BMI 25.7: no caution', profile: female, changes: [v(2, 'weight_kg', 70)], outcome: 'eligible', absent: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
-    { name: '65 kg at 155 cm (BMI 27.1): levonorgestrel caution', profile: female, changes: [v(2, 'weight_kg', 65), v(2, 'height_cm', 155)], outcome: 'eligible', cautions: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
+    { name: '65 kg at 155 cm (BMI 27.1): levonorgestrel 3 mg only', profile: female, changes: [v(2, 'weight_kg', 65), v(2, 'height_cm', 155)], outcome: 'eligible', limits: { LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26: ['3 mg'] } },
     { name: 'BMI exactly 26: no caution', profile: female, changes: [v(2, 'weight_kg', 65), v(2, 'height_cm', 158.113883008419)], outcome: 'eligible', absent: ['LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26'] },
     { name: 'breastfeeding: ulipristal caution', profile: female, changes: [v(2, 'breastfeeding', true)], outcome: 'eligible', treatments: ['levonorgestrel', 'ulipristal'], cautions: ['ULIPRISTAL_BREASTFEEDING'] },
     { name: 'allergic to levonorgestrel', profile: female, changes: [m(2, 'hypersensitivity', ['levonorgestrel'])], outcome: 'eligible', treatments: ['ulipristal'], codes: ['HYPERSENSITIVITY_LEVONORGESTREL'] },
@@ -179,7 +182,11 @@ const CASES: Record<string, Case[]> = {
     { name: 'older test', changes: [v(2, 'hiv_test', 'negative_older')], outcome: 'ineligible', codes: ['HIV_STATUS_UNKNOWN'] },
     { name: 'never tested', changes: [v(2, 'hiv_test', 'never_or_unknown')], outcome: 'ineligible', codes: ['HIV_STATUS_UNKNOWN'] },
     { name: 'kidney', changes: [v(2, 'kidney_disease', true)], outcome: 'ineligible', codes: ['KIDNEY_FUNCTION'] },
-    { name: 'hep B not tested: caution', changes: [v(2, 'hbsag_result', 'not_tested_or_unknown')], outcome: 'eligible', cautions: ['HEPATITIS_B_NOT_CHECKED'] },
+    { name: 'hep B not tested: test first', changes: [v(2, 'hbsag_result', 'not_tested_or_unknown')], outcome: 'ineligible', codes: ['HEPATITIS_B_NOT_CHECKED'], alternative: 'sexual_health_clinic' },
+    { name: 'kidney test 366 days ago', changes: [v(2, 'last_renal_check_date', '2025-06-14')], outcome: 'ineligible', codes: ['RENAL_CHECK_OLDER_THAN_12_MONTHS'] },
+    { name: 'kidney test exactly 365 days ago', changes: [v(2, 'last_renal_check_date', '2025-06-15')], outcome: 'eligible' },
+    { name: 'kidney test result unknown', changes: [v(2, 'last_renal_check_result', 'not_known')], outcome: 'ineligible', codes: ['RENAL_CHECK_RESULT_UNKNOWN'] },
+    { name: 'kidney test reduced', changes: [v(2, 'last_renal_check_result', 'reduced')], outcome: 'ineligible', codes: ['KIDNEY_FUNCTION'] },
     { name: 'HBsAg positive: specialist', changes: [v(2, 'hbsag_result', 'positive')], outcome: 'ineligible', codes: ['HEPATITIS_B_POSITIVE'], alternative: 'hepatitis_b_specialist' },
     { name: 'allergic to emtricitabine/tenofovir', changes: [m(2, 'hypersensitivity', ['emtricitabine-tenofovir'])], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_EMTRICITABINE_TENOFOVIR'] },
     { name: 'NSAIDs: caution', changes: [v(2, 'nephrotoxic_drugs', true)], outcome: 'eligible', cautions: ['NEPHROTOXIC_DRUGS'] },
@@ -214,6 +221,9 @@ describe.each(CATEGORY_SLUGS.map((s) => [s]))('%s', (slug) => {
     const fired = [...out.reasons, ...out.cautions].map((r) => r.code);
     for (const code of c.codes ?? []) expect(out.reasons.map((r) => r.code)).toContain(code);
     for (const code of c.cautions ?? []) expect(out.cautions.map((r) => r.code)).toContain(code);
+    const limits = out.reasons.filter((r) => r.kind === 'limit_strengths');
+    expect(Object.fromEntries(limits.map((r) => [r.code, version.rules.find((x) => x.code === r.code)?.strengths]))).toEqual(c.limits ?? {});
+    for (const r of limits) expect(r.message).toMatch(/ mg\)$/);
     if (c.treatments) expect(out.treatments).toEqual(c.treatments);
     for (const code of c.absent ?? []) expect(fired).not.toContain(code);
     if (c.alternative) expect(out.alternative?.code).toBe(c.alternative);
@@ -321,9 +331,9 @@ describe('countries without online prescribing', () => {
 });
 
 describe('published versions stay loaded', () => {
-  it('version 1 still evaluates its own answers after version 2 is current', () => {
+  it('version 1 still evaluates its own answers after a later version is current', () => {
     const v1 = getCategory('hiv_prep')!.versions.find((x) => x.number === 1)!;
-    expect(currentVersion('hiv_prep')!.number).toBe(2);
+    expect(currentVersion('hiv_prep')!.number).toBe(3);
     const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hepatitis_b_tested', true), v(2, 'nephrotoxic_drugs', false)];
     expect(evaluate(v1, profile(), answers, NOW).outcome).toBe('eligible');
   });
@@ -392,7 +402,9 @@ describe('property: random answers', () => {
           if (out.outcome === 'eligible') {
             expect(hardFired).toEqual([]);
             // No allowed treatment is excluded by a fired rule.
-            for (const r of out.reasons) for (const t of r.treatments) expect(out.treatments).not.toContain(t);
+            for (const r of out.reasons) if (r.kind !== 'limit_strengths') for (const t of r.treatments) expect(out.treatments).not.toContain(t);
+            // A strength limit is reported only for a treatment still allowed.
+            for (const r of out.reasons) if (r.kind === 'limit_strengths') expect(r.treatments.some((t) => out.treatments.includes(t))).toBe(true);
             expect(out.treatments.length).toBeGreaterThan(0);
           }
           // Independent of the rule data: known contraindications never give eligible.

@@ -88,13 +88,31 @@ describe('catalogue', () => {
     expect(() => loadCatalogue(dir)).toThrow(/unknown option cheerful/);
   });
 
-  it('version 2 is current; version 1 stays loaded for the drafts and submissions that reference it', () => {
+  it('the newest version is current; older versions stay loaded for the drafts and submissions that reference them', () => {
+    // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep).
+    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep'];
     for (const s of CATEGORY_SLUGS) {
       const c = getCategory(s)!;
-      expect(c.versions.map((v) => v.number)).toEqual([1, 2]);
-      expect(currentVersion(s)!.number).toBe(2);
+      const numbers = V3.includes(s) ? [1, 2, 3] : [1, 2];
+      expect(c.versions.map((v) => v.number)).toEqual(numbers);
+      expect(currentVersion(s)!.number).toBe(numbers.at(-1));
       expect(getVersion(c.versions[0]!.id)!.number).toBe(1);
     }
+  });
+
+  it('a strength limit names strengths of its treatments; strengths belong to limit rules only', () => {
+    const good = JSON.parse(readFileSync(join(CATALOGUE_DIR, 'sexual_health', 'v3.json'), 'utf8'));
+    const dir = mkdtempSync(join(tmpdir(), 'cat-limit-'));
+    cpSync(CATALOGUE_DIR, dir, { recursive: true });
+    const file = join(dir, 'sexual_health', 'v3.json');
+    const bad = structuredClone(good);
+    bad.version.rules.find((r: { code: string }) => r.code === 'SILDENAFIL_25MG_CYP3A4_INHIBITOR').strengths = ['12.5 mg'];
+    writeFileSync(file, JSON.stringify(bad));
+    expect(() => loadCatalogue(dir)).toThrow(/sildenafil has no strength 12.5 mg/);
+    const bad2 = structuredClone(good);
+    bad2.version.rules.find((r: { code: string }) => r.code === 'PRIAPISM_RISK_OR_PENILE_DEFORMITY').strengths = ['25 mg'];
+    writeFileSync(file, JSON.stringify(bad2));
+    expect(() => loadCatalogue(dir)).toThrow(/belong to limit_strengths rules/);
   });
 
   it('every product asks for hypersensitivity to its active substance (SmPC 4.3)', () => {

@@ -227,7 +227,9 @@ describe('catalogue version 2 end to end', () => {
     const p = await patient({ gender: '1' });
     const res = await submitWith('emergency_contraception', withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'weight_kg', 80)), p.access);
     expect(res.body.outcome).toBe('eligible');
-    const text = res.body.cautions.map((c: any) => c.message).join(' ');
+    // Version 3: the weight rule is a strength limit (a reason), the copper IUD a caution.
+    const text = [...res.body.reasons, ...res.body.cautions].map((c: any) => c.message).join(' ');
+    expect(res.body.reasons).toContainEqual(expect.objectContaining({ code: 'LEVONORGESTREL_WEIGHT_OVER_70KG_OR_BMI_OVER_26', kind: 'limit_strengths' }));
     expect(text).toMatch(/copper IUD/);
     expect(text).toMatch(/ulipristal, a 3 mg levonorgestrel dose or a copper IUD/);
     const q = await patient({ gender: '1' });

@@ -70,6 +70,7 @@ export const ERROR_CATALOGUE = {
   TREATMENT_WINDOW_PASSED: { status: 400, shape: 'error_name', message: 'The time window of this treatment has passed since the questionnaire was submitted.' },
   override_required: { status: 400, shape: 'detail_code' },
   patient_choice_not_confirmed: { status: 409, shape: 'detail_code', message: 'The patient has not confirmed this renewal yet: it cannot be approved until they do.' },
+  absolute_contraindication: { status: 409, shape: 'error_code' },
 
   // Any record with a state machine (consultations, checkout sessions, plans)
   invalid_status_transition: { status: 409, shape: 'detail_code' },

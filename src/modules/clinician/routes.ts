@@ -21,12 +21,14 @@ const ClinicianConsultation = ConsultationSchema.extend({
       evaluated_at: z.string(),
       ok: z.boolean(),
       reason_codes: z.array(z.string()),
+      override_codes: z.array(z.string()).meta({ description: 'Every rule an override would lift (exclusions, strength limits, the starting dose, titration)' }),
+      absolute_codes: z.array(z.string()).meta({ description: 'Absolute contraindications among them: no override lifts these (409 absolute_contraindication)' }),
       allowed_treatments: z.array(z.string()),
       allowed_dosages: z.array(z.string()),
       explanation: z.array(z.string()),
     })
     .nullable()
-    .meta({ description: "The engine's verdict now on the consultation's treatment and dose: approving outside it needs `override_reason`" }),
+    .meta({ description: "The engine's verdict now on the consultation's treatment and dose: approving outside it needs `override_reason`, and nothing lifts an absolute contraindication" }),
   prescribing_override: z
     .object({ doctor_id: z.uuid(), treatment_id: z.string(), dosage: z.string(), reason: z.string(), reason_codes: z.array(z.string()), created_at: z.string() })
     .nullable()
@@ -62,6 +64,9 @@ const ApproveBody = z.object({
 const OverrideRequiredSchema = z
   .object({ detail: z.string(), code: z.literal('override_required'), reason_codes: z.array(z.string()), allowed_treatments: z.array(z.string()), allowed_dosages: z.array(z.string()) })
   .catchall(z.unknown());
+const AbsoluteContraindicationSchema = z
+  .object({ error: z.string(), code: z.literal('absolute_contraindication'), reason_codes: z.array(z.string()), treatment_id: z.string(), dosage: z.string(), allowed_treatments: z.array(z.string()), allowed_dosages: z.array(z.string()) })
+  .meta({ id: 'AbsoluteContraindication', description: 'An absolute contraindication (the prescribing catalogue’s `absolute` list): no override lifts it' });
 const ReasonBody = z.object({ decision_reason: z.string().trim().min(1).max(2000) });
 
 // Registers routes synchronously; the Promise is Fastify's plugin contract.
@@ -103,7 +108,7 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
     async (request) => detail(request.params.id),
   );
 
-  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema).or(ErrorNameSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+  const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema).or(ErrorNameSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema.or(AbsoluteContraindicationSchema) };
 
   r.post(
     '/v1/clinician/consultations/:id/approve/',
@@ -112,7 +117,7 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
         description:
-          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and shown as `prescribing_override`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). Emails the patient; audit-logged.',
+          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,

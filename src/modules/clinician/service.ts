@@ -61,7 +61,7 @@ export async function consultationForReview(deps: Deps, id: string) {
     ...c,
     treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })),
     prescribing_check: check
-      ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }
+      ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, override_codes: check.override_codes, absolute_codes: check.absolute_codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }
       : null,
     prescribing_override: o
       ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: Array.isArray(o.engine_codes) ? o.engine_codes.map(String) : [], created_at: new Date(o.created_at).toISOString() }

@@ -9,6 +9,7 @@ import {
   prescribingFor,
   prescribingVerdict,
   profileFacts,
+  ruleFacts,
   type AnswerItem,
   type DoseOptions,
   type EngineProfile,
@@ -66,7 +67,8 @@ export function submissionVerdict(
   const r = isRecord(s.result) ? s.result : {};
   const outcome = String(s.outcome);
   if (isStringArray(r.treatments)) {
-    return { outcome, treatments: r.treatments, reasons: storedReasons(r.reasons) };
+    // Cautions too: a caution of an older version may be a strength limit today (enrichReasons).
+    return { outcome, treatments: r.treatments, reasons: [...storedReasons(r.reasons), ...storedReasons(r.cautions)] };
   }
   const version = getVersion(String(s.version_id));
   if (!version) return { outcome, treatments: [], reasons: [{ code: 'ENGINE_RESULT_UNAVAILABLE', kind: 'ineligible', treatments: [] }] };
@@ -83,6 +85,27 @@ export const doseOptionsFor = (category: string, treatmentId: string, extra: Dos
   ...extra,
 });
 
+/**
+ * The engine's reasons read with today's catalogue (`ruleFacts`): each rule's strength limit and
+ * whether it is an absolute contraindication. A stored result keeps only codes and kinds; the rule
+ * itself decides (a caution that a later version made a strength limit binds an older result too).
+ */
+export function enrichReasons(category: string, engine: EngineVerdict): EngineVerdict {
+  const reasons = engine.reasons.map((r) => {
+    const facts = ruleFacts(category, r.code);
+    if (!facts) return r;
+    const limit = facts.kind === 'limit_strengths';
+    return {
+      ...r,
+      kind: limit ? facts.kind : r.kind,
+      treatments: limit ? facts.treatments : r.treatments,
+      ...(limit ? { strengths: facts.strengths, first_supply_only: facts.first_supply_only === true } : {}),
+      absolute: facts.absolute,
+    };
+  });
+  return { ...engine, reasons };
+}
+
 /** May this account be sold / prescribed this treatment and dose now? Unknown treatments are refused. */
 export async function verdictFor(
   q: Queryable,
@@ -90,11 +113,11 @@ export async function verdictFor(
 ): Promise<PrescribingVerdict> {
   const treatment = findTreatment(input.category, input.treatmentId);
   if (!treatment) {
-    return { ok: false, refused: 'treatment', codes: ['TREATMENT_NOT_IN_CATALOGUE'], allowed_treatments: input.engine.treatments, allowed_dosages: [], dose: null, explanation: [] };
+    return { ok: false, refused: 'treatment', codes: ['TREATMENT_NOT_IN_CATALOGUE'], override_codes: ['TREATMENT_NOT_IN_CATALOGUE'], absolute_codes: [], allowed_treatments: input.engine.treatments, allowed_dosages: [], dose: null, explanation: [] };
   }
   const history = await supplyHistory(q, input.userId, input.category, input.treatmentId);
   return prescribingVerdict({
-    engine: input.engine,
+    engine: enrichReasons(input.category, input.engine),
     treatment,
     dosage: input.dosage,
     history,

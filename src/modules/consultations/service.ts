@@ -89,10 +89,18 @@ export async function approveConsultation(
     // The engine's verdict binds the approval: outside it, only with a written override (docs/consultations.md).
     const { engine, sideEffects } = await consultationVerdict(q, c);
     const ruled = await verdictFor(q, { userId: c.user_id, category: c.category, treatmentId: treatment.id, dosage, engine, now, sideEffects });
+    // An absolute contraindication is never lifted, with or without a written reason.
+    if (ruled.absolute_codes.length) {
+      throw fail('absolute_contraindication', {
+        message: `${treatment.id} ${dosage} cannot be prescribed to this patient: an absolute contraindication (${ruled.absolute_codes.join(', ')}) cannot be overridden. Choose another treatment, or reject the consultation.`,
+        extra: { reason_codes: ruled.absolute_codes, treatment_id: treatment.id, dosage, allowed_treatments: ruled.allowed_treatments, allowed_dosages: ruled.allowed_dosages },
+      });
+    }
     // A red flag raised on this renewal's screen (an earlier confirm refused with the emergency
-    // notice) stays with the renewal: approving it needs the doctor's written reason too.
-    const flagged = renewalRedFlagCodes(c.renewal_details);
-    const verdict = flagged.length ? { ...ruled, ok: false, codes: [...ruled.codes, ...flagged.filter((f) => !ruled.codes.includes(f))] } : ruled;
+    // notice) stays with the renewal: approving it needs the doctor's written reason too, and the
+    // override records it with every other rule it lifts.
+    const flagged = renewalRedFlagCodes(c.renewal_details).filter((f) => !ruled.codes.includes(f));
+    const verdict = flagged.length ? { ...ruled, ok: false, codes: [...ruled.codes, ...flagged], override_codes: [...ruled.override_codes, ...flagged] } : ruled;
     if (!verdict.ok && !input.overrideReason) {
       throw fail('override_required', {
         message: `The eligibility engine does not allow ${treatment.id} ${dosage} for this patient now (${verdict.codes.join(', ')}). Choose an allowed treatment and dose, or approve with an override and a written clinical reason.`,
@@ -145,7 +153,8 @@ export async function approveConsultation(
         treatmentId: treatment.id,
         dosage,
         reason: input.overrideReason!,
-        codes: verdict.codes,
+        // Every rule the approval lifts (an exclusion, a strength limit and the starting dose alike).
+        codes: verdict.override_codes,
         allowed: { treatments: verdict.allowed_treatments, dosages: verdict.allowed_dosages },
       });
     }
@@ -158,7 +167,9 @@ export async function approveConsultation(
         from: c.status,
         prescription_id: rx.id,
         order_id: order.id,
-        ...(overrideId ? { override_id: overrideId, override_codes: verdict.codes } : {}),
+        // The reason of every approval: within the engine's verdict, or an override (its written reason is in prescribing_overrides).
+        basis: overrideId ? 'override' : 'engine_verdict',
+        ...(overrideId ? { override_id: overrideId, override_codes: verdict.override_codes } : {}),
       },
     });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });

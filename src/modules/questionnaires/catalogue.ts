@@ -62,11 +62,15 @@ export type Step = z.infer<typeof StepSchema>;
 export const RuleSchema = z
   .object({
     code: z.string().regex(/^[A-Z0-9_]+$/),
-    kind: z.enum(['red_flag', 'ineligible', 'exclude_treatment', 'caution']),
+    kind: z.enum(['red_flag', 'ineligible', 'exclude_treatment', 'limit_strengths', 'caution']),
     source: z.string().min(1),
     when: ConditionSchema,
     treatments: z.array(z.string()).optional(),
     alternative: z.string().optional(),
+    /** `limit_strengths`: the only strengths of `treatments` that may be sold and prescribed while the rule holds. */
+    strengths: z.array(z.string()).min(1).optional(),
+    /** `limit_strengths`: the limit binds a first supply of the treatment only (a starting dose, e.g. sildenafil 25 mg with an alpha-blocker [E2]). */
+    first_supply_only: z.literal(true).optional(),
   })
   .strict();
 export type Rule = z.infer<typeof RuleSchema>;
@@ -146,6 +150,22 @@ export function checkVersionConsistency(file: z.infer<typeof VersionFileSchema>)
   const treatmentIds = new Set(category.treatments.map((t) => t.treatment_id));
   problems.push(...checkRuleSet(version.steps, version.rules, treatmentIds, ''));
   problems.push(...checkRuleSet(version.renewal.safety_steps, version.renewal.rules ?? [], treatmentIds, 'renewal '));
+  const strengths = new Map(category.treatments.map((t) => [t.treatment_id, t.strengths]));
+  problems.push(...checkStrengthLimits([...version.rules, ...(version.renewal.rules ?? [])], (id) => strengths.get(id) ?? []));
+  return problems;
+}
+
+/** `limit_strengths` rules name treatments and strengths of those treatments; `strengths` and `first_supply_only` belong to them only. */
+export function checkStrengthLimits(rules: Rule[], strengthsOf: (treatmentId: string) => string[]): string[] {
+  const problems: string[] = [];
+  for (const r of rules) {
+    if (r.kind !== 'limit_strengths') {
+      if (r.strengths || r.first_supply_only) problems.push(`${r.code}: strengths and first_supply_only belong to limit_strengths rules`);
+      continue;
+    }
+    if (!r.treatments?.length || !r.strengths?.length) problems.push(`${r.code}: limit_strengths needs treatments and strengths`);
+    for (const t of r.treatments ?? []) for (const s of r.strengths ?? []) if (!strengthsOf(t).includes(s)) problems.push(`${r.code}: ${t} has no strength ${s}`);
+  }
   return problems;
 }
 

@@ -180,7 +180,7 @@ export function evaluate(version: RuleSet, profile: EngineProfile, answers: Answ
   const fired = version.rules.filter((r) => holds(r.when, f));
   const names = new Map((getCategory(version.category)?.treatments ?? []).map((t) => [t.treatment_id, t.name]));
   const reason = (r: Rule): Reason => {
-    const named = (r.treatments ?? []).map((t) => names.get(t) ?? t);
+    const named = (r.treatments ?? []).map((t) => (r.kind === 'limit_strengths' ? `${names.get(t) ?? t} ${(r.strengths ?? []).join(' / ')}` : (names.get(t) ?? t)));
     return { code: r.code, kind: r.kind, source: r.source, treatments: r.treatments ?? [], message: named.length ? `${reasonText(locale, r)} (${named.join(', ')})` : reasonText(locale, r) };
   };
   const base = { bmi: f.bmi === null ? null : Math.round(f.bmi * 100) / 100, age: f.age };
@@ -198,6 +198,8 @@ export function evaluate(version: RuleSet, profile: EngineProfile, answers: Answ
   const excluded = new Set(excluding.flatMap((r) => r.treatments ?? []));
   const allowed = all.filter((t) => !excluded.has(t));
   const hard = fired.filter((r) => r.kind === 'ineligible');
+  // Strength limits of the treatments still allowed (interactions: sildenafil with ritonavir, levonorgestrel with enzyme inducers...).
+  const limiting = fired.filter((r) => r.kind === 'limit_strengths' && (r.treatments ?? []).some((t) => allowed.includes(t)));
   const cautions = fired.filter((r) => r.kind === 'caution' && (!r.treatments?.length || r.treatments.some((t) => allowed.includes(t)))).map(reason);
   if (hard.length || allowed.length === 0) {
     const deciding = hard.length ? hard : excluding;
@@ -209,7 +211,7 @@ export function evaluate(version: RuleSet, profile: EngineProfile, answers: Answ
     };
   }
   return {
-    ...base, outcome: 'eligible', next_step: 'checkout', treatments: allowed, reasons: excluding.map(reason), cautions, alternative: null, emergency: null,
+    ...base, outcome: 'eligible', next_step: 'checkout', treatments: allowed, reasons: [...excluding, ...limiting].map(reason), cautions, alternative: null, emergency: null,
     deciding_keys: decidingKeys(version, excluding),
   };
 }

@@ -36,17 +36,19 @@ export {
   type Outcome,
   type Reason,
 } from './engine.ts';
-export { prescribingFor, type PrescribingCategory } from './prescribing-catalogue.ts';
+export { prescribingFor, ruleFacts, type PrescribingCategory, type RuleFacts } from './prescribing-catalogue.ts';
 export {
   doseVerdict,
   exclusionCodes,
   prescribingVerdict,
   renewalRuleSet,
+  strengthLimits,
   type DoseOptions,
   type DoseVerdict,
   type EngineVerdict,
   type PrescribingVerdict,
   type SupplyHistory,
+  type VerdictReason,
 } from './prescribing.ts';
 export { profileFacts } from './repository.ts';
 export { StepOut } from './schemas.ts';

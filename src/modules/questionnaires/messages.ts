@@ -31,6 +31,15 @@ const KIND: Record<Rule['kind'], T> = {
     nl: 'Op basis van uw antwoorden is een van de behandelingen niet geschikt voor u.',
     pt: 'Com base nas suas respostas, um dos tratamentos não é adequado para si.',
   },
+  limit_strengths: {
+    en: 'Based on your answers, only a lower or different strength of this treatment can be prescribed.',
+    de: 'Aufgrund Ihrer Antworten kann diese Behandlung nur in einer niedrigeren oder anderen Stärke verschrieben werden.',
+    es: 'Según sus respuestas, este tratamiento solo puede recetarse en una dosis menor o distinta.',
+    fr: 'D’après vos réponses, ce traitement ne peut être prescrit qu’à un dosage plus faible ou différent.',
+    it: 'In base alle sue risposte, questo trattamento può essere prescritto solo a un dosaggio più basso o diverso.',
+    nl: 'Op basis van uw antwoorden kan deze behandeling alleen in een lagere of andere sterkte worden voorgeschreven.',
+    pt: 'Com base nas suas respostas, este tratamento só pode ser prescrito numa dosagem mais baixa ou diferente.',
+  },
   caution: {
     en: 'The doctor will check this answer carefully before prescribing.',
     de: 'Die Ärztin oder der Arzt prüft diese Antwort vor der Verschreibung sorgfältig.',

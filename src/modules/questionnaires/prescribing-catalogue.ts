@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CATEGORY_SLUGS, RuleSchema, StepSchema, currentVersion, getCategory, type Condition, type Rule, type Step } from './catalogue.ts';
+import { CATEGORY_SLUGS, RuleSchema, StepSchema, checkStrengthLimits, currentVersion, getCategory, type Condition, type Rule, type Step } from './catalogue.ts';
 
 const TitrationSchema = z
   .object({
@@ -25,8 +25,15 @@ const FileSchema = z
   .object({
     format: z.literal(1),
     category: z.enum(CATEGORY_SLUGS),
-    titration: z.record(z.string(), TitrationSchema),
-    renewal: z.object({ steps: z.array(StepSchema), rules: z.array(RuleSchema) }).strict(),
+    titration: z.record(z.string(), TitrationSchema).default({}),
+    renewal: z.object({ steps: z.array(StepSchema), rules: z.array(RuleSchema) }).strict().default({ steps: [], rules: [] }),
+    /**
+     * Absolute contraindications: rule codes (of any version of the category, or of the renewal
+     * rules) that no override lifts, each with its source. The approval answers 409
+     * `absolute_contraindication` (docs/clinician.md). Other exclusions are relative: a doctor may
+     * lift them with a written reason.
+     */
+    absolute: z.record(z.string().regex(/^[A-Z0-9_]+$/), z.string().min(1)).default({}),
   })
   .strict();
 export type PrescribingFile = z.infer<typeof FileSchema>;
@@ -34,6 +41,7 @@ export type PrescribingFile = z.infer<typeof FileSchema>;
 export interface PrescribingCategory {
   titration: Record<string, { missed_dose_days?: number; first_supply_strengths?: string[]; source: string }>;
   renewal: { steps: Step[]; rules: Rule[] };
+  absolute: Record<string, string>;
 }
 
 export const PRESCRIBING_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/prescribing');
@@ -67,6 +75,7 @@ export function checkPrescribingFile(file: PrescribingFile, safetySteps: Step[],
     else if ('any' in c) c.any.forEach((x) => walk(x, where));
     else if ('not' in c) walk(c.not, where);
   };
+  problems.push(...checkStrengthLimits(file.renewal.rules, strengthsOf));
   for (const r of file.renewal.rules) {
     walk(r.when, r.code);
     for (const t of r.treatments ?? []) if (!treatmentIds.includes(t)) problems.push(`${r.code}: unknown treatment ${t}`);
@@ -89,12 +98,51 @@ export function loadPrescribing(dir = PRESCRIBING_DIR): Map<string, PrescribingC
     const problems = `${file.category}.json` === name ? [] : [`category ${file.category} in file ${name}`];
     const strengthsOf = (id: string) => category?.treatments.find((t) => t.treatment_id === id)?.strengths ?? [];
     problems.push(...checkPrescribingFile(file, version?.renewal.safety_steps ?? [], (category?.treatments ?? []).map((t) => t.treatment_id), strengthsOf));
+    // An absolute code names an exclusion rule of the category (any version, or the renewal rules).
+    const kinds = new Map<string, string>();
+    for (const v of category?.versions ?? []) for (const r of [...v.rules, ...(v.renewal.rules ?? [])]) kinds.set(r.code, r.kind);
+    for (const r of file.renewal.rules) kinds.set(r.code, r.kind);
+    for (const code of Object.keys(file.absolute)) {
+      const kind = kinds.get(code);
+      if (!kind) problems.push(`absolute: unknown rule ${code}`);
+      else if (kind !== 'ineligible' && kind !== 'exclude_treatment') problems.push(`absolute: ${code} is a ${kind} rule (only ineligible or exclude_treatment rules are absolute)`);
+    }
     if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
-    out.set(file.category, { titration: file.titration, renewal: file.renewal });
+    out.set(file.category, { titration: file.titration, renewal: file.renewal, absolute: file.absolute });
   }
   return out;
 }
 
 const PRESCRIBING = loadPrescribing();
 
-export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] } };
+export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] }, absolute: {} };
+
+/** What the prescribing rules need to know of a rule code: its kind, strength limit and whether no override lifts it. */
+export interface RuleFacts {
+  kind: Rule['kind'];
+  source: string;
+  treatments: string[];
+  strengths?: string[];
+  first_supply_only?: true;
+  absolute: boolean;
+}
+
+/**
+ * A rule of a category by its code, as the newest version (then the prescribing catalogue's renewal
+ * rules) defines it: a result stored under an older version is read with today's rule (a caution of
+ * version 2 that version 3 made a strength limit binds old submissions too). Null for an unknown code.
+ */
+export function ruleFacts(slug: string, code: string): RuleFacts | null {
+  const p = prescribingFor(slug);
+  const versions = [...(getCategory(slug)?.versions ?? [])].reverse();
+  const rule = [...versions.flatMap((v) => [...v.rules, ...(v.renewal.rules ?? [])]), ...p.renewal.rules].find((r) => r.code === code);
+  if (!rule) return null;
+  return {
+    kind: rule.kind,
+    source: rule.source,
+    treatments: rule.treatments ?? [],
+    ...(rule.strengths ? { strengths: rule.strengths } : {}),
+    ...(rule.first_supply_only ? { first_supply_only: true as const } : {}),
+    absolute: code in p.absolute,
+  };
+}

@@ -116,11 +116,21 @@ export function doseVerdict(t: LadderTreatment, history: SupplyHistory | null, n
   return upTo(current + 1, [], [`${at}: one step up (${ladder[current + 1]}) is allowed.`], gap, weeks, current);
 }
 
+/** One of the engine's reasons as the prescribing rules read it (the catalogue adds the limit and whether it is absolute: consultations/prescribing.ts). */
+export interface VerdictReason extends Pick<Reason, 'code' | 'kind' | 'treatments'> {
+  /** `limit_strengths`: the only strengths of its treatments allowed. */
+  strengths?: string[];
+  /** `limit_strengths`: binds a first supply only. */
+  first_supply_only?: boolean;
+  /** No override lifts it (the prescribing catalogue's `absolute` list). */
+  absolute?: boolean;
+}
+
 /** The engine's result as stored with a submission (or computed over renewal answers). */
 export interface EngineVerdict {
   outcome: string;
   treatments: string[];
-  reasons: Pick<Reason, 'code' | 'kind' | 'treatments'>[];
+  reasons: VerdictReason[];
 }
 
 export interface PrescribingVerdict {
@@ -129,6 +139,13 @@ export interface PrescribingVerdict {
   refused: 'treatment' | 'dosage' | null;
   /** Reason codes of the refusal (the engine's rule codes, or the titration codes). */
   codes: string[];
+  /**
+   * Every rule the chosen treatment and dose break, from every layer (exclusions, strength limits,
+   * the starting dose and titration): what an override lifts, and records. Empty when ok.
+   */
+  override_codes: string[];
+  /** The codes among `override_codes` that no override lifts (absolute contraindications). */
+  absolute_codes: string[];
   allowed_treatments: string[];
   allowed_dosages: string[];
   dose: DoseVerdict | null;
@@ -137,12 +154,27 @@ export interface PrescribingVerdict {
 
 /** The engine's reason codes that exclude a treatment (or every treatment when the outcome is not eligible). */
 export function exclusionCodes(engine: EngineVerdict, treatmentId: string): string[] {
-  if (engine.treatments.includes(treatmentId)) return [];
-  const named = engine.reasons.filter((r) => r.kind !== 'caution' && (!r.treatments?.length || r.treatments.includes(treatmentId))).map((r) => r.code);
-  return named.length ? [...new Set(named)] : ['TREATMENT_NOT_ALLOWED'];
+  return exclusionReasons(engine, treatmentId).map((r) => r.code);
 }
 
-/** One decision for a treatment and dose: allowed by the engine's result, and on the allowed part of the ladder. */
+function exclusionReasons(engine: EngineVerdict, treatmentId: string): VerdictReason[] {
+  if (engine.treatments.includes(treatmentId)) return [];
+  const named = engine.reasons.filter((r) => (r.kind === 'ineligible' || r.kind === 'exclude_treatment') && (!r.treatments?.length || r.treatments.includes(treatmentId)));
+  const unique = [...new Map(named.map((r) => [r.code, r])).values()];
+  return unique.length ? unique : [{ code: 'TREATMENT_NOT_ALLOWED', kind: 'exclude_treatment', treatments: [treatmentId] }];
+}
+
+/** The strength limits that bind a treatment now (a first-supply limit binds only without an earlier supply of it). */
+export function strengthLimits(engine: EngineVerdict, treatmentId: string, history: SupplyHistory | null): VerdictReason[] {
+  const first = !history || history.treatment_id !== treatmentId;
+  return engine.reasons.filter((r) => r.kind === 'limit_strengths' && r.strengths?.length && (r.treatments ?? []).includes(treatmentId) && (first || !r.first_supply_only));
+}
+
+/**
+ * One decision for a treatment and dose: allowed by the engine's result, within the strength limits
+ * of its interactions, and on the allowed part of the ladder. Every layer is evaluated, so that an
+ * override lists every rule it lifts (`override_codes`) and an absolute one is never lifted.
+ */
 export function prescribingVerdict(input: {
   engine: EngineVerdict;
   treatment: LadderTreatment;
@@ -152,18 +184,29 @@ export function prescribingVerdict(input: {
   options?: DoseOptions;
 }): PrescribingVerdict {
   const { engine, treatment, dosage } = input;
-  const excluded = exclusionCodes(engine, treatment.treatment_id);
+  const excluded = exclusionReasons(engine, treatment.treatment_id);
+  const dose = doseVerdict(treatment, input.history, input.now, input.options);
+  const limits = strengthLimits(engine, treatment.treatment_id, input.history);
+  const withinLimits = (s: string) => limits.every((l) => l.strengths!.includes(s));
+  const allowedDosages = dose.allowed.filter(withinLimits);
+  const breaking = limits.filter((l) => !l.strengths!.includes(dosage));
+  const limitText = breaking.map((l) => `${treatment.treatment_id}: only ${l.strengths!.join(' or ')} (${l.code}).`);
+  const doseCodes = dose.allowed.includes(dosage) ? [] : dose.codes.length ? dose.codes : ['DOSAGE_NOT_ALLOWED'];
+  const all = [...excluded, ...breaking];
+  const overrideCodes = [...new Set([...all.map((r) => r.code), ...doseCodes])];
+  const absoluteCodes = [...new Set(all.filter((r) => r.absolute).map((r) => r.code))];
   if (excluded.length) {
+    const codes = excluded.map((r) => r.code);
     return {
-      ok: false, refused: 'treatment', codes: excluded, allowed_treatments: engine.treatments, allowed_dosages: [], dose: null,
-      explanation: [`${treatment.treatment_id} is not allowed by the eligibility result (${excluded.join(', ')}).`],
+      ok: false, refused: 'treatment', codes, override_codes: overrideCodes, absolute_codes: absoluteCodes, allowed_treatments: engine.treatments, allowed_dosages: [], dose: null,
+      explanation: [`${treatment.treatment_id} is not allowed by the eligibility result (${codes.join(', ')}).`],
     };
   }
-  const dose = doseVerdict(treatment, input.history, input.now, input.options);
-  if (!dose.allowed.includes(dosage)) {
-    return { ok: false, refused: 'dosage', codes: dose.codes.length ? dose.codes : ['DOSAGE_NOT_ALLOWED'], allowed_treatments: engine.treatments, allowed_dosages: dose.allowed, dose, explanation: dose.explanation };
+  if (breaking.length || doseCodes.length) {
+    const codes = [...new Set([...breaking.map((r) => r.code), ...doseCodes])];
+    return { ok: false, refused: 'dosage', codes, override_codes: overrideCodes, absolute_codes: absoluteCodes, allowed_treatments: engine.treatments, allowed_dosages: allowedDosages, dose, explanation: [...limitText, ...dose.explanation] };
   }
-  return { ok: true, refused: null, codes: [], allowed_treatments: engine.treatments, allowed_dosages: dose.allowed, dose, explanation: dose.explanation };
+  return { ok: true, refused: null, codes: [], override_codes: [], absolute_codes: [], allowed_treatments: engine.treatments, allowed_dosages: allowedDosages, dose, explanation: dose.explanation };
 }
 
 // ---------------------------------------------------------------- the renewal rule set

@@ -42,7 +42,7 @@ const isRealDate = (v: string) => {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 };
 
-function checkAnswer(q: Question, a: AnswerItemInput): string | null {
+function checkAnswer(q: Question, a: AnswerItemInput, today: string | null): string | null {
   if (q.type === 'multiple_choice') {
     if (a.value !== undefined || !a.values) return 'A multiple-choice answer uses "values": {option: true, ...}.';
     const options = new Set(q.options!.map((o) => o.value));
@@ -67,7 +67,9 @@ function checkAnswer(q: Question, a: AnswerItemInput): string | null {
       if (q.max !== undefined && v > q.max) return `Must be at most ${q.max}${q.unit ? ' ' + q.unit : ''}.`;
       return null;
     case 'date':
-      return typeof v === 'string' && isRealDate(v) ? null : 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+      if (typeof v !== 'string' || !isRealDate(v)) return 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+      // Every date question asks about the past (a test, a check-up): a later date is a typing error.
+      return today !== null && v > today ? 'The date cannot be in the future.' : null;
     case 'text':
       if (typeof v !== 'string') return 'Must be text.';
       return v.length > (q.max_length ?? 2000) ? `At most ${q.max_length ?? 2000} characters.` : null;
@@ -75,8 +77,9 @@ function checkAnswer(q: Question, a: AnswerItemInput): string | null {
   return null;
 }
 
-/** Validates an answer array against a version; errors keyed `data[<index>]...` naming the item. */
-export function validateAnswers(version: QuestionSet, data: AnswerItemInput[]): AnswerItem[] {
+/** Validates an answer array against a version; errors keyed `data[<index>]...` naming the item. With `now`, a date after that day is refused. */
+export function validateAnswers(version: QuestionSet, data: AnswerItemInput[], now?: Date): AnswerItem[] {
+  const today = now ? now.toISOString().slice(0, 10) : null;
   const errors: FieldErrors = {};
   const where = new Map(version.steps.flatMap((s) => s.questions.map((q) => [q.question_key, { step: s.step_id, q }] as const)));
   const seen = new Set<string>();
@@ -86,7 +89,7 @@ export function validateAnswers(version: QuestionSet, data: AnswerItemInput[]): 
     if (seen.has(a.question_key)) return void (errors[`data[${i}].question_key`] = [`"${a.question_key}" is answered more than once.`]);
     seen.add(a.question_key);
     if (found.step !== a.step_id) return void (errors[`data[${i}].step_id`] = [`"${a.question_key}" belongs to step ${found.step}.`]);
-    const problem = checkAnswer(found.q, a);
+    const problem = checkAnswer(found.q, a, today);
     if (problem) errors[`data[${i}].${found.q.type === 'multiple_choice' ? 'values' : 'value'}`] = [`${a.question_key}: ${problem}`];
   });
   if (Object.keys(errors).length) throw fieldErrors(errors);
@@ -160,8 +163,8 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
   const version = currentVersion(slug)!;
   const profileRow = await profileFacts(deps.db, userId);
   assertCountryServed(profileRow.country_of_residence, locale);
-  const answers = validateAnswers(version, data);
   const now = deps.clock.now();
+  const answers = validateAnswers(version, data, now);
   const profile = engineProfile(profileRow);
   const codes = answers.length ? redFlags(version, profile, answers, now) : [];
   const row = await deps.db.tx(async (q) => {
