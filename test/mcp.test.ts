@@ -88,7 +88,7 @@ describe('the whole flow through the SDK client', () => {
 
     const subs = structured(await clientA.callTool({ name: 'get_subscriptions', arguments: {} }));
     expect(subs.count).toBe(1);
-    expect(subs.results[0]).toMatchObject({ category: 'weight_loss', status: 'active' });
+    expect(subs.results[0]).toMatchObject({ category: 'weight_loss', status: 'active', dosage: expect.any(String) });
     expect(subs.renewal_options[0].category).toBe('weight_loss');
     expect(['pending_choice', 'early_order', 'express_reorder', 'blocked']).toContain(subs.renewal_options[0].mode);
   });
@@ -282,5 +282,24 @@ describe('reconnects with the stored token', () => {
     const again = await connect(f, providerA);
     expect((await again.listTools()).tools.length).toBe(TOOLS.length);
     await again.close();
+  });
+});
+
+describe('the outcome as the patient should read it (issue 20)', () => {
+  // Runs last: it gives patient B records of its own.
+  it('a rejected paid consultation reads "rejected, refunded in full", and its plan is not active', async () => {
+    await ctx.db.query("update users set date_of_birth = '1985-04-12', country_of_residence = 'DEU', gender = '0' where id = $1", [b.id]);
+    await addSubmission(ctx, b.id, 'hair_growth');
+    const paid = await paySandbox(ctx, b, { category: 'hair_growth', plan: 'subscription' });
+    const doctor = await staff(ctx, 'doctor');
+    const rejected = await call(ctx, 'POST', `/v1/clinician/consultations/${paid.session.consultation_id}/reject/`, { token: doctor.access, json: { decision_reason: 'Needs an in-person assessment.' } });
+    expect(rejected.status).toBe(200);
+    const cons = await clientB.callTool({ name: 'list_consultations', arguments: {} });
+    expect(structured(cons).results[0]).toMatchObject({ status: 'rejected', refund: { full: true, currency: 'EUR' } });
+    expect((cons.content as any)[0].text).toMatch(/hair_growth: rejected, refunded in full \(\d+\.\d{2} EUR\)/);
+    const subs = await clientB.callTool({ name: 'get_subscriptions', arguments: {} });
+    expect(structured(subs).results[0]).toMatchObject({ category: 'hair_growth', status: 'canceled' });
+    expect((subs.content as any)[0].text).toMatch(/\(canceled\)/);
+    expect((subs.content as any)[0].text).not.toMatch(/\(active\)/);
   });
 });

@@ -38,6 +38,10 @@ export const ConsultationOut = z.object({
   prescription_ids: z.array(z.string()),
   created_at: z.string(),
   decided_at: z.string().nullable(),
+  refund: z
+    .object({ refunded_cents: z.number().int(), currency: z.string(), full: z.boolean() })
+    .nullable()
+    .describe('Money given back for this consultation (a rejected or expired review is refunded in full); null: nothing refunded'),
 });
 export const ConsultationsOut = z.object({ count: z.number().int(), results: z.array(ConsultationOut) });
 
@@ -92,6 +96,7 @@ export const SubscriptionOut = z.object({
   status: z.string(),
   category: z.string(),
   treatment_id: z.string(),
+  dosage: z.string().describe('The dose the doctor last approved'),
   price_cents: z.number().int(),
   currency: z.string(),
   cycle_days: z.number().int(),

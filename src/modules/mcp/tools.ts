@@ -122,8 +122,12 @@ export const TOOLS: ToolSpec[] = [
         prescription_ids: c.prescriptions.map((p) => p.id),
         created_at: c.created_at,
         decided_at: c.decided_at,
+        refund: refundOf(c.payments),
       }));
-      return { data: { count, results }, text: `${count} consultation(s); ${results.map((c) => `${c.category}: ${c.status}`).join(', ') || 'none'}.` };
+      // The outcome as the patient should read it: "rejected, refunded in full (29.00 EUR)", never only a status.
+      const said = (c: (typeof results)[number]) =>
+        `${c.category}: ${c.status}${c.refund ? `, refunded ${c.refund.full ? 'in full' : 'in part'} (${(c.refund.refunded_cents / 100).toFixed(2)} ${c.refund.currency})` : ''}`;
+      return { data: { count, results }, text: `${count} consultation(s); ${results.map(said).join('; ') || 'none'}.` };
     },
   }),
   tool({
@@ -233,6 +237,7 @@ export const TOOLS: ToolSpec[] = [
         status: x.status,
         category: x.category,
         treatment_id: x.treatment_id,
+        dosage: x.dosage,
         price_cents: x.price_cents,
         currency: x.currency,
         cycle_days: x.cycle_days,
@@ -242,7 +247,7 @@ export const TOOLS: ToolSpec[] = [
       }));
       return {
         data: { count: list.count, results, renewal_options },
-        text: `${list.count} subscription(s); ${renewal_options.map((o) => `${o.category}: ${o.mode}`).join(', ') || 'no renewal options'}.`,
+        text: `${list.count} subscription(s)${results.length ? `: ${results.map((x) => `${x.category} ${x.treatment_id} ${x.dosage} (${x.status})`).join('; ')}` : ''}; renewal options: ${renewal_options.map((o) => `${o.category}: ${o.mode}`).join(', ') || 'none'}.`,
       };
     },
   }),
@@ -391,6 +396,14 @@ export const TOOLS: ToolSpec[] = [
 ];
 
 export const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
+
+/** What was refunded of a consultation's payments (null: nothing). */
+function refundOf(payments: readonly { amount_cents: number; refunded_amount_cents: number; currency: string }[]) {
+  const refunded = payments.filter((p) => p.refunded_amount_cents > 0);
+  const first = refunded[0];
+  if (!first) return null;
+  return { refunded_cents: refunded.reduce((n, p) => n + p.refunded_amount_cents, 0), currency: first.currency, full: refunded.every((p) => p.refunded_amount_cents >= p.amount_cents) };
+}
 
 /** The text of a service refusal (field errors, a 403 without an active plan, a 404...). */
 function refusal(err: ApiError): string {
