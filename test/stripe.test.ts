@@ -15,7 +15,7 @@ interface Fake {
   server: Server;
   port: number;
   sessions: Map<string, any>;
-  requests: { method: string; path: string; body: URLSearchParams }[];
+  requests: { method: string; path: string; body: URLSearchParams; idempotencyKey?: string }[];
 }
 
 async function fakeStripe(): Promise<Fake> {
@@ -27,7 +27,7 @@ async function fakeStripe(): Promise<Fake> {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
       const body = new URLSearchParams(raw);
-      requests.push({ method: req.method!, path: url.pathname, body });
+      requests.push({ method: req.method!, path: url.pathname, body, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
       const send = (status: number, obj: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${hex(6)}` });
         res.end(JSON.stringify(obj));
@@ -69,6 +69,8 @@ async function fakeStripe(): Promise<Fake> {
       if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
         return send(200, { id: `bps_${hex()}`, object: 'billing_portal.session', customer: body.get('customer'), url: `https://billing.stripe.test/p/session/${hex()}` });
       }
+      const subPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'DELETE' && subPath) return send(200, { id: subPath[1], object: 'subscription', status: 'canceled' });
       if (req.method === 'POST' && url.pathname === '/v1/refunds') {
         return send(200, { id: `re_${hex()}`, object: 'refund', amount: Number(body.get('amount')), payment_intent: body.get('payment_intent'), status: 'succeeded' });
       }
@@ -190,6 +192,27 @@ describe('stripe checkout', () => {
     const portalReq = fake.requests.filter((x) => x.path === '/v1/billing_portal/sessions').pop()!;
     expect(portalReq.body.get('customer')).toBe(s.customer);
     expect(portalReq.body.get('return_url')).toBe('https://app.example.org/account');
+  });
+
+  it('a doctor rejects a paid Stripe plan: the invoice is refunded in full at Stripe (idempotency key per payment), the Stripe subscription cancelled, the plan canceled', async () => {
+    const p = await readyPatient(ctx);
+    const co = await startCheckout(p, 'subscription');
+    const s = pay(co.session_id, 'subscription');
+    expect((await call(ctx, 'GET', `/v1/users/stripe/session/${co.session_id}/`, { token: p.access })).status).toBe(200);
+    const consultation = firstRow(await ctx.db.query('select id from consultations where user_id = $1', [p.id]));
+    const payment = firstRow(await ctx.db.query('select id, amount_cents from payments where user_id = $1', [p.id]));
+    const doctor = await staff(ctx, 'doctor');
+    const before = fake.requests.length;
+    const r = await call(ctx, 'POST', `/v1/clinician/consultations/${consultation.id}/reject/`, { token: doctor.access, json: { decision_reason: 'Not suitable for an online prescription.' } });
+    expect(r.status).toBe(200);
+    const sent = fake.requests.slice(before);
+    const refund = sent.find((x) => x.path === '/v1/refunds')!;
+    expect(refund.body.get('payment_intent')).toBe(`pi_for_${s.invoice}`);
+    expect(Number(refund.body.get('amount'))).toBe(payment.amount_cents);
+    expect(refund.idempotencyKey).toBe(`outcome_${payment.id}_0`);
+    expect(sent.some((x) => x.method === 'DELETE' && x.path === `/v1/subscriptions/${s.subscription}`)).toBe(true);
+    expect(firstRow(await ctx.db.query('select status from subscriptions where user_id = $1', [p.id])).status).toBe('canceled');
+    expect(firstRow(await ctx.db.query('select status, refunded_amount_cents from payments where id = $1', [payment.id]))).toEqual({ status: 'refunded', refunded_amount_cents: payment.amount_cents });
   });
 
   it("another account's session is 404 and finalises nothing; a webhook for a session bound to someone else is ignored", async () => {
