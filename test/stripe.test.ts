@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
-import { readyPatient, staff } from './billing-fixtures.ts';
+import { approveRenewalOfPeriod, readyPatient, staff } from './billing-fixtures.ts';
 
 const WEBHOOK_SECRET = 'whsec_test_' + randomBytes(8).toString('hex');
 const hex = (n = 12) => randomBytes(n).toString('hex');
@@ -17,6 +17,9 @@ interface Fake {
   sessions: Map<string, any>;
   requests: { method: string; path: string; body: URLSearchParams; idempotencyKey?: string }[];
 }
+
+/** Invoice statuses the fake knows (draft until finalised; GET of an unknown invoice answers paid). */
+const invoiceStatus = new Map<string, string>();
 
 async function fakeStripe(): Promise<Fake> {
   const sessions = new Map<string, any>();
@@ -64,7 +67,17 @@ async function fakeStripe(): Promise<Fake> {
       }
       const inv = /^\/v1\/invoices\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && inv) {
-        return send(200, { id: inv[1], object: 'invoice', payments: { object: 'list', data: [{ object: 'invoice_payment', status: 'paid', payment: { type: 'payment_intent', payment_intent: `pi_for_${inv[1]}` } }] } });
+        return send(200, { id: inv[1], object: 'invoice', status: invoiceStatus.get(inv[1]!) ?? 'paid', payments: { object: 'list', data: [{ object: 'invoice_payment', status: 'paid', payment: { type: 'payment_intent', payment_intent: `pi_for_${inv[1]}` } }] } });
+      }
+      if (req.method === 'POST' && inv) return send(200, { id: inv[1], object: 'invoice', status: invoiceStatus.get(inv[1]!) ?? 'draft', auto_advance: body.get('auto_advance') === 'true' });
+      if (req.method === 'DELETE' && inv) {
+        invoiceStatus.set(inv[1]!, 'deleted');
+        return send(200, { id: inv[1], object: 'invoice', deleted: true });
+      }
+      const invAction = /^\/v1\/invoices\/([^/]+)\/(finalize|pay)$/.exec(url.pathname);
+      if (req.method === 'POST' && invAction) {
+        invoiceStatus.set(invAction[1]!, invAction[2] === 'finalize' ? 'open' : 'paid');
+        return send(200, { id: invAction[1], object: 'invoice', status: invoiceStatus.get(invAction[1]!) });
       }
       if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
         return send(200, { id: `bps_${hex()}`, object: 'billing_portal.session', customer: body.get('customer'), url: `https://billing.stripe.test/p/session/${hex()}` });
@@ -213,6 +226,37 @@ describe('stripe checkout', () => {
     expect(sent.some((x) => x.method === 'DELETE' && x.path === `/v1/subscriptions/${s.subscription}`)).toBe(true);
     expect(firstRow(await ctx.db.query('select status from subscriptions where user_id = $1', [p.id])).status).toBe('canceled');
     expect(firstRow(await ctx.db.query('select status, refunded_amount_cents from payments where id = $1', [payment.id]))).toEqual({ status: 'refunded', refunded_amount_cents: payment.amount_cents });
+  });
+
+  it('a Stripe plan’s next invoice is held as a draft until its renewal is approved, then finalised and paid; a canceled plan’s draft is deleted', async () => {
+    const p = await readyPatient(ctx);
+    const co = await startCheckout(p, 'subscription');
+    const s = pay(co.session_id, 'subscription');
+    expect((await call(ctx, 'GET', `/v1/users/stripe/session/${co.session_id}/`, { token: p.access })).status).toBe(200);
+    const plan = firstRow(await ctx.db.query('select id from subscriptions where user_id = $1', [p.id]));
+    const invoice = `in_${hex()}`;
+    invoiceStatus.set(invoice, 'draft');
+    const created = (id: string) => webhook({ id: `evt_${hex()}`, type: 'invoice.created', data: { object: { id, object: 'invoice', status: 'draft', subscription: s.subscription, billing_reason: 'subscription_cycle' } } });
+    expect((await created(invoice)).status).toBe(200);
+    const held = fake.requests.filter((x) => x.path === `/v1/invoices/${invoice}` && x.method === 'POST').pop();
+    expect(held?.body.get('auto_advance')).toBe('false');
+    expect(firstRow(await ctx.db.query('select held_provider_invoice_id from subscriptions where id = $1', [plan.id])).held_provider_invoice_id).toBe(invoice);
+
+    // No approved renewal: the scheduler leaves it held, nothing is charged.
+    await ctx.deps.scheduler.runDue();
+    expect(invoiceStatus.get(invoice)).toBe('draft');
+    await approveRenewalOfPeriod(ctx, plan.id);
+    await ctx.deps.scheduler.runDue();
+    expect(invoiceStatus.get(invoice)).toBe('paid');
+    expect(fake.requests.some((x) => x.path === `/v1/invoices/${invoice}/finalize`)).toBe(true);
+    expect(firstRow(await ctx.db.query('select held_provider_invoice_id from subscriptions where id = $1', [plan.id])).held_provider_invoice_id).toBeNull();
+
+    // A plan that has ended: its next draft is deleted at once.
+    await ctx.db.query("update subscriptions set status = 'canceled', canceled_at = now() where id = $1", [plan.id]);
+    const late = `in_${hex()}`;
+    invoiceStatus.set(late, 'draft');
+    expect((await created(late)).status).toBe(200);
+    expect(invoiceStatus.get(late)).toBe('deleted');
   });
 
   it("another account's session is 404 and finalises nothing; a webhook for a session bound to someone else is ignored", async () => {

@@ -548,6 +548,7 @@ export interface SubscriptionsTable {
   status: string;
   provider: string;
   provider_subscription_id: string | null;
+  held_provider_invoice_id: string | null;
   price_cents: number;
   currency: Generated<string>;
   interval: Generated<string>;

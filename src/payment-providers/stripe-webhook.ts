@@ -50,6 +50,13 @@ export function stripeEvent(type: string, o: Obj): ProviderEvent | null {
       const id = str(o.id);
       return id ? { kind: 'session_expired', sessionId: id } : null;
     }
+    case 'invoice.created': {
+      const subId = invoiceSubscriptionId(o);
+      const id = str(o.id);
+      // Only a plan's next period waits for its review; the first invoice is the checkout's.
+      if (!subId || !id || o.billing_reason !== 'subscription_cycle' || o.status !== 'draft') return null;
+      return { kind: 'plan_invoice_created', providerSubscriptionId: subId, invoiceId: id, billingReason: 'subscription_cycle' };
+    }
     case 'invoice.paid': {
       const subId = invoiceSubscriptionId(o);
       const id = str(o.id);
@@ -128,7 +135,7 @@ export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort
           tags: ['billing'],
           summary: 'Stripe webhook',
           description:
-            'Stripe events, verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Handled: checkout.session.completed, invoice.paid, invoice.payment_failed, charge.refunded, customer.subscription.updated and .deleted. Each event id is processed once (a redelivery answers 200 with duplicate true).',
+            'Stripe events, verified with the Stripe-Signature header on the raw body (STRIPE_WEBHOOK_SECRET). Handled: checkout.session.completed, invoice.created (a plan’s next invoice is held as a draft until its renewal is approved), invoice.paid, invoice.payment_failed, charge.refunded, customer.subscription.updated and .deleted. Each event id is processed once (a redelivery answers 200 with duplicate true).',
           security: [],
           response: {
             200: z.object({ received: z.literal(true), duplicate: z.boolean() }),

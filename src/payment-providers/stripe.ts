@@ -119,6 +119,25 @@ export function stripeProvider(config: Config): PaymentProvider {
     async cancelSubscription(providerSubscriptionId: string): Promise<void> {
       await stripe.subscriptions.cancel(providerSubscriptionId);
     },
+    async holdInvoice(invoiceId: string): Promise<void> {
+      // A draft with auto_advance off is never finalised or charged by Stripe on its own.
+      await stripe.invoices.update(invoiceId, { auto_advance: false });
+    },
+    async releaseInvoice(invoiceId: string): Promise<void> {
+      const inv = await stripe.invoices.retrieve(invoiceId);
+      if (inv.status === 'draft') await stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: true });
+      if (inv.status === 'draft' || inv.status === 'open') {
+        // A declined card is Stripe's invoice.payment_failed webhook (the plan becomes past_due), not an error here.
+        await stripe.invoices.pay(invoiceId).catch((err: unknown) => {
+          if (!(isObj(err) && err.type === 'StripeCardError')) throw err;
+        });
+      }
+    },
+    async discardInvoice(invoiceId: string): Promise<void> {
+      const inv = await stripe.invoices.retrieve(invoiceId);
+      if (inv.status === 'draft') await stripe.invoices.del(invoiceId);
+      else if (inv.status === 'open') await stripe.invoices.voidInvoice(invoiceId);
+    },
     async expireSession(sessionId: string): Promise<void> {
       await stripe.checkout.sessions.expire(sessionId);
     },

@@ -97,6 +97,14 @@ export interface PaymentProvider {
   refund(input: { providerPaymentId: string; amountCents: number; idempotencyKey: string }): Promise<RefundResult>;
   /** Ends a plan the provider bills itself (Stripe), e.g. one opened by a duplicate checkout. */
   cancelSubscription?(providerSubscriptionId: string): Promise<void>;
+  /**
+   * A plan's next invoice the provider drafted (Stripe's invoice.created) is held as a draft: it is
+   * not finalised or charged until `releaseInvoice` (the period's renewal was approved) or is
+   * deleted by `discardInvoice` (the plan ended). Providers that do not bill plans themselves lack these.
+   */
+  holdInvoice?(invoiceId: string): Promise<void>;
+  releaseInvoice?(invoiceId: string): Promise<void>;
+  discardInvoice?(invoiceId: string): Promise<void>;
   /** Closes an open checkout page so it can no longer be paid (a newer checkout replaced it). */
   expireSession?(sessionId: string): Promise<void>;
   /** A link where the patient manages the payment method (Stripe billing portal). */
@@ -107,6 +115,8 @@ export interface PaymentProvider {
 export type ProviderEvent =
   | { kind: 'session_completed'; state: SessionState }
   | { kind: 'session_expired'; sessionId: string }
+  /** The provider drafted a plan's next invoice (not yet charged). */
+  | { kind: 'plan_invoice_created'; providerSubscriptionId: string; invoiceId: string; billingReason: string }
   | {
       kind: 'plan_invoice_paid';
       providerSubscriptionId: string;

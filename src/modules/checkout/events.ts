@@ -16,7 +16,9 @@ import {
   canTransitionPlan,
   isPlanStatus,
   lockPlanByProvider,
+  renewalApprovalOf,
   setCancelAtPeriodEnd,
+  setHeldInvoice,
   syncPlanFromProvider,
   transitionPlan,
   updatePaymentMethod,
@@ -56,6 +58,23 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
     case 'session_expired': {
       const row = await findSessionForProvider(q, provider, event.sessionId);
       if (row?.status === 'open') await transitionSession(q, row.id, 'open', 'expired');
+      return;
+    }
+    case 'plan_invoice_created': {
+      // The provider drafted the next period's invoice. It is charged only once the period's
+      // renewal is approved (docs/renewals.md): otherwise it is held as a draft, and the
+      // recurring-charge job releases it after the approval or discards it when the plan ends. A
+      // provider error rolls the event back, so the provider redelivers it.
+      const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
+      const live = plan && plan.status !== 'canceled';
+      if (live && (await renewalApprovalOf(q, plan.id, new Date(plan.current_period_end)))) return;
+      const p = providerFor(deps, provider);
+      if (!live) {
+        await p.discardInvoice?.(event.invoiceId);
+        return;
+      }
+      await p.holdInvoice?.(event.invoiceId);
+      await setHeldInvoice(q, plan.id, event.invoiceId);
       return;
     }
     case 'plan_invoice_paid': {

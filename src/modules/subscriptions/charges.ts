@@ -5,7 +5,8 @@
 import type { Deps } from '../../deps.ts';
 import { chargePlanPeriod } from '../payments/index.ts';
 import { plansDueForChargeForScheduler, renewalApprovalOf } from './charges.repository.ts';
-import { cancelEndedPlansForScheduler, lockPlanForScheduler, transitionPlan } from './repository.ts';
+import { cancelEndedPlansForScheduler, lockPlanForScheduler, plansWithHeldInvoicesForScheduler, setHeldInvoice, transitionPlan } from './repository.ts';
+import { providerFor } from '../../payment-providers/index.ts';
 import { isPlanStatus } from './status.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -66,9 +67,35 @@ export async function chargeSubscriptionCycle(
   });
 }
 
+/**
+ * Plans the provider bills itself (Stripe) whose next invoice was held as a draft because its
+ * renewal was not approved (checkout/events.ts): once the renewal is approved the draft is
+ * finalised and paid (Stripe's invoice.paid then records it); a plan that ended has its draft
+ * discarded and its provider subscription cancelled. One plan's provider error leaves its invoice
+ * held for the next run.
+ */
+export async function settleHeldInvoices(deps: Deps): Promise<void> {
+  for (const plan of await plansWithHeldInvoicesForScheduler(deps.db, 100)) {
+    const invoiceId = plan.held_provider_invoice_id!;
+    const provider = providerFor(deps, plan.provider);
+    try {
+      if (plan.status === 'canceled') {
+        await provider.discardInvoice?.(invoiceId);
+        if (plan.provider_subscription_id) await provider.cancelSubscription?.(plan.provider_subscription_id);
+      } else if (await renewalApprovalOf(deps.db, plan.id, new Date(plan.current_period_end))) {
+        await provider.releaseInvoice?.(invoiceId);
+      } else continue;
+      await setHeldInvoice(deps.db, plan.id, null);
+    } catch (err: unknown) {
+      deps.log.warn({ subscriptionId: plan.id, err: err instanceof Error ? err.message : String(err) }, 'a held provider invoice could not be settled');
+    }
+  }
+}
+
 /** Scheduler job: charges every due plan of providers that do not bill by themselves; ends plans set to cancel. */
 export async function runDueCharges(deps: Deps): Promise<void> {
   const now = deps.clock.now();
+  await settleHeldInvoices(deps);
   await cancelEndedPlansForScheduler(deps.db, now, 'stripe');
   for (let round = 0; round < 50; round++) {
     const due = await plansDueForChargeForScheduler(deps.db, now, 'stripe', 100);

@@ -14,6 +14,7 @@ export {
   lockPlanByProvider,
   cancelEndedPlansForScheduler,
   syncPlanFromProvider,
+  setHeldInvoice,
   type NewPlan,
   type PlanRow,
   type PlanFields,
@@ -30,6 +31,7 @@ export {
   type PlanStatus,
 } from './status.ts';
 export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
+export { renewalApprovalOf } from './charges.repository.ts';
 // The patient's plans and renewal options as the MCP connector reads them.
 export { listSubscriptions, renewalOptions } from './service.ts';
 // What a review's end does to the plan it would have supplied (the review desk's outcomes).

@@ -395,3 +395,13 @@ export async function submissionAnswers(q: Queryable, userId: string, category: 
     .executeTakeFirst();
   return row?.answers ?? null;
 }
+
+/** Records (or clears, with null) the provider's draft invoice held for the plan's current period. */
+export async function setHeldInvoice(q: Queryable, planId: string, invoiceId: string | null): Promise<void> {
+  await sqlOf(q).updateTable('subscriptions').set({ held_provider_invoice_id: invoiceId, updated_at: sql<Date>`now()` }).where('id', '=', planId).execute();
+}
+
+/** Plans with a held provider invoice (any account: the scheduler settles them), oldest period first. */
+export async function plansWithHeldInvoicesForScheduler(q: Queryable, limit: number): Promise<PlanRow[]> {
+  return sqlOf(q).selectFrom('subscriptions').selectAll().where('held_provider_invoice_id', 'is not', null).orderBy('current_period_end').limit(limit).execute();
+}
