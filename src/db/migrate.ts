@@ -15,6 +15,8 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
 
 export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   return db.tx(async (q) => {
+    // Migrations (and the wait for another process's) may run longer than DB_STATEMENT_TIMEOUT_MS.
+    await q.query('set local statement_timeout = 0');
     await q.query('select pg_advisory_xact_lock(727001)');
     await q.query(`create table if not exists schema_migrations (
       name text primary key,

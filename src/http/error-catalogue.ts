@@ -126,6 +126,9 @@ export const ERROR_CATALOGUE = {
   // The handler's text and the rate limiter's (src/lib/api-error.ts, with Retry-After) differ.
   throttled: { status: 429, shape: 'detail_code' },
   server_error: { status: 500, shape: 'detail_code', message: 'A server error occurred.' },
+  // The database could not be reached (lost connection, timeout): nothing was changed unless the
+  // request said so before; retry after Retry-After seconds (docs/operations.md).
+  database_unavailable: { status: 503, shape: 'error_code', message: 'The service is briefly unavailable. Please try again in a moment.', headers: { 'retry-after': '2' } },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -3,6 +3,7 @@
 // several processes may run them at once, so each job claims its rows (FOR UPDATE SKIP LOCKED or a
 // unique constraint) rather than relying on being alone. `runDue()` runs every job now (tests and
 // the sandbox test clock).
+import { DEFAULT_PG_TIMEOUTS, pgPoolSettings, type PgTimeouts } from '../db/index.ts';
 import { errorSummary } from './error-fields.ts';
 export type Job = { name: string; run: () => Promise<void> };
 
@@ -90,9 +91,13 @@ export async function startPgBossTrigger(
   connectionString: string,
   scheduler: Scheduler,
   log: { warn: (o: object, m: string) => void },
+  timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS,
 ): Promise<() => Promise<void>> {
   const { default: PgBoss } = await import('pg-boss');
-  const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler' });
+  // pg-boss's own pool, with the service's timeouts; its clients are only used through pool.query
+  // (which listens for their errors) and its pool's errors reach boss.on('error') below, so a lost
+  // connection is a logged warning and pg-boss carries on when the database returns.
+  const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler', ...pgPoolSettings(timeouts) });
   boss.on('error', (err) => log.warn({ err: errorSummary(err) }, 'pg-boss error'));
   await boss.start();
   const queue = 'run-due-work';
