@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './index.ts';
+import { STARTUP_LOCK_KEY } from './startup-lock.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -17,7 +18,7 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   return db.tx(async (q) => {
     // Migrations (and the wait for another process's) may run longer than DB_STATEMENT_TIMEOUT_MS.
     await q.query('set local statement_timeout = 0');
-    await q.query('select pg_advisory_xact_lock(727001)');
+    await q.query('select pg_advisory_xact_lock($1)', [STARTUP_LOCK_KEY]);
     await q.query(`create table if not exists schema_migrations (
       name text primary key,
       applied_at timestamptz not null default now()
