@@ -520,6 +520,7 @@ export type RefreshTokensUpdate = Updateable<RefreshTokensTable>;
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  checksum: string | null;
 }
 export type SchemaMigrationsRow = Selectable<SchemaMigrationsTable>;
 export type NewSchemaMigrations = Insertable<SchemaMigrationsTable>;
