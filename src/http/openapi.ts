@@ -169,6 +169,7 @@ const STATUS_TEXT: Record<string, string> = {
   409: 'Conflicts with the current state (nothing changed)',
   413: 'The request body is too large',
   415: 'Unsupported Content-Type',
+  422: 'The Idempotency-Key was sent with a different request',
   429: 'Too many requests: wait `Retry-After` seconds',
   500: 'Unexpected server error',
   502: 'The upstream provider failed',
@@ -282,6 +283,11 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     addError(400, [ref('MalformedJson')]);
     addError(413, [ref('PayloadTooLarge')]);
     addError(415, [ref('UnsupportedMediaType')]);
+  }
+  // Idempotency-Key (src/http/idempotency.ts): a key reused with another request, or still in flight.
+  if ((isArray(op.parameters) ? op.parameters : []).some((p) => isRecord(p) && p.in === 'header' && p.name === 'idempotency-key')) {
+    addError(422, [variantSchema({ error: ['idempotency_key_reused'] })]);
+    addError(409, [variantSchema({ error: ['idempotency_key_in_use'] })]);
   }
   // A malformed id in a path answers the not-found body.
   if (path.includes('{') && !reg.errors?.[404]) addError(404, [ref('NotFound')]);
