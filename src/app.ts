@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { installAccessControl, type Access } from './http/access.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
@@ -69,6 +70,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   // Authentication and roles first, on every route (deny by default): see src/http/access.ts.
   const accessLevels = installAccessControl(app, deps);
+  // Idempotency-Key on the routes that opt in (config: { idempotent: true }): src/http/idempotency.ts.
+  installIdempotency(app, deps);
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {
@@ -103,8 +106,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     origin: deps.config.CORS_ORIGINS.length > 0 ? deps.config.CORS_ORIGINS : false,
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Brand-Slug', 'X-Request-Id', 'Accept-Language', 'If-None-Match'],
-    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Brand-Slug', 'X-Request-Id', 'Accept-Language', 'If-None-Match', 'Idempotency-Key'],
+    exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag', 'Idempotent-Replayed'],
     maxAge: 600,
   });
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });

@@ -62,6 +62,11 @@ const EnvSchema = z.object({
   // read inside a write's transaction stay on DATABASE_URL.
   DATABASE_REPLICA_URL: urlOf(['postgres', 'postgresql'], false).optional(),
   BRAND_SLUG: z.string().min(1).default('demo'),
+  // PostgreSQL timeouts (docs/operations.md, "Losing the database"): opening a connection or waiting
+  // for a free one, a statement (server-side statement_timeout), a session idle inside a transaction.
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number({ error: 'must be a whole number of milliseconds (100-60000)' }).int({ error: 'must be a whole number of milliseconds (100-60000)' }).min(100, { error: 'must be a whole number of milliseconds (100-60000)' }).max(60_000, { error: 'must be a whole number of milliseconds (100-60000)' }).default(3000),
+  DB_STATEMENT_TIMEOUT_MS: seconds(15_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: seconds(30_000),
   PUBLIC_BASE_URL: urlOf(['https', 'http']).optional(),
   WEB_APP_URL: urlOf(['https', 'http']).optional(),
   SMTP_URL: urlOf(['smtp', 'smtps']).optional(),
@@ -79,6 +84,9 @@ const EnvSchema = z.object({
     .default('accounts.google.com,https://accounts.google.com')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
   REDIS_URL: urlOf(['redis', 'rediss']).optional(),
+  // Prefix of every rate-limit key in Redis; default `pts:<BRAND_SLUG>`. Give each deployment that
+  // shares a Redis its own (docs/operations.md).
+  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, { error: 'must be 1-64 letters, digits, ":", ".", "_" or "-"' }).optional(),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: origins,
   // Key lists for production (src/lib/keys.ts): `id:base64url-key` entries, comma-separated, the
@@ -125,7 +133,13 @@ const EnvSchema = z.object({
   SELLER_EMAIL: z.string().email().optional(),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL'> & { PUBLIC_BASE_URL: string; DATA_DIR: string; MCP_PUBLIC_URL: string; WEB_APP_URL: string };
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX'> & {
+  PUBLIC_BASE_URL: string;
+  DATA_DIR: string;
+  MCP_PUBLIC_URL: string;
+  WEB_APP_URL: string;
+  RATE_LIMIT_KEY_PREFIX: string;
+};
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as a shell `VAR=` would suggest.
@@ -140,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
+    RATE_LIMIT_KEY_PREFIX: c.RATE_LIMIT_KEY_PREFIX ?? `pts:${c.BRAND_SLUG}`,
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     MCP_PUBLIC_URL: (c.MCP_PUBLIC_URL ?? `${(c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '')}/mcp`).replace(/\/+$/, ''),
     // Base of every link in a mail (the web app's pages); default: the service, which serves the app.

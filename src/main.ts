@@ -21,7 +21,7 @@ async function main() {
   // main thread, and the loading of the HTTP code fills those waits. Started first, so that it is
   // under way before the larger HTTP code begins to load. Readiness still waits for both (the app is
   // built on the opened, migrated database).
-  const { createRuntime } = await import('./runtime.ts');
+  const { createRuntime, pgTimeouts } = await import('./runtime.ts');
   const opening = createRuntime(config);
   const [{ buildApp }, { markShuttingDown }, { startPgBossTrigger }, runtime] = await Promise.all([
     import('./app.ts'),
@@ -37,7 +37,7 @@ async function main() {
   // Due work (charges, renewal windows, reminders): pg-boss on PostgreSQL so that one process of
   // many runs it each minute; an in-process timer on the embedded database (one process).
   const stopBoss = config.DATABASE_URL
-    ? await startPgBossTrigger(config.DATABASE_URL, runtime.deps.scheduler, runtime.deps.log)
+    ? await startPgBossTrigger(config.DATABASE_URL, runtime.deps.scheduler, runtime.deps.log, pgTimeouts(config))
     : (runtime.deps.scheduler.start(config.SCHEDULER_INTERVAL_MS), () => Promise.resolve());
 
   let stopping = false;

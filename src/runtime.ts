@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
-import { openPglite, openPostgres } from './db/index.ts';
+import { openPglite, openPostgres, type PgTimeouts } from './db/index.ts';
 import { lockDataDir } from './db/lock.ts';
 import { migrate } from './db/migrate.ts';
 import { copyTree, usableTemplate } from './db/template.ts';
@@ -80,10 +80,15 @@ async function createDataDir(dataDir: string, useTemplate = true): Promise<'exis
   return 'initdb';
 }
 
+/** The PostgreSQL timeouts of the configuration (docs/operations.md). */
+export function pgTimeouts(config: Config): PgTimeouts {
+  return { connectMs: config.DB_CONNECT_TIMEOUT_MS, statementMs: config.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS };
+}
+
 export async function openDatabase(config: Config): Promise<{ db: Db; release: () => void }> {
   if (config.DATABASE_URL) {
     try {
-      return { db: await openPostgres(config.DATABASE_URL), release: () => undefined };
+      return { db: await openPostgres(config.DATABASE_URL, 10, pgTimeouts(config)), release: () => undefined };
     } catch (err) {
       const code = errorString(err, 'code');
       const message = errorString(err, 'message');
@@ -130,7 +135,7 @@ export async function createRuntime(
   let replica: Db | undefined;
   try {
     if (options.migrate !== false) await migrate(db);
-    if (config.DATABASE_REPLICA_URL) replica = await openPostgres(config.DATABASE_REPLICA_URL);
+    if (config.DATABASE_REPLICA_URL) replica = await openPostgres(config.DATABASE_REPLICA_URL, 10, pgTimeouts(config));
     const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
     const transport = options.transport ?? mailTransportFor(config);
     const deps: Deps = {

@@ -1,6 +1,8 @@
 // Per-IP budgets (with small limits so the test stays short) and the Redis-backed counters.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.ts';
 import { createLimiters } from '../src/lib/rate-limit.ts';
 import { call, createTestContext, newPatient, PASSWORD, uniqueEmail, type TestContext } from './support/harness.ts';
 
@@ -49,6 +51,36 @@ describe.skipIf(!process.env.TEST_REDIS_URL)('Redis-backed counters', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('keeps the budgets of two deployments on one Redis apart (RATE_LIMIT_KEY_PREFIX, default from BRAND_SLUG)', async () => {
+    const REDIS_URL = process.env.TEST_REDIS_URL;
+    const brandA = `a${randomUUID().slice(0, 8)}`;
+    const brandB = `b${randomUUID().slice(0, 8)}`;
+    // The default prefix is derived from the brand: two brands, two prefixes.
+    const configA = loadConfig({ REDIS_URL, BRAND_SLUG: brandA });
+    const configB = loadConfig({ REDIS_URL, BRAND_SLUG: brandB });
+    expect(configA.RATE_LIMIT_KEY_PREFIX).toBe(`pts:${brandA}`);
+    const a = createLimiters(configA);
+    const b = createLimiters(configB);
+    const a2 = createLimiters({ REDIS_URL, RATE_LIMIT_KEY_PREFIX: `pts:${brandA}` }); // a second process of deployment A
+    const redis = new Redis(REDIS_URL!);
+    const name = `test-${randomUUID()}`;
+    try {
+      await Promise.all([a.settled(), b.settled(), a2.settled()]);
+      expect([a.store(), b.store(), a2.store()]).toEqual(['redis', 'redis', 'redis']);
+      await a.budget(name, 1, 60).consume('198.51.100.7');
+      // Deployment B has its own budget for the same address; A's second process shares A's.
+      await expect(b.budget(name, 1, 60).consume('198.51.100.7')).resolves.toBeUndefined();
+      await expect(a2.budget(name, 1, 60).consume('198.51.100.7')).rejects.toMatchObject({ status: 429 });
+      expect(await redis.exists(`pts:${brandA}:${name}:198.51.100.7`)).toBe(1);
+      expect(await redis.exists(`pts:${brandB}:${name}:198.51.100.7`)).toBe(1);
+      expect(await redis.exists(`pts:${name}:198.51.100.7`)).toBe(0);
+    } finally {
+      await redis.del(`pts:${brandA}:${name}:198.51.100.7`, `pts:${brandB}:${name}:198.51.100.7`);
+      redis.disconnect();
+      await Promise.all([a.close(), b.close(), a2.close()]);
     }
   });
 });

@@ -2,6 +2,7 @@
 // account scoping and the doctor's side.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/index.ts';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
@@ -245,5 +246,51 @@ describe('the medical team', () => {
     expect(r.body.code).toBe('permission_denied');
     const w = await call(ctx, 'POST', `/v1/clinician/conversations/${await threadOf(p)}/messages/`, { token: p.access, json: { content: 'x' } });
     expect(w.status).toBe(403);
+  });
+});
+
+describe('a send after its commit', () => {
+  it('answers from what the transaction read: the database failing once it committed cannot turn a stored message into an error', async () => {
+    // From the moment a transaction commits, the database fails every statement outside one (as a
+    // connection lost right after the COMMIT would): the answer must not need any.
+    let lostAfterCommit = false;
+    let armed = false;
+    const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), { statement: 'select' });
+    const own = await createTestContext({}, {
+      wrapDb: (db: Db): Db => ({
+        ...db,
+        kind: db.kind,
+        query: async (sql, params) => {
+          if (lostAfterCommit) throw lost();
+          return db.query(sql, params);
+        },
+        execute: async (sql, params) => {
+          if (lostAfterCommit) throw lost();
+          return db.execute(sql, params);
+        },
+        tx: async (fn) => {
+          const result = await db.tx(fn);
+          if (armed) lostAfterCommit = true;
+          return result;
+        },
+        exec: (sql) => db.exec(sql),
+        close: () => db.close(),
+      }),
+    });
+    try {
+      const p = await seedPatient(own);
+      const id = (await call(own, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
+      armed = true;
+      const sent = await call(own, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, json: { content: 'Stored once, answered once.' } });
+      expect(lostAfterCommit).toBe(true);
+      expect(sent.status).toBe(201);
+      expect(sent.body.last_message.content).toBe('Stored once, answered once.');
+      armed = false;
+      lostAfterCommit = false;
+      const stored = await own.db.query('select content from messages where sender_id = $1', [p.id]);
+      expect(stored.map((r) => r.content)).toEqual(['Stored once, answered once.']);
+    } finally {
+      await own.close();
+    }
   });
 });

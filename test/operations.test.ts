@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markShuttingDown } from '../src/http/readiness.ts';
 import { createLimiters } from '../src/lib/rate-limit.ts';
 import { createDispatcher, enqueueMail, MAX_BACKOFF_SECONDS, retryDelaySeconds, type MailTemplate } from '../src/mail/outbox.ts';
-import { call, createTestContext, type TestContext, firstRow } from './support/harness.ts';
+import type { Db } from '../src/db/index.ts';
+import { call, createTestContext, seedPatient, type TestContext, firstRow } from './support/harness.ts';
 
 const TOKEN = 'metrics-token-' + randomUUID();
 
@@ -181,6 +182,47 @@ describe('GET /readyz', () => {
       expect((await call(ctx, 'GET', '/readyz')).status).toBe(200); // another app is unaffected
     } finally {
       await other.close();
+    }
+  });
+
+  it('answers 503 database_unavailable (never 500) while the database is lost, and /readyz 503 within 2 s while it hangs', async () => {
+    // The database as the app sees it: answering, failing as a dropped connection does, or silent.
+    let mode: 'ok' | 'lost' | 'silent' = 'ok';
+    const wake: Array<() => void> = [];
+    const gate = async () => {
+      if (mode === 'lost') throw Object.assign(new Error('Connection terminated unexpectedly'), { statement: 'select' });
+      if (mode === 'silent') await new Promise<void>((r) => wake.push(r));
+    };
+    const wrapDb = (db: Db): Db => ({
+      ...db,
+      kind: db.kind,
+      query: async (sql, params) => (await gate(), db.query(sql, params)),
+      execute: async (sql, params) => (await gate(), db.execute(sql, params)),
+      tx: async (fn) => (await gate(), db.tx(fn)),
+      close: () => db.close(),
+      exec: (sql) => db.exec(sql),
+    });
+    const lossy = await createTestContext({}, { wrapDb });
+    try {
+      const p = await seedPatient(lossy);
+      mode = 'lost';
+      const res = await call(lossy, 'GET', '/v1/users/profile/me/', { token: p.access });
+      expect([res.status, res.body, res.headers['retry-after']]).toEqual([503, { error: expect.any(String), code: 'database_unavailable' }, '2']);
+      const write = await call(lossy, 'POST', `/v1/users/conversations/${randomUUID()}/messages/`, { token: p.access, json: { content: 'Hello' } });
+      expect([write.status, write.body.code]).toEqual([503, 'database_unavailable']);
+      mode = 'silent';
+      const started = Date.now();
+      const ready = await call(lossy, 'GET', '/readyz');
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect([ready.status, ready.body.checks.database]).toEqual([503, 'unreachable']);
+      mode = 'ok';
+      for (const w of wake.splice(0)) w();
+      expect((await call(lossy, 'GET', '/readyz')).status).toBe(200);
+      expect((await call(lossy, 'GET', '/v1/users/profile/me/', { token: p.access })).status).toBe(200);
+    } finally {
+      mode = 'ok';
+      for (const w of wake.splice(0)) w();
+      await lossy.close();
     }
   });
 

@@ -144,29 +144,72 @@ function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
-export async function openPostgres(url: string, max = 10): Promise<Db> {
-  // node-postgres is loaded only with DATABASE_URL: the embedded database's start does not pay for it.
-  const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg.types) });
+/** How long a connection, a statement and an open transaction may wait (docs/operations.md). */
+export interface PgTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool (ms). */
+  connectMs: number;
+  /** `statement_timeout`: the server cancels a statement running longer (ms). */
+  statementMs: number;
+  /** `idle_in_transaction_session_timeout`: the server ends a session idle inside a transaction (ms). */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_PG_TIMEOUTS: PgTimeouts = { connectMs: 3000, statementMs: 15_000, idleInTransactionMs: 30_000 };
+
+/**
+ * node-postgres pool settings for these timeouts. `query_timeout` is the client-side guard for a
+ * server that went silent (a cut network never answers, so `statement_timeout` never fires): a
+ * little longer than the server's own limit so that the server's answer (57014) normally wins.
+ * TCP keepalive lets the kernel notice a dead peer on idle connections.
+ */
+export function pgPoolSettings(t: PgTimeouts) {
+  return {
+    connectionTimeoutMillis: t.connectMs,
+    statement_timeout: t.statementMs,
+    idle_in_transaction_session_timeout: t.idleInTransactionMs,
+    query_timeout: t.statementMs + 5000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+// A connection that dies emits 'error' on its client. The pool listens on idle clients only; a
+// client checked out for a transaction (or by pool.query between its statements) would have no
+// listener, and an unhandled 'error' event ends the process. Every client the pool opens gets this
+// listener for its whole life: the failure itself reaches the caller through the rejected query,
+// and the pool drops the client when it is released with the error.
+const ignoreClientError = () => undefined;
+export function guardPool(pool: pg.Pool): void {
+  pool.on('connect', (client) => client.on('error', ignoreClientError));
   pool.on('error', () => {
     /* an idle client died; the pool replaces it */
   });
+}
+
+export async function openPostgres(url: string, max = 10, timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS): Promise<Db> {
+  // node-postgres is loaded only with DATABASE_URL: the embedded database's start does not pay for it.
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg.types), ...pgPoolSettings(timeouts) });
+  guardPool(pool);
   await pool.query('select 1');
   return {
     kind: 'pg',
     ...pgQueryable(pool),
     async tx(fn) {
       const client = await pool.connect();
+      let failure: unknown;
       try {
         await client.query('begin');
         const result = await fn(pgQueryable(client));
         await client.query('commit');
         return result;
       } catch (err) {
+        failure = err;
         await client.query('rollback').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        // A client whose connection failed is discarded rather than handed to the next caller.
+        client.release(failure !== undefined && isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
       }
     },
     exec: async (sql) => {
@@ -175,6 +218,34 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
     close: () => pool.end(),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
   };
+}
+
+// Failures that say "the database cannot be reached right now", not "this request is wrong": the
+// HTTP layer answers them 503 with Retry-After (src/http/errors.ts), never 500.
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Query read timeout',
+  'Cannot use a pool after calling end on the pool',
+];
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+// SQLSTATE: class 08 (connection exception); 57P01-57P03 (administrator/crash shutdown, cannot
+// connect now); 53300 too many connections; 57014 statement timeout (query_canceled); 25P03 idle
+// in transaction timeout.
+const UNAVAILABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25P03']);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as Record<string, unknown>;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (UNAVAILABLE_ERRNO.has(code) || UNAVAILABLE_SQLSTATE.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+  // An AggregateError (a host with several addresses, each refused) or a wrapped cause.
+  if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true;
+  return e.cause !== undefined && e.cause !== err && isDatabaseUnavailable(e.cause);
 }
 
 /** Postgres error code of a unique violation: callers turn it into a domain outcome. */

@@ -172,6 +172,19 @@ export type EmailVerificationsRow = Selectable<EmailVerificationsTable>;
 export type NewEmailVerifications = Insertable<EmailVerificationsTable>;
 export type EmailVerificationsUpdate = Updateable<EmailVerificationsTable>;
 
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  fingerprint: string;
+  status_code: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  created_at: ColumnType<Date, Date | string, Date | string>;
+}
+export type IdempotencyKeysRow = Selectable<IdempotencyKeysTable>;
+export type NewIdempotencyKeys = Insertable<IdempotencyKeysTable>;
+export type IdempotencyKeysUpdate = Updateable<IdempotencyKeysTable>;
+
 export interface InjectionPlansTable {
   id: Generated<string>;
   user_id: string;
@@ -520,6 +533,7 @@ export type RefreshTokensUpdate = Updateable<RefreshTokensTable>;
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  checksum: string | null;
 }
 export type SchemaMigrationsRow = Selectable<SchemaMigrationsTable>;
 export type NewSchemaMigrations = Insertable<SchemaMigrationsTable>;
@@ -645,6 +659,7 @@ export interface Database {
   conversations: ConversationsTable;
   email_suppressions: EmailSuppressionsTable;
   email_verifications: EmailVerificationsTable;
+  idempotency_keys: IdempotencyKeysTable;
   injection_plans: InjectionPlansTable;
   injections: InjectionsTable;
   journal_notes: JournalNotesTable;

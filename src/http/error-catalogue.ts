@@ -127,7 +127,13 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, shape: 'detail_code', message: 'Unsupported media type in request.' },
   // The handler's text and the rate limiter's (src/lib/api-error.ts, with Retry-After) differ.
   throttled: { status: 429, shape: 'detail_code' },
+  // Idempotency-Key (src/http/idempotency.ts)
+  idempotency_key_reused: { status: 422, shape: 'error_code', message: 'This Idempotency-Key was sent with a different request. Use a new key for a new request.' },
+  idempotency_key_in_use: { status: 409, shape: 'error_code', message: 'A request with this Idempotency-Key is still being answered. Retry in a moment.' },
   server_error: { status: 500, shape: 'detail_code', message: 'A server error occurred.' },
+  // The database could not be reached (lost connection, timeout): nothing was changed unless the
+  // request said so before; retry after Retry-After seconds (docs/operations.md).
+  database_unavailable: { status: 503, shape: 'error_code', message: 'The service is briefly unavailable. Please try again in a moment.', headers: { 'retry-after': '2' } },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

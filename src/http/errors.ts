@@ -5,7 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, throttled } from '../lib/api-error.ts';
-import { errorField } from '../lib/error-fields.ts';
+import { isDatabaseUnavailable } from '../db/index.ts';
+import { errorField, errorSummary } from '../lib/error-fields.ts';
 import { fail } from './error-catalogue.ts';
 
 export { ApiError, throttled };
@@ -123,6 +124,12 @@ export function installErrorHandling(app: FastifyInstance) {
       const error_id = randomUUID();
       request.log.error({ err, error_id, issues: err.cause.issues.map((i) => ({ path: i.path, code: i.code })) }, 'response did not match its schema');
       return sendFail(reply, fail('server_error', { extra: { error_id } }));
+    }
+    // A lost or slow database is the server's state, not the request's fault, and passes: 503 with
+    // Retry-After, never a 500 (src/db/index.ts says which failures these are).
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err: errorSummary(err) }, 'database unavailable');
+      return sendFail(reply, fail('database_unavailable'));
     }
     const status = err.statusCode ?? 500;
     if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || errorField(err, 'type') === 'entity.parse.failed' || err instanceof SyntaxError) {

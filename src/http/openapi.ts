@@ -100,6 +100,13 @@ const SHARED_SCHEMAS: Record<string, Json> = {
   PermissionDenied: detailCodeSchema(['permission_denied'], 'The account lacks the staff role this route needs.', ERROR_CATALOGUE.permission_denied.message),
   PayloadTooLarge: detailCodeSchema(['payload_too_large'], 'The request body is larger than the limit (JSON: 256 KiB).', ERROR_CATALOGUE.payload_too_large.message),
   UnsupportedMediaType: detailCodeSchema(['unsupported_media_type'], 'The Content-Type of the body is not accepted here.', ERROR_CATALOGUE.unsupported_media_type.message),
+  DatabaseUnavailable: {
+    type: 'object',
+    description: 'The database cannot be reached right now (a lost connection, a timeout): retry after `Retry-After` seconds.',
+    properties: { error: { type: 'string' }, code: { type: 'string', enum: ['database_unavailable'] } },
+    required: ['error', 'code'],
+    example: { error: ERROR_CATALOGUE.database_unavailable.message, code: 'database_unavailable' },
+  },
   ServerError: {
     type: 'object',
     description: 'An unexpected failure; `error_id` identifies the log entry.',
@@ -162,6 +169,7 @@ const STATUS_TEXT: Record<string, string> = {
   409: 'Conflicts with the current state (nothing changed)',
   413: 'The request body is too large',
   415: 'Unsupported Content-Type',
+  422: 'The Idempotency-Key was sent with a different request',
   429: 'Too many requests: wait `Retry-After` seconds',
   500: 'Unexpected server error',
   502: 'The upstream provider failed',
@@ -276,9 +284,16 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     addError(413, [ref('PayloadTooLarge')]);
     addError(415, [ref('UnsupportedMediaType')]);
   }
+  // Idempotency-Key (src/http/idempotency.ts): a key reused with another request, or still in flight.
+  if ((isArray(op.parameters) ? op.parameters : []).some((p) => isRecord(p) && p.in === 'header' && p.name === 'idempotency-key')) {
+    addError(422, [variantSchema({ error: ['idempotency_key_reused'] })]);
+    addError(409, [variantSchema({ error: ['idempotency_key_in_use'] })]);
+  }
   // A malformed id in a path answers the not-found body.
   if (path.includes('{') && !reg.errors?.[404]) addError(404, [ref('NotFound')]);
   if (!responses[500]) responses[500] = { content: { 'application/json': { schema: ref('ServerError') } } };
+  // Any route that reads or writes the database answers 503 while it cannot be reached (errors.ts).
+  if (!responses[503] && path !== '/healthz') responses[503] = { content: { 'application/json': { schema: ref('DatabaseUnavailable') } } };
 
   // Descriptions, headers, media types, examples.
   for (const [status, res] of Object.entries(responses)) {
@@ -286,7 +301,9 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     const code = Number(status);
     const given = reg.descriptions?.[code];
     if (given || !res.description || res.description === 'Default Response') res.description = given ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
-    if (code === 429) res.headers = { ...recordOf(res.headers), 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+    if (code === 429 || (code === 503 && JSON.stringify(res.content ?? {}).includes('DatabaseUnavailable'))) {
+      res.headers = { ...recordOf(res.headers), 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+    }
     // Token failures carry WWW-Authenticate; sign-in's invalid_credentials does not.
     if (code === 401 && (bearer || JSON.stringify(res.content ?? {}).includes('TokenNotValid'))) {
       res.headers = { ...recordOf(res.headers), 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } };

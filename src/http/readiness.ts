@@ -26,15 +26,31 @@ export const ReadinessSchema = z.object({
   }),
 });
 
+/** How long /readyz waits for the database: a load balancer's probe must get an answer, not hang. */
+export const READINESS_DB_TIMEOUT_MS = 1500;
+
+/** Whether `select 1` answers within `ms` (a database that does not answer in time is unreachable). */
+async function databaseAnswers(deps: Deps, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const probe = deps.db.query('select 1').then(
+    () => true,
+    () => false,
+  );
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([probe, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function readiness(deps: Deps): Promise<{ code: 200 | 503; body: z.infer<typeof ReadinessSchema> }> {
   const shuttingDown = draining.has(deps);
   let database: 'ok' | 'unreachable' = 'ok';
   if (!shuttingDown) {
-    try {
-      await deps.db.query('select 1');
-    } catch {
-      database = 'unreachable';
-    }
+    if (!(await databaseAnswers(deps, READINESS_DB_TIMEOUT_MS))) database = 'unreachable';
   }
   const store = deps.limiters.store();
   const checks = { database, rate_limit_store: store, shutting_down: shuttingDown };

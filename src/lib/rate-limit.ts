@@ -48,7 +48,12 @@ function redisTarget(url: string): string {
   }
 }
 
-export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Limiters {
+/**
+ * `config.RATE_LIMIT_KEY_PREFIX` (default `pts:<BRAND_SLUG>` from config.ts; `pts` when not given)
+ * starts every key: `<prefix>:<budget>:<key>`, so deployments sharing one Redis keep apart budgets.
+ */
+export function createLimiters(config: Partial<Pick<Config, 'REDIS_URL' | 'RATE_LIMIT_KEY_PREFIX'>>, log?: Log): Limiters {
+  const prefix = config.RATE_LIMIT_KEY_PREFIX ?? 'pts';
   const redis = config.REDIS_URL ? new (loadRedis())(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
   let store: LimiterStore = redis ? 'redis_connecting' : 'memory';
   const settledWaiters: Array<() => void> = [];
@@ -77,9 +82,9 @@ export function createLimiters(config: Pick<Config, 'REDIS_URL'>, log?: Log): Li
       const id = `${name}:${points}:${duration}`;
       const existing = cache.get(id);
       if (existing) return existing;
-      const memory = new RateLimiterMemory({ keyPrefix: `pts:${name}`, points, duration });
+      const memory = new RateLimiterMemory({ keyPrefix: `${prefix}:${name}`, points, duration });
       const limiter: RateLimiterAbstract = redis
-        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `pts:${name}`, points, duration, insuranceLimiter: memory })
+        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:${name}`, points, duration, insuranceLimiter: memory })
         : memory;
       const fail = (res: unknown, makeError?: (s: number) => Error) => {
         if (res instanceof RateLimiterRes) {

@@ -3,6 +3,8 @@
 // several processes may run them at once, so each job claims its rows (FOR UPDATE SKIP LOCKED or a
 // unique constraint) rather than relying on being alone. `runDue()` runs every job now (tests and
 // the sandbox test clock).
+import { DEFAULT_PG_TIMEOUTS, pgPoolSettings, type PgTimeouts } from '../db/index.ts';
+import { withStartupLock } from '../db/startup-lock.ts';
 import { errorSummary } from './error-fields.ts';
 export type Job = { name: string; run: () => Promise<void> };
 
@@ -90,14 +92,25 @@ export async function startPgBossTrigger(
   connectionString: string,
   scheduler: Scheduler,
   log: { warn: (o: object, m: string) => void },
+  timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS,
 ): Promise<() => Promise<void>> {
   const { default: PgBoss } = await import('pg-boss');
-  const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler' });
+  // pg-boss's own pool, with the service's timeouts; its clients are only used through pool.query
+  // (which listens for their errors) and its pool's errors reach boss.on('error') below, so a lost
+  // connection is a logged warning and pg-boss carries on when the database returns.
+  const boss = new PgBoss({ connectionString, max: 2, application_name: 'pts-scheduler', ...pgPoolSettings(timeouts) });
   boss.on('error', (err) => log.warn({ err: errorSummary(err) }, 'pg-boss error'));
-  await boss.start();
   const queue = 'run-due-work';
-  await boss.createQueue(queue, { name: queue, policy: 'singleton' });
-  await boss.schedule(queue, '* * * * *');
+  // pg-boss's schema, queue and schedule are set up one process at a time (db/startup-lock.ts).
+  await withStartupLock(
+    connectionString,
+    async () => {
+      await boss.start();
+      await boss.createQueue(queue, { name: queue, policy: 'singleton' });
+      await boss.schedule(queue, '* * * * *');
+    },
+    timeouts.connectMs,
+  );
   await boss.work(queue, async () => {
     await scheduler.runDue();
   });

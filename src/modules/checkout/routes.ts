@@ -23,6 +23,7 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/checkout/',
     {
+      config: { idempotent: true },
       // The profile check runs before the body is validated: PROFILE_INCOMPLETE comes first.
       preValidation: async (request) => assertProfileComplete(deps.db, currentUser(request).id),
       schema: {

@@ -63,6 +63,7 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.post(
     `${BASE}/weight-entries/`,
     {
+      config: { idempotent: true },
       schema: {
         ...common,
         summary: 'Log the weight of a day (201); a second entry for the same day updates it (200)',
@@ -83,7 +84,7 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
 
   r.post(
     `${BASE}/injections/`,
-    { schema: { ...common, summary: 'Record an injection (201; every call a new entry)', body: InjectionCreate, response: { 201: InjectionSchema, ...withBody } } },
+    { config: { idempotent: true }, schema: { ...common, summary: 'Record an injection (201; every call a new entry)', body: InjectionCreate, response: { 201: InjectionSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createInjection(deps, uid(request), request.body)),
   );
   r.patch(
@@ -105,7 +106,7 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
 
   r.post(
     `${BASE}/notes/`,
-    { schema: { ...common, summary: 'Write a note (201)', body: NoteCreate, response: { 201: NoteSchema, ...withBody } } },
+    { config: { idempotent: true }, schema: { ...common, summary: 'Write a note (201)', body: NoteCreate, response: { 201: NoteSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createNote(deps, uid(request), request.body.content)),
   );
   r.patch(
@@ -117,6 +118,7 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.post(
     `${BASE}/side-effects/`,
     {
+      config: { idempotent: true },
       schema: {
         ...common,
         summary: 'Report a side effect (201); a severe one, or one with emergency wording or a red flag (pancreatitis signs, priapism, sudden vision loss, fainting) in any of the 7 languages, is flagged for the medical team and answered with the emergency notice (the country’s medical number first)',

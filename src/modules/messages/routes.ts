@@ -77,6 +77,7 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/conversations/:id/messages/',
     {
+      config: { idempotent: true },
       // A multipart body is read in the handler (streamed, with its size limit); the JSON schema
       // applies to JSON bodies only.
       preValidation: (request, _reply, done) => {

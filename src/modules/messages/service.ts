@@ -133,7 +133,9 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
   const text = checkContent(content);
   if (!text && !upload) throw fail('content_or_file_required');
   const flagged = text !== '' && mentionsEmergency(text);
-  await deps.db.tx(async (q) => {
+  // The answer is read inside the transaction: once it commits nothing is left to fail, so a stored
+  // message is never answered with an error (which a client would retry into a duplicate).
+  const row = await deps.db.tx(async (q) => {
     // The first message stores the conversation under the id (and dates) it was shown with.
     await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
@@ -141,9 +143,10 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
     // A patient's message answers the team's question (docs/consultations.md): consultations waiting
     // for information go back to review, in the same transaction as the message.
     await resumeReview(q, userId);
+    const stored = await repo.findConversationForPatient(q, userId, conv.id);
+    if (!stored) throw notFound();
+    return stored;
   });
-  const row = await repo.findConversationForPatient(deps.db, userId, conv.id);
-  if (!row) throw notFound();
   const out = conversationOut(deps, row);
   const emergency: EmergencyNotice | null = flagged ? emergencyNotice(row.country_of_residence, row.locale) : null;
   return {

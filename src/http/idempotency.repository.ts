@@ -1,0 +1,58 @@
+// The stored answers of Idempotency-Key requests (src/http/idempotency.ts), per account.
+import type { Queryable } from '../db/index.ts';
+
+export interface StoredAnswer {
+  fingerprint: string;
+  status_code: number | null;
+  response_type: string | null;
+  response_body: string | null;
+}
+
+/**
+ * Claims (account, key) for a request: a new key; a key whose answer is older than `expiresBefore`;
+ * or the same request's claim left unanswered since before `abandonedBefore` (its process died).
+ * True when this request now holds the key.
+ */
+export async function claimKey(
+  q: Queryable,
+  userId: string,
+  key: string,
+  fingerprint: string,
+  at: Date,
+  expiresBefore: Date,
+  abandonedBefore: Date,
+): Promise<boolean> {
+  const rows = await q.query(
+    `insert into idempotency_keys (user_id, key, fingerprint, created_at) values ($1, $2, $3, $4)
+     on conflict (user_id, key) do update
+        set fingerprint = excluded.fingerprint, status_code = null, response_type = null, response_body = null, created_at = excluded.created_at
+      where idempotency_keys.created_at < $5
+         or (idempotency_keys.status_code is null and idempotency_keys.fingerprint = excluded.fingerprint and idempotency_keys.created_at < $6)
+     returning 1 as claimed`,
+    [userId, key, fingerprint, at, expiresBefore, abandonedBefore],
+  );
+  return rows.length > 0;
+}
+
+export async function findAnswer(q: Queryable, userId: string, key: string): Promise<StoredAnswer | undefined> {
+  const [row] = await q.query<StoredAnswer>('select fingerprint, status_code, response_type, response_body from idempotency_keys where user_id = $1 and key = $2', [userId, key]);
+  return row;
+}
+
+export async function storeAnswer(q: Queryable, userId: string, key: string, fingerprint: string, status: number, type: string | null, body: string): Promise<void> {
+  await q.query(
+    'update idempotency_keys set status_code = $4, response_type = $5, response_body = $6 where user_id = $1 and key = $2 and fingerprint = $3 and status_code is null',
+    [userId, key, fingerprint, status, type, body],
+  );
+}
+
+/** Gives the key back (the request failed on the server's side: a retry must run it again). */
+export async function releaseKey(q: Queryable, userId: string, key: string, fingerprint: string): Promise<void> {
+  await q.query('delete from idempotency_keys where user_id = $1 and key = $2 and fingerprint = $3 and status_code is null', [userId, key, fingerprint]);
+}
+
+/** Deletes answers older than `before`; the number deleted. */
+export async function expireAnswers(q: Queryable, before: Date): Promise<number> {
+  const { rowCount } = await q.execute('delete from idempotency_keys where created_at < $1', [before]);
+  return rowCount;
+}
