@@ -562,7 +562,6 @@ export interface SubscriptionsTable {
   status: string;
   provider: string;
   provider_subscription_id: string | null;
-  held_provider_invoice_id: string | null;
   price_cents: number;
   currency: Generated<string>;
   interval: Generated<string>;
@@ -585,6 +584,7 @@ export interface SubscriptionsTable {
   paused_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   renewal_reminded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   postponed_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  held_provider_invoice_id: string | null;
 }
 export type SubscriptionsRow = Selectable<SubscriptionsTable>;
 export type NewSubscriptions = Insertable<SubscriptionsTable>;
