@@ -6,14 +6,16 @@ import { loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { errorString } from './lib/error-fields.ts';
 import { migrate } from './db/migrate.ts';
-import { addSuppression, createStaff, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
+import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  create-staff --email E --password P --role doctor|backoffice_admin|marketer [--first-name F] [--last-name L] [--license N]
-                                   a doctor needs --first-name, --last-name and --license (printed on prescriptions)
+  create-staff --email E --password P --role doctor|backoffice_admin|marketer [--first-name F] [--last-name L] [--license N] [--totp-secret BASE32]
+                                   a doctor needs --first-name, --last-name and --license (printed on prescriptions);
+                                   --totp-secret enrols that authenticator secret (at least 128 bits) as the second factor
+  reset-mfa --email E              remove the account's second factor and recovery codes and end its sessions
   disable-account --email E        disable an account and end all its sessions at once
   enable-account --email E         enable a disabled account
   suppress-email --email E [--reason R]   add an address to the mail suppression list (bounces, complaints)
@@ -35,6 +37,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       'last-name': { type: 'string' },
       license: { type: 'string' },
       reason: { type: 'string' },
+      'totp-secret': { type: 'string' },
     },
   });
   const str = (k: string): string | undefined => {
@@ -53,7 +56,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       release();
     }
   }
-  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email'].includes(command ?? '')) return { code: 2, out: USAGE };
+  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa'].includes(command ?? '')) return { code: 2, out: USAGE };
   const email = str('email');
   if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
 
@@ -67,6 +70,14 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const missing = ['first-name', 'last-name', 'license'].filter((k) => !str(k)?.trim());
       if (missing.length) return { code: 2, out: `a doctor needs ${missing.map((k) => `--${k}`).join(', ')} (the prescriber printed on prescriptions)` };
     }
+    const totpSecret = str('totp-secret');
+    if (totpSecret !== undefined) {
+      try {
+        parseTotpSecret(totpSecret);
+      } catch (err) {
+        return { code: 2, out: `--totp-secret: ${errorString(err, 'message') ?? String(err)}` };
+      }
+    }
   }
 
   const runtime = await createRuntime(config);
@@ -75,7 +86,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case 'create-staff': {
         if (!role || !password) return { code: 2, out: USAGE };
         try {
-          const id = await createStaff(runtime.deps, { email, password, role, firstName: str('first-name'), lastName: str('last-name'), licenseNumber: str('license') });
+          const id = await createStaff(runtime.deps, { email, password, role, firstName: str('first-name'), lastName: str('last-name'), licenseNumber: str('license'), totpSecret: str('totp-secret') });
           return { code: 0, out: `staff account ${email} (${role}) ready: ${id}` };
         } catch (err) {
           return { code: 1, out: errorString(err, 'message') ?? String(err) };
@@ -85,6 +96,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case 'enable-account': {
         const found = await setDisabledByEmail(runtime.deps, email, command === 'disable-account');
         return found ? { code: 0, out: `${command === 'disable-account' ? 'disabled' : 'enabled'} ${email}` } : { code: 1, out: `no account for ${email}` };
+      }
+      case 'reset-mfa': {
+        const found = await resetMfaByEmail(runtime.deps, email);
+        return found ? { code: 0, out: `second factor removed and sessions ended for ${email}` } : { code: 1, out: `no account for ${email}` };
       }
       default: {
         await addSuppression(runtime.deps, email, str('reason') ?? 'operator');

@@ -113,6 +113,8 @@ const EnvSchema = z.object({
   SIGNIN_FAILURES_PER_ACCOUNT: seconds(10),
   SIGNIN_FAILURES_PER_IP: seconds(50),
   SIGNIN_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
+  // A second factor for staff accounts (docs/accounts.md): default required with NODE_ENV=production.
+  STAFF_MFA: z.enum(['required', 'optional'], { error: 'must be required or optional' }).optional(),
   REGISTRATIONS_PER_IP: seconds(100),
   REGISTRATION_WINDOW_SECONDS: seconds(3600),
   FORGOT_PASSWORD_PER_IP: seconds(20),
@@ -133,12 +135,13 @@ const EnvSchema = z.object({
   SELLER_EMAIL: z.string().email().optional(),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX'> & {
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA'> & {
   PUBLIC_BASE_URL: string;
   DATA_DIR: string;
   MCP_PUBLIC_URL: string;
   WEB_APP_URL: string;
   RATE_LIMIT_KEY_PREFIX: string;
+  STAFF_MFA: 'required' | 'optional';
 };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -155,6 +158,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     DATA_DIR: resolve(c.DATA_DIR),
     RATE_LIMIT_KEY_PREFIX: c.RATE_LIMIT_KEY_PREFIX ?? `pts:${c.BRAND_SLUG}`,
+    STAFF_MFA: c.STAFF_MFA ?? (c.NODE_ENV === 'production' ? 'required' : 'optional'),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     MCP_PUBLIC_URL: (c.MCP_PUBLIC_URL ?? `${(c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '')}/mcp`).replace(/\/+$/, ''),
     // Base of every link in a mail (the web app's pages); default: the service, which serves the app.

@@ -1,5 +1,6 @@
 // Google sign-in against a local JWKS server with real RS256-signed ID tokens.
 import { generateKeyPair } from 'jose';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleStandIn, type GoogleStandIn } from './support/google.ts';
 import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type TestContext } from './support/harness.ts';
@@ -21,6 +22,21 @@ const idToken = (claims: Record<string, unknown>, key?: CryptoKey) => googleStan
 const google = (credential: unknown) => call(ctx, 'POST', '/v1/users/google-login/', { brand: true, json: { credential } });
 
 describe('google-login', () => {
+  it('asks an account with a second factor for it (403 mfa_required), and the code finishes the sign-in', async () => {
+    const email = uniqueEmail('gmfa');
+    const first = await google(await idToken({ email, sub: `sub-${email}` }));
+    expect(first.status).toBe(200);
+    const setup = await call(ctx, 'POST', '/v1/users/mfa/totp/', { token: first.body.access });
+    const code = (steps: number) => new TOTP({ secret: Secret.fromBase32(setup.body.secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
+    expect((await call(ctx, 'POST', '/v1/users/mfa/totp/confirm/', { token: first.body.access, json: { code: code(0) } })).status).toBe(200);
+    const again = await google(await idToken({ email, sub: `sub-${email}` }));
+    expect(again.status).toBe(403);
+    expect(again.body).toEqual({ error: expect.any(String), code: 'mfa_required', mfa_token: expect.any(String), methods: ['totp'] });
+    const done = await call(ctx, 'POST', '/v1/users/token/mfa/', { brand: true, json: { mfa_token: again.body.mfa_token, code: code(1) } });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ access: expect.any(String), is_doctor: false });
+  });
+
   it('answers 400 with an error saying the credential is required', async () => {
     const r = await call(ctx, 'POST', '/v1/users/google-login/', { brand: true, json: {} });
     expect(r.status).toBe(400);

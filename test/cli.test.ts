@@ -1,4 +1,4 @@
-// Operator CLI: create-staff, disable/enable-account, suppress-email, migrate, and the DATA_DIR lock.
+// Operator CLI: create-staff (with --totp-secret), reset-mfa, disable/enable-account, suppress-email, migrate, and the DATA_DIR lock.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,25 @@ describe('operator CLI', () => {
     expect(created.code).toBe(0);
     expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'short', '--role', 'doctor', '--first-name', 'A', '--last-name', 'B', '--license', 'L-1'], e)).code).toBe(1);
     expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'pharmacist'], e)).code).toBe(2);
+    // Operator enrolment of TOTP, and its reset.
+    const staff = ['create-staff', '--email', 'ops@example.org', '--password', 'Signal-Orchard-Beacon-2026', '--role', 'backoffice_admin'];
+    expect(await runCli([...staff, '--totp-secret', 'not base32!'], e)).toEqual({ code: 2, out: '--totp-secret: the TOTP secret must be base32 (A-Z, 2-7)' });
+    expect((await runCli([...staff, '--totp-secret', 'JBSWY3DPEHPK3PXP'], e)).out).toMatch(/^--totp-secret: the TOTP secret must hold at least 128 bits/);
+    expect((await runCli([...staff, '--totp-secret', 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'], e)).code).toBe(0);
+    expect((await runCli(['reset-mfa', '--email', 'doc@example.org'], e)).code).toBe(0);
+    const totpRows = async () => {
+      const { db, release } = await openDatabase(loadConfig(e));
+      try {
+        return await db.query('select u.email, t.confirmed_at is not null as confirmed from mfa_totp t join users u on u.id = t.user_id');
+      } finally {
+        await db.close();
+        release();
+      }
+    };
+    expect(await totpRows()).toEqual([{ email: 'ops@example.org', confirmed: true }]);
+    expect(await runCli(['reset-mfa', '--email', 'ops@example.org'], e)).toEqual({ code: 0, out: 'second factor removed and sessions ended for ops@example.org' });
+    expect(await totpRows()).toEqual([]);
+    expect((await runCli(['reset-mfa', '--email', 'nobody@example.org'], e)).code).toBe(1);
     expect(await runCli(['disable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'disabled doc@example.org' });
     expect(await runCli(['enable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'enabled doc@example.org' });
     expect((await runCli(['disable-account', '--email', 'nobody@example.org'], e)).code).toBe(1);

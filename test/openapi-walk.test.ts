@@ -4,7 +4,9 @@
 // no body on 204/304, required headers present). Every documented operation must be exercised,
 // unless EXCUSED below names it with a reason.
 import { randomUUID } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaff } from '../src/modules/accounts/service.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
@@ -23,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const api = <T = any>(method: string, url: string, opts: CallOptions = {}) => checker.call<T>(ctx, method, url, opts);
+const totpCode = (secret: string, steps = 0) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
 const fresh = async (p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id)).access;
 
 // A 1x1 PNG.
@@ -94,6 +97,47 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'wrong-Lantern-0', new_password: 'Harbour-Lantern-Quiet-44' } })).status).toBe(400);
     expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'Lantern-Quiet-Harbour-43', new_password: 'short' } })).status).toBe(400);
     expect((await api('POST', '/v1/users/change-password/', { token, json: { current_password: 'Lantern-Quiet-Harbour-43', new_password: 'Harbour-Lantern-Quiet-44' } })).status).toBe(200);
+
+    // A second factor from the account page, then a sign-in with it (docs/accounts.md).
+    expect((await api('GET', '/v1/users/mfa/', { token })).status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/totp/confirm/', { token, json: { code: '123456' } })).status).toBe(409);
+    const setup = await api('POST', '/v1/users/mfa/totp/', { token });
+    expect(setup.status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/recovery-codes/', { token, json: { code: '123456' } })).status).toBe(409);
+    expect((await api('POST', '/v1/users/mfa/totp/confirm/', { token, json: { code: totpCode(setup.body.secret, 9) } })).status).toBe(400);
+    // Three codes in a row: the steps before, at and after now (each accepted once, in that order).
+    expect((await api('POST', '/v1/users/mfa/totp/confirm/', { token, json: { code: totpCode(setup.body.secret, -1) } })).status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/totp/', { token })).status).toBe(409);
+    const mfaRequired = await api('POST', '/v1/users/token/', { brand: true, json: { email, password: 'Harbour-Lantern-Quiet-44' } });
+    expect(mfaRequired.status).toBe(403);
+    expect((await api('POST', '/v1/users/token/mfa/', { brand: true, json: { mfa_token: mfaRequired.body.mfa_token, code: totpCode(setup.body.secret, 9) } })).status).toBe(401);
+    expect((await api('POST', '/v1/users/token/mfa/', { brand: true, json: { mfa_token: mfaRequired.body.mfa_token, code: totpCode(setup.body.secret) } })).status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/recovery-codes/', { token, json: { code: totpCode(setup.body.secret, 9) } })).status).toBe(400);
+    const recovery = await api('POST', '/v1/users/mfa/recovery-codes/', { token, json: { code: totpCode(setup.body.secret, 1) } });
+    expect(recovery.status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: '123456' } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: recovery.body.recovery_codes[0] } })).status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: '123456' } })).status).toBe(409);
+
+    // Staff enrolment during sign-in where a second factor is required.
+    const strict = await createTestContext({ STAFF_MFA: 'required' });
+    try {
+      const staffEmail = uniqueEmail('enrol');
+      await createStaff(strict.deps, { email: staffEmail, password: PASSWORD, role: 'backoffice_admin' });
+      const enrol = await checker.call(strict, 'POST', '/v1/users/token/', { brand: true, json: { email: staffEmail, password: PASSWORD } });
+      expect(enrol.status).toBe(403);
+      const enrolment_token = enrol.body.enrolment_token;
+      expect((await checker.call(strict, 'POST', '/v1/users/token/mfa/enrol/confirm/', { brand: true, json: { enrolment_token, code: '123456' } })).status).toBe(409);
+      const started = await checker.call(strict, 'POST', '/v1/users/token/mfa/enrol/', { brand: true, json: { enrolment_token } });
+      expect(started.status).toBe(200);
+      expect((await checker.call(strict, 'POST', '/v1/users/token/mfa/enrol/confirm/', { brand: true, json: { enrolment_token, code: totpCode(started.body.secret, 9) } })).status).toBe(401);
+      const enrolled = await checker.call(strict, 'POST', '/v1/users/token/mfa/enrol/confirm/', { brand: true, json: { enrolment_token, code: totpCode(started.body.secret) } });
+      expect(enrolled.status).toBe(200);
+      expect((await checker.call(strict, 'POST', '/v1/users/token/mfa/enrol/', { brand: true, json: { enrolment_token } })).status).toBe(401);
+      expect((await checker.call(strict, 'POST', '/v1/users/mfa/totp/remove/', { token: enrolled.body.access, json: { code: enrolled.body.recovery_codes[0] } })).status).toBe(403);
+    } finally {
+      await strict.close();
+    }
 
     // Profile.
     expect((await api('GET', '/v1/users/profile/')).status).toBe(401);

@@ -363,6 +363,40 @@ export type MessagesRow = Selectable<MessagesTable>;
 export type NewMessages = Insertable<MessagesTable>;
 export type MessagesUpdate = Updateable<MessagesTable>;
 
+export interface MfaRecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type MfaRecoveryCodesRow = Selectable<MfaRecoveryCodesTable>;
+export type NewMfaRecoveryCodes = Insertable<MfaRecoveryCodesTable>;
+export type MfaRecoveryCodesUpdate = Updateable<MfaRecoveryCodesTable>;
+
+export interface MfaTicketsTable {
+  token_hash: string;
+  user_id: string;
+  purpose: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  failed_attempts: Generated<number>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type MfaTicketsRow = Selectable<MfaTicketsTable>;
+export type NewMfaTickets = Insertable<MfaTicketsTable>;
+export type MfaTicketsUpdate = Updateable<MfaTicketsTable>;
+
+export interface MfaTotpTable {
+  user_id: string;
+  secret_enc: string;
+  confirmed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  last_step: number | null;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type MfaTotpRow = Selectable<MfaTotpTable>;
+export type NewMfaTotp = Insertable<MfaTotpTable>;
+export type MfaTotpUpdate = Updateable<MfaTotpTable>;
+
 export interface OrdersTable {
   id: Generated<string>;
   user_id: string;
@@ -672,6 +706,9 @@ export interface Database {
   mcp_tool_calls: McpToolCallsTable;
   message_files: MessageFilesTable;
   messages: MessagesTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_tickets: MfaTicketsTable;
+  mfa_totp: MfaTotpTable;
   orders: OrdersTable;
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;

@@ -31,6 +31,10 @@ export const PUBLIC_ROUTES: readonly string[] = [
   'POST /v1/users/verify-email/',
   'POST /v1/users/token/',
   'POST /v1/users/token/refresh/',
+  // The second step of a sign-in and its enrolment: a ticket in the body, not a bearer token.
+  'POST /v1/users/token/mfa/',
+  'POST /v1/users/token/mfa/enrol/',
+  'POST /v1/users/token/mfa/enrol/confirm/',
   'POST /v1/users/google-login/',
   'POST /v1/users/forgot-password/',
   'POST /v1/users/reset-password/',

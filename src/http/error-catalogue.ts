@@ -49,6 +49,16 @@ export const ERROR_CATALOGUE = {
   google_link_not_allowed: { status: 400, shape: 'error_code', message: 'This account cannot sign in with Google.' },
   invalid_reset_token: { status: 400, shape: 'error_code', message: 'This reset link is invalid or has expired. Request a new one.' },
 
+  // Second factor (accounts, docs/accounts.md "Second factor")
+  mfa_required: { status: 403, shape: 'error_code', message: 'Enter the code from your authenticator app to finish signing in.' },
+  mfa_enrolment_required: { status: 403, shape: 'error_code', message: 'Set up a second factor to finish signing in.' },
+  invalid_mfa_code: { status: 401, shape: 'error_code', message: 'The code is not correct, or it was already used.' },
+  invalid_mfa_token: { status: 401, shape: 'error_code', message: 'This sign-in step has expired or was already used. Sign in again.' },
+  mfa_already_enrolled: { status: 409, shape: 'error_code', message: 'A second factor is already set up for this account.' },
+  mfa_enrolment_not_started: { status: 409, shape: 'error_code', message: 'Start the set-up first: no authenticator secret is waiting for a code.' },
+  mfa_not_enrolled: { status: 409, shape: 'error_code', message: 'No second factor is set up for this account.' },
+  mfa_removal_not_allowed: { status: 403, shape: 'error_code', message: 'Staff accounts must keep a second factor.' },
+
   // Profile and questionnaires
   PROFILE_INCOMPLETE: { status: 400, shape: 'error_name', message: 'Complete your profile first.' },
   SERVICE_NOT_AVAILABLE_IN_COUNTRY: { status: 400, shape: 'error_name' },

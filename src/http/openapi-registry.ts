@@ -90,10 +90,64 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/token/': {
     id: 'signIn',
     brand: true,
-    errors: { 400: [fields, { error: ['google_account'] }], 401: [{ error: ['invalid_credentials'] }], 403: [{ error: ['user_inactive'] }], 429: [{ detail_code: ['throttled'] }] },
-    descriptions: { 200: 'The token pair', 401: 'Wrong email or password, unverified account, or a missing or wrong `X-Brand-Slug` (deliberately non-specific)' },
+    errors: {
+      400: [fields, { error: ['google_account'] }],
+      401: [{ error: ['invalid_credentials'] }],
+      403: [{ error: ['user_inactive'] }, { error: ['mfa_required'] }, { error: ['mfa_enrolment_required'] }],
+      429: [{ detail_code: ['throttled'] }],
+    },
+    descriptions: {
+      200: 'The token pair',
+      401: 'Wrong email or password, unverified account, or a missing or wrong `X-Brand-Slug` (deliberately non-specific)',
+      403: 'A disabled account (`user_inactive`); or the right password of an account with a second factor (`mfa_required`, with `mfa_token` and `methods`), or of a staff account that must enrol one first (`mfa_enrolment_required`, with `enrolment_token`)',
+    },
     requestExample: credentials,
     responseExample: tokenPair,
+  },
+  'POST /v1/users/token/mfa/': {
+    id: 'signInSecondStep',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_code', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The token pair', 401: 'A wrong or already used code (`invalid_mfa_code`), or an unknown, expired or used `mfa_token` (`invalid_mfa_token`)' },
+    requestExample: { mfa_token: 'bWZhLXRva2VuLWZyb20tdGhlLTQwMy1hbnN3ZXI', code: '492039' },
+    responseExample: { ...tokenPair, is_doctor: true },
+  },
+  'POST /v1/users/token/mfa/enrol/': {
+    id: 'startSignInEnrolment',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 409: [{ error: ['mfa_already_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'A new secret and its otpauth URI' },
+    requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw' },
+    responseExample: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', otpauth_uri: 'otpauth://totp/demo:doctor%40example.org?issuer=demo&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30' },
+  },
+  'POST /v1/users/token/mfa/enrol/confirm/': {
+    id: 'confirmSignInEnrolment',
+    brand: true,
+    errors: {
+      400: [fields, invalidBrand],
+      401: [{ error: ['invalid_mfa_code', 'invalid_mfa_token'] }],
+      409: [{ error: ['mfa_already_enrolled', 'mfa_enrolment_not_started'] }],
+      429: [{ detail_code: ['throttled'] }],
+    },
+    descriptions: { 200: 'Enrolled and signed in: the recovery codes (shown once) and the token pair' },
+    requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw', code: '492039' },
+  },
+  'GET /v1/users/mfa/': { id: 'getSecondFactor', descriptions: { 200: 'The confirmed factors, whether one is required, and the recovery codes left' } },
+  'POST /v1/users/mfa/totp/': { id: 'startTotpEnrolment', errors: { 409: [{ error: ['mfa_already_enrolled'] }] }, descriptions: { 200: 'A new secret and its otpauth URI' } },
+  'POST /v1/users/mfa/totp/confirm/': {
+    id: 'confirmTotpEnrolment',
+    errors: { 400: [fields], 409: [{ error: ['mfa_already_enrolled', 'mfa_enrolment_not_started'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'Enrolled: the ten recovery codes (shown once)', 400: 'A wrong code (`code`)' },
+  },
+  'POST /v1/users/mfa/recovery-codes/': {
+    id: 'replaceRecoveryCodes',
+    errors: { 400: [fields], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'Ten new recovery codes (the old ones stop working)', 400: 'A wrong code (`code`)' },
+  },
+  'POST /v1/users/mfa/totp/remove/': {
+    id: 'removeTotp',
+    errors: { 400: [fields], 403: [{ error: ['mfa_removal_not_allowed'] }], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The factor and its recovery codes are removed', 400: 'A wrong code (`code`)' },
   },
   'POST /v1/users/token/refresh/': {
     id: 'refreshToken',
@@ -358,6 +412,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 
 /** Extra properties some error bodies carry, by their code or error_name. */
 export const ERROR_EXTRAS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+  mfa_required: {
+    mfa_token: { type: 'string', description: 'For `POST /v1/users/token/mfa/`: 5 minutes, single use, bound to this account' },
+    methods: { type: 'array', items: { type: 'string', enum: ['totp'] }, description: 'The second factors the account enrolled' },
+  },
+  mfa_enrolment_required: {
+    enrolment_token: { type: 'string', description: 'For `POST /v1/users/token/mfa/enrol/` and `.../enrol/confirm/` only: 15 minutes, single use' },
+    methods: { type: 'array', items: { type: 'string', enum: ['totp'] }, description: 'The factors that can be enrolled' },
+  },
   REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (also in `Retry-After`)' } },
   PROFILE_INCOMPLETE: { missing_fields: { type: 'array', items: { type: 'string' }, description: 'Profile fields to fill first' } },
   QUESTIONNAIRE_INCOMPLETE: { missing_answers: { type: 'array', items: { type: 'string' }, description: 'Question keys still unanswered' } },

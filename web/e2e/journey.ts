@@ -7,7 +7,8 @@
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
 //   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
 //   renewal choice, the engine's check and the weight trend in the desk and approves -> a red-flag
-//   answer shows the emergency screen.
+//   answer shows the emergency screen. Staff sign in with TOTP (STAFF_MFA=required); a second doctor
+//   enrols at sign-in (QR code, secret, recovery codes) and signs in again with a recovery code.
 // Every page gets an axe-core check (no serious or critical violation) and a screenshot in
 // $SCREENSHOT_DIR (default: artifacts/screenshots at the repository root). Prints the time until the
 // home page is interactive. Usage (repository root): npm run build:web && npm run test:browser
@@ -17,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Secret, TOTP } from 'otpauth';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
@@ -25,9 +27,13 @@ const SHOTS = resolve(process.env.SCREENSHOT_DIR ?? join(ROOT, 'artifacts', 'scr
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'Quiet-Harbour-Lantern-42';
 const NEW_PASSWORD = 'Amber-Meadow-Compass-77';
-const DOCTOR = { email: 'doctor@example.org', password: 'Ward-Lantern-Harbour-2026' };
+// Staff sign in with a second factor (STAFF_MFA=required): the doctor and the back office are enrolled
+// by the operator (create-staff --totp-secret) and the test computes their codes with otpauth, as an
+// authenticator app would; a second doctor enrols in the browser (QR code, secret, recovery codes).
+const DOCTOR = { email: 'doctor@example.org', password: 'Ward-Lantern-Harbour-2026', secret: new Secret({ size: 20 }).base32 };
 // Back office: only to move the sandbox's test clock to the renewal window (POST /v1/backoffice/test-clock/advance/).
-const ADMIN = { email: 'ops@example.org', password: 'Signal-Orchard-Beacon-2026' };
+const ADMIN = { email: 'ops@example.org', password: 'Signal-Orchard-Beacon-2026', secret: new Secret({ size: 20 }).base32 };
+const NEW_DOCTOR = { email: 'new.doctor@example.org', password: 'Meadow-Ferry-Lantern-2026' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function fail(msg: string): never {
@@ -82,11 +88,13 @@ async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0
 
 // ---- the server ------------------------------------------------------------------------------------
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo' };
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789'], { cwd: ROOT, env, encoding: 'utf8' });
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo', STAFF_MFA: 'required' };
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret], { cwd: ROOT, env, encoding: 'utf8' });
   if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
-  const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin'], { cwd: ROOT, env, encoding: 'utf8' });
+  const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret], { cwd: ROOT, env, encoding: 'utf8' });
   if (admin.status !== 0) fail(`create-staff (back office) failed: ${admin.stderr || admin.stdout}`);
+  const newDoctor = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321'], { cwd: ROOT, env, encoding: 'utf8' });
+  if (newDoctor.status !== 0) fail(`create-staff (second doctor) failed: ${newDoctor.stderr || newDoctor.stdout}`);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   for (let i = 0; i < 200; i++) {
     try {
@@ -104,9 +112,12 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
 /** Moves the service's clock forward (sandbox test clock) and runs the due work (renewals open). */
 async function advanceClock(base: string, days: number) {
   const headers = { 'content-type': 'application/json', 'x-brand-slug': 'demo' };
-  const tok = await fetch(`${base}/v1/users/token/`, { method: 'POST', headers, body: JSON.stringify(ADMIN) });
-  if (!tok.ok) fail(`back-office sign-in: ${tok.status}`);
-  const { access } = (await tok.json()) as { access: string };
+  const tok = await fetch(`${base}/v1/users/token/`, { method: 'POST', headers, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
+  const asked = (await tok.json()) as { code?: string; mfa_token?: string };
+  if (tok.status !== 403 || asked.code !== 'mfa_required') fail(`back-office sign-in: ${tok.status} ${JSON.stringify(asked)}`);
+  const second = await fetch(`${base}/v1/users/token/mfa/`, { method: 'POST', headers, body: JSON.stringify({ mfa_token: asked.mfa_token, code: await totpCode(ADMIN.secret) }) });
+  if (!second.ok) fail(`back-office second step: ${second.status}`);
+  const { access } = (await second.json()) as { access: string };
   const r = await fetch(`${base}/v1/backoffice/test-clock/advance/`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${access}` }, body: JSON.stringify({ days }) });
   if (!r.ok) fail(`test clock: ${r.status} ${await r.text()}`);
   return (await r.json()) as { now: string };
@@ -117,6 +128,27 @@ async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+// ---- TOTP: the code an authenticator app shows (a code is accepted once: wait for a new step) ------
+const usedSteps = new Map<string, number>();
+async function totpCode(secret: string): Promise<string> {
+  let step = Math.floor(Date.now() / 30_000);
+  if ((usedSteps.get(secret) ?? -1) >= step) {
+    await new Promise((r) => setTimeout(r, (step + 1) * 30_000 - Date.now() + 200));
+    step = Math.floor(Date.now() / 30_000);
+  }
+  usedSteps.set(secret, step);
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: step * 30_000 + 1_000 });
+}
+
+/** Staff sign-in: password, then the authenticator code (docs/accounts.md, "Second factor"). */
+async function staffSignIn(page: Page, staff: { email: string; password: string; secret: string }, shotName?: string) {
+  await signIn(page, staff.email, staff.password);
+  await page.getByRole('heading', { name: 'Enter your authenticator code' }).waitFor();
+  if (shotName) await check(page, shotName);
+  await page.getByLabel('Authenticator code').fill(await totpCode(staff.secret));
+  await page.getByRole('button', { name: 'Verify and sign in' }).click();
 }
 
 // ---- checks ----------------------------------------------------------------------------------------
@@ -284,9 +316,18 @@ async function main() {
     pages.push(doc);
     doc.on('pageerror', (e) => log(`  page error (doctor): ${e.message}`));
     await doc.goto('/sign-in');
-    await doc.getByLabel('Email').fill(DOCTOR.email);
-    await doc.getByLabel('Password').fill(DOCTOR.password);
-    await doc.getByRole('button', { name: 'Sign in' }).click();
+    // A wrong code first: the page says so and keeps the step.
+    await signIn(doc, DOCTOR.email, DOCTOR.password);
+    await doc.getByRole('heading', { name: 'Enter your authenticator code' }).waitFor();
+    await check(doc, 'desk-sign-in-code');
+    const right = await totpCode(DOCTOR.secret);
+    usedSteps.delete(DOCTOR.secret);
+    await doc.getByLabel('Authenticator code').fill(String((Number(right) + 500_000) % 1_000_000).padStart(6, '0'));
+    await doc.getByRole('button', { name: 'Verify and sign in' }).click();
+    await doc.getByText('This code is not correct or was already used.').waitFor();
+    await check(doc, 'desk-sign-in-wrong-code');
+    await doc.getByLabel('Authenticator code').fill(await totpCode(DOCTOR.secret));
+    await doc.getByRole('button', { name: 'Verify and sign in' }).click();
     await doc.getByRole('heading', { name: 'Review queue' }).waitFor();
     await check(doc, 'desk-queue');
     await doc.getByRole('link', { name: 'Ada Lovelace' }).first().click();
@@ -296,6 +337,38 @@ async function main() {
     await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
     await doc.getByText('Decision saved.').waitFor();
     await check(doc, 'desk-approved');
+
+    log('a second doctor without a factor enrols at sign-in (QR code, secret, recovery codes)');
+    const nctx = await newContext(browser, base);
+    const nd = await nctx.newPage();
+    pages.push(nd);
+    nd.on('pageerror', (e) => log(`  page error (second doctor): ${e.message}`));
+    await nd.goto('/sign-in');
+    await signIn(nd, NEW_DOCTOR.email, NEW_DOCTOR.password);
+    await nd.getByRole('heading', { name: 'Set up two-step sign-in' }).waitFor();
+    const qr = nd.getByRole('img', { name: 'QR code for your authenticator app' });
+    await qr.waitFor();
+    if (((await qr.locator('path').getAttribute('d')) ?? '').length < 100) fail('the enrolment QR code is empty');
+    const secret = (await nd.locator('code.secret').innerText()).replace(/\s+/g, '');
+    if (!/^[A-Z2-7]{32}$/.test(secret)) fail(`the enrolment page shows no base32 secret: "${secret}"`);
+    await check(nd, 'desk-enrol-qr');
+    await nd.getByLabel('Authenticator code').fill(await totpCode(secret));
+    await nd.getByRole('button', { name: 'Confirm code' }).click();
+    await nd.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+    const recovery = await nd.locator('ul.recovery-codes li').allInnerTexts();
+    if (recovery.length !== 10 || !recovery.every((c) => /^[a-z2-9]{5}-[a-z2-9]{5}$/.test(c.trim()))) fail(`recovery codes: ${JSON.stringify(recovery)}`);
+    await check(nd, 'desk-enrol-recovery-codes');
+    await nd.getByRole('button', { name: 'I have saved my recovery codes' }).click();
+    await nd.getByRole('heading', { name: 'Review queue' }).waitFor();
+    log('  enrolled; signs in again with a recovery code');
+    await nd.evaluate(() => localStorage.clear());
+    await nd.goto('/sign-in');
+    await signIn(nd, NEW_DOCTOR.email, NEW_DOCTOR.password);
+    await nd.getByRole('heading', { name: 'Enter your authenticator code' }).waitFor();
+    await nd.getByLabel('Authenticator code').fill(recovery[0]!.trim());
+    await nd.getByRole('button', { name: 'Verify and sign in' }).click();
+    await nd.getByRole('heading', { name: 'Review queue' }).waitFor();
+    await nctx.close();
 
     log('patient: consultation, prescription PDF, payments, invoice');
     const decisionLink = await waitForMail(dataDir, email, /(https?:\/\/\S+\/consultations\/[0-9a-f-]+)/);
@@ -475,7 +548,7 @@ async function main() {
     await check(page, 'renewal-confirmed');
 
     await doc.goto('/desk');
-    await signIn(doc, DOCTOR.email, DOCTOR.password);
+    await staffSignIn(doc, DOCTOR);
     await doc.getByRole('heading', { name: 'Review queue' }).waitFor();
     await doc.locator('tr', { hasText: 'Renewal' }).getByRole('link', { name: 'Ada Lovelace' }).waitFor();
     await check(doc, 'desk-queue-renewal');

@@ -20,6 +20,7 @@ import {
   VerifyBody,
 } from './schemas.ts';
 import * as accounts from './service.ts';
+import { mfaRoutes } from './mfa.routes.ts';
 
 const tags = ['accounts'];
 const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
@@ -75,7 +76,7 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         security: [],
         summary: 'Sign in: exchange email and password for a token pair',
         description:
-          'Requires `X-Brand-Slug` (missing or wrong: the same 401 `invalid_credentials` as a wrong password). 403 `user_inactive` for a disabled account, 400 `google_account` for a Google account without a password, 429 after repeated failures.',
+          'Requires `X-Brand-Slug` (missing or wrong: the same 401 `invalid_credentials` as a wrong password). 403 `user_inactive` for a disabled account, 400 `google_account` for a Google account without a password, 429 after repeated failures. With the right password, an account with a second factor gets 403 `{error, code: "mfa_required", mfa_token, methods}` (no tokens: finish with `POST /v1/users/token/mfa/`), and a staff account without one where `STAFF_MFA=required` gets 403 `{error, code: "mfa_enrolment_required", enrolment_token, methods}` (enrol with `POST /v1/users/token/mfa/enrol/`). Accounts without a factor are answered as before.',
         body: TokenBody,
         response: { 200: TokenPairSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: ErrorCodeSchema, 403: ErrorCodeSchema, ...throttled },
       },
@@ -199,5 +200,6 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
       return { message: accounts.PASSWORD_CHANGED_MESSAGE };
     },
   );
+  mfaRoutes(app, deps);
   return Promise.resolve();
 }

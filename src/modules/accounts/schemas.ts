@@ -47,3 +47,27 @@ export const TokenPairSchema = z.object({
 
 export const VerifiedSchema = TokenPairSchema.extend({ message: z.string() });
 export const RefreshedSchema = z.object({ access: z.string(), refresh: z.string() });
+
+// ---------------------------------------------------------------- second factor (docs/accounts.md)
+
+const mfaCode = z.string().max(64).meta({ description: 'A 6-digit code of the authenticator app, or one of the recovery codes (`xxxxx-xxxxx`)', examples: ['492039'] });
+const ticket = (what: string) => z.string().min(1).max(512).meta({ description: what });
+
+export const MfaSignInBody = z.object({ mfa_token: ticket('The `mfa_token` of the 403 `mfa_required` answer (5 minutes, single use)'), code: mfaCode });
+export const EnrolmentBody = z.object({ enrolment_token: ticket('The `enrolment_token` of the 403 `mfa_enrolment_required` answer (15 minutes; it allows only the enrolment)') });
+export const EnrolmentConfirmBody = EnrolmentBody.extend({ code: z.string().max(64).meta({ description: 'A 6-digit code the authenticator app shows for the new secret', examples: ['492039'] }) });
+export const TotpCodeBody = z.object({ code: z.string().max(64).meta({ description: 'A 6-digit code of the authenticator app', examples: ['492039'] }) });
+export const MfaCodeBody = z.object({ code: mfaCode });
+
+export const TotpSetupSchema = z.object({
+  secret: z.string().meta({ description: 'The new base32 secret, for typing into an authenticator app by hand' }),
+  otpauth_uri: z.string().meta({ description: 'The `otpauth://totp/...` URI to show as a QR code' }),
+});
+const recoveryCodes = z.array(z.string()).meta({ description: 'Ten single-use recovery codes, shown this once (only their hashes are kept)' });
+export const RecoveryCodesSchema = z.object({ recovery_codes: recoveryCodes });
+export const EnrolledSchema = TokenPairSchema.extend({ recovery_codes: recoveryCodes });
+export const MfaStatusSchema = z.object({
+  methods: z.array(z.enum(['totp'])).meta({ description: 'The confirmed second factors (empty: none)' }),
+  required: z.boolean().meta({ description: 'Whether this account must have a second factor (staff with `STAFF_MFA=required`)' }),
+  recovery_codes_left: z.number().int().meta({ description: 'Unused recovery codes' }),
+});

@@ -39,9 +39,11 @@ import {
   updatePendingSignup,
   updateVerificationFailures,
   upsertVerification,
+  type StaffFlag,
   type UserRow,
 } from './repository.ts';
 import { accessToken, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
+import { enrolTotpSecret, parseTotpSecret, requireSecondStep, shieldedFromLockout } from './mfa.ts';
 import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
@@ -170,6 +172,8 @@ const invalidCredentials = () => fail('invalid_credentials');
 
 export async function signIn(deps: Deps, email: string, password: string, ip: string, brandOk: boolean) {
   const user = await checkCredentials(deps, email, password, ip, brandOk);
+  // An account with a second factor (or staff that must enrol one) gets a 403 with a ticket instead.
+  await requireSecondStep(deps, user);
   const pair = await issueTokenPair(deps, deps.db, user.id);
   return { ...pair, ...roleFlags(user) };
 }
@@ -182,13 +186,16 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
   const perAccount = deps.limiters.budget('signin-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, window);
   const accountKey = sha256(normaliseEmail(email));
   await perIp.check(ip);
-  await perAccount.check(accountKey);
+  const user = brandOk ? await findUserByEmail(deps.db, email) : undefined;
+  // Anonymous failures do not lock a staff account that has a second factor (the factor protects
+  // it; its codes have their own budget): only the address budget counts for it.
+  const shielded = await shieldedFromLockout(deps.db, user);
+  if (!shielded) await perAccount.check(accountKey);
 
   const refuseSignIn = async () => {
-    await Promise.all([perIp.penalise(ip), perAccount.penalise(accountKey)]);
+    await Promise.all([perIp.penalise(ip), shielded ? undefined : perAccount.penalise(accountKey)]);
     return invalidCredentials();
   };
-  const user = brandOk ? await findUserByEmail(deps.db, email) : undefined;
   if (!user || !user.password_hash) {
     await burnPasswordCheck(password); // same cost as a real check
     if (user && !user.password_hash && user.google_sub) {
@@ -199,7 +206,7 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
   if (!(await verifyPassword(user.password_hash, password))) throw await refuseSignIn();
   if (!user.email_verified_at) throw await refuseSignIn();
   if (user.disabled_at) throw fail('user_inactive');
-  await perAccount.reset(accountKey);
+  if (!shielded) await perAccount.reset(accountKey);
   return user;
 }
 
@@ -329,13 +336,12 @@ async function googleUser(q: Queryable, google: GoogleIdentity, locale: string |
 /** /v1/users/google-login/: the account of the Google identity and a new session (token pair). */
 export async function googleLogin(deps: Deps, credential: unknown, locale?: string) {
   const google = await verifyGoogleCredential(deps, credential);
-  const result = await deps.db.tx<{ error: ApiError } | { pair: TokenPair; user: UserRow }>(async (q) => {
-    const found = await googleUser(q, google, locale);
-    if ('error' in found) return found;
-    return { pair: await issueTokenPair(deps, q, found.user.id), user: found.user };
-  });
-  if ('error' in result) throw result.error;
-  return { ...result.pair, ...roleFlags(result.user) };
+  const found = await deps.db.tx((q) => googleUser(q, google, locale));
+  if ('error' in found) throw found.error;
+  // A Google identity replaces the password, not the second factor.
+  await requireSecondStep(deps, found.user);
+  const pair = await issueTokenPair(deps, deps.db, found.user.id);
+  return { ...pair, ...roleFlags(found.user) };
 }
 
 /**
@@ -449,7 +455,7 @@ export type StaffRole = 'doctor' | 'backoffice_admin' | 'marketer';
 
 export async function createStaff(
   deps: Deps,
-  input: { email: string; password: string; role: StaffRole; firstName?: string; lastName?: string; licenseNumber?: string },
+  input: { email: string; password: string; role: StaffRole; firstName?: string; lastName?: string; licenseNumber?: string; totpSecret?: string },
 ): Promise<string> {
   const email = normaliseEmail(input.email);
   // A prescription names its prescriber: a doctor has a first and last name and a licence number.
@@ -458,24 +464,34 @@ export async function createStaff(
   if (input.role === 'doctor' && (!input.firstName || !input.lastName || !input.licenseNumber)) throw new Error('a doctor needs a first name, a last name and a licence number');
   const problems = passwordProblems(input.password, { email, names: [input.firstName, input.lastName] });
   if (problems.length) throw new Error(`weak password: ${problems.join(' ')}`);
+  // Operator enrolment of TOTP (automation): the secret is checked before anything is written.
+  const totpSecret = input.totpSecret === undefined ? undefined : parseTotpSecret(input.totpSecret);
   const passwordHash = await hashPassword(input.password);
   return deps.db.tx(async (q) => {
     const existing = await findUserByEmail(q, email, true);
     const flag = `is_${input.role}` as const;
+    let id: string;
     if (existing) {
       // Promoting an existing account: it becomes verified staff with this password.
       await promoteToStaff(q, existing.id, flag, { passwordHash, licenseNumber: input.licenseNumber, firstName: input.firstName, lastName: input.lastName });
-      return existing.id;
+      id = existing.id;
+    } else {
+      id = await insertStaff(q, email, passwordHash, flag, input);
     }
-    return insertUser(q, {
-      email,
-      passwordHash,
-      verified: true,
-      firstName: input.firstName,
-      lastName: input.lastName,
-      roles: { [flag]: true },
-      doctorLicenseNumber: input.licenseNumber ?? null,
-    });
+    if (totpSecret) await enrolTotpSecret(deps, q, id, totpSecret);
+    return id;
+  });
+}
+
+function insertStaff(q: Queryable, email: string, passwordHash: string, flag: StaffFlag, input: { firstName?: string; lastName?: string; licenseNumber?: string }) {
+  return insertUser(q, {
+    email,
+    passwordHash,
+    verified: true,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    roles: { [flag]: true },
+    doctorLicenseNumber: input.licenseNumber ?? null,
   });
 }
 

@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText, fieldErrors } from '../api/client';
 import { auth } from '../auth';
 import { GoogleSignIn } from '../components/GoogleSignIn';
+import { EnrolStep, MfaCodeStep } from '../components/SecondFactor';
 import { Alert, Field, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
@@ -22,6 +23,12 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  // The second step the service asked for after the right password (docs/accounts.md, "Second factor").
+  const [step, setStep] = useState<{ kind: 'mfa'; token: string } | { kind: 'enrol'; token: string } | null>(null);
+  const signedIn = (s: Parameters<typeof auth.set>[0]) => {
+    auth.set(s);
+    afterSignIn(s.is_doctor, query.get('next'));
+  };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -29,16 +36,30 @@ export function SignIn() {
     setError('');
     const { data, error: err, response } = await api.POST('/v1/users/token/', { params: brandParams, body: { email, password } });
     setBusy(false);
-    if (data) {
-      auth.set(data);
-      afterSignIn(data.is_doctor, query.get('next'));
-      return;
-    }
+    if (data) return signedIn(data);
     const code = (err as any)?.code;
+    if (code === 'mfa_required' && typeof (err as any).mfa_token === 'string') return setStep({ kind: 'mfa', token: (err as any).mfa_token });
+    if (code === 'mfa_enrolment_required' && typeof (err as any).enrolment_token === 'string') return setStep({ kind: 'enrol', token: (err as any).enrolment_token });
     setError(
       code === 'user_inactive' ? t('auth.inactive') : code === 'google_account' ? t('auth.google') : response.status === 429 ? t('auth.rateLimited') : t('auth.invalid'),
     );
   }
+
+  const restart = () => {
+    setStep(null);
+    setPassword('');
+  };
+  if (step)
+    return (
+      <section className="narrow">
+        <PageTitle>{step.kind === 'mfa' ? t('mfa.codeTitle') : t('mfa.enrolTitle')}</PageTitle>
+        {step.kind === 'mfa' ? (
+          <MfaCodeStep mfaToken={step.token} onSignedIn={signedIn} onRestart={restart} />
+        ) : (
+          <EnrolStep enrolmentToken={step.token} onSignedIn={signedIn} onRestart={restart} />
+        )}
+      </section>
+    );
 
   return (
     <section className="narrow">

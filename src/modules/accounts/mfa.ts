@@ -1,0 +1,321 @@
+// The second factor at sign-in (issue 24, docs/accounts.md "Second factor"): TOTP (RFC 6238, with
+// otpauth), 10 single-use recovery codes, and the tickets that carry a sign-in from the right
+// password to its second step (`mfa_token`) or to the enrolment a staff account must make first
+// (`enrolment_token`).
+import { randomInt } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { fail, fieldErrors, type ApiError } from '../../http/errors.ts';
+import { decrypt, encrypt, keyedHash, randomToken, sha256 } from '../../lib/crypto.ts';
+import {
+  claimTotpStep,
+  confirmTotp,
+  countTicketFailure,
+  countUnusedRecoveryCodes,
+  deleteFactors,
+  findTicketForUpdate,
+  findTotp,
+  hasConfirmedTotp,
+  insertTicket,
+  markTicketUsed,
+  replaceRecoveryCodes,
+  setConfirmedTotp,
+  spendRecoveryCode,
+  upsertPendingTotp,
+  type TicketPurpose,
+} from './mfa.repository.ts';
+import { findUserByEmail, findUserById, type UserRow } from './repository.ts';
+import { issueTokenPair, revokeAllSessions, type TokenPair } from './tokens.ts';
+
+export type MfaMethod = 'totp';
+
+const PERIOD_SECONDS = 30;
+const DIGITS = 6;
+/** Codes of the step before and after the current one are accepted too (clock drift, typing time). */
+const WINDOW_STEPS = 1;
+const TICKET_TTL_SECONDS: Record<TicketPurpose, number> = { sign_in: 5 * 60, enrol: 15 * 60 };
+/** Wrong codes one ticket takes before it is used up (the account and address budgets also count). */
+export const TICKET_MAX_WRONG = 5;
+export const RECOVERY_CODE_COUNT = 10;
+/** 160-bit secrets (RFC 4226 section 4 recommends 160, requires at least 128). */
+const SECRET_BYTES = 20;
+const MIN_SECRET_BYTES = 16;
+
+const isPrivileged = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => u.is_doctor || u.is_backoffice_admin || u.is_marketer;
+
+/** Whether this account must have a second factor (staff, with STAFF_MFA=required). */
+export const factorRequired = (deps: Deps, u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => isPrivileged(u) && deps.config.STAFF_MFA === 'required';
+
+const totpOf = (deps: Deps, secret: Secret, label: string) =>
+  new TOTP({ issuer: deps.config.BRAND_SLUG, label, secret, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
+
+/**
+ * The 30-second step a 6-digit code belongs to (within the window around now), or undefined.
+ * TOTP follows the wall clock of the user's device, so it is checked against the system clock, not
+ * the service's clock (which the sandbox test clock may have moved forward).
+ */
+function matchingStep(secret: Secret, code: string): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined;
+  const now = Date.now();
+  const totp = new TOTP({ secret, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
+  const delta = totp.validate({ token: code, timestamp: now, window: WINDOW_STEPS });
+  return delta === null ? undefined : Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
+}
+
+/** Parses a base32 TOTP secret (operator enrolment); throws a readable message when it is unusable. */
+export function parseTotpSecret(base32: string): Secret {
+  let secret: Secret;
+  try {
+    secret = Secret.fromBase32(base32.replace(/[\s=]/g, '').toUpperCase());
+  } catch {
+    throw new Error('the TOTP secret must be base32 (A-Z, 2-7)');
+  }
+  if (secret.bytes.length < MIN_SECRET_BYTES) throw new Error(`the TOTP secret must hold at least ${MIN_SECRET_BYTES * 8} bits (${Math.ceil((MIN_SECRET_BYTES * 8) / 5)} base32 characters)`);
+  return secret;
+}
+
+// ---------------------------------------------------------------- recovery codes
+
+const RECOVERY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789'; // no 0/o, 1/l
+const normaliseRecoveryCode = (code: string) => code.toLowerCase().replace(/[\s-]/g, '');
+const recoveryHash = (deps: Deps, code: string) => keyedHash(deps.secrets.codeKey, `recovery:${normaliseRecoveryCode(code)}`);
+
+/** 10 new codes (50 bits each, shown once as `xxxxx-xxxxx`); only their keyed hashes are stored. */
+async function newRecoveryCodes(deps: Deps, q: Queryable, userId: string): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+    const raw = Array.from({ length: 10 }, () => RECOVERY_ALPHABET.charAt(randomInt(RECOVERY_ALPHABET.length))).join('');
+    return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+  });
+  await replaceRecoveryCodes(q, userId, codes.map((c) => recoveryHash(deps, c)));
+  return codes;
+}
+
+// ---------------------------------------------------------------- checking a code
+
+/**
+ * Checks a second-factor code of the account inside `q`'s transaction and spends it: a TOTP code of a
+ * step not used before (replay refused), or, when `recovery` allows it, an unused recovery code.
+ * `pending` checks the secret of an enrolment not yet confirmed.
+ */
+async function spendCode(deps: Deps, q: Queryable, userId: string, rawCode: string, opts: { recovery: boolean; pending?: boolean }): Promise<boolean> {
+  const code = rawCode.replace(/\s/g, '');
+  const totp = await findTotp(q, userId, true);
+  if (/^\d+$/.test(code)) {
+    if (!totp || (opts.pending ? totp.confirmed_at !== null : totp.confirmed_at === null)) return false;
+    const step = matchingStep(Secret.fromBase32(decrypt(deps.secrets.documentKeys, totp.secret_enc)), code);
+    return step !== undefined && (await claimTotpStep(q, userId, step));
+  }
+  if (!opts.recovery || !totp?.confirmed_at || normaliseRecoveryCode(code).length !== 10) return false;
+  return spendRecoveryCode(q, userId, recoveryHash(deps, code));
+}
+
+/** The failure budgets of second-factor codes: per account (its own counter) and per address (sign-in's). */
+function budgets(deps: Deps) {
+  const { config } = deps;
+  return {
+    perIp: deps.limiters.budget('signin-fail-ip', config.SIGNIN_FAILURES_PER_IP, config.SIGNIN_FAILURE_WINDOW_SECONDS),
+    perAccount: deps.limiters.budget('mfa-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, config.SIGNIN_FAILURE_WINDOW_SECONDS),
+  };
+}
+
+// ---------------------------------------------------------------- sign-in: the second step
+
+/** The factors the account has confirmed. */
+export async function methodsOf(q: Queryable, userId: string): Promise<MfaMethod[]> {
+  return (await hasConfirmedTotp(q, userId)) ? ['totp'] : [];
+}
+
+async function newTicket(deps: Deps, userId: string, purpose: TicketPurpose): Promise<string> {
+  const token = randomToken(32);
+  await insertTicket(deps.db, sha256(token), userId, purpose, new Date(deps.clock.now().getTime() + TICKET_TTL_SECONDS[purpose] * 1000));
+  return token;
+}
+
+/**
+ * After the right password (or Google identity): throws the 403 that asks for the second factor
+ * (`mfa_required`) or for an enrolment first (`mfa_enrolment_required`); returns when the account
+ * signs in with the password alone.
+ */
+export async function requireSecondStep(deps: Deps, user: UserRow): Promise<void> {
+  const methods = await methodsOf(deps.db, user.id);
+  if (methods.length) throw fail('mfa_required', { extra: { mfa_token: await newTicket(deps, user.id, 'sign_in'), methods } });
+  if (factorRequired(deps, user)) throw fail('mfa_enrolment_required', { extra: { enrolment_token: await newTicket(deps, user.id, 'enrol'), methods: ['totp'] } });
+}
+
+/** Whether anonymous password failures may count against this account (not for staff with a factor). */
+export async function shieldedFromLockout(q: Queryable, user: UserRow | undefined): Promise<boolean> {
+  return Boolean(user && isPrivileged(user) && (await hasConfirmedTotp(q, user.id)));
+}
+
+type TicketOutcome<T> = { ok: T } | { error: ApiError } | { wrongCode: string };
+
+/**
+ * Runs `use` on the account of a valid ticket inside one transaction. A wrong code counts against
+ * the ticket (used up after TICKET_MAX_WRONG), the account and the address, and answers 401
+ * invalid_mfa_code; the counts are saved although the answer is an error.
+ */
+async function withTicket<T>(
+  deps: Deps,
+  token: string,
+  purpose: TicketPurpose,
+  ip: string,
+  use: (q: Queryable, user: UserRow, spend: () => Promise<void>) => Promise<T | 'wrong_code'>,
+): Promise<T> {
+  const { perIp, perAccount } = budgets(deps);
+  await perIp.check(ip);
+  const hash = sha256(token);
+  const invalidTicket = fail('invalid_mfa_token');
+  const outcome = await deps.db.tx<TicketOutcome<T>>(async (q) => {
+    const ticket = await findTicketForUpdate(q, hash, purpose);
+    if (!ticket || ticket.used_at || ticket.expires_at <= deps.clock.now()) return { error: invalidTicket };
+    const user = await findUserById(q, ticket.user_id);
+    if (!user || user.disabled_at || !user.email_verified_at) return { error: invalidTicket };
+    await perAccount.check(user.id);
+    const result = await use(q, user, () => markTicketUsed(q, hash, user.id));
+    if (result === 'wrong_code') {
+      await countTicketFailure(q, hash, user.id, TICKET_MAX_WRONG);
+      return { wrongCode: user.id };
+    }
+    return { ok: result };
+  });
+  if ('error' in outcome) throw outcome.error;
+  if ('wrongCode' in outcome) {
+    await Promise.all([perIp.penalise(ip), perAccount.penalise(outcome.wrongCode)]);
+    throw fail('invalid_mfa_code');
+  }
+  return outcome.ok;
+}
+
+export interface SignedIn extends TokenPair {
+  is_doctor: boolean;
+  is_backoffice_admin: boolean;
+  is_marketer: boolean;
+}
+
+const signedIn = (pair: TokenPair, u: UserRow): SignedIn => ({ ...pair, is_doctor: u.is_doctor, is_backoffice_admin: u.is_backoffice_admin, is_marketer: u.is_marketer });
+
+/** POST /v1/users/token/mfa/: the mfa_token and a TOTP or recovery code -> a token pair. */
+export async function completeSignIn(deps: Deps, mfaToken: string, code: string, ip: string): Promise<SignedIn> {
+  return withTicket(deps, mfaToken, 'sign_in', ip, async (q, user, spendTicket) => {
+    if (!(await spendCode(deps, q, user.id, code, { recovery: true }))) return 'wrong_code';
+    await spendTicket();
+    return signedIn(await issueTokenPair(deps, q, user.id), user);
+  });
+}
+
+// ---------------------------------------------------------------- enrolment
+
+export interface TotpSetup {
+  secret: string;
+  otpauth_uri: string;
+}
+
+/** Starts a TOTP enrolment (a new secret each time until one is confirmed). */
+async function startTotp(deps: Deps, q: Queryable, user: Pick<UserRow, 'id' | 'email'>): Promise<TotpSetup> {
+  const secret = new Secret({ size: SECRET_BYTES });
+  if (!(await upsertPendingTotp(q, user.id, encrypt(deps.secrets.documentKeys, secret.base32)))) throw fail('mfa_already_enrolled');
+  return { secret: secret.base32, otpauth_uri: totpOf(deps, secret, user.email).toString() };
+}
+
+/** Confirms the pending enrolment with a code of its secret and issues the recovery codes; false for a wrong code. */
+async function confirmPendingTotp(deps: Deps, q: Queryable, userId: string, code: string): Promise<string[] | false> {
+  const totp = await findTotp(q, userId, true);
+  if (!totp) throw fail('mfa_enrolment_not_started');
+  if (totp.confirmed_at) throw fail('mfa_already_enrolled');
+  if (!(await spendCode(deps, q, userId, code, { recovery: false, pending: true }))) return false;
+  await confirmTotp(q, userId);
+  return newRecoveryCodes(deps, q, userId);
+}
+
+/** POST /v1/users/token/mfa/enrol/: the enrolment token -> a new secret and its otpauth URI. */
+export async function startEnrolment(deps: Deps, enrolmentToken: string, ip: string): Promise<TotpSetup> {
+  return withTicket(deps, enrolmentToken, 'enrol', ip, (q, user) => startTotp(deps, q, user));
+}
+
+/** POST /v1/users/token/mfa/enrol/confirm/: the enrolment token and a code -> recovery codes and a token pair. */
+export async function confirmEnrolment(deps: Deps, enrolmentToken: string, code: string, ip: string): Promise<SignedIn & { recovery_codes: string[] }> {
+  return withTicket(deps, enrolmentToken, 'enrol', ip, async (q, user, spendTicket) => {
+    const codes = await confirmPendingTotp(deps, q, user.id, code);
+    if (!codes) return 'wrong_code';
+    await spendTicket();
+    return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
+  });
+}
+
+// ---------------------------------------------------------------- the signed-in account
+
+const WRONG_CODE = 'The code is not correct. Enter the current code from your authenticator app.';
+
+/**
+ * Runs `use` for a signed-in account under the per-account code budget: `use` answers false for a
+ * wrong code, which counts and answers 400 `{code: [...]}` (the session stays valid: no 401 here).
+ */
+async function withCodeBudget<T>(deps: Deps, userId: string, use: (q: Queryable) => Promise<T | false>): Promise<T> {
+  const { perAccount } = budgets(deps);
+  await perAccount.check(userId);
+  const result = await deps.db.tx(use);
+  if (result === false) {
+    await perAccount.penalise(userId);
+    throw fieldErrors({ code: [WRONG_CODE] });
+  }
+  return result;
+}
+
+export interface MfaStatus {
+  methods: MfaMethod[];
+  required: boolean;
+  recovery_codes_left: number;
+}
+
+export async function mfaStatus(deps: Deps, user: { id: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean }): Promise<MfaStatus> {
+  const methods = await methodsOf(deps.db, user.id);
+  return { methods, required: factorRequired(deps, user), recovery_codes_left: methods.length ? await countUnusedRecoveryCodes(deps.db, user.id) : 0 };
+}
+
+export async function startTotpForUser(deps: Deps, user: { id: string; email: string }): Promise<TotpSetup> {
+  return deps.db.tx((q) => startTotp(deps, q, user));
+}
+
+export async function confirmTotpForUser(deps: Deps, userId: string, code: string): Promise<{ recovery_codes: string[] }> {
+  return withCodeBudget(deps, userId, async (q) => {
+    const codes = await confirmPendingTotp(deps, q, userId, code);
+    return codes && { recovery_codes: codes };
+  });
+}
+
+/** New recovery codes (the old ones stop working), confirmed with a current TOTP code. */
+export async function regenerateRecoveryCodes(deps: Deps, userId: string, code: string): Promise<{ recovery_codes: string[] }> {
+  if (!(await hasConfirmedTotp(deps.db, userId))) throw fail('mfa_not_enrolled');
+  return withCodeBudget(deps, userId, async (q) => (await spendCode(deps, q, userId, code, { recovery: false })) && { recovery_codes: await newRecoveryCodes(deps, q, userId) });
+}
+
+/** Turns the factor off (a TOTP or recovery code confirms it); not where the account must have one. */
+export async function removeTotp(deps: Deps, user: { id: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean }, code: string): Promise<void> {
+  if (factorRequired(deps, user)) throw fail('mfa_removal_not_allowed');
+  if (!(await hasConfirmedTotp(deps.db, user.id))) throw fail('mfa_not_enrolled');
+  await withCodeBudget(deps, user.id, async (q) => {
+    if (!(await spendCode(deps, q, user.id, code, { recovery: true }))) return false;
+    await deleteFactors(q, user.id);
+    return 'removed' as const;
+  });
+}
+
+// ---------------------------------------------------------------- operators
+
+/** create-staff --totp-secret: the account's factor is this secret, confirmed (replacing any other). */
+export async function enrolTotpSecret(deps: Deps, q: Queryable, userId: string, secret: Secret): Promise<void> {
+  await setConfirmedTotp(q, userId, encrypt(deps.secrets.documentKeys, secret.base32));
+  await replaceRecoveryCodes(q, userId, []);
+}
+
+/** reset-mfa: removes every factor and recovery code of the account and ends its sessions; false for no account. */
+export async function resetMfaByEmail(deps: Deps, email: string): Promise<boolean> {
+  return deps.db.tx(async (q) => {
+    const user = await findUserByEmail(q, email, true);
+    if (!user) return false;
+    await deleteFactors(q, user.id);
+    await revokeAllSessions(q, user.id, 'mfa_reset');
+    return true;
+  });
+}
