@@ -3,6 +3,7 @@
 // pages (account rules, CSRF, locales), resource binding both ways, expiry and revocation, refresh
 // rotation with reuse detection, code reuse, Origin validation and the per-client call budget.
 import { createHash } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/lib/crypto.ts';
 import { hidden, patientWithPassword } from './mcp-support.ts';
@@ -420,5 +421,39 @@ describe('the MCP endpoint', () => {
     const c2 = await register();
     const t2 = await tokens(c2.client_id);
     expect((await rpc(t2.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_questionnaires', arguments: {} } })).status).toBe(200);
+  });
+});
+
+describe('an account with a second factor', () => {
+  it('signs in on the authorization page only with its code too: no code or a wrong one is refused, a used one is not reused', async () => {
+    const q = await patientWithPassword(ctx);
+    const setup = await call(ctx, 'POST', '/v1/users/mfa/totp/', { token: q.access });
+    expect(setup.status, setup.text).toBe(200);
+    const totp = new TOTP({ secret: Secret.fromBase32(setup.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+    const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 });
+    expect((await call(ctx, 'POST', '/v1/users/mfa/totp/confirm/', { token: q.access, json: { code: at(-1) } })).status).toBe(200);
+    // Registered from another (injected) client address: the tests above used this one's registration budget.
+    const reg = await call(ctx, 'POST', '/oauth/register', { ip: '192.0.2.7', json: { client_name: 'Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+    expect(reg.status, reg.text).toBe(201);
+    const client = reg.body;
+
+    const bare = await pages(client.client_id, { email: q.email });
+    expect(bare.signIn!.status).toBe(401);
+    expect(bare.signIn!.text).toContain('name="code"');
+    expect(bare.code).toBeUndefined();
+
+    const start = await call(ctx, 'GET', authorizeUrl(client.client_id));
+    const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
+    const fields = { request: hidden(start.text, 'request'), csrf: hidden(start.text, 'csrf'), email: q.email, password: PASSWORD };
+    const wrong = await formPost('/oauth/sign-in', { ...fields, code: '000000' === at(0) ? '111111' : '000000' }, { cookie });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('name="code"');
+    const right = await formPost('/oauth/sign-in', { ...fields, code: at(0) }, { cookie });
+    expect(right.status, right.text).toBe(200);
+    expect(right.text).toContain('name="decision"');
+    // The same code again (another authorization) is refused: a TOTP step is used once.
+    const again = await call(ctx, 'GET', authorizeUrl(client.client_id));
+    const replay = await formPost('/oauth/sign-in', { request: hidden(again.text, 'request'), csrf: hidden(again.text, 'csrf'), email: q.email, password: PASSWORD, code: at(0) }, { cookie: String(again.headers['set-cookie']).split(';')[0] ?? '' });
+    expect(replay.status).toBe(401);
   });
 });

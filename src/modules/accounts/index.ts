@@ -3,4 +3,4 @@
 export { findUserById, updateUserFields, normaliseEmail, type UserFields, type UserRow } from './repository.ts';
 export { addSuppression, checkCredentials, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
 export { revokeAllSessions } from './tokens.ts';
-export { parseTotpSecret, resetMfaByEmail } from './mfa.ts';
+export { checkSecondFactor, parseTotpSecret, resetMfaByEmail } from './mfa.ts';

@@ -319,3 +319,20 @@ export async function resetMfaByEmail(deps: Deps, email: string): Promise<boolea
     return true;
   });
 }
+
+/**
+ * A second factor checked outside the API's two-step sign-in (the connector's authorisation page,
+ * which signs in with the password on one form): 'none' when the account has no factor, else
+ * whether the TOTP or recovery code is right. Wrong codes count against the same budgets as the
+ * sign-in step (per account and per address; 429 throttled over them); a TOTP step is used once.
+ */
+export async function checkSecondFactor(deps: Deps, userId: string, code: string, ip: string): Promise<'none' | 'ok' | 'wrong'> {
+  if (!(await hasConfirmedTotp(deps.db, userId))) return 'none';
+  const { perIp, perAccount } = budgets(deps);
+  await perIp.check(ip);
+  await perAccount.check(userId);
+  const ok = code.trim() !== '' && (await deps.db.tx((q) => spendCode(deps, q, userId, code, { recovery: true })));
+  if (ok) return 'ok';
+  await Promise.all([perIp.penalise(ip), perAccount.penalise(userId)]);
+  return 'wrong';
+}

@@ -13,6 +13,7 @@ interface Strings {
   signInIntro: (client: string) => string;
   email: string;
   password: string;
+  code: string;
   signIn: string;
   consentTitle: string;
   consentIntro: (client: string, host: string) => string;
@@ -36,7 +37,9 @@ export type ErrorKey =
   | 'google_link_not_allowed'
   | 'expired'
   | 'unknown_client'
-  | 'bad_redirect_uri';
+  | 'bad_redirect_uri'
+  | 'mfa_code_required'
+  | 'invalid_mfa_code';
 
 const STRINGS: Record<PageLocale, Strings> = {
   en: {
@@ -44,6 +47,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Sign in to let ${c} use your treatment records.`,
     email: 'Email',
     password: 'Password',
+    code: 'Code from your authenticator app (or a recovery code)',
     signIn: 'Sign in',
     consentTitle: 'Allow access?',
     consentIntro: (c, h) => `${c} (${h}) asks for access to your account:`,
@@ -59,6 +63,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'or',
     errors: {
       invalid_credentials: 'No active account found with the given credentials.',
+      mfa_code_required: 'Your account has two-step sign-in: enter the code from your authenticator app.',
+      invalid_mfa_code: 'The code is wrong or was already used.',
       user_inactive: 'This account is disabled.',
       throttled: 'Too many attempts. Please try again later.',
       staff: 'Staff accounts cannot connect an assistant.',
@@ -76,6 +82,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Melden Sie sich an, damit ${c} Ihre Behandlungsdaten nutzen kann.`,
     email: 'E-Mail',
     password: 'Passwort',
+    code: 'Code aus Ihrer Authenticator-App (oder ein Wiederherstellungscode)',
     signIn: 'Anmelden',
     consentTitle: 'Zugriff erlauben?',
     consentIntro: (c, h) => `${c} (${h}) bittet um Zugriff auf Ihr Konto:`,
@@ -91,6 +98,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'oder',
     errors: {
       invalid_credentials: 'Kein aktives Konto mit diesen Zugangsdaten gefunden.',
+      mfa_code_required: 'Ihr Konto hat die Anmeldung in zwei Schritten: Geben Sie den Code aus Ihrer Authenticator-App ein.',
+      invalid_mfa_code: 'Der Code ist falsch oder wurde bereits verwendet.',
       user_inactive: 'Dieses Konto ist deaktiviert.',
       throttled: 'Zu viele Versuche. Bitte versuchen Sie es später erneut.',
       staff: 'Mitarbeiterkonten können keinen Assistenten verbinden.',
@@ -108,6 +117,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Inicia sesión para que ${c} pueda usar tus datos de tratamiento.`,
     email: 'Correo electrónico',
     password: 'Contraseña',
+    code: 'Código de tu app de autenticación (o un código de recuperación)',
     signIn: 'Iniciar sesión',
     consentTitle: '¿Permitir el acceso?',
     consentIntro: (c, h) => `${c} (${h}) solicita acceso a tu cuenta:`,
@@ -123,6 +133,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'o',
     errors: {
       invalid_credentials: 'No se encontró ninguna cuenta activa con estas credenciales.',
+      mfa_code_required: 'Tu cuenta tiene verificación en dos pasos: introduce el código de tu app de autenticación.',
+      invalid_mfa_code: 'El código no es correcto o ya se ha usado.',
       user_inactive: 'Esta cuenta está desactivada.',
       throttled: 'Demasiados intentos. Inténtalo de nuevo más tarde.',
       staff: 'Las cuentas del personal no pueden conectar un asistente.',
@@ -140,6 +152,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Connectez-vous pour permettre à ${c} d’utiliser vos données de traitement.`,
     email: 'E-mail',
     password: 'Mot de passe',
+    code: 'Code de votre application d’authentification (ou un code de récupération)',
     signIn: 'Se connecter',
     consentTitle: 'Autoriser l’accès ?',
     consentIntro: (c, h) => `${c} (${h}) demande l’accès à votre compte :`,
@@ -155,6 +168,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'ou',
     errors: {
       invalid_credentials: 'Aucun compte actif ne correspond à ces identifiants.',
+      mfa_code_required: 'Votre compte utilise la connexion en deux étapes : saisissez le code de votre application d’authentification.',
+      invalid_mfa_code: 'Le code est incorrect ou a déjà été utilisé.',
       user_inactive: 'Ce compte est désactivé.',
       throttled: 'Trop de tentatives. Veuillez réessayer plus tard.',
       staff: 'Les comptes du personnel ne peuvent pas connecter d’assistant.',
@@ -172,6 +187,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Accedi per consentire a ${c} di usare i tuoi dati di trattamento.`,
     email: 'Email',
     password: 'Password',
+    code: 'Codice della tua app di autenticazione (o un codice di recupero)',
     signIn: 'Accedi',
     consentTitle: 'Consentire l’accesso?',
     consentIntro: (c, h) => `${c} (${h}) chiede l’accesso al tuo account:`,
@@ -187,6 +203,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'oppure',
     errors: {
       invalid_credentials: 'Nessun account attivo trovato con queste credenziali.',
+      mfa_code_required: 'Il tuo account usa l’accesso in due passaggi: inserisci il codice della tua app di autenticazione.',
+      invalid_mfa_code: 'Il codice è errato o è già stato usato.',
       user_inactive: 'Questo account è disattivato.',
       throttled: 'Troppi tentativi. Riprova più tardi.',
       staff: 'Gli account del personale non possono collegare un assistente.',
@@ -204,6 +222,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Meld u aan zodat ${c} uw behandelgegevens kan gebruiken.`,
     email: 'E-mail',
     password: 'Wachtwoord',
+    code: 'Code uit je authenticator-app (of een herstelcode)',
     signIn: 'Aanmelden',
     consentTitle: 'Toegang toestaan?',
     consentIntro: (c, h) => `${c} (${h}) vraagt toegang tot uw account:`,
@@ -219,6 +238,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'of',
     errors: {
       invalid_credentials: 'Geen actief account gevonden met deze gegevens.',
+      mfa_code_required: 'Je account gebruikt inloggen in twee stappen: voer de code uit je authenticator-app in.',
+      invalid_mfa_code: 'De code is onjuist of al gebruikt.',
       user_inactive: 'Dit account is uitgeschakeld.',
       throttled: 'Te veel pogingen. Probeer het later opnieuw.',
       staff: 'Medewerkersaccounts kunnen geen assistent koppelen.',
@@ -236,6 +257,7 @@ const STRINGS: Record<PageLocale, Strings> = {
     signInIntro: (c) => `Inicie sessão para permitir que ${c} utilize os seus dados de tratamento.`,
     email: 'Email',
     password: 'Palavra-passe',
+    code: 'Código da sua aplicação de autenticação (ou um código de recuperação)',
     signIn: 'Iniciar sessão',
     consentTitle: 'Permitir o acesso?',
     consentIntro: (c, h) => `${c} (${h}) pede acesso à sua conta:`,
@@ -251,6 +273,8 @@ const STRINGS: Record<PageLocale, Strings> = {
     or: 'ou',
     errors: {
       invalid_credentials: 'Nenhuma conta ativa encontrada com estas credenciais.',
+      mfa_code_required: 'A sua conta tem início de sessão em dois passos: introduza o código da sua aplicação de autenticação.',
+      invalid_mfa_code: 'O código está errado ou já foi usado.',
       user_inactive: 'Esta conta está desativada.',
       throttled: 'Demasiadas tentativas. Tente novamente mais tarde.',
       staff: 'As contas de funcionários não podem ligar um assistente.',
@@ -340,6 +364,8 @@ export interface SignInView {
   clientName: string;
   email?: string;
   error?: ErrorKey;
+  /** The account has a second factor: the form asks for its code too (the connector honours it like the API's sign-in). */
+  askCode?: boolean;
   /** Present when Google sign-in is configured: the web client id for the button and the CSP nonce of the page's scripts. */
   google?: { clientId: string; nonce: string };
 }
@@ -380,7 +406,11 @@ ${error}
 <label for="email">${esc(t.email)}</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${esc(v.email ?? '')}">
 <label for="password">${esc(t.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+<input id="password" name="password" type="password" autocomplete="current-password" required>${
+    v.askCode
+      ? `\n<label for="code">${esc(t.code)}</label>\n<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="32">`
+      : ''
+  }
 <button type="submit">${esc(t.signIn)}</button>
 </form>${v.google ? '\n' + googleSection({ ...v, google: v.google }, t) : ''}`,
     v.google ? 'strict-origin' : 'no-referrer',

@@ -11,7 +11,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { randomToken } from '../../lib/crypto.ts';
-import { checkCredentials, googleAccount } from '../accounts/index.ts';
+import { checkCredentials, checkSecondFactor, googleAccount } from '../accounts/index.ts';
 import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
@@ -323,6 +323,21 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
         }
       }
       if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) return again(403, 'staff');
+      // An account with a second factor signs in here with it too, as through the API (docs/accounts.md).
+      const code = typeof body.code === 'string' ? body.code.slice(0, 32) : '';
+      let factor: 'none' | 'ok' | 'wrong';
+      try {
+        factor = await checkSecondFactor(deps, user.id, code, request.ip);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) {
+          if (err.headers['retry-after']) reply.header('retry-after', err.headers['retry-after']);
+          return again(429, 'throttled');
+        }
+        throw err;
+      }
+      if (factor === 'wrong') {
+        return signIn(reply, 401, { locale, requestId: row.id, csrf, clientName, email, error: code ? 'invalid_mfa_code' : 'mfa_code_required', askCode: true });
+      }
       await repo.setAuthRequestUser(deps.db, row.id, user.id);
       const redirectHost = new URL(row.redirect_uri).host;
       return page(
