@@ -220,6 +220,16 @@ describe('emergency numbers (catalogue/countries.json)', () => {
   const raw = JSON.parse(readFileSync(new URL('../catalogue/countries.json', import.meta.url), 'utf8')) as { countries: typeof COUNTRIES };
   const by = new Map(raw.countries.map((c) => [c.code, c]));
 
+  it('lists the medical emergency number first where 112 is not it: Austria 144 and Italy 118 [K9]', () => {
+    // Austria: 112 and 133 reach a police control room, the ambulance is 144 (RTR list).
+    expect(by.get('AUT')!.emergency_numbers).toEqual(['144', '112']);
+    // Italy: where no single answering centre is set up, 112 reaches the Carabinieri; 118 is the ambulance (112.gov.it).
+    expect(by.get('ITA')!.emergency_numbers).toEqual(['118', '112']);
+    for (const code of ['AUT', 'ITA']) expect(by.get(code)!.source, code).toMatch(/\bK9\b/);
+    expect(emergencyNotice('AUT', 'de').message).toContain('rufen Sie jetzt 144 (oder 112) an');
+    expect(emergencyNotice('ITA', 'it')).toMatchObject({ number: '118', numbers: ['118', '112'] });
+  });
+
   it('lists the medical emergency number first where it is not 112 [K8]', () => {
     expect(by.get('NOR')!.emergency_numbers).toEqual(['113', '112']);
     expect(by.get('FRA')!.emergency_numbers).toEqual(['15', '112']);
@@ -236,9 +246,9 @@ describe('emergency numbers (catalogue/countries.json)', () => {
     expect(by.get('IRL')!.emergency_numbers).toEqual(['999', '112']);
     expect(by.get('IRL')!.source).toMatch(/\bK2\b/);
     for (const c of raw.countries) {
-      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8)\b|\bUNSOURCED\b/);
+      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8|9)\b|\bUNSOURCED\b/);
       expect(c.emergency_numbers.every((n) => /^\d{2,6}$/.test(n)), c.code).toBe(true);
-      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL'].includes(c.code)) {
+      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL', 'AUT', 'ITA'].includes(c.code)) {
         expect(c.emergency_numbers[0], c.code).toBe('112');
         if (c.eu) expect(c.source, c.code).toMatch(/\bK1\b/);
         else expect(c.source, c.code).toMatch(/UNSOURCED/);
@@ -253,7 +263,9 @@ describe('emergency numbers (catalogue/countries.json)', () => {
   it('shows the medical number first in the notice, then the others', () => {
     expect(emergencyNumberFor('NOR')).toBe('113');
     expect(emergencyNumberFor(null)).toBe('112');
-    expect(emergencyNotice('NOR', 'en')).toEqual({ number: '113', message: expect.stringContaining('call 113 (or 112) now') });
+    expect(emergencyNotice('NOR', 'en')).toEqual({ number: '113', numbers: ['113', '112'], non_emergency: [{ number: '116117', label: expect.any(String) }], codes: [], message: expect.stringContaining('call 113 (or 112) now') });
+    expect(emergencyNotice('DEU', 'en', 'note', ['suicidal']).codes).toEqual(['suicidal']);
+    expect(emergencyNotice('DEU', 'en', 'note').message).toContain('Your note has been passed to the medical team.');
     expect(emergencyNotice('FRA', 'fr').message).toContain('appelez le 15 (ou 112) maintenant');
     expect(emergencyNotice('CHE', 'de').message).toContain('rufen Sie jetzt 144 (oder 112) an');
     expect(emergencyNotice('LIE', 'de').number).toBe('144');

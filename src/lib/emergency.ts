@@ -744,60 +744,86 @@ export const emergencyCategories = (text: string): EmergencyCategory[] => detect
 
 export const mentionsEmergency = (text: string): boolean => detectEmergency(text).length > 0;
 
+// Dehydration in a side-effect report, in the seven languages (a GLP-1 side-effect rule, S1: "dehydration
+// ... deterioration of renal function"; docs/red-flags.md). Not an emergency by itself: a desk flag.
+const DEHYDRATION = new RegExp(
+  `\\b(?:${[
+    'dehydrat\\w*', 'de hydrat\\w*', '(?:cant|cannot|can not) keep (?:any )?(?:water|fluids?|liquids?|drinks?) down',
+    'dehydriert\\w*', 'dehydration', 'ausgetrocknet', 'fl(?:u|ue)ssigkeitsmangel', 'exsikkose',
+    'deshidrat\\w*', 'deshydrat\\w*', 'disidrat\\w*', 'desidrat\\w*', 'uitgedroogd', 'uitdroging', 'dehydratie',
+  ].join('|')})\\b`,
+);
+export const mentionsDehydration = (text: string): boolean => DEHYDRATION.test(normaliseText(text));
+
 const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
 
-// The notice: what to do now, then what happened to the text ('message' or side-effect 'report').
-const NOTICE: Record<Locale, { call: (n: string) => string; message: string; report: string }> = {
+// The notice: what to do now, then what happened to the text ('message', side-effect 'report' or
+// journal 'note'): each is true, because the text raised a flag on the clinician desk (red_flags).
+export type NoticeAbout = 'message' | 'report' | 'note';
+const NOTICE: Record<Locale, { call: (n: string) => string } & Record<NoticeAbout, string>> = {
   en: {
     call: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service.`,
     message: 'Your message has been passed to the medical team.',
     report: 'Your report has been passed to the medical team.',
+    note: 'Your note has been passed to the medical team.',
   },
   de: {
     call: (n) => `Bei schweren oder plötzlichen Beschwerden wie Brustschmerzen, Atemnot, einer schweren allergischen Reaktion oder Suizidgedanken rufen Sie jetzt ${n} an. Dieser Dienst ist kein Notdienst.`,
     message: 'Ihre Nachricht wurde an das medizinische Team weitergeleitet.',
     report: 'Ihre Meldung wurde an das medizinische Team weitergeleitet.',
+    note: 'Ihre Notiz wurde an das medizinische Team weitergeleitet.',
   },
   es: {
     call: (n) => `Si tienes síntomas graves o repentinos como dolor en el pecho, dificultad para respirar, una reacción alérgica grave o pensamientos suicidas, llama ahora al ${n}. Este servicio no es un servicio de urgencias.`,
     message: 'Tu mensaje se ha enviado al equipo médico.',
     report: 'Tu notificación se ha enviado al equipo médico.',
+    note: 'Tu nota se ha enviado al equipo médico.',
   },
   fr: {
     call: (n) => `En cas de symptômes graves ou soudains comme une douleur thoracique, des difficultés à respirer, une réaction allergique grave ou des pensées suicidaires, appelez le ${n} maintenant. Ce service n’est pas un service d’urgence.`,
     message: 'Votre message a été transmis à l’équipe médicale.',
     report: 'Votre signalement a été transmis à l’équipe médicale.',
+    note: 'Votre note a été transmise à l’équipe médicale.',
   },
   it: {
     call: (n) => `In caso di sintomi gravi o improvvisi come dolore al petto, difficoltà a respirare, una grave reazione allergica o pensieri suicidi, chiama subito il ${n}. Questo servizio non è un servizio di emergenza.`,
     message: 'Il tuo messaggio è stato inoltrato al team medico.',
     report: 'La tua segnalazione è stata inoltrata al team medico.',
+    note: 'La tua nota è stata inoltrata al team medico.',
   },
   nl: {
     call: (n) => `Heeft u ernstige of plotselinge klachten zoals pijn op de borst, moeite met ademhalen, een ernstige allergische reactie of gedachten aan zelfdoding, bel dan nu ${n}. Deze dienst is geen spoeddienst.`,
     message: 'Uw bericht is doorgestuurd naar het medische team.',
     report: 'Uw melding is doorgestuurd naar het medische team.',
+    note: 'Uw notitie is doorgestuurd naar het medische team.',
   },
   pt: {
     call: (n) => `Se tiver sintomas graves ou súbitos como dor no peito, dificuldade em respirar, uma reação alérgica grave ou pensamentos suicidas, ligue já para o ${n}. Este serviço não é um serviço de emergência.`,
     message: 'A sua mensagem foi enviada à equipa médica.',
     report: 'A sua notificação foi enviada à equipa médica.',
+    note: 'A sua nota foi enviada à equipa médica.',
   },
 };
 
 export interface EmergencyNotice {
   number: string;
+  numbers: string[];
+  non_emergency: { number: string; label: string }[];
+  codes: string[];
   message: string;
 }
 
 /**
- * The notice for the patient's country: the medical emergency number first (catalogue/countries.json
- * lists it first), then the country's other emergency numbers ("call 15 (or 112) now").
+ * The notice for the patient's country (the shape of src/lib/emergency-schema.ts): the medical
+ * emergency number first (catalogue/countries.json lists it first), then the country's other
+ * emergency numbers ("call 15 (or 112) now"); `codes` names what raised it.
  */
-export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: 'message' | 'report' = 'message'): EmergencyNotice {
+export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: NoticeAbout = 'message', codes: readonly string[] = []): EmergencyNotice {
+  const country = countryByCode(countryCode);
   const number = emergencyNumberFor(countryCode);
-  const others = (countryByCode(countryCode)?.emergency_numbers ?? []).filter((n) => n !== number);
+  const numbers = country?.emergency_numbers ?? [number];
+  const others = numbers.filter((n) => n !== number);
   const text = NOTICE[isLocale(locale) ? locale : 'en'];
   const shown = others.length ? `${number} (${OR[locale] ?? OR.en} ${others.join(', ')})` : number;
-  return { number, message: `${text.call(shown)} ${text[about]}` };
+  return { number, numbers: [...numbers], non_emergency: (country?.non_emergency ?? []).map((n) => ({ ...n })), codes: [...codes], message: `${text.call(shown)} ${text[about]}` };
 }
