@@ -3,7 +3,7 @@
 // (also by `npm run emergency-report`).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CORPUS_FILES, evaluateCorpus, formatReport, loadCorpus } from '../bench/emergency-report.ts';
+import { CORPUS_FILES, evaluateCorpus, formatReport, loadCorpus, patternCoverage } from '../bench/emergency-report.ts';
 import { COUNTRIES, countryByCode, emergencyNumberFor } from '../src/lib/countries.ts';
 import {
   CATEGORY_SOURCES,
@@ -14,7 +14,9 @@ import {
   emergencyNotice,
   mentionsEmergency,
   normaliseText,
+  readRedFlags,
   repairTypos,
+  RULES,
   TYPO_VOCABULARY,
 } from '../src/lib/emergency.ts';
 
@@ -37,13 +39,17 @@ describe('the labelled corpora', () => {
       expect(DETECTOR_LOCALES as readonly string[]).toContain(i.locale);
       if (!i.emergency) expect(i.category).toBeNull();
       if (i.category) expect(EMERGENCY_CATEGORIES as readonly string[]).toContain(i.category);
+      if (i.history) {
+        expect(i.emergency, i.text).toBe(false);
+        expect(EMERGENCY_CATEGORIES as readonly string[]).toContain(i.history);
+      }
     }
     // No phrasing is in both: the held-out corpus is separate.
     const mainTexts = new Set(main.map((i) => normaliseText(i.text)));
     expect(heldout.filter((i) => mainTexts.has(normaliseText(i.text)))).toEqual([]);
   });
 
-  it('main corpus: recall >= 0.95 and false positives <= 0.05 in every locale, and the right category', () => {
+  it('main corpus: recall >= 0.95 in every locale, every category and every locale x category; false positives <= 0.05 on benign near-misses and negations; history read as history', () => {
     const report = evaluateCorpus(main);
     process.stdout.write(`\n${formatReport('Emergency detector, labelled corpus', report, true)}\n`);
     for (const row of report.rows) {
@@ -51,7 +57,36 @@ describe('the labelled corpora', () => {
       expect(row.falsePositiveRate, `${row.locale} false positives`).toBeLessThanOrEqual(0.05);
       expect(row.wrongCategory, `${row.locale} wrong category`).toBe(0);
     }
+    for (const row of report.classes) {
+      expect(row.recall, `${row.locale} recall`).toBeGreaterThanOrEqual(0.95);
+      expect(row.falsePositives / row.negatives, `${row.locale} false positives`).toBeLessThanOrEqual(0.05);
+    }
+    for (const cell of report.cells) {
+      expect(cell.positives, `${cell.locale} ${cell.category} has positives`).toBeGreaterThan(0);
+      expect(cell.recall, `${cell.locale} ${cell.category} recall`).toBeGreaterThanOrEqual(0.95);
+    }
+    expect(report.historyMisses.map((i) => i.text)).toEqual([]);
   });
+
+  it('holds negations and past history in every locale, for the old and the new categories', () => {
+    for (const l of DETECTOR_LOCALES) {
+      const negatives = main.filter((i) => i.locale === l && !i.emergency);
+      expect(negatives.filter((i) => i.note?.startsWith('negated')).length, `${l} negations`).toBeGreaterThanOrEqual(4);
+      expect(negatives.filter((i) => i.history).length, `${l} history`).toBeGreaterThanOrEqual(3);
+    }
+    for (const c of ['testicular_pain', 'kidney_infection', 'heavy_bleeding', 'ectopic_pregnancy', 'overdose']) {
+      for (const l of DETECTOR_LOCALES) expect(main.filter((i) => i.locale === l && i.category === c).length, `${l} ${c}`).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('every pattern matches a labelled phrase, and is the only pattern of its category for at least one: a dead pattern or a deleted one fails', () => {
+    const coverage = patternCoverage(main);
+    expect(coverage.length).toBe(Object.values(RULES).flat().length);
+    expect(coverage.filter((p) => p.matches === 0).map((p) => `${p.locale} ${p.category}: ${p.pattern}`)).toEqual([]);
+    // Deleting a pattern loses its sole phrases: the recall (or history) assertion above then fails.
+    expect(coverage.filter((p) => p.sole === 0).map((p) => `${p.locale} ${p.category}: ${p.pattern}`)).toEqual([]);
+  });
+
 
   it('held-out corpus: printed per locale; overall recall >= 0.9 and false positives <= 0.1 (a regression guard, never a tuning target)', () => {
     const report = evaluateCorpus(heldout);
@@ -108,9 +143,39 @@ describe('the detector', () => {
     }
   });
 
-  it('flags a negated mention (recall first, documented)', () => {
-    expect(emergencyCategories('no chest pain since last week')).toEqual(['chest_pain']);
+  it('reads negation and past history in every language: no notice, history shown to the team', () => {
+    for (const text of ['No chest pain', 'keine Brustschmerzen', 'no tengo dolor en el pecho', 'pas de douleur thoracique', 'nessun dolore al petto', 'geen pijn op de borst', 'sem dor no peito', 'chest pain: none', 'no fever or shortness of breath']) {
+      const r = readRedFlags(text);
+      expect(r.emergencies, text).toEqual([]);
+      expect(r.history, text).toEqual([]);
+      expect(r.negated.length, text).toBeGreaterThan(0);
+    }
+    for (const text of ['I had chest pain last year', 'ich hatte letztes Jahr Brustschmerzen', 'tuve dolor en el pecho el año pasado', 'j ai eu mal à la poitrine l année dernière', 'ho avuto dolore al petto l anno scorso', 'ik had vorig jaar pijn op de borst', 'tive dor no peito no ano passado', 'no chest pain since last week']) {
+      const r = readRedFlags(text);
+      expect(r.emergencies, text).toEqual([]);
+      expect(r.history.map((m) => m.category), text).toEqual(['chest_pain']);
+    }
+    // Negation words that are part of the emergency, a negation that does not reach, a present marker.
     expect(emergencyCategories('Ich bekomme keine Luft')).toEqual(['breathing']);
+    expect(emergencyCategories('I cant breathe')).toEqual(['breathing']);
+    expect(emergencyCategories('I dont feel good my chest hurts')).toEqual(['chest_pain']);
+    expect(emergencyCategories('no fever, but crushing chest pain')).toEqual(['chest_pain']);
+    expect(emergencyCategories('I had chest pain last year and now it is back again')).toEqual(['chest_pain']);
+    expect(emergencyCategories('I had chest pain yesterday')).toEqual(['chest_pain']);
+    // A negated thought of suicide is still shown to a person.
+    expect(readRedFlags('I am not suicidal').history.map((m) => m.category)).toEqual(['suicidal']);
+    // Both findings of a co-occurrence can be negated: "back pain, no fever".
+    expect(readRedFlags('rugpijn na het sporten, geen koorts').emergencies).toEqual([]);
+  });
+
+  it('catches the classes the second review found missing, in every locale', () => {
+    const cases: [string, string][] = [
+      ['I took 10 pens at once', 'overdose'], ['I feel like ending it all', 'suicidal'], ['still hard 6 hrs later', 'priapism'],
+      ['llevo 5 horas con la ereccion', 'priapism'], ['ereccao ha 6 horas', 'priapism'], ['sudden pain in my left testicle', 'testicular_pain'],
+      ['Blasenentzündung und jetzt Fieber und Flankenschmerzen', 'kidney_infection'], ['saignements abondants après la pilule du lendemain', 'heavy_bleeding'],
+      ['test positivo e dolore da un lato', 'ectopic_pregnancy'], ['ik heb 10 pennen tegelijk gespoten', 'overdose'],
+    ];
+    for (const [text, category] of cases) expect(emergencyCategories(text), text).toContain(category);
   });
 
   it('reads every locale whatever the patient writes in, and several categories at once', () => {
@@ -143,7 +208,7 @@ describe('the detector', () => {
   });
 
   it('names a source for every category', () => {
-    for (const c of EMERGENCY_CATEGORIES) expect(CATEGORY_SOURCES[c]).toMatch(/spec 1|\b[SEP]\d\b|UNSOURCED/);
+    for (const c of EMERGENCY_CATEGORIES) expect(CATEGORY_SOURCES[c]).toMatch(/spec 1|\b(?:[SEPCU]|EC)\d\w?\b|UNSOURCED|clinical facts/);
     expect(CATEGORY_SOURCES.priapism).toMatch(/E4/);
     expect(CATEGORY_SOURCES.sudden_vision_or_hearing_loss).toMatch(/E4/);
     expect(CATEGORY_SOURCES.fainting).toMatch(/P2/);
@@ -154,6 +219,16 @@ describe('the detector', () => {
 describe('emergency numbers (catalogue/countries.json)', () => {
   const raw = JSON.parse(readFileSync(new URL('../catalogue/countries.json', import.meta.url), 'utf8')) as { countries: typeof COUNTRIES };
   const by = new Map(raw.countries.map((c) => [c.code, c]));
+
+  it('lists the medical emergency number first where 112 is not it: Austria 144 and Italy 118 [K9]', () => {
+    // Austria: 112 and 133 reach a police control room, the ambulance is 144 (RTR list).
+    expect(by.get('AUT')!.emergency_numbers).toEqual(['144', '112']);
+    // Italy: where no single answering centre is set up, 112 reaches the Carabinieri; 118 is the ambulance (112.gov.it).
+    expect(by.get('ITA')!.emergency_numbers).toEqual(['118', '112']);
+    for (const code of ['AUT', 'ITA']) expect(by.get(code)!.source, code).toMatch(/\bK9\b/);
+    expect(emergencyNotice('AUT', 'de').message).toContain('rufen Sie jetzt 144 (oder 112) an');
+    expect(emergencyNotice('ITA', 'it')).toMatchObject({ number: '118', numbers: ['118', '112'] });
+  });
 
   it('lists the medical emergency number first where it is not 112 [K8]', () => {
     expect(by.get('NOR')!.emergency_numbers).toEqual(['113', '112']);
@@ -171,9 +246,9 @@ describe('emergency numbers (catalogue/countries.json)', () => {
     expect(by.get('IRL')!.emergency_numbers).toEqual(['999', '112']);
     expect(by.get('IRL')!.source).toMatch(/\bK2\b/);
     for (const c of raw.countries) {
-      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8)\b|\bUNSOURCED\b/);
+      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8|9)\b|\bUNSOURCED\b/);
       expect(c.emergency_numbers.every((n) => /^\d{2,6}$/.test(n)), c.code).toBe(true);
-      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL'].includes(c.code)) {
+      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL', 'AUT', 'ITA'].includes(c.code)) {
         expect(c.emergency_numbers[0], c.code).toBe('112');
         if (c.eu) expect(c.source, c.code).toMatch(/\bK1\b/);
         else expect(c.source, c.code).toMatch(/UNSOURCED/);
@@ -188,7 +263,9 @@ describe('emergency numbers (catalogue/countries.json)', () => {
   it('shows the medical number first in the notice, then the others', () => {
     expect(emergencyNumberFor('NOR')).toBe('113');
     expect(emergencyNumberFor(null)).toBe('112');
-    expect(emergencyNotice('NOR', 'en')).toEqual({ number: '113', message: expect.stringContaining('call 113 (or 112) now') });
+    expect(emergencyNotice('NOR', 'en')).toEqual({ number: '113', numbers: ['113', '112'], non_emergency: [{ number: '116117', label: expect.any(String) }], codes: [], message: expect.stringContaining('call 113 (or 112) now') });
+    expect(emergencyNotice('DEU', 'en', 'note', ['suicidal']).codes).toEqual(['suicidal']);
+    expect(emergencyNotice('DEU', 'en', 'note').message).toContain('Your note has been passed to the medical team.');
     expect(emergencyNotice('FRA', 'fr').message).toContain('appelez le 15 (ou 112) maintenant');
     expect(emergencyNotice('CHE', 'de').message).toContain('rufen Sie jetzt 144 (oder 112) an');
     expect(emergencyNotice('LIE', 'de').number).toBe('144');

@@ -30,7 +30,8 @@ describe('messages', () => {
     const p = await seedPatient(ctx, { country_of_residence: 'DEU', locale: 'de' });
     const r = await send(p, 'Ich habe Suizidgedanken');
     expect(r.status).toBe(201);
-    expect(r.body.emergency).toEqual({ number: '112', message: expect.stringContaining('rufen Sie jetzt 112 an') });
+    // The one emergency shape (EmergencyNotice): the detector's categories as codes.
+    expect(r.body.emergency).toEqual({ number: '112', numbers: ['112'], non_emergency: [{ number: '116117', label: expect.any(String) }], codes: ['suicidal'], message: expect.stringContaining('rufen Sie jetzt 112 an') });
     expect(r.body.last_message.content).toBe('Ich habe Suizidgedanken');
     const row = firstRow(await ctx.db.query('select flagged_emergency from messages where sender_id = $1', [p.id]));
     expect(row.flagged_emergency).toBe(true);
@@ -94,7 +95,8 @@ describe('side-effect reports', () => {
       const r = await report(p, json);
       expect(r.status, name).toBe(201);
       expect(r.body.flagged, name).toBe(true);
-      expect(r.body.emergency, name).toEqual({ number: '15', message: expect.stringContaining('15 (') });
+      expect(r.body.emergency, name).toMatchObject({ number: '15', numbers: ['15', '112'], message: expect.stringContaining('15 (') });
+      expect(r.body.emergency.codes.length, name).toBeGreaterThan(0);
     }
   });
 

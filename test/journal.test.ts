@@ -30,12 +30,17 @@ describe('the active treatment plan gate', () => {
       ['DELETE', `${J}/weight-entries/${id}/`], ['GET', `${J}/injections/`], ['POST', `${J}/injections/`, { dose: '1 mg', injected_at: '2026-11-20T08:00:00+01:00' }],
       ['PATCH', `${J}/injections/${id}/`, {}], ['DELETE', `${J}/injections/${id}/`], ['GET', `${J}/injection-plan/`], ['PATCH', `${J}/injection-plan/`, {}],
       ['GET', `${J}/notes/`], ['POST', `${J}/notes/`, { content: 'x' }], ['PATCH', `${J}/notes/${id}/`, {}], ['DELETE', `${J}/notes/${id}/`],
-      ['GET', `${J}/side-effects/`], ['POST', `${J}/side-effects/`, { symptom: 'nausea', severity: 'mild' }],
     ];
     for (const [method, path, json] of routes) {
       const r = await call(ctx, method, path, { token: p.access, json });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body.code).toBe('active_treatment_plan_required');
+    }
+    // Side effects: for any treatment ever prescribed; never prescribed one is its own refusal.
+    for (const [method, path, json] of [['GET', `${J}/side-effects/`], ['POST', `${J}/side-effects/`, { symptom: 'nausea', severity: 'mild' }]] as const) {
+      const r = await call(ctx, method, path, { token: p.access, json });
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(r.body).toEqual({ detail: 'Side effects can be reported for a treatment you were prescribed.', code: 'prescription_required' });
     }
   });
 

@@ -124,7 +124,7 @@ describe('the patient’s conversation', () => {
       const p = await seedPatient(ctx, { country_of_residence: country, locale });
       const r = await send(p, await threadOf(p), text);
       expect(r.status, text).toBe(201);
-      expect(r.body.emergency.number, text).toBe({ GBR: '999', FRA: '15' }[country] ?? '112');
+      expect(r.body.emergency.number, text).toBe({ GBR: '999', FRA: '15', ITA: '118', AUT: '144' }[country] ?? '112');
       expect(r.body.last_message.content).toBe(text);
     }
     const calm = await seedPatient(ctx);

@@ -253,6 +253,16 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('DELETE', `/v1/users/journal/notes/${note.body.id}/`, { token })).status).toBe(404);
     expect((await api('POST', '/v1/users/journal/side-effects/', { token, json: { symptom: 'nausea', severity: 'mild' } })).status).toBe(201);
     expect((await api('GET', '/v1/users/journal/side-effects/', { token })).status).toBe(200);
+    // The red-flag desk: a note with emergency wording answers with the notice and waits for a clinician.
+    const urgent = await api('POST', '/v1/users/journal/notes/', { token, json: { content: 'I want to kill myself' } });
+    expect(urgent.body.emergency.codes).toEqual(['suicidal']);
+    expect((await api('GET', '/v1/clinician/red-flags/?status=nope', { token: doctor.access })).status).toBe(400);
+    const desk = await api('GET', '/v1/clinician/red-flags/', { token: doctor.access });
+    const flagId = desk.body.results.find((f: any) => f.source_id === urgent.body.id).id;
+    expect((await api('POST', `/v1/clinician/red-flags/${flagId}/resolve/`, { token: doctor.access, json: { resolution: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/red-flags/${flagId}/resolve/`, { token: doctor.access, json: { resolution: 'Called the patient.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/red-flags/${flagId}/resolve/`, { token: doctor.access, json: { resolution: 'Again.' } })).status).toBe(409);
+    expect((await api('POST', '/v1/clinician/red-flags/00000000-0000-4000-8000-000000000000/resolve/', { token: doctor.access, json: { resolution: 'x' } })).status).toBe(404);
     expect((await api('GET', '/v1/users/journal/injection-plan/', { token })).status).toBe(200);
     expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { preferred_time: '25:00' } })).status).toBe(400);
     expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { anchor_weekday: 2, preferred_time: '08:30' } })).status).toBe(200);

@@ -542,6 +542,23 @@ export type QuestionnaireSubmissionsRow = Selectable<QuestionnaireSubmissionsTab
 export type NewQuestionnaireSubmissions = Insertable<QuestionnaireSubmissionsTable>;
 export type QuestionnaireSubmissionsUpdate = Updateable<QuestionnaireSubmissionsTable>;
 
+export interface RedFlagsTable {
+  id: Generated<string>;
+  user_id: string;
+  source: string;
+  source_id: string | null;
+  kind: string;
+  categories: string[];
+  excerpt: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  resolved_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  resolved_by: string | null;
+  resolution: string | null;
+}
+export type RedFlagsRow = Selectable<RedFlagsTable>;
+export type NewRedFlags = Insertable<RedFlagsTable>;
+export type RedFlagsUpdate = Updateable<RedFlagsTable>;
+
 export interface RefreshFamiliesTable {
   id: Generated<string>;
   user_id: string;
@@ -718,6 +735,7 @@ export interface Database {
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;
   questionnaire_submissions: QuestionnaireSubmissionsTable;
+  red_flags: RedFlagsTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
   schema_migrations: SchemaMigrationsTable;

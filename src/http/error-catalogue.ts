@@ -120,6 +120,8 @@ export const ERROR_CATALOGUE = {
   invalid_multipart: { status: 400, shape: 'error_code', message: 'The multipart body could not be read.' },
 
   // Progress journal
+  red_flag_already_resolved: { status: 409, shape: 'detail_code', message: 'This red flag has already been resolved.' },
+  prescription_required: { status: 403, shape: 'detail_code', message: 'Side effects can be reported for a treatment you were prescribed.' },
   active_treatment_plan_required: { status: 403, shape: 'detail_code', message: 'The progress journal is available while you have an active treatment plan.' },
 
   // Payment provider webhook

@@ -65,6 +65,7 @@ const credentials = { email: 'ada@example.org', password: 'Quiet-Harbour-Lantern
 const session = (provider: 'sandbox' | 'stripe') => ({ 404: [{ detail_code: [`${provider}_session_not_found` as const] }] });
 const decision = { 409: [{ detail_code: ['invalid_status_transition'] }] } satisfies OperationDoc['errors'];
 const journalPlan = { 403: [{ detail_code: ['active_treatment_plan_required'] }] } satisfies OperationDoc['errors'];
+const prescribed = { 403: [{ detail_code: ['prescription_required'] }] } satisfies OperationDoc['errors'];
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /healthz': { id: 'getHealth', descriptions: { 200: 'The process is up' } },
@@ -365,8 +366,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/journal/injections/': { id: 'recordInjection', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Recorded' } },
   'GET /v1/users/journal/notes/': { id: 'listNotes', errors: journalPlan, descriptions: { 200: 'A page of notes' } },
   'POST /v1/users/journal/notes/': { id: 'writeNote', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Written' } },
-  'GET /v1/users/journal/side-effects/': { id: 'listSideEffects', errors: journalPlan, descriptions: { 200: 'A page of side-effect reports' } },
-  'POST /v1/users/journal/side-effects/': { id: 'reportSideEffect', errors: { ...journalPlan, 400: [fields] }, descriptions: { 201: 'Reported (with the emergency notice when severe)' } },
+  'GET /v1/users/journal/side-effects/': { id: 'listSideEffects', errors: prescribed, descriptions: { 200: 'A page of side-effect reports' } },
+  'POST /v1/users/journal/side-effects/': { id: 'reportSideEffect', errors: { ...prescribed, 400: [fields] }, descriptions: { 201: 'Reported (with the emergency notice when severe or when its words raise a red flag)' } },
   'PATCH /v1/users/journal/weight-entries/{id}/': { id: 'updateWeightEntry', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated entry' } },
   'DELETE /v1/users/journal/weight-entries/{id}/': { id: 'deleteWeightEntry', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
   'PATCH /v1/users/journal/injections/{id}/': { id: 'updateInjection', errors: { ...journalPlan, 400: [fields], 404: [detail] }, descriptions: { 200: 'The updated injection' } },
@@ -389,6 +390,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   // Clinician review desk
+  'GET /v1/clinician/red-flags/': { id: 'listRedFlags', errors: { 400: [fields] }, descriptions: { 200: 'A page of red flags, emergencies first, then the oldest' } },
+  'POST /v1/clinician/red-flags/{id}/resolve/': {
+    id: 'resolveRedFlag',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['red_flag_already_resolved'] }] },
+    descriptions: { 200: 'Resolved: the flag with the note' },
+    requestExample: { resolution: 'Called the patient: in hospital since last night, being treated. Nothing more for us.' },
+  },
   'GET /v1/clinician/consultations/': { id: 'listReviewQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of consultations' } },
   'GET /v1/clinician/consultations/{id}/': { id: 'getConsultationForReview', errors: { 404: [detail] }, descriptions: { 200: 'The consultation with its submission and eligibility result' } },
   'POST /v1/clinician/consultations/{id}/approve/': {

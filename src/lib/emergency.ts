@@ -1,4 +1,5 @@
-// Emergency wording in free text (messages, side-effect reports) in the seven locales. A match does
+// Emergency wording in every patient free text (messages, journal notes, side-effect reports,
+// questionnaire text answers, connector inputs) in the seven locales (docs/red-flags.md). A match does
 // not block anything: the text is still delivered, flagged for the medical team, and the patient is
 // shown the emergency number of their country (spec 1: the service is not an emergency service).
 //
@@ -9,11 +10,13 @@
 // - Every locale's table is always applied, whatever the patient's locale: patients mix languages.
 // - Stems and compounds ("suizid\w*" catches Suizidgedanken, suizidal, suicidaire, suicidio...), the
 //   accent-free spellings patients type, common misspellings ("cant breath", "sucidal", "pyn").
-// - Recall first: a keyword net cannot read negation reliably ("keine Luft" is itself an emergency,
-//   "no chest pain since last week" still reports recent chest pain), so a negated mention IS
-//   flagged. Benign look-alikes are avoided by the patterns themselves: "kill myself" but not "kill
-//   for a coffee"; "chest" only with pain words; "benauwd" but not "benauwd weer"; "faint" only as
-//   a verb; "heart attack" only in the first person present.
+// - Negation and past history are read per clause and sentence (see "negation and past history"
+//   below): "No chest pain" raises nothing; "I had chest pain last year" is past history, shown to
+//   the team without the emergency notice. Negation words that are part of the emergency ("keine
+//   Luft", "can't breathe", "no puedo respirar") are inside the pattern, so they still raise it.
+//   Benign look-alikes are avoided by the patterns themselves: "kill myself" but not "kill for a
+//   coffee"; "chest" only with pain words; "benauwd" but not "benauwd weer"; "faint" only as a verb;
+//   "heart attack" only in the first person present.
 // - Each match names its category, so a caller can flag by category. The categories are the general
 //   red flags of spec 1 plus the side-effect red flags of the clinical facts, each with its source.
 //
@@ -31,6 +34,11 @@ export const EMERGENCY_CATEGORIES = [
   'priapism',
   'sudden_vision_or_hearing_loss',
   'fainting',
+  'testicular_pain',
+  'kidney_infection',
+  'heavy_bleeding',
+  'ectopic_pregnancy',
+  'overdose',
 ] as const;
 export type EmergencyCategory = (typeof EMERGENCY_CATEGORIES)[number];
 
@@ -44,6 +52,11 @@ export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
   priapism: 'E4 (erection lasting more than 4 hours: emergency care)',
   sudden_vision_or_hearing_loss: 'E4 (sudden loss of vision or hearing)',
   fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
+  testicular_pain: 'C5b (possible testicular torsion: red-flag pathway); the wording (testicular pain or swelling) from the clinical facts, additions',
+  kidney_infection: 'U2, U1b (kidney infection: loin/flank pain with fever or rigors -> urgent care; sepsis signs -> emergency number)',
+  heavy_bleeding: 'C5 (intermenstrual or postcoital bleeding), EC1, EC2 (bleeding in a suspected ectopic pregnancy); "heavy bleeding" as an emergency UNSOURCED',
+  ectopic_pregnancy: 'EC1, EC2 (suspected ectopic pregnancy: pregnancy with abdominal pain or bleeding), C5b (pregnancy with pelvic pain)',
+  overdose: 'clinical facts, additions ("overdose of any medicine"); the pen and tablet counts UNSOURCED',
 };
 
 export const DETECTOR_LOCALES = LOCALES;
@@ -81,6 +94,10 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('priapism', 'priapi\\w*'),
     // Fainting, and other sudden loss of consciousness (seizures: convulsion, convulsiones, convulsioni, convulsies).
     ...r('fainting', 'syncope\\w*', 'synkope\\w*', 'sincope\\w*', 'convuls\\w*'),
+    // Overdose, ectopic pregnancy, pyelonephritis, haemorrhage and torsion stems shared by several languages.
+    ...r('kidney_infection', 'pi?yelo ?nephrit\\w*', 'pielo ?nefrit\\w*', 'urosep\\w*'),
+    ...r('ectopic_pregnancy', 'ecto?pi\\w*', 'extra ?uterin\\w*'),
+    ...r('heavy_bleeding', 'h?a?emorr?h?ag\\w*'),
   ],
   en: [
     ...r('chest_pain',
@@ -129,6 +146,29 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       'faint(?:ed|ing)', '(?:feel|feeling|felt|going to|gonna|about to|almost|nearly|might|i) faint', 'pass(?:ed|ing)? out\\b(?! (?:the|a|some|these|those|flyers|leaflets|papers)\\b)',
       'blacked out', 'blacking out', 'i black out', '(?:lost|losing|lose|loss of) consciousness', 'unconscious\\w*',
       'i collapsed', 'collapsed (?:at|in|on|while)', 'keeled over', 'seizures?'),
+    ...r('testicular_pain',
+      `test[ie]c\\w* ${W}{0,2}(?:pain|pains|ache|aching|hurts?|hurting|swollen|swelling|swell\\w*|torsion|twisted|agony)`,
+      `(?:pain|ache|swelling|agony) ${W}{0,1}in (?:my |one |the )?(?:left |right )?(?:test[ie]c\\w*|balls?|nuts?|scrotum)`,
+      `(?:balls?|nuts?|scrotum) (?:is |are |feels |feel )?${W}{0,2}(?:killing me|swollen|swelling|hurts?|hurting|painful|sore)`,
+      `swollen (?:left |right )?(?:test[ie]c\\w*|balls?|nut|scrotum)`, 'scrotal (?:pain|swelling)'),
+    ...r('kidney_infection',
+      '(?:fever|temperature|temp|chills|shivering|shaking|rigou?rs)\\b.{0,80}\\b(?:flank|kidneys?|loin|(?:lower )?back (?:pain|hurts|ache)|pain in (?:my |the )?(?:side|back|lower back)|side (?:pain|hurts))',
+      '(?:flank|kidneys?|loin|lower back|side) ?(?:pain|ache|hurts?|hurting)\\b.{0,80}\\b(?:fever|temperature|temp|chills|shivering|shaking|rigou?rs)',
+      'kidney infection'),
+    ...r('heavy_bleeding',
+      `(?:heavy|heavily|massive|lots of|very heavy|really heavy|a lot of) ${W}{0,1}(?:bleed\\w*|blood loss|blood)`, `bleed\\w* ${W}{0,1}(?:heavily|a lot|so much|very heavily|like crazy|non ?stop)`,
+      `(?:soak|soaking|soaked|filling|going through) ${W}{0,3}(?:pad|pads|tampon|tampons) ${W}{0,2}(?:every|an|each|per|in an|in one) (?:hour|hr)`,
+      `(?:cant|cannot|can not|wont|will not) stop ${W}{0,1}bleeding`, `bleeding (?:wont|will not|doesnt|does not|isnt) ${W}{0,1}stop\\w*`, 'losing (?:a lot of|lots of|so much) blood'),
+    ...r('ectopic_pregnancy',
+      `(?:pregnant|pregnancy test (?:is |was )?positive|positive ${W}{0,1}(?:pregnancy )?test)\\b.{0,80}\\b(?:pain|cramp\\w*|bleed\\w*|spotting)`,
+      `(?:pain|cramps?) ${W}{0,3}(?:one side|one sided|left side|right side)\\b.{0,80}\\b(?:pregnant|positive ${W}{0,1}test|period (?:is )?late|late period|missed (?:my )?period)`),
+    ...r('overdose',
+      `(?:overdosed|overdosing|took an overdose|taken an overdose|had an overdose)`,
+      `(?:took|taken|take|injected|inject|swallowed|used|did) ${W}{0,1}(?:\\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|several|many|too many|all|double|triple) ${W}{0,1}(?:pens?|pills|tablets|doses|injections|shots|syringes|jabs) ${W}{0,1}(?:at once|in one go|together|at the same time|in one day|today)`,
+      `(?:too many|way too many|loads of|a whole handful of) ${W}{0,1}(?:pills|tablets|pens|injections|doses)`),
+    ...r('suicidal', 'end(?:ing)? it all', '(?:cant|cannot|can not) go on (?:anymore|any more|like this)', '(?:dont|do not) want to wake up'),
+    ...r('priapism',
+      `(?:still|been|stayed|staying|rock) hard ${W}{0,3}${HOURS.en} ?(?:hours?|hrs?|h)\\b`, `${HOURS.en} ?(?:hours?|hrs?|h) ${W}{0,3}(?:still|and still) hard`),
   ],
   de: [
     ...r('chest_pain',
@@ -141,7 +181,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `(?:nicht|kaum|schlecht|schwer) ${W}{0,2}(?:atmen|luft holen)`,
       `(?:bekomme|bekomm|kriege|krieg|habe|hab) ${W}{0,2}(?:keine|kaum|schlecht|wenig) ${W}{0,1}luft`,
       'keine luft (?:mehr|bekommen|kriegen)', `bleibt ${W}{0,2}(?:die )?luft weg`, '(?:ringe|ringen|schnappe|schnappen) nach (?:luft|atem)',
-      'erstick(?:e|en|t)', 'am ersticken', `atme ${W}{0,1}(?:schwer|schlecht|kaum)`),
+      'erstick(?:e|en|t)', `atme ${W}{0,1}(?:schwer|schlecht|kaum)`),
     ...r('anaphylaxis',
       'allergische\\w* schock', '(?:schwere|starke|heftige|schlimme)\\w* allergische\\w* reaktion',
       `(?:zunge|lippen?|hals|gesicht|rachen|kehle|mund)\\w* ${W}{0,3}(?:schwill\\w*|schwell\\w*|geschwollen\\w*|angeschwollen\\w*)`,
@@ -169,6 +209,22 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('fainting',
       'ohnmacht\\w*\\b(?! (?:gegenuber|gegen|gegenueber)\\b)', 'bewusstlos\\w*', 'kreislaufkollaps', 'krampfanfall\\w*', 'schwarz vor (?:den )?augen',
       `(?:bin|war|wurde) ${W}{0,4}(?:umgekippt|zusammengebrochen|kollabiert|zusammengeklappt|weggetreten)`),
+    ...r('testicular_pain',
+      '\\w*hoden\\w*(?:schmerz|weh|schwellung|torsion)\\w*', `hoden ${W}{0,3}(?:tut|tun|schmerzt|schmerzen|ist|sind) ${W}{0,2}(?:weh|geschwollen|dick|angeschwollen)`,
+      `(?:schmerz\\w*|stech\\w*) ${W}{0,2}(?:im|in den|in meinem|am) (?:linken |rechten )?hoden`, `(?:geschwollen|angeschwollen|dick)\\w* ${W}{0,1}hoden`),
+    ...r('kidney_infection',
+      '(?:\\w*fieber\\w*|schuttelfrost|schuettelfrost)\\b.{0,80}\\b(?:flanke\\w*|nieren?\\w*|r(?:u|ue)cken ?schmerz\\w*|(?:im|in den) r(?:u|ue)cken)',
+      '(?:flanken?\\w*|nieren?\\w*|r(?:u|ue)cken)schmerz\\w*\\b.{0,80}\\b(?:\\w*fieber\\w*|schuttelfrost|schuettelfrost)', 'nierenbeckenentz(?:u|ue)ndung\\w*'),
+    ...r('heavy_bleeding',
+      `(?:starke|heftige|sehr starke|massive|extreme)\\w* ${W}{0,1}blutung\\w*`, `blute ${W}{0,1}(?:stark|sehr stark|extrem|heftig|wie verruckt)`, `blutung ${W}{0,2}(?:hort|hoert) ${W}{0,1}nicht (?:mehr )?auf`,
+      `(?:verliere|verlier) ${W}{0,1}(?:viel|sehr viel) blut`, `(?:jede|alle) stunde ${W}{0,2}(?:binde|tampon|vorlage)`),
+    ...r('ectopic_pregnancy',
+      `(?:schwanger|schwangerschaftstest ${W}{0,1}positiv|positive\\w* ${W}{0,1}(?:schwangerschafts)?test)\\b.{0,80}\\b(?:\\w*schmerz\\w*|kramp\\w*|blut\\w*|tut ${W}{0,1}weh)`, 'eileiterschwangerschaft\\w*'),
+    ...r('overdose',
+      `(?:uberdosis|ueberdosis) ${W}{0,1}(?:genommen|gespritzt|geschluckt|erwischt)`, '(?:uberdosiert|ueberdosiert)', `(?:\\d+|zwei|drei|vier|funf|fuenf|sechs|sieben|acht|neun|zehn|alle|mehrere) ${W}{0,1}(?:pens?|spritzen|tabletten|pillen|dosen) ${W}{0,2}(?:auf einmal|gleichzeitig|zusammen|aufs mal)`,
+      `zu viele ${W}{0,1}(?:tabletten|pillen|spritzen)`),
+    ...r('suicidal', `(?:alles|allem) ${W}{0,1}(?:beenden|ein ende (?:zu )?setzen)`, `nicht mehr aufwachen`),
+    ...r('priapism', `(?:steif|hart)\\w* ${W}{0,2}seit ${HOURS.de} stunden`, `seit ${HOURS.de} stunden ${W}{0,3}(?:steif|hart|erektion)\\w*`),
   ],
   es: [
     ...r('chest_pain',
@@ -179,7 +235,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('breathing',
       'falta de aire', '(?:me )?falta (?:el |la )?(?:aire|respiracion|aliento)', `(?:no puedo|no consigo|no logro|apenas puedo) ${W}{0,1}respirar`,
       `(?:dificultad\\w*|problemas?|me cuesta|cuesta) ${W}{0,2}(?:para |al |a )?respirar`,
-      'me ahogo', 'ahogando\\w*', 'asfixi\\w*', 'sin aliento', 'no me entra (?:el )?aire', 'disnea', 'respiro mal'),
+      'me ahogo', 'ahogando\\w*', 'asfixi\\w*', 'sin aliento', 'no me entra (?:el )?aire', 'disnea'),
     ...r('anaphylaxis',
       `reaccion\\w* alergic\\w* ${W}{0,1}(?:grave|severa|fuerte|seria)`,
       `(?:hincha\\w*|inflama\\w*|cierra|cerrando) ${W}{0,2}(?:la garganta|la lengua|los labios|la cara)`,
@@ -198,7 +254,22 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `perdida ${W}{0,1}(?:de (?:la )?)?(?:vision|vista|audicion)`, `perdi ${W}{0,1}(?:la vista|la vision|el oido|la audicion)`,
       `no veo ${W}{0,1}(?:nada|de un ojo|por un ojo)`, 'quedado cieg[ao]', 'ceguera', 'no oigo nada'),
     ...r('fainting',
-      'desmay\\w*', '(?:perdi|perdida de|perder) (?:el |la )?(?:conocimiento|conciencia|consciencia|sentido)', 'inconsciente'),
+      'desmay\\w*', '(?:perdi|perdida de|perder) (?:el |la )?(?:conocimiento|conciencia|consciencia|sentido)'),
+    ...r('testicular_pain',
+      `dolor\\w* ${W}{0,2}(?:en el|en los|del|de los|en un|de un) (?:testiculo|huevo|escroto)\\w*`, `(?:me )?duele\\w* ${W}{0,1}(?:el|los|un) (?:testiculo|huevo)\\w*`,
+      `(?:testiculo|escroto|huevo)\\w* ${W}{0,1}(?:hinchad|inflamad|me duele)\\w*`),
+    ...r('kidney_infection',
+      '(?:fiebre|calentura|escalofrios|tiritando)\\b.{0,80}\\b(?:costado|rinon\\w*|lumbar|espalda)', '(?:dolor\\w* (?:de|en (?:el|la|los)) (?:costado|rinon\\w*|espalda)|lumbago)\\b.{0,80}\\b(?:fiebre|calentura|escalofrios)', 'infeccion de rinon'),
+    ...r('heavy_bleeding',
+      `sangrado ${W}{0,1}(?:abundante|muy fuerte|fuerte|enorme|excesivo)`, `sangro ${W}{0,1}(?:mucho|muchisimo|sin parar)`, `no (?:para|deja) de sangrar`,
+      `(?:pierdo|perdiendo) ${W}{0,1}(?:mucha|muchisima) sangre`, `(?:empapo|lleno|cambio) ${W}{0,2}(?:compresa|toalla|tampon)\\w* ${W}{0,1}cada hora`),
+    ...r('ectopic_pregnancy',
+      `(?:embarazada|test ${W}{0,2}positivo|prueba ${W}{0,2}positiva)\\b.{0,80}\\b(?:dolor\\w*|duele|sangr\\w*|manch\\w*)`),
+    ...r('overdose',
+      `(?:tengo|tuve|tome|he tomado|hice|hecho) ${W}{0,1}(?:una )?sobredosis`, `(?:tome|me tome|me inyecte|inyecte|trague) ${W}{0,1}(?:\\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|todas|varias|muchas) ${W}{0,1}(?:plumas|pastillas|pildoras|dosis|inyecciones|comprimidos) ${W}{0,2}(?:de golpe|a la vez|juntas|de una vez)`,
+      `demasiadas ${W}{0,1}(?:pastillas|pildoras|dosis|inyecciones|comprimidos)`),
+    ...r('suicidal', `no quiero ${W}{0,1}despertar`, `(?:acabar|terminar) con todo`),
+    ...r('priapism', `${HOURS.es} horas ${W}{0,3}(?:ereccion|erecto|empalmado|la tengo dura)`),
   ],
   fr: [
     ...r('chest_pain',
@@ -209,7 +280,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('breathing',
       `arrive (?:pas|plus) ${W}{0,1}a respir\\w*`, `(?:peux|peut|pouvais) (?:pas|plus) ${W}{0,1}respir\\w*`,
       `(?:du mal|difficult\\w*|peine|gene) ${W}{0,1}(?:a|pour) respirer`, 'essouffl\\w*\\b(?! (?:apres|pendant|en faisant) (?:le |du |la |mon |ma )?(?:sport|course|jogging|footing|velo|natation)\\b)', 'souffle court',
-      'manque (?:d )?air', 'manque de souffle', 'etouff\\w*', 'suffoqu\\w*', 'suffocat\\w*', 'detresse respiratoire',
+      'manque (?:d )?air', 'manque de souffle', 'etouff\\w*', 'suffoqu\\w*', 'detresse respiratoire',
       'respire (?:tres )?mal', 'ne respire plus'),
     ...r('anaphylaxis',
       `reaction\\w* allergique\\w* ${W}{0,1}(?:grave|severe|importante|violente|forte)`,
@@ -231,10 +302,25 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('fainting',
       '(?:m|me suis|me sens|suis|s est) evanoui\\w*', 'evanouissement\\w*', '(?:perdu|perte de|perdre) connaissance',
       '(?:fait|faire|fais) un malaise', 'tomb\\w* dans les pommes', '(?:me suis|suis|s est) effondre\\w*', 'inconscien\\w*'),
+    ...r('testicular_pain',
+      `(?:douleur\\w*|mal) ${W}{0,2}(?:au|aux|a un|a la|dans le|dans les) (?:testicule|couille|bourse|scrotum)\\w*`, `(?:testicule|bourse|couille)\\w* ${W}{0,2}(?:gonfl|enfl|douloureu)\\w*`,
+      `(?:testicule|bourse|couille)\\w* ${W}{0,1}(?:me )?fai\\w* ${W}{0,1}mal`, 'torsion (?:du |d un )?testicul\\w*'),
+    ...r('kidney_infection',
+      '(?:fievre|frissons|temperature)\\b.{0,80}\\b(?:flanc|reins?|lombaire\\w*|(?:mal|douleur\\w*) (?:au|dans le) dos|dos me fait mal)', '(?:(?:mal|douleur\\w*) (?:au|aux|dans le|dans les) (?:flanc|reins?|dos)|lombalgie)\\b.{0,80}\\b(?:fievre|frissons)', 'infection (?:du|des) reins?'),
+    ...r('heavy_bleeding',
+      `saignement\\w* ${W}{0,1}(?:abondant|important|tres fort|fort|enorme|massif)\\w*`, `saigne ${W}{0,1}(?:beaucoup|enormement|abondamment|sans arret)`, `(?:arrete|arrive) pas de saigner`,
+      `(?:perds|perdre) ${W}{0,1}(?:beaucoup|enormement) de sang`, `(?:serviette|tampon|protection)\\w* ${W}{0,2}(?:toutes les heures|par heure)`),
+    ...r('ectopic_pregnancy',
+      `(?:enceinte|test ${W}{0,2}positif)\\b.{0,80}\\b(?:douleur\\w*|mal|saign\\w*|crampe\\w*)`),
+    ...r('overdose',
+      `(?:fait|pris|eu) ${W}{0,1}(?:une )?(?:surdose|overdose)`, `(?:pris|injecte|avale) ${W}{0,1}(?:\\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|tous|toutes|plusieurs) ${W}{0,1}(?:stylos|comprimes|cachets|pilules|doses|injections) ${W}{0,2}(?:d un coup|en meme temps|a la fois|d un seul coup)`,
+      `trop de ${W}{0,1}(?:comprimes|cachets|pilules|medicaments)`),
+    ...r('suicidal', `(?:tout|tous) ${W}{0,1}(?:arreter|en finir)`, `(?:plus|pas) (?:me )?reveiller`),
+    ...r('priapism', `(?:bande|bander|dur) ${W}{0,2}depuis ${HOURS.fr} ?(?:heures|h)\\b`),
   ],
   it: [
     ...r('chest_pain',
-      `dolor[ei] ${W}{0,3}(?:al|nel|sul|del|in) petto`, 'dolor[ei] toracic[oi]', 'male al petto',
+      `dolor[ei] ${W}{0,3}(?:al|nel|sul|del|in) petto`, 'male al petto',
       `mi fa ${W}{0,1}male (?:il|al) petto`, 'petto (?:mi )?fa male', 'petto mi fa malissimo',
       `(?:oppressione|peso|pressione|fitta|fitte|stretta|bruciore) ${W}{0,2}(?:al|nel|sul) petto`,
       '(?:ho|avere|sto avendo) un infarto'),
@@ -259,6 +345,21 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `perso ${W}{0,1}(?:la vista|l udito)`, 'non vedo (?:piu )?(?:niente|nulla|da un occhio)', '(?:diventat[oa]|sono) ciec[oa]', 'ciec[oa] da un occhio'),
     ...r('fainting',
       'sven(?:ut[oaie]|ire|imento|imenti|go)', 'perso (?:i sensi|conoscenza|coscienza)', 'perdita di (?:coscienza|conoscenza|sensi)', 'collasso'),
+    ...r('testicular_pain',
+      `(?:dolor[ei]|male) ${W}{0,2}(?:al|ai|a un|allo|nel|nei) (?:testicol|scrot)\\w*`, `(?:testicol|scrot)\\w* ${W}{0,2}(?:gonfi|dolorant|fa male|mi fa male)\\w*`,
+      `mi fa\\w* ${W}{0,1}mal\\w* (?:il|un|i) testicol\\w*`, 'torsione (?:del |testicol)\\w*'),
+    ...r('kidney_infection',
+      '(?:febbre|brividi)\\b.{0,80}\\b(?:fianco|reni|rene|lombare|schiena)', '(?:(?:dolore|male) (?:al|ai|alla) (?:fianco|reni|rene|schiena)|lombalgia)\\b.{0,80}\\b(?:febbre|brividi)', 'infezione (?:ai|al|dei|del) ren[ei]'),
+    ...r('heavy_bleeding',
+      `sanguinamento ${W}{0,1}(?:abbondante|forte|eccessivo|fortissimo)`, `sanguin[oa] ${W}{0,1}(?:molto|tantissimo|tanto|senza sosta)`, `non (?:smette|smetto) di sanguinare`,
+      `(?:perdo|perdendo) ${W}{0,1}(?:molto|tanto|tantissimo) sangue`, `(?:assorbente|tampone)\\w* ${W}{0,2}ogni ora`),
+    ...r('ectopic_pregnancy',
+      `(?:incinta|test ${W}{0,2}positivo)\\b.{0,80}\\b(?:dolor\\w*|male|sangu\\w*|perdite|crampi)`),
+    ...r('overdose',
+      `(?:fatto|avuto|preso) ${W}{0,1}(?:un |una )?(?:overdose|sovradosaggio)`, 'sovradosat[oa]', `(?:preso|iniettato|ingoiato|fatto) ${W}{0,1}(?:\\d+|due|tre|quattro|cinque|sei|sette|otto|nove|dieci|tutte|tutti) ${W}{0,1}(?:penne|pillole|pastiglie|compresse|dosi|iniezioni) ${W}{0,2}(?:in una volta|insieme|tutte insieme|in un colpo)`,
+      `troppe ${W}{0,1}(?:pillole|pastiglie|compresse|dosi)`),
+    ...r('suicidal', `non ${W}{0,1}svegliarmi piu`, 'finire tutto'),
+    ...r('priapism', `(?:duro|eretto) ${W}{0,2}da ${HOURS.it} ore\\b`),
   ],
   nl: [
     ...r('chest_pain',
@@ -291,6 +392,21 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
     ...r('fainting',
       'flauw ?(?:gevallen|vallen|viel|val)\\b', `(?:viel|val|ga) ${W}{0,2}flauw\\b`, `flauw ${W}{0,1}(?:vallen|val)\\b`,
       'bewusteloos\\w*', 'buiten bewustzijn', 'bewustzijn (?:verloren|kwijt)', 'onwel geworden', 'weggeraakt'),
+    ...r('testicular_pain',
+      `p(?:ij|y)n ${W}{0,2}(?:in|aan) (?:mijn|de|een|mn) (?:(?:linker|rechter) ?)?(?:zaadbal|bal|ballen|testikel|balzak)\\w*`, `(?:zaadbal|bal|ballen|testikel|balzak)\\w* ${W}{0,2}(?:doet|doen) ${W}{0,2}pijn`,
+      `(?:zaadbal|testikel|balzak)\\w* ${W}{0,2}(?:opgezwollen|gezwollen|dik)`, '(?:zaadbal|bal|testikel)pijn', 'zaadbaltorsie', 'testistorsie'),
+    ...r('kidney_infection',
+      '(?:koorts\\w*|rillingen|koude rillingen)\\b.{0,80}\\b(?:flank\\w*|nier\\w*|zij|rug ?pijn|pijn in (?:mijn|de) (?:rug|zij))', '(?:(?:flank|nier|rug|zij)pijn|pijn in (?:mijn|de) (?:rug|zij|flank))\\b.{0,80}\\b(?:koorts|rillingen)', 'nierbekkenontsteking\\w*', 'nierinfectie'),
+    ...r('heavy_bleeding',
+      `(?:hevig|heftig|erg|veel|zwaar)\\w* ${W}{0,1}(?:bloedverlies|bloeding\\w*|bloeden)`, `bloed ${W}{0,1}(?:heel erg|erg|heel veel|enorm)`, `bloeding ${W}{0,2}(?:stopt|houdt) ${W}{0,1}niet(?: op)?`,
+      `(?:verlies|verliezen) ${W}{0,1}(?:heel )?veel bloed`, `(?:elk|ieder) uur ${W}{0,2}(?:verband|maandverband|tampon)`),
+    ...r('ectopic_pregnancy',
+      `(?:zwanger|zwangerschapstest ${W}{0,1}positief|positieve ${W}{0,1}(?:zwangerschaps)?test)\\b.{0,80}\\b(?:pijn|kramp\\w*|bloed\\w*)`, 'buitenbaarmoederlijke\\w*'),
+    ...r('overdose',
+      `(?:een|n) overdosis ${W}{0,1}(?:genomen|gehad|gespoten)`, `(?:\\d+|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|alle) ${W}{0,1}(?:pennen|pillen|tabletten|doses|spuiten|injecties) ${W}{0,2}(?:tegelijk|in een keer|ineens|tegelijkertijd)`,
+      `te veel ${W}{0,1}(?:pillen|tabletten|injecties)`),
+    ...r('suicidal', `niet meer wakker ${W}{0,1}worden`, 'er een eind aan'),
+    ...r('priapism', `${HOURS.nl} uur ${W}{0,3}(?:stijf|hard|erectie)`),
   ],
   pt: [
     ...r('chest_pain',
@@ -314,12 +430,27 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       `dor(?:es)? (?:abdominal|abdominais|de barriga|na barriga|de estomago|no estomago) ${W}{0,1}(?:forte|fortissima|intensa|insuportavel|terrivel|horrivel)`,
       '(?:forte|intensa|terrivel|horrivel|insuportavel) dor (?:abdominal|de barriga|na barriga|de estomago)'),
     ...r('priapism',
-      `erecao\\w*\\b.{0,50}\\b${HOURS.pt} horas`, `erecao ${W}{0,3}que nao ${W}{0,1}(?:passa|desaparece|baixa|vai embora|acaba)`, `erecao ${W}{0,3}desde ontem`),
+      `ere(?:c|cc|ss|s)ao\\w*\\b.{0,50}\\b${HOURS.pt} horas`, `erecao ${W}{0,3}que nao ${W}{0,1}(?:passa|desaparece|baixa|vai embora|acaba)`, `erecao ${W}{0,3}desde ontem`),
     ...r('sudden_vision_or_hearing_loss',
       `perda ${W}{0,1}(?:de|da) (?:visao|vista|audicao)`, 'perdi (?:a )?(?:visao|vista|audicao)',
       'nao (?:vejo|consigo ver) (?:nada|de um olho)', 'fiquei ceg[ao]', '(?:fiquei sem|deixei de) (?:ver|enxergar|ouvir)', 'cegueira', 'nao (?:oico|ouco) nada'),
     ...r('fainting',
-      'desmai\\w*', '(?:perdi|perda de|perder) (?:os |a )?(?:sentidos|consciencia)', 'inconsciente', 'apaguei'),
+      'desmai\\w*', '(?:perdi|perda de|perder) (?:os |a )?(?:sentidos|consciencia)', 'apaguei'),
+    ...r('testicular_pain',
+      `dor(?:es)? ${W}{0,2}(?:no|nos|num|do|dos) (?:testiculo|escroto|saco)\\w*`, `(?:testiculo|escroto)\\w* ${W}{0,2}(?:inchad|doi|doendo|dolorid)\\w*`,
+      `doi ${W}{0,2}(?:o|um|os) testiculo\\w*`, 'tor(?:c|s)ao (?:testicular|do testiculo)'),
+    ...r('kidney_infection',
+      '(?:febre|calafrios|arrepios)\\b.{0,80}\\b(?:flanco|rins?|lombar|costas|lado)', '(?:dor(?:es)? (?:no|nos|nas|de) (?:flanco|rins?|costas|lado))\\b.{0,80}\\b(?:febre|calafrios)', 'infe(?:c|cc)ao (?:no|nos|renal) ?(?:rins?)?'),
+    ...r('heavy_bleeding',
+      `(?:sangramento|hemorragia|sangrando) ${W}{0,1}(?:intenso|abundante|forte|muito forte|muito|demais)`, `sangro ${W}{0,1}(?:muito|imenso|demais)`, `nao para de sangrar`,
+      `(?:perdendo|perco|a perder) ${W}{0,1}muito sangue`, `(?:penso|absorvente|tampao)\\w* ${W}{0,2}(?:a cada|por|todas as) hora`),
+    ...r('ectopic_pregnancy',
+      `(?:gravida|teste ${W}{0,2}positivo)\\b.{0,80}\\b(?:dor\\w*|doi|sangr\\w*|colica\\w*)`, 'gravidez fora do utero'),
+    ...r('overdose',
+      `(?:tive|tomei|fiz|tenho) ${W}{0,1}(?:uma )?(?:overdose|sobredose|sobredosagem)`, `(?:tomei|injetei|engoli) ${W}{0,1}(?:\\d+|duas|dois|tres|quatro|cinco|seis|sete|oito|nove|dez|todos|todas) ${W}{0,1}(?:canetas|comprimidos|pilulas|doses|injecoes) ${W}{0,2}(?:de uma vez|ao mesmo tempo|juntos|juntas|de uma so vez)`,
+      `(?:comprimidos|pilulas|remedios) (?:demais|a mais)`, `muitos? ${W}{0,1}(?:comprimidos|pilulas|remedios) ${W}{0,1}(?:de uma vez|juntos)`),
+    ...r('suicidal', `nao quero ${W}{0,1}acordar`, `acabar com isto tudo`),
+    ...r('priapism', `${HOURS.pt} horas ${W}{0,3}(?:ere(?:c|cc|ss|s)ao|duro|teso)`, `(?:duro|teso) ${W}{0,2}ha ${HOURS.pt} horas`),
   ],
 };
 
@@ -328,9 +459,10 @@ interface Compiled {
   locale: DetectorLocale;
   source: string;
   regex: RegExp;
+  global: RegExp;
 }
 const COMPILED: Compiled[] = (Object.entries(RULES) as [DetectorLocale, Rule[]][]).flatMap(([locale, rules]) =>
-  rules.map((rule) => ({ category: rule.category, locale, source: rule.re, regex: new RegExp(`\\b(?:${rule.re})\\b`) })),
+  rules.map((rule) => ({ category: rule.category, locale, source: rule.re, regex: new RegExp(`\\b(?:${rule.re})\\b`), global: new RegExp(`\\b(?:${rule.re})\\b`, 'g') })),
 );
 
 /** Lower case, accents and ligatures folded, English contractions joined, everything else one space. */
@@ -417,77 +549,281 @@ export function repairTypos(normalised: string): string | null {
   return changed ? ` ${words.join(' ')} ` : null;
 }
 
-/** Every category the text matches (first matching pattern of each), in EMERGENCY_CATEGORIES order. */
-export function detectEmergency(text: string): EmergencyMatch[] {
-  const t = normaliseText(text);
-  const repaired = repairTypos(t);
-  const found = new Map<EmergencyCategory, EmergencyMatch>();
-  for (const c of COMPILED) {
-    if (!found.has(c.category) && (c.regex.test(t) || (repaired !== null && c.regex.test(repaired)))) {
-      found.set(c.category, { category: c.category, locale: c.locale, pattern: c.source });
+// ---------------------------------------------------------------- negation and past history
+//
+// Each match is read in its clause (the text between , : ; . ! ? ( ) and line breaks) and its
+// sentence (between . ! ? ; and line breaks), in every locale's words (patients mix languages):
+// - Negated: a negation word ("no", "not", "dont", "kein", "sin", "pas", "non", "geen", "nao", ...)
+//   before the match with only filler words between ("I don't have any chest pain", "no fever or
+//   chest pain": list items joined by "or" count as fillers), or a bare "none"/"no" closing the
+//   clause after it ("chest pain: none"). Pronouns, "and", "but" and every other word end the
+//   negation's reach: "I don't feel good my chest hurts" stays an emergency.
+// - Past history: the sentence names a time at least weeks back ("last year", "3 months ago",
+//   "vor zwei Jahren", "hace un ano", "il y a 3 ans", "anni fa", "vorig jaar", "ha 2 anos", "in
+//   2019", "as a child", "used to") and no present marker ("now", "again", "still", "today",
+//   "jetzt", "wieder", "ahora", "encore", "ancora", "weer", "agora", ...). "Yesterday" and "2 days
+//   ago" are not history: a recent event stays an emergency.
+// A category is an emergency when one of its matches is neither negated nor history; history when
+// one is history (or a negated suicidal mention: thoughts of suicide are always shown to a person);
+// otherwise (only negated) it is not reported.
+const words = (s: string) => new Set(s.trim().split(/\s+/));
+const NEGATION_CUES = words(`
+  no not never without nor neither none dont doesnt didnt havent hasnt hadnt isnt arent wasnt werent denies deny
+  kein keine keinen keinem keiner keines nicht nie niemals ohne weder
+  sin nunca jamas ni ningun ninguna ninguno tampoco
+  pas jamais sans aucun aucune
+  non nessun nessuno nessuna senza niente
+  geen niet nooit zonder
+  nao sem nem nenhum nenhuma`);
+// Words that may stand between a negation and what it negates.
+const NEGATION_FILLERS = words(`
+  have has had having any a an the my get got getting feel feeling felt experience experienced experiencing notice noticed
+  suffer suffering from of more longer real really actually signs sign symptoms symptom been ever do did does am is was are thoughts
+  gedanken pensamientos ideas ideacion pensees idees pensieri gedachten pensamentos sono sou ben bin suis soy estoy estou sto
+  habe hab hat hatte hatten mehr wirklich irgendwelche richtige richtigen einen eine ein gehabt bemerkt verspure verspuere spure spuere bin war
+  tengo tenia he tenido ha hay habido siento sentido algun alguna mas ya el la los las un una de del nada sufro noto notado
+  ai eu d de du des un une la le les ressenti ressens sens senti vraiment j n ne
+  ho avuto ha c e piu alcun alcuna il lo di del della sento sentito provato mai mi
+  heb had hebt heeft meer last van een de het echt gehad gevoeld voel merk gemerkt
+  tenho tive tem teve houve sinto senti qualquer um uma o da do mais me estou com`);
+const LIST_WORDS = words('or nor oder o ni ou of nem ne');
+const POST_NEGATION = words('none no nope nein keine nicht ninguno ninguna non aucune aucun nee geen nao nenhum nenhuma nessuno nessuna negative negativ');
+const NUM = '(?:\\d+|a|an|one|two|three|four|five|six|few|couple of|several|many|some|ein|einem|einer|zwei|drei|vier|funf|ein paar|einigen|mehreren|vielen|un|una|dos|tres|cuatro|cinco|unos|unas|varios|varias|muchos|une|deux|trois|quatre|cinq|quelques|plusieurs|due|tre|quattro|cinque|qualche|alcuni|alcune|diversi|diverse|molti|een|twee|drie|vijf|paar|enkele|aantal|um|uma|dois|duas|alguns|algumas)';
+const HISTORY_RE = new RegExp(
+  `\\b(?:${[
+    `${NUM} (?:weeks?|months?|years?) ago`, 'last (?:week|month|year|summer|winter|spring|autumn|fall|christmas)', 'in the past', 'used to', 'history of',
+    'back in', 'years back', 'previously', 'when i was', 'as a (?:child|kid|teenager|teen)',
+    `vor ${NUM} (?:wochen?|monaten?|jahren?)`, 'vor langer zeit', 'letzte\\w* (?:woche|monat|jahr|sommer|winter)', 'fruher', 'frueher', 'damals', 'in der vergangenheit', 'als (?:kind|jugendliche\\w*|teenager)',
+    `hace ${NUM} (?:semanas?|mes|meses|anos?)`, '(?:el|la) (?:ano|mes|semana) pasad[oa]', 'en el pasado', 'de (?:nino|nina|joven|adolescente)', 'cuando era', 'antecedentes de', 'anos atras',
+    `il y a ${NUM} (?:semaines?|mois|ans|annees?)`, '(?:l|la|le) (?:an|annee|mois|semaine) (?:dernier|derniere|passe|passee)', 'autrefois', '(?:dans|par) le passe', 'quand j etais', 'antecedents? de',
+    `${NUM} (?:settimane|settimana|mesi|mese|anni|anno) fa`, '(?:anno|mese) scorso', 'settimana scorsa', 'in passato', 'da (?:bambino|bambina|ragazzo|ragazza|giovane)', 'quando ero',
+    `${NUM} (?:weken|week|maanden|maand|jaar|jaren) geleden`, 'vorig\\w* (?:week|maand|jaar|zomer|winter)', 'vroeger', 'in het verleden', 'als (?:kind|tiener)', 'toen ik',
+    `ha ${NUM} (?:semanas?|mes|meses|anos?)`, '(?:o|no|a|na) (?:ano|mes|semana) passad[oa]', 'no passado', 'em crianca', 'quando era', 'anos atras', 'historico de',
+    '(?:in|im jahr|en|nel|em|in het jaar) (?:19|20)\\d\\d',
+  ].join('|')})\\b`,
+);
+const PRESENT_RE = new RegExp(
+  `\\b(?:${[
+    'now', 'right now', 'currently', 'today', 'tonight', 'this morning', 'at the moment', 'again', 'still', 'its back', 'came back', 'is back', 'coming back',
+    'jetzt', 'gerade', 'heute', 'wieder', 'immer noch', 'noch immer', 'momentan', 'aktuell',
+    'ahora', 'hoy', 'otra vez', 'de nuevo', 'todavia', 'aun', 'esta manana',
+    'maintenant', 'aujourd hui', 'encore', 'de nouveau', 'actuellement', 'ce matin', 'a nouveau',
+    'ora', 'adesso', 'oggi', 'di nuovo', 'ancora', 'stamattina', 'in questo momento',
+    'nu', 'vandaag', 'weer', 'opnieuw', 'nog steeds', 'vanochtend', 'momenteel',
+    'agora', 'hoje', 'outra vez', 'ainda', 'esta manha', 'neste momento',
+  ].join('|')})\\b`,
+);
+
+interface Prepared {
+  /** The normalised text (as normaliseText), its typo-repaired variant (same words, same count). */
+  texts: string[];
+  words: string[];
+  clause: number[];
+  sentence: number[];
+}
+
+/** The normalised text with, for each word, the clause and sentence it stands in. */
+function prepare(text: string): Prepared {
+  const words: string[] = [];
+  const clause: number[] = [];
+  const sentence: number[] = [];
+  let c = 0;
+  let s = 0;
+  // Pieces between separators; a separator of . ! ? ; or a line break also ends the sentence.
+  for (const part of text.split(/([.!?;\n\r]+|[,:()]|\s[-–—]\s)/)) {
+    if (/^(?:[.!?;\n\r]+)$/.test(part)) {
+      c++;
+      s++;
+      continue;
+    }
+    if (/^(?:[,:()]|\s[-–—]\s)$/.test(part)) {
+      c++;
+      continue;
+    }
+    const n = normaliseText(part).trim();
+    if (!n) continue;
+    for (const w of n.split(' ')) {
+      words.push(w);
+      clause.push(c);
+      sentence.push(s);
     }
   }
-  return EMERGENCY_CATEGORIES.filter((c) => found.has(c)).map((c) => found.get(c)!);
+  const plain = ` ${words.join(' ')} `;
+  const repaired = repairTypos(plain);
+  return { texts: repaired === null ? [plain] : [plain, repaired], words, clause, sentence };
+}
+
+const wordIndexAt = (text: string, index: number) => text.slice(0, index).split(' ').length - 2;
+
+// Portuguese "no" is "in the" ("dor no peito"): not a negation in a Portuguese pattern.
+const isCue = (w: string, locale: DetectorLocale) => NEGATION_CUES.has(w) && !(w === 'no' && locale === 'pt');
+
+function negated(p: Prepared, start: number, end: number, locale: DetectorLocale): boolean {
+  const c = p.clause[start];
+  for (let j = start - 1, steps = 0; j >= 0 && p.clause[j] === c && steps < 8; j--, steps++) {
+    const w = p.words[j]!;
+    if (isCue(w, locale)) return true;
+    // French "ne ... plus": "je n ai plus de douleur".
+    if (w === 'plus' && (p.words[j - 1] === 'n' || p.words[j - 2] === 'n' || p.words[j - 1] === 'ne')) return true;
+    const listItem = LIST_WORDS.has(w) || LIST_WORDS.has(p.words[j + 1] ?? '');
+    if (!NEGATION_FILLERS.has(w) && !listItem) break;
+  }
+  // "chest pain: none", "Brustschmerzen: keine": a bare negation closes the clause after the match (or the next one).
+  const rest: string[] = [];
+  const first = p.clause[end + 1] ?? -1;
+  for (let j = end + 1; j < p.words.length && p.sentence[j] === p.sentence[end] && p.clause[j] === first; j++) rest.push(p.words[j]!);
+  return rest.length > 0 && rest.length <= 2 && first - p.clause[end]! <= 1 && POST_NEGATION.has(rest[rest.length - 1]!);
+}
+
+/** A co-occurrence match ("fever ... back pain") whose last element is negated ("back pain, no fever"). */
+function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale): boolean {
+  for (let j = end - 1; j >= start && j > end - 5; j--) {
+    const w = p.words[j]!;
+    if (isCue(w, locale)) return true;
+    if (!NEGATION_FILLERS.has(w)) return false;
+  }
+  return false;
+}
+// Categories whose patterns join two findings (a symptom and a context): either can be negated.
+const CO_OCCURRENCE: ReadonlySet<EmergencyCategory> = new Set(['kidney_infection', 'ectopic_pregnancy', 'pancreatitis']);
+
+function pastHistory(p: Prepared, at: number): boolean {
+  const s = p.sentence[at];
+  const sentence = ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
+  return HISTORY_RE.test(sentence) && !PRESENT_RE.test(sentence);
+}
+
+export type MatchReading = 'emergency' | 'history' | 'negated';
+
+export interface RedFlagReading {
+  /** Current red flags: answered with the emergency notice and flagged for the team. */
+  emergencies: EmergencyMatch[];
+  /** Past events ("I had chest pain last year") and negated suicidal mentions: shown to the team, no notice. */
+  history: EmergencyMatch[];
+  /** Negated mentions only ("no chest pain"): neither. */
+  negated: EmergencyMatch[];
+}
+
+/** The text's red flags, each category read as an emergency, past history or negated (see above). */
+export function readRedFlags(text: string): RedFlagReading {
+  const p = prepare(text);
+  const best = new Map<EmergencyCategory, { reading: MatchReading; match: EmergencyMatch }>();
+  const rank: Record<MatchReading, number> = { emergency: 3, history: 2, negated: 1 };
+  for (const c of COMPILED) {
+    if (best.get(c.category)?.reading === 'emergency') continue;
+    for (const t of p.texts) {
+      for (const m of t.matchAll(c.global)) {
+        const start = wordIndexAt(t, m.index);
+        const end = Math.max(start, wordIndexAt(t, m.index + m[0].length));
+        let reading: MatchReading = negated(p, start, end, c.locale) || (CO_OCCURRENCE.has(c.category) && lastElementNegated(p, start, end, c.locale)) ? 'negated' : pastHistory(p, start) ? 'history' : 'emergency';
+        // "No chest pain since last week": it was there last week (history). Negated thoughts of suicide are shown too.
+        if (reading === 'negated' && (c.category === 'suicidal' || pastHistory(p, start))) reading = 'history';
+        const prev = best.get(c.category);
+        if (!prev || rank[reading] > rank[prev.reading]) best.set(c.category, { reading, match: { category: c.category, locale: c.locale, pattern: c.source } });
+        if (reading === 'emergency') break;
+      }
+      if (best.get(c.category)?.reading === 'emergency') break;
+    }
+  }
+  const of = (r: MatchReading) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r).map((c) => best.get(c)!.match);
+  return { emergencies: of('emergency'), history: of('history'), negated: of('negated') };
+}
+
+/** Every category the text raises as a current emergency (first matching pattern of each), in EMERGENCY_CATEGORIES order. */
+export function detectEmergency(text: string): EmergencyMatch[] {
+  return readRedFlags(text).emergencies;
+}
+
+/** Every category a pattern matches, whatever its reading (the corpus coverage test and the report). */
+export function matchAnyReading(text: string): EmergencyMatch[] {
+  const r = readRedFlags(text);
+  return [...r.emergencies, ...r.history, ...r.negated];
 }
 
 export const emergencyCategories = (text: string): EmergencyCategory[] => detectEmergency(text).map((m) => m.category);
 
 export const mentionsEmergency = (text: string): boolean => detectEmergency(text).length > 0;
 
+// Dehydration in a side-effect report, in the seven languages (a GLP-1 side-effect rule, S1: "dehydration
+// ... deterioration of renal function"; docs/red-flags.md). Not an emergency by itself: a desk flag.
+const DEHYDRATION = new RegExp(
+  `\\b(?:${[
+    'dehydrat\\w*', 'de hydrat\\w*', '(?:cant|cannot|can not) keep (?:any )?(?:water|fluids?|liquids?|drinks?) down',
+    'dehydriert\\w*', 'dehydration', 'ausgetrocknet', 'fl(?:u|ue)ssigkeitsmangel', 'exsikkose',
+    'deshidrat\\w*', 'deshydrat\\w*', 'disidrat\\w*', 'desidrat\\w*', 'uitgedroogd', 'uitdroging', 'dehydratie',
+  ].join('|')})\\b`,
+);
+export const mentionsDehydration = (text: string): boolean => DEHYDRATION.test(normaliseText(text));
+
 const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
 
-// The notice: what to do now, then what happened to the text ('message' or side-effect 'report').
-const NOTICE: Record<Locale, { call: (n: string) => string; message: string; report: string }> = {
+// The notice: what to do now, then what happened to the text ('message', side-effect 'report' or
+// journal 'note'): each is true, because the text raised a flag on the clinician desk (red_flags).
+export type NoticeAbout = 'message' | 'report' | 'note';
+const NOTICE: Record<Locale, { call: (n: string) => string } & Record<NoticeAbout, string>> = {
   en: {
     call: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service.`,
     message: 'Your message has been passed to the medical team.',
     report: 'Your report has been passed to the medical team.',
+    note: 'Your note has been passed to the medical team.',
   },
   de: {
     call: (n) => `Bei schweren oder plötzlichen Beschwerden wie Brustschmerzen, Atemnot, einer schweren allergischen Reaktion oder Suizidgedanken rufen Sie jetzt ${n} an. Dieser Dienst ist kein Notdienst.`,
     message: 'Ihre Nachricht wurde an das medizinische Team weitergeleitet.',
     report: 'Ihre Meldung wurde an das medizinische Team weitergeleitet.',
+    note: 'Ihre Notiz wurde an das medizinische Team weitergeleitet.',
   },
   es: {
     call: (n) => `Si tienes síntomas graves o repentinos como dolor en el pecho, dificultad para respirar, una reacción alérgica grave o pensamientos suicidas, llama ahora al ${n}. Este servicio no es un servicio de urgencias.`,
     message: 'Tu mensaje se ha enviado al equipo médico.',
     report: 'Tu notificación se ha enviado al equipo médico.',
+    note: 'Tu nota se ha enviado al equipo médico.',
   },
   fr: {
     call: (n) => `En cas de symptômes graves ou soudains comme une douleur thoracique, des difficultés à respirer, une réaction allergique grave ou des pensées suicidaires, appelez le ${n} maintenant. Ce service n’est pas un service d’urgence.`,
     message: 'Votre message a été transmis à l’équipe médicale.',
     report: 'Votre signalement a été transmis à l’équipe médicale.',
+    note: 'Votre note a été transmise à l’équipe médicale.',
   },
   it: {
     call: (n) => `In caso di sintomi gravi o improvvisi come dolore al petto, difficoltà a respirare, una grave reazione allergica o pensieri suicidi, chiama subito il ${n}. Questo servizio non è un servizio di emergenza.`,
     message: 'Il tuo messaggio è stato inoltrato al team medico.',
     report: 'La tua segnalazione è stata inoltrata al team medico.',
+    note: 'La tua nota è stata inoltrata al team medico.',
   },
   nl: {
     call: (n) => `Heeft u ernstige of plotselinge klachten zoals pijn op de borst, moeite met ademhalen, een ernstige allergische reactie of gedachten aan zelfdoding, bel dan nu ${n}. Deze dienst is geen spoeddienst.`,
     message: 'Uw bericht is doorgestuurd naar het medische team.',
     report: 'Uw melding is doorgestuurd naar het medische team.',
+    note: 'Uw notitie is doorgestuurd naar het medische team.',
   },
   pt: {
     call: (n) => `Se tiver sintomas graves ou súbitos como dor no peito, dificuldade em respirar, uma reação alérgica grave ou pensamentos suicidas, ligue já para o ${n}. Este serviço não é um serviço de emergência.`,
     message: 'A sua mensagem foi enviada à equipa médica.',
     report: 'A sua notificação foi enviada à equipa médica.',
+    note: 'A sua nota foi enviada à equipa médica.',
   },
 };
 
 export interface EmergencyNotice {
   number: string;
+  numbers: string[];
+  non_emergency: { number: string; label: string }[];
+  codes: string[];
   message: string;
 }
 
 /**
- * The notice for the patient's country: the medical emergency number first (catalogue/countries.json
- * lists it first), then the country's other emergency numbers ("call 15 (or 112) now").
+ * The notice for the patient's country (the shape of src/lib/emergency-schema.ts): the medical
+ * emergency number first (catalogue/countries.json lists it first), then the country's other
+ * emergency numbers ("call 15 (or 112) now"); `codes` names what raised it.
  */
-export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: 'message' | 'report' = 'message'): EmergencyNotice {
+export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: NoticeAbout = 'message', codes: readonly string[] = []): EmergencyNotice {
+  const country = countryByCode(countryCode);
   const number = emergencyNumberFor(countryCode);
-  const others = (countryByCode(countryCode)?.emergency_numbers ?? []).filter((n) => n !== number);
+  const numbers = country?.emergency_numbers ?? [number];
+  const others = numbers.filter((n) => n !== number);
   const text = NOTICE[isLocale(locale) ? locale : 'en'];
   const shown = others.length ? `${number} (${OR[locale] ?? OR.en} ${others.join(', ')})` : number;
-  return { number, message: `${text.call(shown)} ${text[about]}` };
+  return { number, numbers: [...numbers], non_emergency: (country?.non_emergency ?? []).map((n) => ({ ...n })), codes: [...codes], message: `${text.call(shown)} ${text[about]}` };
 }

@@ -13,8 +13,9 @@ import mcp from './mcp/routes.ts';
 import messages from './messages/routes.ts';
 import profile from './profile/routes.ts';
 import questionnaires from './questionnaires/routes.ts';
+import redFlags from './redflags/routes.ts';
 import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, backoffice, mcp];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, mcp];

@@ -2,7 +2,7 @@
 // service on a throw-away embedded database with the sandbox payment provider:
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
 //   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
-//   messages (with an attachment), logs weights and sees them on the chart, payments and invoices,
+//   messages (with an attachment), sends an emergency in German (the emergency screen with 112), logs weights and sees them on the chart, payments and invoices,
 //   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
 //   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
@@ -416,6 +416,18 @@ async function main() {
     await page.getByText('Take the first dose on Monday morning.').waitFor();
     await page.getByRole('link', { name: 'Messages', exact: true }).waitFor(); // read: the badge goes
     await check(page, 'messages-reply');
+
+    log('messages: an emergency in German shows the emergency screen with the number of Germany');
+    await page.getByLabel('Your message').fill('Ich habe seit einer Stunde starke Brustschmerzen und bekomme keine Luft');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Call the emergency number now' });
+    await dialog.waitFor(); // a blank page (issue 21) never shows it
+    const msgTel = await dialog.getByRole('link', { name: /Call 112/ }).getAttribute('href');
+    if (msgTel !== 'tel:112') fail(`emergency link after a message is ${msgTel}`);
+    if (!(await dialog.getByText(/112/).first().isVisible())) fail('the emergency screen does not show 112');
+    await check(page, 'messages-emergency');
+    await dialog.getByRole('button', { name: 'I understand' }).click();
+    await page.getByText('Ich habe seit einer Stunde starke Brustschmerzen').waitFor(); // delivered all the same
 
     log('journal: weights and the chart');
     await page.goto('/journal');

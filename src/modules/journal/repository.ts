@@ -9,7 +9,6 @@ import type {
   InjectionsUpdate,
   JournalNotesRow,
   SideEffectReportsRow,
-  UsersRow,
   WeightEntriesRow,
   WeightEntriesUpdate,
 } from '../../db/schema.ts';
@@ -197,8 +196,7 @@ export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: 
   return rows.length > 0;
 }
 
-/** Where the patient lives and their language (the emergency notice of a flagged side effect). */
-export async function patientLocality(q: Queryable, userId: string): Promise<Pick<UsersRow, 'country_of_residence' | 'locale'> | null> {
-  const row = await sqlOf(q).selectFrom('users').select(['country_of_residence', 'locale']).where('id', '=', userId).executeTakeFirst();
-  return row ?? null;
+/** Marks a report the red-flag desk took up (the row as it is now). */
+export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReportsRow> {
+  return sqlOf(q).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow();
 }

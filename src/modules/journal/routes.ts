@@ -1,5 +1,6 @@
 // Progress journal (spec 2.6, 4.7): weight, injections, injection plan, notes, side effects. Every
-// route needs an active treatment plan (403 active_treatment_plan_required otherwise).
+// route needs an active treatment plan (403 active_treatment_plan_required otherwise), except the
+// side-effect reports: any treatment the patient was prescribed (403 prescription_required).
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
@@ -11,7 +12,9 @@ import {
   InjectionCreate,
   InjectionPatch,
   InjectionSchema,
+  InjectionWrittenSchema,
   NoteCreate,
+  NoteWrittenSchema,
   NoteSchema,
   PlanPatch,
   PlanSchema,
@@ -21,6 +24,7 @@ import {
   WeightCreate,
   WeightPatch,
   WeightSchema,
+  WeightWrittenSchema,
 } from './schemas.ts';
 import type { Rows, Table } from './repository.ts';
 import * as journal from './service.ts';
@@ -66,30 +70,30 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
       config: { idempotent: true },
       schema: {
         ...common,
-        summary: 'Log the weight of a day (201); a second entry for the same day updates it (200)',
+        summary: 'Log the weight of a day (201); a second entry for the same day updates it (200). The note is read for red flags (docs/red-flags.md): `emergency` is the notice, else null',
         body: WeightCreate,
-        response: { 200: WeightSchema, 201: WeightSchema, ...withBody },
+        response: { 200: WeightWrittenSchema, 201: WeightWrittenSchema, ...withBody },
       },
     },
     async (request, reply) => {
-      const { created, entry } = await journal.createWeight(deps, uid(request), request.body);
-      return reply.code(created ? 201 : 200).send(entry);
+      const { created, entry, emergency } = await journal.createWeight(deps, uid(request), request.body);
+      return reply.code(created ? 201 : 200).send({ ...entry, emergency });
     },
   );
   r.patch(
     `${BASE}/weight-entries/:id/`,
-    { schema: { ...common, summary: 'Change a weight entry (omitted fields are kept)', params: IdParams, body: WeightPatch, response: { 200: WeightSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change a weight entry (omitted fields are kept; a new note is read for red flags)', params: IdParams, body: WeightPatch, response: { 200: WeightWrittenSchema, ...withBody, ...withId } } },
     async (request) => journal.patchWeight(deps, uid(request), request.params.id, request.body),
   );
 
   r.post(
     `${BASE}/injections/`,
-    { config: { idempotent: true }, schema: { ...common, summary: 'Record an injection (201; every call a new entry)', body: InjectionCreate, response: { 201: InjectionSchema, ...withBody } } },
+    { config: { idempotent: true }, schema: { ...common, summary: 'Record an injection (201; every call a new entry). The note is read for red flags: `emergency` is the notice, else null', body: InjectionCreate, response: { 201: InjectionWrittenSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createInjection(deps, uid(request), request.body)),
   );
   r.patch(
     `${BASE}/injections/:id/`,
-    { schema: { ...common, summary: 'Change an injection', params: IdParams, body: InjectionPatch, response: { 200: InjectionSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change an injection (a new note is read for red flags)', params: IdParams, body: InjectionPatch, response: { 200: InjectionWrittenSchema, ...withBody, ...withId } } },
     async (request) => journal.patchInjection(deps, uid(request), request.params.id, request.body),
   );
 
@@ -106,12 +110,12 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
 
   r.post(
     `${BASE}/notes/`,
-    { config: { idempotent: true }, schema: { ...common, summary: 'Write a note (201)', body: NoteCreate, response: { 201: NoteSchema, ...withBody } } },
+    { config: { idempotent: true }, schema: { ...common, summary: 'Write a note (201). It is read for red flags: an emergency answers with `emergency` (the notice) and puts the note on the clinicians’ red-flag desk', body: NoteCreate, response: { 201: NoteWrittenSchema, ...withBody } } },
     async (request, reply) => reply.code(201).send(await journal.createNote(deps, uid(request), request.body.content)),
   );
   r.patch(
     `${BASE}/notes/:id/`,
-    { schema: { ...common, summary: 'Change a note', params: IdParams, body: NoteCreate.partial(), response: { 200: NoteSchema, ...withBody, ...withId } } },
+    { schema: { ...common, summary: 'Change a note (the new text is read for red flags)', params: IdParams, body: NoteCreate.partial(), response: { 200: NoteWrittenSchema, ...withBody, ...withId } } },
     async (request) => journal.patchNote(deps, uid(request), request.params.id, request.body.content),
   );
 
@@ -121,7 +125,7 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
       config: { idempotent: true },
       schema: {
         ...common,
-        summary: 'Report a side effect (201); a severe one, or one with emergency wording or a red flag (pancreatitis signs, priapism, sudden vision loss, fainting) in any of the 7 languages, is flagged for the medical team and answered with the emergency notice (the country’s medical number first)',
+        summary: 'Report a side effect (201) of any treatment the patient was prescribed, one-off medicines included (403 prescription_required otherwise). A severe one, or one whose words raise a red flag in any of the 7 languages (docs/red-flags.md), is flagged for the medical team and answered with the emergency notice (the country’s medical number first); dehydration at moderate severity on a GLP-1 is flagged without the notice',
         body: SideEffectCreate,
         response: { 201: SideEffectCreatedSchema, ...withBody },
       },

@@ -1,6 +1,7 @@
 // Progress journal shapes (spec 2.6). Input schemas may coerce; output schemas are plain.
 import { z } from 'zod';
 import { calendarDate, offsetDateTime } from '../../http/fields.ts';
+import { EmergencyNoticeSchema } from '../../lib/emergency-schema.ts';
 
 export const TIME_24H = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
 export const WEIGHT_MIN = 20;
@@ -83,8 +84,12 @@ export const SideEffectSchema = z
     created_at: z.string(),
   })
   .meta({ id: 'SideEffectReport' });
-export const SideEffectCreatedSchema = SideEffectSchema.extend({
-  emergency: z.object({ number: z.string(), message: z.string() }).nullable(),
-});
+// A write answers with the entry and, when the patient's words (or a side-effect rule) raised an
+// emergency, the one emergency shape (src/lib/emergency-schema.ts); null otherwise.
+const withNotice = { emergency: EmergencyNoticeSchema.nullable() };
+export const SideEffectCreatedSchema = SideEffectSchema.extend(withNotice).meta({ id: 'SideEffectReportCreated' });
+export const WeightWrittenSchema = WeightSchema.extend(withNotice).meta({ id: 'WeightEntryWritten' });
+export const InjectionWrittenSchema = InjectionSchema.extend(withNotice).meta({ id: 'InjectionEntryWritten' });
+export const NoteWrittenSchema = NoteSchema.extend(withNotice).meta({ id: 'JournalNoteWritten' });
 
 export const IdParams = z.object({ id: z.uuid() });

@@ -3,8 +3,9 @@
 import type { Deps } from '../../deps.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { InjectionPlansRow, InjectionsRow, JournalNotesRow, SideEffectReportsRow, WeightEntriesRow } from '../../db/schema.ts';
-import { fieldErrors, notFound } from '../../http/errors.ts';
-import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
+import { fail, fieldErrors, notFound } from '../../http/errors.ts';
+import { mentionsDehydration } from '../../lib/emergency.ts';
+import { prescribedCategories, screenFreeText } from '../redflags/index.ts';
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { activePlanRequired } from './active-plan.ts';
 import { SEVERITIES, SITES } from './schemas.ts';
@@ -58,8 +59,19 @@ export const sideEffectOut = (r: SideEffectReportsRow) => ({
   created_at: iso(r.created_at),
 });
 
+/**
+ * Side-effect reports are for every treatment the patient was prescribed, one-off medicines included
+ * (docs/journal.md): 403 prescription_required only for a patient who was never prescribed one.
+ */
+export async function requirePrescription(deps: Deps, userId: string, q: Queryable = deps.db): Promise<string[]> {
+  const categories = await prescribedCategories(q, userId);
+  if (!categories.length) throw fail('prescription_required');
+  return categories;
+}
+
 export async function list<T extends repo.Table, O>(deps: Deps, table: T, userId: string, limit: number, offset: number, out: (r: repo.Rows[T]) => O) {
-  await requireActivePlan(deps, userId, deps.reader);
+  if (table === 'side_effect_reports') await requirePrescription(deps, userId, deps.reader);
+  else await requireActivePlan(deps, userId, deps.reader);
   const [total, rows] = await Promise.all([repo.count(deps.reader, table, userId), repo.page(deps.reader, table, userId, limit, offset)]);
   return { count: total, results: rows.map(out) };
 }
@@ -73,20 +85,31 @@ function notFuture(deps: Deps, field: string, date: string | null | undefined) {
   if (date && date > today(deps)) throw fieldErrors({ [field]: ['The date cannot be in the future.'] });
 }
 
+// Every note the patient writes is read by the one detector (docs/red-flags.md), in the transaction
+// that stores it: an emergency answers with the notice and files a desk flag; history a desk flag.
+type Source = 'weight_entry' | 'injection' | 'journal_note';
+const screen = (q: Queryable, userId: string, source: Source, id: string, text: string | null | undefined) =>
+  screenFreeText(q, { userId, source, sourceId: id, texts: [text], about: 'note' }).then((s) => s.emergency);
+
 export async function createWeight(deps: Deps, userId: string, input: { weight_kg: number; logged_on?: string; note?: string }) {
   await requireActivePlan(deps, userId);
   notFuture(deps, 'logged_on', input.logged_on);
-  const { inserted, ...row } = await repo.upsertWeight(deps.db, userId, input.weight_kg, input.logged_on ?? today(deps), input.note);
-  return { created: Boolean(inserted), entry: weightOut(row) };
+  return deps.db.tx(async (q) => {
+    const { inserted, ...row } = await repo.upsertWeight(q, userId, input.weight_kg, input.logged_on ?? today(deps), input.note);
+    const emergency = await screen(q, userId, 'weight_entry', row.id, input.note);
+    return { created: Boolean(inserted), entry: weightOut(row), emergency };
+  });
 }
 
 export async function patchWeight(deps: Deps, userId: string, id: string, input: { weight_kg?: number; logged_on?: string; note?: string }) {
   await requireActivePlan(deps, userId);
   notFuture(deps, 'logged_on', input.logged_on);
   try {
-    const row = await repo.updateWeight(deps.db, userId, id, input);
-    if (!row) throw notFound();
-    return weightOut(row);
+    return await deps.db.tx(async (q) => {
+      const row = await repo.updateWeight(q, userId, id, input);
+      if (!row) throw notFound();
+      return { ...weightOut(row), emergency: await screen(q, userId, 'weight_entry', row.id, input.note) };
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw fieldErrors({ logged_on: ['There is already a weight entry for this day.'] });
     throw err;
@@ -119,15 +142,22 @@ function injectionFields(given: Partial<InjectionInput> | Readonly<Record<string
 export async function createInjection(deps: Deps, userId: string, input: InjectionInput | Readonly<Record<string, unknown>>) {
   await requireActivePlan(deps, userId);
   const fields = injectionFields(input);
-  if (fields.dose === undefined || fields.injected_at === undefined) throw fieldErrors({ dose: ['This field is required.'] });
-  return injectionOut(await repo.insertInjection(deps.db, userId, { ...fields, dose: fields.dose, injected_at: fields.injected_at }));
+  const { dose, injected_at: injectedAt } = fields;
+  if (dose === undefined || injectedAt === undefined) throw fieldErrors({ dose: ['This field is required.'] });
+  return deps.db.tx(async (q) => {
+    const row = await repo.insertInjection(q, userId, { ...fields, dose, injected_at: injectedAt });
+    return { ...injectionOut(row), emergency: await screen(q, userId, 'injection', row.id, fields.note) };
+  });
 }
 
 export async function patchInjection(deps: Deps, userId: string, id: string, input: Partial<InjectionInput>) {
   await requireActivePlan(deps, userId);
-  const row = await repo.updateInjection(deps.db, userId, id, injectionFields(input));
-  if (!row) throw notFound();
-  return injectionOut(row);
+  const fields = injectionFields(input);
+  return deps.db.tx(async (q) => {
+    const row = await repo.updateInjection(q, userId, id, fields);
+    if (!row) throw notFound();
+    return { ...injectionOut(row), emergency: await screen(q, userId, 'injection', row.id, fields.note) };
+  });
 }
 
 // The default injection plan is shown before it is stored (GETs do not write): under the id it
@@ -166,33 +196,46 @@ export async function patchPlan(
 
 export async function createNote(deps: Deps, userId: string, content: string) {
   await requireActivePlan(deps, userId);
-  return noteOut(await repo.insertNote(deps.db, userId, content));
+  return deps.db.tx(async (q) => {
+    const row = await repo.insertNote(q, userId, content);
+    return { ...noteOut(row), emergency: await screen(q, userId, 'journal_note', row.id, content) };
+  });
 }
 
 export async function patchNote(deps: Deps, userId: string, id: string, content: string | undefined) {
   await requireActivePlan(deps, userId);
-  const row = content === undefined ? await repo.findNote(deps.db, userId, id) : await repo.updateNote(deps.db, userId, id, content);
-  if (!row) throw notFound();
-  return noteOut(row);
+  return deps.db.tx(async (q) => {
+    const row = content === undefined ? await repo.findNote(q, userId, id) : await repo.updateNote(q, userId, id, content);
+    if (!row) throw notFound();
+    return { ...noteOut(row), emergency: await screen(q, userId, 'journal_note', row.id, content) };
+  });
 }
 
+/**
+ * A side-effect report, for any treatment the patient was prescribed. Read by the one detector at
+ * every severity (docs/red-flags.md); besides the words, two rules need a person: a `severe` report
+ * (answered with the emergency notice, as before) and dehydration at `moderate` or worse on a GLP-1
+ * (the weight_loss category; S1: dehydration can worsen kidney function), flagged without the notice.
+ */
 export async function reportSideEffect(deps: Deps, userId: string, input: { symptom: string; severity: string; started_on?: string | null; note?: string }) {
-  await requireActivePlan(deps, userId);
+  const categories = await requirePrescription(deps, userId);
   notFuture(deps, 'started_on', input.started_on);
-  const urgent = input.severity === 'severe' || mentionsEmergency(`${input.symptom} ${input.note ?? ''}`);
-  const row = await repo.insertSideEffect(deps.db, userId, {
-    symptom: input.symptom,
-    severity: input.severity,
-    started_on: input.started_on ?? null,
-    note: input.note ?? '',
-    flagged: urgent,
+  const review: string[] = [];
+  if (input.severity === 'severe') review.push('severe_side_effect');
+  if (input.severity !== 'mild' && categories.includes('weight_loss') && mentionsDehydration(`${input.symptom} ${input.note ?? ''}`)) review.push('glp1_dehydration');
+  return deps.db.tx(async (q) => {
+    const row = await repo.insertSideEffect(q, userId, { symptom: input.symptom, severity: input.severity, started_on: input.started_on ?? null, note: input.note ?? '', flagged: false });
+    const screening = await screenFreeText(q, {
+      userId,
+      source: 'side_effect',
+      sourceId: row.id,
+      texts: [input.symptom, input.note],
+      about: 'report',
+      review: { codes: review, notice: input.severity === 'severe' },
+    });
+    const flagged = screening.flagged ? await repo.markSideEffectFlagged(q, userId, row.id) : row;
+    return { ...sideEffectOut(flagged), emergency: screening.emergency };
   });
-  let emergency = null;
-  if (urgent) {
-    const u = await repo.patientLocality(deps.db, userId);
-    emergency = emergencyNotice(u?.country_of_residence ?? null, u?.locale ?? 'en', 'report');
-  }
-  return { ...sideEffectOut(row), emergency };
 }
 
 /** Days of journal entries the weight trend looks back over (from the latest entry). */

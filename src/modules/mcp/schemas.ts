@@ -2,8 +2,10 @@
 // records: what an assistant needs, never identity documents, provider ids or invoice bytes), and
 // the connected-apps API.
 import { z } from 'zod';
+import { EmergencyNoticeSchema } from '../../lib/emergency-schema.ts';
 
-export const EmergencyOut = z.object({ number: z.string(), message: z.string() }).describe('Emergency notice: call this number now');
+// The one emergency shape of every answer (src/lib/emergency-schema.ts).
+export const EmergencyOut = EmergencyNoticeSchema;
 const page = { limit: z.number().int().min(1).max(100).optional().describe('Page size (default 20, max 100)'), offset: z.number().int().min(0).optional() };
 export const PageInput = z.object(page);
 export const EmptyIn = z.object({});

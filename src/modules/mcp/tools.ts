@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { ApiError } from '../../http/errors.ts';
-import { emergencyNotice, mentionsEmergency } from '../../lib/emergency.ts';
+import type { EmergencyNotice } from '../../lib/emergency.ts';
 import { isLocale } from '../../lib/locales.ts';
 import { countPrescriptions, listOrders, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { countPayments, pagePayments, paymentOrder } from '../payments/index.ts';
@@ -16,6 +16,7 @@ import * as journal from '../journal/index.ts';
 import * as messages from '../messages/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { listCategories, type Locale } from '../questionnaires/index.ts';
+import { screenFreeText } from '../redflags/index.ts';
 import * as subs from '../subscriptions/index.ts';
 import type { McpAuth, Scope } from './oauth.ts';
 import * as s from './schemas.ts';
@@ -26,7 +27,7 @@ export const SERVER_INFO = { name: 'patient-treatment-service', version: '1.0.0'
 export interface ToolResult {
   data: Record<string, unknown>;
   text: string;
-  emergency?: { number: string; message: string } | null;
+  emergency?: EmergencyNotice | null;
 }
 
 /** A tool as written: its run() receives the arguments typed by its own input schema. */
@@ -59,10 +60,13 @@ export interface ToolContext {
 const locale = (ctx: ToolContext): Locale => (isLocale(ctx.auth.locale) ? ctx.auth.locale : 'en');
 const paging = (a: { limit?: number; offset?: number }) => ({ limit: a.limit ?? 20, offset: a.offset ?? 0 });
 
-/** The notice when free text mentions an emergency (the number of the patient's country). */
-function emergencyFor(ctx: ToolContext, ...texts: (string | undefined)[]) {
-  const text = texts.filter(Boolean).join('\n');
-  return text && mentionsEmergency(text) ? emergencyNotice(ctx.auth.country, ctx.auth.locale) : null;
+/**
+ * Free-text inputs the owning service does not read itself (an injection's dose and medication): the
+ * one detector reads them too, and a red flag goes on the desk as a connector input (docs/red-flags.md).
+ */
+async function screenInputs(ctx: ToolContext, ...texts: (string | undefined)[]) {
+  const s = await screenFreeText(ctx.deps.db, { userId: ctx.auth.userId, source: 'connector', sourceId: null, texts, about: 'note' });
+  return s.emergency;
 }
 
 /** A message as the messages service answers the patient (a sent one carries more fields). */
@@ -330,7 +334,7 @@ export const TOOLS: ToolSpec[] = [
       const r = await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note });
       const e = r.entry;
       return {
-        emergency: emergencyFor(ctx, args.note),
+        emergency: r.emergency,
         data: { created: r.created, entry: { id: e.id, weight_kg: e.weight_kg, logged_on: e.logged_on, note: e.note } },
         text: `Weight ${e.weight_kg} kg ${r.created ? 'logged' : 'updated'} for ${e.logged_on}.`,
       };
@@ -354,7 +358,7 @@ export const TOOLS: ToolSpec[] = [
       if (args.note !== undefined) input.note = args.note;
       const i = await journal.createInjection(ctx.deps, ctx.auth.userId, input);
       return {
-        emergency: emergencyFor(ctx, args.note),
+        emergency: i.emergency ?? (await screenInputs(ctx, args.dose, args.medication)),
         data: { entry: { id: i.id, medication: i.medication, dose: i.dose, injected_at: i.injected_at, injection_site: i.injection_site, note: i.note } },
         text: `Injection of ${i.dose} logged at ${i.injected_at}.`,
       };
@@ -363,14 +367,14 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'add_journal_note',
     title: 'Add a journal note',
-    description: 'Adds a free-text note to the progress journal. Not read by the medical team: use send_message to reach them.',
+    description: 'Adds a free-text note to the progress journal. Notes are read for red flags: one that raises a red flag is put on the medical team’s red-flag desk and answered with the emergency notice. To ask the team anything else, use send_message.',
     scope: 'journal:write',
     input: s.AddNoteIn,
     output: s.AddNoteOut,
     readOnly: false,
     async run(ctx, args) {
       const n = await journal.createNote(ctx.deps, ctx.auth.userId, args.content);
-      return { emergency: emergencyFor(ctx, args.content), data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
+      return { emergency: n.emergency, data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
     },
   }),
   tool({

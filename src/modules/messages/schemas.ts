@@ -1,5 +1,6 @@
 // Conversation and message shapes (spec 2.5).
 import { z } from 'zod';
+import { EmergencyNoticeSchema } from '../../lib/emergency-schema.ts';
 
 export const MAX_CONTENT_LENGTH = 5000;
 
@@ -35,9 +36,8 @@ export const ConversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
-// Its own component: the questionnaires' EmergencyNotice has more fields, and two schemas under one id
-// fail the document (which one won depended on module load order).
-export const EmergencySchema = z.object({ number: z.string(), message: z.string() }).meta({ id: 'MessageEmergencyNotice' });
+// The one emergency shape of every answer (src/lib/emergency-schema.ts).
+export const EmergencySchema = EmergencyNoticeSchema;
 
 export const SendResponseSchema = ConversationSchema.extend({
   user: UserSummary.extend({ country_of_residence: z.string().nullable() }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fail, notFound } from '../../http/errors.ts';
-import { emergencyNotice, mentionsEmergency, type EmergencyNotice } from '../../lib/emergency.ts';
+import { screenFreeText } from '../redflags/index.ts';
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -132,23 +132,25 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
   const conv = await ownConversation(deps, userId, id);
   const text = checkContent(content);
   if (!text && !upload) throw fail('content_or_file_required');
-  const flagged = text !== '' && mentionsEmergency(text);
   // The answer is read inside the transaction: once it commits nothing is left to fail, so a stored
   // message is never answered with an error (which a client would retry into a duplicate).
-  const row = await deps.db.tx(async (q) => {
+  const { row, emergency } = await deps.db.tx(async (q) => {
     // The first message stores the conversation under the id (and dates) it was shown with.
     await repo.createConversationForPatient(q, userId, conv.id, conv.created_at);
     const fileId = upload ? await storeUpload(deps, q, userId, upload) : null;
+    // The one detector (docs/red-flags.md): an emergency flags the message and the thread and files a
+    // desk flag; past history files a desk flag only. Same transaction as the message.
+    const screening = await screenFreeText(q, { userId, source: 'message', sourceId: conv.id, texts: [text], about: 'message' });
+    const flagged = screening.emergency !== null;
     if (!(await repo.insertPatientMessage(q, userId, { conversationId: conv.id, content: text, fileId, flagged, at: deps.clock.now() }))) throw notFound();
     // A patient's message answers the team's question (docs/consultations.md): consultations waiting
     // for information go back to review, in the same transaction as the message.
     await resumeReview(q, userId);
     const stored = await repo.findConversationForPatient(q, userId, conv.id);
     if (!stored) throw notFound();
-    return stored;
+    return { row: stored, emergency: screening.emergency };
   });
   const out = conversationOut(deps, row);
-  const emergency: EmergencyNotice | null = flagged ? emergencyNotice(row.country_of_residence, row.locale) : null;
   return {
     ...out,
     user: { ...out.user, country_of_residence: row.country_of_residence },

@@ -1,5 +1,6 @@
 // Request and response shapes of the questionnaires module. Response schemas are plain (no transforms).
 import { z } from 'zod';
+import { EmergencyNoticeSchema } from '../../lib/emergency-schema.ts';
 
 const Scalar = z.union([z.string().max(2000), z.number(), z.boolean()]);
 export const AnswerItemSchema = z
@@ -22,15 +23,8 @@ const AnswerOut = z.object({
   values: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const EmergencySchema = z
-  .object({
-    number: z.string(),
-    numbers: z.array(z.string()),
-    non_emergency: z.array(z.object({ number: z.string(), label: z.string() })),
-    codes: z.array(z.string()),
-    message: z.string(),
-  })
-  .meta({ id: 'EmergencyNotice' });
+// The one emergency shape of every answer (src/lib/emergency-schema.ts).
+export const EmergencySchema = EmergencyNoticeSchema;
 
 export const ProgressResponseSchema = z.object({
   progress: z.object({ id: z.string(), category: z.string(), version: z.string(), data: z.array(AnswerOut), updated_at: z.string() }),

@@ -1,4 +1,6 @@
 // Drafts, submission and eligibility (spec 2.7, 4.3). Design decisions: docs/questionnaires.md.
+import type { EmergencyNoticeOut } from '../../lib/emergency-schema.ts';
+import { screenFreeText } from '../redflags/index.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound, type FieldErrors } from '../../http/errors.ts';
@@ -102,7 +104,7 @@ const engineProfile = (p: { date_of_birth?: string | null; gender?: string | nul
   country_of_residence: p.country_of_residence ?? null,
 });
 
-function progressOut(category: Category, draft: Draft, emergency: ReturnType<typeof emergencyNotice> | null) {
+function progressOut(category: Category, draft: Draft, emergency: EmergencyNoticeOut | null) {
   return {
     progress: { id: draft.id, category: category.id, version: draft.version_id, data: draft.data, updated_at: draft.updated_at.toISOString() },
     emergency,
@@ -174,9 +176,22 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
     // A red flag raised on a draft is remembered even if the answer is unticked later (anti-gaming).
     const raised = version.rules.filter((r) => codes.includes(r.code)).map((r) => ({ code: r.code, keys: [...new Set(keysOf(r.when))] }));
     if (raised.length) await recordDraftRedFlags(q, userId, slug, raised, now);
-    return saved;
+    // The patient's own words (text answers) are read by the one detector (docs/red-flags.md); a red
+    // flag goes on the desk once per text (a draft is saved many times).
+    const screening = await screenFreeText(q, { userId, source: 'questionnaire', sourceId: null, texts: textAnswers(version, answers), about: 'message' });
+    return { saved, screening };
   });
-  return progressOut(category, row, codes.length ? emergencyNotice(profile.country_of_residence, codes, locale) : null);
+  const engine = codes.length ? emergencyNotice(profile.country_of_residence, codes, locale) : null;
+  const words = row.screening.emergency;
+  // One notice: the engine's (its red-flag codes), with the detector's categories added.
+  const emergency = engine ? { ...engine, codes: [...engine.codes, ...(words?.codes ?? [])] } : words;
+  return progressOut(category, row.saved, emergency);
+}
+
+/** The answers to text questions: the patient's own words. */
+function textAnswers(version: NonNullable<ReturnType<typeof currentVersion>>, answers: AnswerItem[]): string[] {
+  const textKeys = new Set(version.steps.flatMap((st) => st.questions.filter((qq) => qq.type === 'text').map((qq) => qq.question_key)));
+  return answers.filter((a) => textKeys.has(a.question_key) && typeof a.value === 'string').map((a) => String(a.value));
 }
 
 /**

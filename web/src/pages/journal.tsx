@@ -33,6 +33,7 @@ export default function Journal() {
 
 function Weight({ entries, reload }: { entries: { id: string; weight_kg: number; logged_on: string; note: string }[]; reload: () => void }) {
   const { t, date } = useI18n();
+  const showEmergency = useEmergency();
   const [form, setForm] = useState({ weight_kg: '', logged_on: today(), note: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   async function submit(e: FormEvent) {
@@ -42,6 +43,8 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
     if (data) {
       setForm({ ...form, weight_kg: '', note: '' });
       reload();
+      // The note is read for red flags: the service's notice, as it sent it (one typed shape).
+      if (data.emergency) showEmergency(data.emergency);
     }
   }
   return (
@@ -78,6 +81,7 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
 
 function Injections() {
   const { t, dateTime } = useI18n();
+  const showEmergency = useEmergency();
   const list = useLoad(() => api.GET('/v1/users/journal/injections/', { params: { query: { limit: 20 } } }));
   const [form, setForm] = useState({ dose: '', medication: '', injected_at: '', injection_site: 'abdomen' });
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -89,6 +93,7 @@ function Injections() {
     });
     setErrors(data ? {} : fieldErrors(error));
     if (data) list.reload();
+    if (data?.emergency) showEmergency(data.emergency);
   }
   return (
     <section aria-labelledby="inj-h">
@@ -156,6 +161,7 @@ function Plan() {
 
 function Notes() {
   const { t, date } = useI18n();
+  const showEmergency = useEmergency();
   const list = useLoad(() => api.GET('/v1/users/journal/notes/', { params: { query: { limit: 20 } } }));
   const [text, setText] = useState('');
   async function submit(e: FormEvent) {
@@ -165,6 +171,8 @@ function Notes() {
     if (data) {
       setText('');
       list.reload();
+      // Notes are read for red flags (docs/red-flags.md): an emergency is shown, never saved silently.
+      if (data.emergency) showEmergency(data.emergency);
     }
   }
   return (
@@ -210,7 +218,7 @@ function SideEffects() {
     setForm({ symptom: '', severity: 'mild', note: '' });
     setFlagged(data.flagged);
     list.reload();
-    if (data.emergency) showEmergency({ numbers: [data.emergency.number], non_emergency: [], codes: [], ...data.emergency });
+    if (data.emergency) showEmergency(data.emergency);
   }
   return (
     <section aria-labelledby="se-h">

@@ -78,7 +78,9 @@ export function Messages() {
     setContent('');
     if (fileRef.current) fileRef.current.value = '';
     await load(conv.id);
-    if (body?.emergency) showEmergency(body.emergency as EmergencyNotice);
+    // The service's EmergencyNotice (one typed shape for every emergency answer): numbers and all.
+    const notice = (body as { emergency?: EmergencyNotice | null } | undefined)?.emergency;
+    if (notice) showEmergency(notice);
   }
 
   return (

@@ -1,0 +1,93 @@
+// SQL of the red-flag desk (owner of red_flags). Patient-side writes are scoped by the account id;
+// the desk's reads and its resolution act on any patient's flag by design (doctors only).
+import type { Queryable } from '../../db/index.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
+import type { RedFlagsRow, UsersRow } from '../../db/schema.ts';
+
+export interface NewRedFlag {
+  source: string;
+  sourceId: string | null;
+  kind: 'emergency' | 'history' | 'review';
+  categories: string[];
+  excerpt: string;
+}
+
+/**
+ * Files a flag, unless the same words from the same place already wait on the desk (a draft saved
+ * again, a note edited without change): true when a row was written.
+ */
+export async function insertRedFlag(q: Queryable, userId: string, f: NewRedFlag): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    insert into red_flags (user_id, source, source_id, kind, categories, excerpt)
+    select ${userId}, ${f.source}, ${f.sourceId}::uuid, ${f.kind}, ${f.categories}::text[], ${f.excerpt}
+     where not exists (
+       select 1 from red_flags
+        where user_id = ${userId} and source = ${f.source} and source_id is not distinct from ${f.sourceId}::uuid
+          and kind = ${f.kind} and excerpt = ${f.excerpt} and resolved_at is null)
+    returning id`.execute(sqlOf(q));
+  return rows.length > 0;
+}
+
+/** Where the patient lives and their language (the emergency notice). */
+export async function patientLocality(q: Queryable, userId: string): Promise<Pick<UsersRow, 'country_of_residence' | 'locale'> | null> {
+  const row = await sqlOf(q).selectFrom('users').select(['country_of_residence', 'locale']).where('id', '=', userId).executeTakeFirst();
+  return row ?? null;
+}
+
+export type DeskStatus = 'open' | 'resolved' | 'all';
+export type DeskRow = RedFlagsRow & Pick<UsersRow, 'email' | 'first_name' | 'last_name'>;
+
+function desk(q: Queryable, status: DeskStatus) {
+  let query = sqlOf(q).selectFrom('red_flags as f').innerJoin('users as u', 'u.id', 'f.user_id');
+  if (status === 'open') query = query.where('f.resolved_at', 'is', null);
+  if (status === 'resolved') query = query.where('f.resolved_at', 'is not', null);
+  return query;
+}
+
+export async function countForClinician(q: Queryable, status: DeskStatus): Promise<number> {
+  const row = await desk(q, status).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Emergencies first, then the oldest: the order a person works through them. */
+export async function pageForClinician(q: Queryable, status: DeskStatus, limit: number, offset: number): Promise<DeskRow[]> {
+  return desk(q, status)
+    .selectAll('f')
+    .select(['u.email', 'u.first_name', 'u.last_name'])
+    .orderBy(sql`(f.kind = 'emergency')`, 'desc')
+    .orderBy('f.created_at', 'asc')
+    .orderBy('f.id', 'asc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function findForClinician(q: Queryable, id: string): Promise<DeskRow | null> {
+  const row = await desk(q, 'all').selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']).where('f.id', '=', id).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Resolves an open flag (null when it does not exist or is already resolved). */
+export async function resolveForClinician(q: Queryable, id: string, doctorId: string, resolution: string, at: Date): Promise<RedFlagsRow | null> {
+  const row = await sqlOf(q)
+    .updateTable('red_flags')
+    .set({ resolved_at: at, resolved_by: doctorId, resolution })
+    .where('id', '=', id)
+    .where('resolved_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * The treatments the patient was prescribed (any approved consultation, whenever; any plan that
+ * has started), with their category: side-effect reports are accepted for each, and the
+ * side-effect rules read the category (a GLP-1 is the weight_loss category).
+ */
+export async function prescribedCategories(q: Queryable, userId: string): Promise<string[]> {
+  const { rows } = await sql<{ category: string }>`
+    select category from consultations where user_id = ${userId} and status = 'approved'
+    union
+    select category from subscriptions where user_id = ${userId} and status in ('active', 'past_due', 'paused', 'canceled')`.execute(sqlOf(q));
+  return rows.map((r) => r.category);
+}

@@ -1,0 +1,46 @@
+// The red-flag desk for clinicians (docs/red-flags.md): every red flag a patient's free text raised,
+// emergencies first then the oldest, until a clinician resolves it with a note.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { DeskQuery, IdParams, RedFlagSchema, ResolveBody } from './schemas.ts';
+import { listForClinician, resolveForClinician } from './service.ts';
+
+const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/v1/clinician/red-flags/',
+    {
+      schema: {
+        tags: ['clinician'],
+        summary: 'Red flags raised by patients’ free text',
+        description: 'Every message, journal note, weight or injection note, side-effect report, questionnaire text answer or connector input that raised a red flag: emergencies first, then the oldest. `status`: open (default), resolved or all.',
+        security: bearerSecurity,
+        querystring: PageQuery.extend(DeskQuery.shape),
+        response: { 200: pageSchema(RedFlagSchema), 400: FieldErrorsSchema, ...staffErrors },
+      },
+    },
+    async (request) =>
+      respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listForClinician(deps, request.query.status ?? 'open', limit, offset)),
+  );
+  r.post(
+    '/v1/clinician/red-flags/:id/resolve/',
+    {
+      schema: {
+        tags: ['clinician'],
+        summary: 'Resolve a red flag with what was done',
+        security: bearerSecurity,
+        params: IdParams,
+        body: ResolveBody,
+        response: { 200: RedFlagSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema },
+      },
+    },
+    async (request) => resolveForClinician(deps, currentUser(request).id, request.params.id, request.body.resolution),
+  );
+  return Promise.resolve();
+}
