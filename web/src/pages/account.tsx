@@ -6,6 +6,7 @@ import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '..
 import { COUNTRIES } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
 import { Link } from '../router';
+import { PrivacySection } from './privacy';
 
 type Profile = Schemas['Profile'];
 
@@ -30,6 +31,7 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
           <Link to="/change-password">{t('auth.changePassword')}</Link>
         </p>
       </section>
+      <PrivacySection />
     </section>
   );
 }
