@@ -10,7 +10,7 @@ import { createStaff } from '../src/modules/accounts/service.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
-import { call, createTestContext, latestCode, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { DocumentChecker } from './support/openapi.ts';
 
 /** Operations the walk does not reach, each with the reason. */
@@ -301,6 +301,16 @@ describe('the OpenAPI document against the running service', () => {
     // Connected assistants (the OAuth flow itself is tested with the MCP SDK in test/mcp-oauth.test.ts).
     expect((await api('GET', '/v1/users/connected-apps/', { token: await fresh(patient) })).status).toBe(200);
     expect((await api('DELETE', `/v1/users/connected-apps/${randomUUID()}/`, { token: await fresh(patient) })).status).toBe(404);
+
+    // Privacy: consents, the access log, the export, and erasure (of an account of its own).
+    expect((await api('POST', '/v1/users/me/consents/', { token: await fresh(patient), json: { kind: 'marketing', version: '2025-01', granted: false } })).status).toBe(201);
+    expect((await api('POST', '/v1/users/me/consents/', { token: await fresh(patient), json: { kind: 'cookies' } })).status).toBe(400);
+    expect((await api('GET', '/v1/users/me/consents/', { token: await fresh(patient) })).status).toBe(200);
+    expect((await api('GET', '/v1/users/me/access-log/', { token: await fresh(patient) })).status).toBe(200);
+    expect((await api('GET', '/v1/users/me/export/', { token: await fresh(patient) })).status).toBe(200);
+    const leaving = await newPatient(ctx, 'leaving');
+    expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: 'not-my-password' } })).status).toBe(400);
+    expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: PASSWORD } })).status).toBe(204);
 
     // Signing out ends the session.
     const last = await fresh(patient);

@@ -5,6 +5,21 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** A json/jsonb column: read as parsed JSON, written as a JSON string or a value. */
 export type Json = ColumnType<unknown, unknown, unknown>;
 
+export interface AccessLogTable {
+  id: Generated<string>;
+  patient_id: string;
+  actor_id: string | null;
+  actor_role: string;
+  actor_name: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type AccessLogRow = Selectable<AccessLogTable>;
+export type NewAccessLog = Insertable<AccessLogTable>;
+export type AccessLogUpdate = Updateable<AccessLogTable>;
+
 export interface AccountDataEpochTable {
   id: Generated<boolean>;
   version: Generated<number>;
@@ -108,6 +123,18 @@ export interface CheckoutSessionsTable {
 export type CheckoutSessionsRow = Selectable<CheckoutSessionsTable>;
 export type NewCheckoutSessions = Insertable<CheckoutSessionsTable>;
 export type CheckoutSessionsUpdate = Updateable<CheckoutSessionsTable>;
+
+export interface ConsentsTable {
+  id: Generated<string>;
+  user_id: string;
+  kind: string;
+  version: string;
+  granted: boolean;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type ConsentsRow = Selectable<ConsentsTable>;
+export type NewConsents = Insertable<ConsentsTable>;
+export type ConsentsUpdate = Updateable<ConsentsTable>;
 
 export interface ConsultationsTable {
   id: Generated<string>;
@@ -670,6 +697,7 @@ export interface UsersTable {
   referred_by: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  erased_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
@@ -699,6 +727,7 @@ export type NewWeightEntries = Insertable<WeightEntriesTable>;
 export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
 
 export interface Database {
+  access_log: AccessLogTable;
   account_data_epoch: AccountDataEpochTable;
   account_totals: AccountTotalsTable;
   app_secrets: AppSecretsTable;
@@ -706,6 +735,7 @@ export interface Database {
   attribution_events: AttributionEventsTable;
   audit_log: AuditLogTable;
   checkout_sessions: CheckoutSessionsTable;
+  consents: ConsentsTable;
   consultations: ConsultationsTable;
   conversations: ConversationsTable;
   email_suppressions: EmailSuppressionsTable;

@@ -131,6 +131,9 @@ export const ERROR_CATALOGUE = {
   // GET /metrics (outside the API document: docs/operations.md)
   authentication_failed: { status: 401, shape: 'detail_code', message: 'Incorrect metrics token.', headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
 
+  // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
+  recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
+
   // Generic answers (src/http/errors.ts: access control, tokens and the error handler)
   not_authenticated: { status: 401, shape: 'detail_code', message: 'Authentication credentials were not provided.', headers: BEARER_API },
   token_not_valid: { status: 401, shape: 'detail_code', message: 'Given token not valid for any token type', headers: BEARER_API },

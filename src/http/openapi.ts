@@ -260,7 +260,8 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
   const responses = ensureRecord(op, 'responses');
   const bearer = access !== 'public';
-  const takesBody = BODY_METHODS.has(method) && !reg.rawBody;
+  // A DELETE with a JSON body (account erasure) is parsed like any other body.
+  const takesBody = (BODY_METHODS.has(method) || Boolean(op.requestBody)) && !reg.rawBody;
 
   // Errors: the route-specific shapes from the registry, then the ones a kind of route shares.
   for (const [status, variants] of Object.entries(reg.errors ?? {})) {

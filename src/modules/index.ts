@@ -11,6 +11,7 @@ import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
 import messages from './messages/routes.ts';
+import privacy from './privacy/routes.ts';
 import profile from './profile/routes.ts';
 import questionnaires from './questionnaires/routes.ts';
 import redFlags from './redflags/routes.ts';
@@ -18,4 +19,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, mcp];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, mcp, privacy];

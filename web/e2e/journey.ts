@@ -7,8 +7,10 @@
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
 //   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
 //   renewal choice, the engine's check and the weight trend in the desk and approves -> a red-flag
-//   answer shows the emergency screen. Staff sign in with TOTP (STAFF_MFA=required); a second doctor
-//   enrols at sign-in (QR code, secret, recovery codes) and signs in again with a recovery code.
+//   answer shows the emergency screen -> the account page: consents, who read the record, the data
+//   export download, erasure (then sign-in is refused). Staff sign in with TOTP (STAFF_MFA=required);
+//   a second doctor enrols at sign-in (QR code, secret, recovery codes) and signs in again with a
+//   recovery code.
 // Every page gets an axe-core check (no serious or critical violation) and a screenshot in
 // $SCREENSHOT_DIR (default: artifacts/screenshots at the repository root). Prints the time until the
 // home page is interactive. Usage (repository root): npm run build:web && npm run test:browser
@@ -591,6 +593,35 @@ async function main() {
     const tel = await page.getByRole('link', { name: /Call 112/ }).getAttribute('href');
     if (tel !== 'tel:112') fail(`emergency link is ${tel}`);
     await check(page, 'emergency-screen');
+
+    log('privacy: consents, who read my record, the data export, erasure');
+    await page.goto('/profile');
+    await page.getByRole('heading', { name: 'Your data and privacy' }).waitFor();
+    const marketing = page.locator('[data-consent="marketing"]');
+    await marketing.getByRole('button', { name: 'Give consent' }).click();
+    await marketing.getByText('given', { exact: true }).waitFor();
+    await marketing.getByRole('button', { name: 'Withdraw' }).click();
+    await marketing.getByText('withdrawn', { exact: true }).waitFor();
+    // The doctor opened the record in the desk: the access log names the role.
+    await page.getByRole('region', { name: 'Who read my record' }).getByText(/\(doctor\)/).first().waitFor();
+    const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download my data' }).click()]);
+    if (!/^account-export-\d{4}-\d{2}-\d{2}\.json$/.test(exported.suggestedFilename())) fail(`export file name ${exported.suggestedFilename()}`);
+    const data = JSON.parse(readFileSync(await exported.path(), 'utf8')) as Record<string, any>;
+    for (const key of ['profile', 'consultations', 'payments', 'prescriptions', 'conversations', 'journal', 'consents', 'access_log', 'exported_at'])
+      if (!(key in data)) fail(`export without ${key}`);
+    if (data.profile.email !== email || data.consultations.length < 1 || data.journal.weight_entries.length < 1) fail('export lacks the journey’s records');
+    log(`  export: ${data.consultations.length} consultation(s), ${data.payments.length} payment(s), ${data.access_log.length} access-log entries`);
+    await check(page, 'privacy');
+    const erase = page.getByRole('button', { name: 'Delete my account for good' });
+    await page.getByLabel('Your password').fill(NEW_PASSWORD);
+    if (await erase.isEnabled()) fail('erasure is possible without typing DELETE');
+    await page.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await erase.click();
+    await page.getByText('Your account has been deleted.').waitFor();
+    await check(page, 'account-erased');
+    await waitForMail(dataDir, email, /(Your account and its personal data have been erased)/);
+    await signIn(page, email, NEW_PASSWORD);
+    await page.getByText('Wrong email or password').waitFor();
 
     await dctx.close();
     await ctx.close();

@@ -1,6 +1,6 @@
 // What other modules (and the CLI) may use of accounts, owner of the users table: every write of
 // users from outside this folder goes through these functions.
-export { findUserById, updateUserFields, normaliseEmail, type UserFields, type UserRow } from './repository.ts';
-export { addSuppression, checkCredentials, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
+export { findUserById, updateUserFields, normaliseEmail, pseudonymiseUser, sessionStartedAt, type UserFields, type UserRow } from './repository.ts';
+export { addSuppression, checkCredentials, confirmOwnPassword, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
 export { revokeAllSessions } from './tokens.ts';
 export { checkSecondFactor, parseTotpSecret, resetMfaByEmail } from './mfa.ts';

@@ -385,3 +385,45 @@ export async function replacePasswordHash(q: Queryable, userId: string, expected
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+// ---------------------------------------------------------------- erasure (issue 23, docs/privacy.md)
+
+/** When the session (refresh family) of an access token began: the time of that sign-in. */
+export async function sessionStartedAt(q: Queryable, userId: string, sessionId: string): Promise<Date | undefined> {
+  const row = await sqlOf(q).selectFrom('refresh_families').select('created_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.created_at;
+}
+
+/**
+ * Pseudonymises an erased account's row: every identifying column emptied, the address replaced by
+ * one that can never receive mail nor collide (so registering the old address makes a new account),
+ * sign-in impossible (no password, no Google link, disabled). The row stays: retained records
+ * (invoices, prescriptions, consultations) point at its id. Codes and reset links are deleted.
+ */
+export async function pseudonymiseUser(q: Queryable, userId: string, at: Date): Promise<void> {
+  const db = sqlOf(q);
+  await db.deleteFrom('email_verifications').where('user_id', '=', userId).execute();
+  await db.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({
+      email: `erased-${userId}@erased.invalid`,
+      password_hash: null,
+      google_sub: null,
+      first_name: '',
+      last_name: '',
+      date_of_birth: null,
+      gender: null,
+      city: null,
+      postal_code: null,
+      document_number_enc: null,
+      document_type: null,
+      addresses: JSON.stringify([]),
+      referral_code: `ERASED-${userId}`,
+      disabled_at: at,
+      erased_at: at,
+      updated_at: at,
+    })
+    .where('id', '=', userId)
+    .execute();
+}

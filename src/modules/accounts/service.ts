@@ -512,3 +512,27 @@ export async function setDisabledByEmail(deps: Deps, email: string, disabled: bo
 export async function addSuppression(deps: Deps, email: string, reason: string): Promise<void> {
   await suppressEmail(deps.db, email, reason);
 }
+
+const WRONG_PASSWORD = 'The password is incorrect.';
+
+/**
+ * Confirms the signed-in owner with the account's password before an irreversible step (erasure):
+ * a wrong password is 400 `{password: [...]}` and counts against the same per-account failure budget
+ * as sign-in (over it: 429 `throttled`). `false`: the account has no password (Google sign-in).
+ */
+export async function confirmOwnPassword(deps: Deps, userId: string, password: string | undefined): Promise<boolean> {
+  const { config } = deps;
+  const user = await findPasswordHolder(deps.db, userId);
+  const wrong = () => fieldErrors({ password: [password ? WRONG_PASSWORD : 'This field is required.'] });
+  if (!user) throw wrong();
+  if (!user.password_hash) return false;
+  const perAccount = deps.limiters.budget('signin-fail-account', config.SIGNIN_FAILURES_PER_ACCOUNT, config.SIGNIN_FAILURE_WINDOW_SECONDS);
+  const accountKey = sha256(normaliseEmail(user.email));
+  await perAccount.check(accountKey);
+  if (!password) throw wrong();
+  if (!(await verifyPassword(user.password_hash, password))) {
+    await perAccount.penalise(accountKey);
+    throw wrong();
+  }
+  return true;
+}

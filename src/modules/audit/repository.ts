@@ -1,4 +1,5 @@
-// The audit trail: who did what to which record, never the record's content. Owner of audit_log.
+// The audit trail: who did what to which record, never the record's content. Owner of audit_log
+// and access_log (the patient-facing "who read my record", append-only in the database).
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 
@@ -8,6 +9,53 @@ export interface AuditEntry {
   subjectType: string;
   subjectId: string;
   details?: Record<string, unknown>;
+}
+
+/** What a staff member can read or write of a patient's record (access_log.resource_type). */
+export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment'] as const;
+export type AccessResource = (typeof ACCESS_RESOURCES)[number];
+export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
+
+// The patient a resource belongs to, for each resource type ($1: the resource ids). `profile` and
+// `journal` are named by the patient's own id.
+const OWNER_SQL: Record<AccessResource, string> = {
+  consultation: 'select id, user_id from consultations where id = any($1::uuid[])',
+  conversation: 'select id, user_id from conversations where id = any($1::uuid[])',
+  message_file: 'select m.id, c.user_id from messages m join conversations c on c.id = m.conversation_id where m.id = any($1::uuid[])',
+  journal: 'select id, id as user_id from users where id = any($1::uuid[])',
+  prescription: 'select id, user_id from prescriptions where id = any($1::uuid[])',
+  profile: 'select id, id as user_id from users where id = any($1::uuid[])',
+  payment: 'select id, user_id from payments where id = any($1::uuid[])',
+};
+
+// audit_log subject types that are part of a patient's record, as access-log resources.
+const AUDIT_SUBJECTS: Record<string, AccessResource> = { consultation: 'consultation', conversation: 'conversation', payment: 'payment', user: 'profile' };
+
+export interface AccessEntry {
+  actorId: string;
+  /** null: the actor's role is read from the account (the staff flag it holds). */
+  actorRole: StaffRole | null;
+  action: 'read' | 'write';
+  resourceType: AccessResource;
+  resourceIds: readonly string[];
+}
+
+/**
+ * One access-log row per resource, for the patient each belongs to, in one statement: the actor's
+ * name is copied (the log reads the same after a rename). Nothing is written for an actor that holds
+ * no staff role, nor for a resource id that names nothing.
+ */
+export async function insertAccess(q: Queryable, e: AccessEntry): Promise<void> {
+  const ids = [...new Set(e.resourceIds)];
+  if (ids.length === 0) return;
+  await q.query(
+    `insert into access_log (patient_id, actor_id, actor_role, actor_name, action, resource_type, resource_id)
+     select o.user_id, a.id, coalesce($3::text, case when a.is_doctor then 'doctor' else 'backoffice_admin' end),
+            trim(a.first_name || ' ' || a.last_name), $4, $5, o.id::text
+       from users a, (${OWNER_SQL[e.resourceType]}) o
+      where a.id = $2 and (a.is_doctor or a.is_backoffice_admin)`,
+    [ids, e.actorId, e.actorRole, e.action, e.resourceType],
+  );
 }
 
 export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void> {
@@ -21,4 +69,46 @@ export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void
       details: JSON.stringify(entry.details ?? {}),
     })
     .execute();
+  // A staff member's change to a patient's record is shown to the patient (GET /v1/users/me/access-log/).
+  const resource = AUDIT_SUBJECTS[entry.subjectType];
+  if (entry.actorId && resource && /^[0-9a-f-]{36}$/i.test(entry.subjectId)) {
+    await insertAccess(q, { actorId: entry.actorId, actorRole: null, action: 'write', resourceType: resource, resourceIds: [entry.subjectId] });
+  }
+}
+
+export interface AccessLogRow {
+  id: string;
+  at: Date;
+  actor_role: string;
+  actor_name: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+}
+
+export async function countAccessForPatient(q: Queryable, patientId: string): Promise<number> {
+  const row = await sqlOf(q)
+    .selectFrom('access_log')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('patient_id', '=', patientId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The patient's access log, newest first. */
+export async function pageAccessForPatient(q: Queryable, patientId: string, limit: number, offset: number): Promise<AccessLogRow[]> {
+  return sqlOf(q)
+    .selectFrom('access_log')
+    .select(['id', 'at', 'actor_role', 'actor_name', 'action', 'resource_type', 'resource_id'])
+    .where('patient_id', '=', patientId)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** The whole access log of a patient (the data export), newest first. */
+export async function allAccessForPatient(q: Queryable, patientId: string): Promise<AccessLogRow[]> {
+  return pageAccessForPatient(q, patientId, 100_000, 0);
 }

@@ -8,6 +8,7 @@ import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } f
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { refundPayment } from '../checkout/index.ts';
 import { PaymentSchema, toPayment } from '../payments/index.ts';
+import { logStaffRead } from '../audit/index.ts';
 import { userEmail } from './repository.ts';
 import { findUsers, setAccountActive } from './service.ts';
 
@@ -49,7 +50,9 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
       },
     },
     async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => findUsers(deps, request.query.email ?? '', limit, offset));
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => findUsers(deps, request.query.email ?? '', limit, offset));
+      await logStaffRead(deps, request, 'profile', page.results.map((u) => u.id));
+      return page;
     },
   );
 

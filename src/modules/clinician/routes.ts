@@ -7,6 +7,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
+import { logStaffRead } from '../audit/index.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -90,7 +91,9 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
       },
     },
     async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => reviewQueue(deps, { status: request.query.status, category: request.query.category, limit, offset }));
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => reviewQueue(deps, { status: request.query.status, category: request.query.category, limit, offset }));
+      await logStaffRead(deps, request, 'consultation', page.results.map((c) => c.id));
+      return page;
     },
   );
 
@@ -105,7 +108,12 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         response: { 200: ClinicianConsultation, ...staffErrors, 404: DetailSchema },
       },
     },
-    async (request) => detail(request.params.id),
+    async (request) => {
+      const c = await detail(request.params.id);
+      await logStaffRead(deps, request, 'consultation', c.id);
+      if (c.renewal) await logStaffRead(deps, request, 'journal', c.user.id);
+      return c;
+    },
   );
 
   const decision = { 200: ClinicianConsultation, 400: FieldErrorsSchema.or(OverrideRequiredSchema).or(ErrorNameSchema), ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema.or(AbsoluteContraindicationSchema) };

@@ -200,3 +200,30 @@ export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: 
 export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReportsRow> {
   return sqlOf(q).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow();
 }
+
+// ---------------------------------------------------------------- the account's privacy (issue 23)
+
+/** Every journal record of the account (the data export), oldest first. */
+export async function journalOfAccount(q: Queryable, userId: string) {
+  const db = sqlOf(q);
+  const [weight_entries, injections, notes, plans, side_effect_reports] = [
+    await db.selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy('logged_on').orderBy('id').execute(),
+    await db.selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy('injected_at').orderBy('id').execute(),
+    await db.selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
+    await db.selectFrom('injection_plans').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
+    await db.selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
+  ];
+  return { weight_entries, injections, notes, injection_plan: plans.find((p) => p.active) ?? plans.at(-1) ?? null, injection_plans: plans, side_effect_reports };
+}
+
+/**
+ * Erasure: the patient's own tracking (weights, injections, notes, injection plans) deleted. Side-effect
+ * reports stay, under the account's pseudonymous id: they are pharmacovigilance records (docs/privacy.md).
+ */
+export async function deleteAccountJournal(q: Queryable, userId: string): Promise<void> {
+  const db = sqlOf(q);
+  await db.deleteFrom('weight_entries').where('user_id', '=', userId).execute();
+  await db.deleteFrom('injections').where('user_id', '=', userId).execute();
+  await db.deleteFrom('journal_notes').where('user_id', '=', userId).execute();
+  await db.deleteFrom('injection_plans').where('user_id', '=', userId).execute();
+}

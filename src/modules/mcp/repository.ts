@@ -326,3 +326,39 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
   await db.deleteFrom('mcp_auth_codes').where('expires_at', '<', before).execute();
   await db.deleteFrom('mcp_tokens').where('expires_at', '<', before).execute();
 }
+
+// ---------------------------------------------------------------- the account's privacy (issue 23)
+
+export interface AccountGrantRow extends McpGrantsRow {
+  client_name: string;
+}
+
+/** Every grant the account ever gave a connector (live and revoked), newest first. */
+export async function grantsOfAccount(q: Queryable, userId: string): Promise<AccountGrantRow[]> {
+  return sqlOf(q)
+    .selectFrom('mcp_grants as g')
+    .innerJoin('mcp_clients as c', 'c.id', 'g.client_id')
+    .selectAll('g')
+    .select('c.client_name')
+    .where('g.user_id', '=', userId)
+    .orderBy('g.created_at', 'desc')
+    .orderBy('g.id', 'desc')
+    .execute();
+}
+
+/** The account's connector tool calls (names and outcomes, no content), newest first. */
+export async function toolCallsOfAccount(q: Queryable, userId: string) {
+  return sqlOf(q).selectFrom('mcp_tool_calls').select(['id', 'client_id', 'tool', 'outcome', 'called_at']).where('user_id', '=', userId).orderBy('called_at', 'desc').execute();
+}
+
+/**
+ * Erasure: every grant revoked with its tokens (they stop working at once), pending authorization
+ * requests and the tool-call record deleted. The revoked grants stay as the record of the consent given.
+ */
+export async function revokeAccountConnectors(q: Queryable, userId: string): Promise<void> {
+  const db = sqlOf(q);
+  const live = await db.selectFrom('mcp_grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  for (const g of live) await revokeGrant(q, g.id, 'account_erased');
+  await db.deleteFrom('mcp_auth_requests').where('user_id', '=', userId).execute();
+  await db.deleteFrom('mcp_tool_calls').where('user_id', '=', userId).execute();
+}

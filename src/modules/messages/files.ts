@@ -2,7 +2,7 @@
 // images, stored under a server-generated name behind a small storage interface.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 
@@ -81,6 +81,8 @@ export function stripMetadata(buf: Buffer, contentType: string): Buffer {
 export interface FileStore {
   put(data: Buffer): Promise<string>;
   get(key: string): Promise<Buffer>;
+  /** Deletes a stored file (account erasure); a key that names nothing is not an error. */
+  remove(key: string): Promise<void>;
 }
 
 /** Files under DATA_DIR/uploads, named by a random key (no user-supplied part in any path). */
@@ -97,6 +99,10 @@ export function diskStore(dir: string): FileStore {
     async get(key) {
       if (!/^[0-9a-f-]{36}$/.test(key)) throw new Error('bad storage key');
       return readFile(join(dir, key));
+    },
+    async remove(key) {
+      if (!/^[0-9a-f-]{36}$/.test(key)) throw new Error('bad storage key');
+      await rm(join(dir, key), { force: true });
     },
   };
 }

@@ -237,3 +237,33 @@ export async function fileForClinician(q: Queryable, conversationId: string, mes
     .where('m.id', '=', messageId)
     .executeTakeFirst();
 }
+
+// ---------------------------------------------------------------- the account's privacy (issue 23)
+
+/** The account's conversation (at most one) with every message, oldest first (the data export). */
+export async function conversationsOfAccount(q: Queryable, userId: string) {
+  const db = sqlOf(q);
+  const conversations = await db.selectFrom('conversations').selectAll().where('user_id', '=', userId).execute();
+  const messages = conversations.length
+    ? await db
+        .selectFrom('messages')
+        .select(['id', 'conversation_id', 'sender_type', 'content', 'file_id', 'is_read', 'read_at', 'flagged_emergency', 'created_at'])
+        .where('conversation_id', 'in', conversations.map((c) => c.id))
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute()
+    : [];
+  return conversations.map((c) => ({ ...c, messages: messages.filter((m) => m.conversation_id === c.id) }));
+}
+
+/**
+ * Erasure: the account's conversation, its messages (the team's replies too) and its uploaded files'
+ * rows, deleted. Answers the storage keys, whose files the caller removes once this commits.
+ */
+export async function deleteAccountMessages(q: Queryable, userId: string): Promise<string[]> {
+  const db = sqlOf(q);
+  const files = await db.selectFrom('message_files').select('storage_key').where('user_id', '=', userId).execute();
+  await db.deleteFrom('conversations').where('user_id', '=', userId).execute();
+  await db.deleteFrom('message_files').where('user_id', '=', userId).execute();
+  return files.map((f) => f.storage_key);
+}

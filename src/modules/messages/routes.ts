@@ -7,6 +7,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { refuseNul } from '../../http/input-guard.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
 import * as messages from './service.ts';
@@ -121,7 +122,11 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
         response: { 200: pageSchema(ClinicianConversationSchema), 403: DetailCodeSchema, ...unauthorised },
       },
     },
-    (request) => respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset)),
+    async (request) => {
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset));
+      await logStaffRead(deps, request, 'conversation', page.results.map((c) => c.id));
+      return page;
+    },
   );
 
   r.get(
@@ -129,7 +134,11 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
     {
       schema: { ...doctor, summary: 'Read a conversation (marks the patient’s messages read)', params: IdParams, response: { 200: z.array(MessageSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
-    async (request) => messages.readAsClinician(deps, request.params.id),
+    async (request) => {
+      const list = await messages.readAsClinician(deps, request.params.id);
+      await logStaffRead(deps, request, 'conversation', request.params.id);
+      return list;
+    },
   );
 
   r.post(
@@ -151,7 +160,11 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
     {
       schema: { ...doctor, summary: 'Download a file a patient sent', params: FileParams, response: { 200: FileResponse, 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
-    async (request, reply) => sendFile(reply, await messages.clinicianFile(deps, request.params.id, request.params.message_id)),
+    async (request, reply) => {
+      const file = await messages.clinicianFile(deps, request.params.id, request.params.message_id);
+      await logStaffRead(deps, request, 'message_file', request.params.message_id);
+      return sendFile(reply, file);
+    },
   );
   return Promise.resolve();
 }

@@ -207,3 +207,12 @@ export async function clinicianFile(deps: Deps, id: string, messageId: string) {
   if (!f) throw notFound();
   return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
 }
+
+/** Removes stored files (account erasure, after its transaction committed); a failure is logged, not thrown. */
+export async function removeStoredFiles(deps: Deps, keys: readonly string[]): Promise<void> {
+  for (const key of keys) {
+    await fileStore(deps)
+      .remove(key)
+      .catch((err: unknown) => deps.log.error({ err }, 'erasure: a stored message file could not be removed'));
+  }
+}

@@ -29,6 +29,12 @@ export function SignIn() {
     auth.set(s);
     afterSignIn(s.is_doctor, query.get('next'));
   };
+  // Set by the account page's erasure (pages/privacy.tsx): said once, here.
+  const [erased] = useState(() => {
+    const v = typeof sessionStorage !== 'undefined' ? sessionStorage.getItem('pts.erased') : null;
+    if (v) sessionStorage.removeItem('pts.erased');
+    return Boolean(v);
+  });
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -64,6 +70,7 @@ export function SignIn() {
   return (
     <section className="narrow">
       <PageTitle>{t('auth.signInTitle')}</PageTitle>
+      {erased ? <Alert kind="success">{t('privacy.erased')}</Alert> : null}
       <form onSubmit={submit} noValidate>
         {error ? <Alert kind="error">{error}</Alert> : null}
         <Field label={t('auth.email')} type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />

@@ -1,0 +1,98 @@
+// The patient's data-protection endpoints (issue 23, docs/privacy.md): consents, the access log,
+// the data export and erasure. Thin routes over service.ts.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportSchema } from './schemas.ts';
+import * as privacy from './service.ts';
+
+/** Exports per account and hour (each reads every record of the account). */
+export const EXPORTS_PER_HOUR = 5;
+
+export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const common = { tags: ['privacy'], security: bearerSecurity };
+  const exportBudget = deps.limiters.budget('data-export', EXPORTS_PER_HOUR, 3600);
+
+  r.get(
+    '/v1/users/me/consents/',
+    {
+      schema: {
+        ...common,
+        summary: 'The account’s consents: the current decision per kind, the full history, and the connector (assistant) grants',
+        response: { 200: ConsentsSchema, ...UnauthorisedResponses },
+      },
+    },
+    async (request) => privacy.consents(deps, currentUser(request).id),
+  );
+
+  r.post(
+    '/v1/users/me/consents/',
+    {
+      schema: {
+        ...common,
+        summary: 'Record a consent decision (grant or withdraw); appended to the history',
+        description:
+          'Kinds: `health_data_processing` (GDPR Art. 9(2)(a)), `terms`, `privacy`, `marketing`. `granted: false` withdraws. A withdrawn `marketing` consent stops marketing mail (the service sends none today; docs/privacy.md).',
+        body: ConsentBody,
+        response: { 201: ConsentSchema, 400: FieldErrorsSchema, ...UnauthorisedResponses },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await privacy.recordConsent(deps, currentUser(request).id, request.body)),
+  );
+
+  r.get(
+    '/v1/users/me/access-log/',
+    {
+      schema: {
+        ...common,
+        summary: 'Who of the staff read or changed the account’s record, newest first',
+        description: 'Every read of a consultation, conversation, file, journal, prescription or profile by a doctor or the back office, and every change they made.',
+        querystring: PageQuery,
+        response: { 200: pageSchema(AccessLogEntrySchema), ...UnauthorisedResponses },
+      },
+    },
+    async (request) => respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => privacy.accessLog(deps, currentUser(request).id, limit, offset)),
+  );
+
+  r.get(
+    '/v1/users/me/export/',
+    {
+      schema: {
+        ...common,
+        summary: 'Download every record of the account as one JSON document (GDPR Art. 15 and 20)',
+        description: `\`Content-Disposition: attachment\`. Files (message attachments, invoices, prescription PDFs) are linked by their download paths. At most ${EXPORTS_PER_HOUR} exports per hour (429 \`throttled\` with Retry-After).`,
+        response: { 200: ExportSchema, ...UnauthorisedResponses, 429: DetailCodeSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      await exportBudget.consume(user.id);
+      const data = await privacy.exportAccount(deps, user.id);
+      return reply.header('content-disposition', `attachment; filename="account-export-${data.exported_at.slice(0, 10)}.json"`).send(data);
+    },
+  );
+
+  r.delete(
+    '/v1/users/me/',
+    {
+      schema: {
+        ...common,
+        summary: 'Erase the account (GDPR Art. 17)',
+        description:
+          'With `{password}`; an account without a password (Google sign-in): `{confirm: "DELETE"}` from a session signed in within the last 10 minutes (else 403 `recent_sign_in_required`). Live plans are canceled, sessions and connector tokens revoked, sign-in refused from then on, personal data deleted or pseudonymised; invoices, prescriptions and medical records stay pseudonymised for their retention period (docs/privacy.md). A mail confirms it. Wrong password: 400 `{password: [...]}` (counts against the sign-in failure budget: 429 `throttled` over it). Staff accounts: 403 `permission_denied`.',
+        body: EraseBody,
+        response: { 204: z.null(), 400: FieldErrorsSchema, ...UnauthorisedResponses, 403: DetailCodeSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      await privacy.eraseAccount(deps, user.id, user.sessionId, request.body);
+      return reply.code(204).send(null);
+    },
+  );
+  return Promise.resolve();
+}

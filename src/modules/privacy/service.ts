@@ -1,0 +1,180 @@
+// The patient's data-protection rights (issue 23, docs/privacy.md): consent records, the log of staff
+// access to their record, the export of every record of the account (Art. 15, 20) and erasure (Art. 17).
+import type { Deps } from '../../deps.ts';
+import { fail, fieldErrors } from '../../http/errors.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { providerFor } from '../../payment-providers/index.ts';
+import { confirmOwnPassword, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
+import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow } from '../audit/index.ts';
+import { pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
+import { listOrders, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
+import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
+import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
+import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
+import { pagePayments, paymentOrder, toPayment } from '../payments/index.ts';
+import { getProfile } from '../profile/index.ts';
+import { referralSummary } from '../referrals/index.ts';
+import { transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
+import { accountErasedMail } from './mail.ts';
+import * as repo from './repository.ts';
+import type { ConsentKind } from './repository.ts';
+
+const ALL = 100_000;
+/** How recent the sign-in of an account without a password must be for it to erase itself. */
+export const RECENT_SIGN_IN_MINUTES = 10;
+
+// ---------------------------------------------------------------- consents
+
+const consentOut = (r: { id: string; kind: string; version: string; granted: boolean; created_at: Date }) => ({
+  id: r.id,
+  kind: r.kind as ConsentKind,
+  version: r.version,
+  granted: r.granted,
+  at: r.created_at.toISOString(),
+});
+
+export async function recordConsent(deps: Deps, userId: string, c: { kind: ConsentKind; version: string; granted: boolean }) {
+  return consentOut(await repo.insertConsent(deps.db, userId, { ...c, at: deps.clock.now() }));
+}
+
+export async function consents(deps: Deps, userId: string) {
+  const history = (await repo.consentsOf(deps.db, userId)).map(consentOut);
+  const seen = new Set<string>();
+  const current = history.filter((c) => !seen.has(c.kind) && seen.add(c.kind));
+  const connectors = (await grantsOfAccount(deps.db, userId)).map((g) => ({
+    id: g.id,
+    client_id: g.client_id,
+    client_name: g.client_name || g.client_id,
+    scopes: g.scopes.split(' ').filter(Boolean),
+    granted_at: new Date(g.created_at).toISOString(),
+    revoked_at: g.revoked_at ? new Date(g.revoked_at).toISOString() : null,
+  }));
+  return { current, history, connectors };
+}
+
+/**
+ * Whether marketing mail may be sent to the account: only with a marketing consent granted and not
+ * withdrawn since. The service sends no marketing mail today; anything that does must ask this first.
+ */
+export async function mayReceiveMarketing(deps: Pick<Deps, 'db'>, userId: string): Promise<boolean> {
+  return (await repo.currentConsent(deps.db, userId, 'marketing')) === true;
+}
+
+// ---------------------------------------------------------------- access log
+
+const accessOut = (r: AccessLogRow) => ({
+  id: r.id,
+  at: new Date(r.at).toISOString(),
+  actor_role: r.actor_role as 'doctor' | 'backoffice_admin' | 'pharmacist',
+  actor_name: r.actor_name,
+  action: r.action as 'read' | 'write',
+  resource_type: r.resource_type as 'consultation' | 'conversation' | 'message_file' | 'journal' | 'prescription' | 'profile' | 'payment',
+  resource_id: r.resource_id,
+});
+
+export async function accessLog(deps: Deps, userId: string, limit: number, offset: number) {
+  const count = await countAccessForPatient(deps.db, userId);
+  const rows = await pageAccessForPatient(deps.db, userId, limit, offset);
+  return { count, results: rows.map(accessOut) };
+}
+
+// ---------------------------------------------------------------- export
+
+/** JSON-safe copy: timestamps as ISO 8601 text, nothing that JSON cannot hold. */
+const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** Every record of the account, read from the primary (an export must not miss the newest writes). */
+export async function exportAccount(deps: Deps, userId: string) {
+  const q = deps.db;
+  const base = deps.config.PUBLIC_BASE_URL;
+  const profile = await getProfile(deps, userId);
+  const consultations = await serialiseConsultations(q, deps, await pageForUser(q, userId, ALL, 0));
+  const payments = (await pagePayments(q, userId, paymentOrder('created_at'), ALL, 0)).map((p) => toPayment(p, profile.email, base));
+  const prescriptions = (await pagePrescriptions(q, userId, ALL, 0)).map((r) => toPrescription(r, base));
+  const conversations = (await conversationsOfAccount(q, userId)).map((c) => ({
+    ...c,
+    messages: c.messages.map((m) => ({ ...m, file_url: m.file_id ? `${base}/v1/users/conversations/${c.id}/messages/${m.id}/file/` : null })),
+  }));
+  const { user_id: _u, ...referralsOut } = { user_id: null, ...(await referralSummary(deps, userId)) };
+  const journal = await journalOfAccount(q, userId);
+  return plain({
+    exported_at: deps.clock.now().toISOString(),
+    profile,
+    consultations,
+    questionnaire_progress: await repo.questionnaireProgressOf(q, userId),
+    payments,
+    checkout_sessions: await repo.checkoutSessionsOf(q, userId),
+    orders: await listOrders(q, userId),
+    prescriptions,
+    subscriptions: await repo.subscriptionsOf(q, userId),
+    conversations,
+    journal,
+    referrals: { ...referralsOut, referred_by: await repo.referredByOf(q, userId) },
+    consents: (await repo.consentsOf(q, userId)).map(consentOut),
+    access_log: (await allAccessForPatient(q, userId)).map(accessOut),
+    connected_apps: (await grantsOfAccount(q, userId)).map((g) => ({
+      id: g.id,
+      client_id: g.client_id,
+      client_name: g.client_name,
+      scopes: g.scopes,
+      resource: g.resource,
+      created_at: g.created_at,
+      last_used_at: g.last_used_at,
+      revoked_at: g.revoked_at,
+      revoke_reason: g.revoke_reason,
+    })),
+    connector_tool_calls: await toolCallsOfAccount(q, userId),
+  });
+}
+
+// ---------------------------------------------------------------- erasure
+
+export interface EraseInput {
+  password?: string;
+  confirm?: 'DELETE';
+}
+
+/**
+ * Erases the signed-in account (docs/privacy.md lists each table's rule): the password confirms it
+ * (an account without one: `confirm: "DELETE"` from a sign-in of the last 10 minutes); live plans are
+ * canceled (at the payment provider too), open consultations cancelled, sessions and connector tokens
+ * revoked, personal data deleted or pseudonymised in one transaction, and a mail confirms it to the
+ * old address. Staff accounts are not erased here (operators handle them).
+ */
+export async function eraseAccount(deps: Deps, userId: string, sessionId: string, input: EraseInput): Promise<void> {
+  const user = await findUserById(deps.db, userId);
+  if (!user) throw fail('permission_denied');
+  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) throw fail('permission_denied');
+  const hasPassword = await confirmOwnPassword(deps, userId, input.password);
+  if (!hasPassword) {
+    if (input.confirm !== 'DELETE') throw fieldErrors({ confirm: ['Type DELETE to confirm.'] });
+    const started = await sessionStartedAt(deps.db, userId, sessionId);
+    if (!started || deps.clock.now().getTime() - started.getTime() > RECENT_SIGN_IN_MINUTES * 60_000) {
+      throw fail('recent_sign_in_required');
+    }
+  }
+
+  // Plans end at the provider first (a charge must not follow an erasure); a provider failure is
+  // logged and the local plan is canceled all the same, so no renewal is charged from here.
+  const plans = await repo.livePlansOf(deps.db, userId);
+  for (const p of plans) {
+    if (!p.provider_subscription_id) continue;
+    const provider = providerFor(deps, p.provider);
+    await provider.cancelSubscription?.(p.provider_subscription_id).catch((err: unknown) => deps.log.error({ err, subscription: p.id }, 'erasure: the provider did not cancel a plan'));
+  }
+
+  const now = deps.clock.now();
+  const storedFiles = await deps.db.tx(async (q) => {
+    for (const p of plans) await transitionPlan(q, userId, p.id, p.status as PlanStatus, 'canceled', { canceled_at: now, cancel_at_period_end: false });
+    for (const id of await repo.openConsultationsOf(q, userId)) await transitionConsultationIfAllowed(q, userId, id, 'cancelled');
+    await revokeAllSessions(q, userId, 'account_disabled');
+    await revokeAccountConnectors(q, userId);
+    const keys = await deleteAccountMessages(q, userId);
+    await deleteAccountJournal(q, userId);
+    await repo.eraseAccountData(q, userId, user.email);
+    await pseudonymiseUser(q, userId, now);
+    await enqueueMail(q, user.email, accountErasedMail, user.locale, {});
+    return keys;
+  });
+  await removeStoredFiles(deps, storedFiles);
+}
