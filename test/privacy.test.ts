@@ -202,10 +202,11 @@ describe('erasure', () => {
     expect((await call(ctx, 'POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: p.refresh } })).status).toBe(401);
     expect((await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email: oldEmail, password: PASSWORD } })).status).toBe(401);
 
-    // The plan canceled, the open consultation cancelled (retained, pseudonymised).
+    // The plan canceled; the open consultation, paid and never to be decided, refunded in full (retained, pseudonymised).
     expect(firstRow(await ctx.db.query('select status from subscriptions where user_id = $1', [p.id])).status).toBe('canceled');
-    expect(firstRow(await ctx.db.query('select status from consultations where id = $1', [consultationId])).status).toBe('cancelled');
-    expect(firstRow(await ctx.db.query('select count(*)::int as n from payments where user_id = $1', [p.id])).n).toBe(1);
+    expect(firstRow(await ctx.db.query('select status from consultations where id = $1', [consultationId])).status).toBe('refunded');
+    const kept = firstRow(await ctx.db.query('select count(*)::int as n, min(status) as status, sum(amount_cents - refunded_amount_cents)::int as net from payments where user_id = $1', [p.id]));
+    expect(kept).toEqual({ n: 1, status: 'refunded', net: 0 });
     const u = firstRow(await ctx.db.query('select email, first_name, last_name, password_hash, date_of_birth, erased_at from users where id = $1', [p.id]));
     expect(u).toMatchObject({ first_name: '', last_name: '', password_hash: null, date_of_birth: null });
     expect(u.email).toBe(`erased-${p.id}@erased.invalid`);
@@ -230,8 +231,8 @@ describe('erasure', () => {
     expect(convs.body.results.map((c: any) => c.id)).not.toContain(conversationId);
     expect(convs.body.results.map((c: any) => c.id)).toContain(keep.conversationId);
     expect(users.body.count).toBe(0);
-    // Retention keeps the consultation (a medical record), cancelled and pseudonymised.
-    const cancelled = await call(ctx, 'GET', '/v1/clinician/consultations/?status=cancelled&limit=100', { token: doctor.access });
+    // Retention keeps the consultation (a medical record), refunded and pseudonymised.
+    const cancelled = await call(ctx, 'GET', '/v1/clinician/consultations/?status=refunded&limit=100', { token: doctor.access });
     const retained = cancelled.body.results.find((c: any) => c.id === consultationId);
     expect(retained.user).toMatchObject({ id: p.id, first_name: '', last_name: '', email: `erased-${p.id}@erased.invalid` });
     expect(cancelled.text).not.toContain(oldEmail);

@@ -11,7 +11,7 @@ import { listOrders, pagePrescriptions, toPrescription } from '../fulfilment/ind
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
-import { pagePayments, paymentOrder, toPayment } from '../payments/index.ts';
+import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary } from '../referrals/index.ts';
 import { transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
@@ -166,7 +166,12 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
   const now = deps.clock.now();
   const storedFiles = await deps.db.tx(async (q) => {
     for (const p of plans) await transitionPlan(q, userId, p.id, p.status as PlanStatus, 'canceled', { canceled_at: now, cancel_at_period_end: false });
-    for (const id of await repo.openConsultationsOf(q, userId)) await transitionConsultationIfAllowed(q, userId, id, 'cancelled');
+    // A review still waiting for a doctor will never be decided: its payment goes back in full
+    // (as on a rejection, docs/consultations.md) and it ends `refunded`, else `cancelled`.
+    for (const id of await repo.openConsultationsOf(q, userId)) {
+      const refunds = await refundConsultationCharges(deps, q, userId, id, 'account_erased');
+      await transitionConsultationIfAllowed(q, userId, id, refunds.length ? 'refunded' : 'cancelled');
+    }
     await revokeAllSessions(q, userId, 'account_disabled');
     await revokeAccountConnectors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
