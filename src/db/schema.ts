@@ -172,6 +172,16 @@ export type EmailVerificationsRow = Selectable<EmailVerificationsTable>;
 export type NewEmailVerifications = Insertable<EmailVerificationsTable>;
 export type EmailVerificationsUpdate = Updateable<EmailVerificationsTable>;
 
+export interface FileBlobsTable {
+  storage_key: string;
+  key_id: string;
+  sealed: Buffer;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type FileBlobsRow = Selectable<FileBlobsTable>;
+export type NewFileBlobs = Insertable<FileBlobsTable>;
+export type FileBlobsUpdate = Updateable<FileBlobsTable>;
+
 export interface IdempotencyKeysTable {
   user_id: string;
   key: string;
@@ -562,7 +572,6 @@ export interface SubscriptionsTable {
   status: string;
   provider: string;
   provider_subscription_id: string | null;
-  held_provider_invoice_id: string | null;
   price_cents: number;
   currency: Generated<string>;
   interval: Generated<string>;
@@ -585,6 +594,7 @@ export interface SubscriptionsTable {
   paused_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   renewal_reminded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   postponed_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  held_provider_invoice_id: string | null;
 }
 export type SubscriptionsRow = Selectable<SubscriptionsTable>;
 export type NewSubscriptions = Insertable<SubscriptionsTable>;
@@ -659,6 +669,7 @@ export interface Database {
   conversations: ConversationsTable;
   email_suppressions: EmailSuppressionsTable;
   email_verifications: EmailVerificationsTable;
+  file_blobs: FileBlobsTable;
   idempotency_keys: IdempotencyKeysTable;
   injection_plans: InjectionPlansTable;
   injections: InjectionsTable;

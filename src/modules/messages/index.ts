@@ -1,3 +1,5 @@
 // What other modules may use of the messages module: the patient-side services (the MCP connector
-// lists, reads and sends on the patient's behalf). Everything else in this folder is internal.
+// lists, reads and sends on the patient's behalf), and the start-up move of attachments from
+// DATA_DIR/uploads into the file store (runtime.ts). Everything else in this folder is internal.
 export { listForPatient, readAsPatient, sendAsPatient, type Upload } from './service.ts';
+export { importDiskUploads } from './file-stores.ts';
