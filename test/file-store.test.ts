@@ -205,6 +205,21 @@ describe('in an S3-compatible store (FILE_STORE=s3)', () => {
     expect(Object.keys(put!.headers).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([]);
   });
 
+  it('files stored in the database before the switch to s3 stay readable', async () => {
+    const before = await anotherInstance(ctx); // FILE_STORE=database on the same database
+    try {
+      const p = await seedPatient(ctx);
+      const { path } = await uploadThrough(before, p);
+      const objects = s3.objects.size;
+      const dl = await download(ctx, path, p.access);
+      expect(dl.statusCode).toBe(200);
+      expect(dl.rawPayload.equals(PDF)).toBe(true);
+      expect(s3.objects.size).toBe(objects);
+    } finally {
+      await before.close();
+    }
+  });
+
   it('a missing object is a server error, not a crash; an unreachable store is not a client error either', async () => {
     const p = await seedPatient(ctx);
     const { id, path } = await uploadThrough(ctx, p);

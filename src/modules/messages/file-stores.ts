@@ -118,8 +118,15 @@ export function sealedFileStore(objects: ObjectStore, keys: KeyRing): FileStore 
   };
 }
 
+/**
+ * The configured store. With s3, a file missing from the bucket is looked for in the database too:
+ * files stored before the switch to s3 stay readable where they are (they are not moved).
+ */
 export function objectStoreOf(deps: Pick<Deps, 'config' | 'reader'>): ObjectStore {
-  return deps.config.FILE_STORE === 's3' ? s3Objects(deps.config) : databaseObjects(deps.reader);
+  const database = databaseObjects(deps.reader);
+  if (deps.config.FILE_STORE !== 's3') return database;
+  const s3 = s3Objects(deps.config);
+  return { kind: 's3', put: (q, key, sealed) => s3.put(q, key, sealed), get: async (key) => (await s3.get(key)) ?? (await database.get(key)) };
 }
 
 // One store per set of dependencies (the S3 client keeps its connections).
