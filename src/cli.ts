@@ -6,6 +6,7 @@ import { loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { errorString } from './lib/error-fields.ts';
 import { migrate } from './db/migrate.ts';
+import { backupEmbedded, BackupError, restoreEmbedded } from './db/backup.ts';
 import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 
@@ -20,6 +21,11 @@ Commands:
   enable-account --email E         enable a disabled account
   suppress-email --email E [--reason R]   add an address to the mail suppression list (bounces, complaints)
   migrate                          apply pending database migrations
+  backup --to FILE                 embedded database: write a backup of DATA_DIR's database (files included)
+                                   to FILE; stop the server first (refused while it holds DATA_DIR)
+  restore --from FILE [--force]    embedded database: replace DATA_DIR's database with a backup (--force
+                                   when one exists: it is kept as DATA_DIR/pglite.before-restore-<time>)
+                                   On PostgreSQL use pg_dump / pg_restore (docs/operations.md, "Backups and restores").
 `;
 
 const ROLES: StaffRole[] = ['doctor', 'backoffice_admin', 'marketer'];
@@ -38,6 +44,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       license: { type: 'string' },
       reason: { type: 'string' },
       'totp-secret': { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      force: { type: 'boolean' },
     },
   });
   const str = (k: string): string | undefined => {
@@ -54,6 +63,29 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     } finally {
       await db.close();
       release();
+    }
+  }
+  if (command === 'backup' || command === 'restore') {
+    if (config.DATABASE_URL) {
+      return { code: 2, out: `${command} is for the embedded database; on PostgreSQL use pg_dump / pg_restore (docs/operations.md, "Backups and restores")` };
+    }
+    try {
+      if (command === 'backup') {
+        const to = str('to');
+        if (!to) return { code: 2, out: `--to FILE is required\n\n${USAGE}` };
+        const { file, bytes } = await backupEmbedded(config.DATA_DIR, to);
+        return { code: 0, out: `backup of ${config.DATA_DIR} written to ${file} (${bytes} bytes)` };
+      }
+      const from = str('from');
+      if (!from) return { code: 2, out: `--from FILE is required\n\n${USAGE}` };
+      const { replaced, migrations } = await restoreEmbedded(config.DATA_DIR, from, { force: values.force === true });
+      return {
+        code: 0,
+        out: `restored ${from} into ${config.DATA_DIR} (${migrations} migrations applied in the backup; newer ones apply at the next start)${replaced ? `; the database it replaced is in ${replaced}` : ''}`,
+      };
+    } catch (err) {
+      if (err instanceof BackupError) return { code: 1, out: err.message };
+      throw err;
     }
   }
   if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa'].includes(command ?? '')) return { code: 2, out: USAGE };

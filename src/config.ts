@@ -93,6 +93,20 @@ const EnvSchema = z.object({
   // first one active. Unset: keys are generated and kept in the database (zero set-up).
   JWT_SIGNING_KEYS: z.string().optional(),
   DATA_ENCRYPTION_KEYS: z.string().optional(),
+  // Where message attachments are kept (docs/messages.md, "Storage"): in the database (default), or
+  // in an S3-compatible object store (AWS S3, MinIO, Ceph, R2...). Both seal the bytes with
+  // DATA_ENCRYPTION_KEYS' key ring. S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY: both or neither (neither:
+  // the AWS SDK's default credentials, e.g. an instance role or AWS_* variables).
+  FILE_STORE: z.enum(['database', 's3'], { error: 'must be database or s3' }).default('database'),
+  S3_BUCKET: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, { error: 'must be a bucket name (letters, digits, ".", "_", "-")' }).optional(),
+  S3_ENDPOINT: urlOf(['https', 'http']).optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]{1,32}$/, { error: 'must be a region name such as eu-central-1' }).optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   NODE_ENV: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Operations (docs/operations.md): the /metrics bearer token for non-loopback scrapers, and how
@@ -194,6 +208,14 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
     for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {
       if (!c[name]) problems.push(`${name}: required in production (NODE_ENV=production) on PostgreSQL; see docs/operations.md, key rotation`);
     }
+  }
+  const s3Names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+  if (c.FILE_STORE === 's3') {
+    for (const name of ['S3_BUCKET', 'S3_REGION'] as const) if (!c[name]) problems.push(`${name}: required when FILE_STORE=s3`);
+    if (!c.S3_ACCESS_KEY_ID !== !c.S3_SECRET_ACCESS_KEY) problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither (neither: the AWS SDK default credentials)');
+  } else {
+    // An S3 setting without FILE_STORE=s3 would silently keep files in the database.
+    for (const name of s3Names) if (c[name]) problems.push(`${name}: only used with FILE_STORE=s3 (FILE_STORE is ${c.FILE_STORE})`);
   }
   for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {
     const raw = c[name];

@@ -150,6 +150,12 @@ export async function createRuntime(
       pageCache: config.LIST_CACHE_MB > 0 ? new PageCache(config.LIST_CACHE_MB * 1024 * 1024) : undefined,
       log,
     };
+    // Attachments kept on this process's disk before they moved to the file store (docs/messages.md,
+    // "Storage"); the module is loaded only when there are some, to keep the start lean.
+    if (existsSync(join(config.DATA_DIR, 'uploads'))) {
+      const { importDiskUploads } = await import('./modules/messages/index.ts');
+      await importDiskUploads(deps);
+    }
     return {
       deps,
       async close() {

@@ -85,9 +85,10 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
       await db.exec(sql);
     },
     close: () => db.close(),
-    // Exposed for the test harness, which clones one migrated instance per test file.
-    dump: () => db.dumpDataDir('none'),
-  } as Db & { dump: () => Promise<Blob> };
+    // Exposed for the test harness, which clones one migrated instance per test file, and for
+    // the embedded database's backups (db/backup.ts).
+    dump: (compression: 'none' | 'gzip' | 'auto' = 'none') => db.dumpDataDir(compression),
+  } as Db & { dump: (compression?: 'none' | 'gzip' | 'auto') => Promise<Blob> };
 }
 
 const typeParsers = (types: typeof pg.types): pg.CustomTypesConfig => ({

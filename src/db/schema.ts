@@ -199,6 +199,16 @@ export type EmailVerificationsRow = Selectable<EmailVerificationsTable>;
 export type NewEmailVerifications = Insertable<EmailVerificationsTable>;
 export type EmailVerificationsUpdate = Updateable<EmailVerificationsTable>;
 
+export interface FileBlobsTable {
+  storage_key: string;
+  key_id: string;
+  sealed: Buffer;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type FileBlobsRow = Selectable<FileBlobsTable>;
+export type NewFileBlobs = Insertable<FileBlobsTable>;
+export type FileBlobsUpdate = Updateable<FileBlobsTable>;
+
 export interface IdempotencyKeysTable {
   user_id: string;
   key: string;
@@ -740,6 +750,7 @@ export interface Database {
   conversations: ConversationsTable;
   email_suppressions: EmailSuppressionsTable;
   email_verifications: EmailVerificationsTable;
+  file_blobs: FileBlobsTable;
   idempotency_keys: IdempotencyKeysTable;
   injection_plans: InjectionPlansTable;
   injections: InjectionsTable;

@@ -39,3 +39,35 @@ export function decrypt(keys: KeyRing, sealed: string): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+// Files (message attachments) are sealed with the same key ring as document numbers, in binary:
+// `PTF1` | key id length (1 byte) | key id | iv (12) | tag (16) | ciphertext. The associated data
+// (the file's storage key) binds a sealed file to its name: bytes moved to another key do not open.
+const FILE_MAGIC = Buffer.from('PTF1');
+
+export function sealBytes(keys: KeyRing, plaintext: Buffer, associated: string): Buffer {
+  const id = Buffer.from(keys.active.id, 'utf8');
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keys.active.key, iv);
+  cipher.setAAD(Buffer.from(associated, 'utf8'));
+  const data = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([FILE_MAGIC, Buffer.from([id.length]), id, iv, cipher.getAuthTag(), data]);
+}
+
+/** The id of the key that sealed `sealed` (for rotation bookkeeping), or undefined when it is not a sealed file. */
+export function sealedKeyId(sealed: Buffer): string | undefined {
+  if (sealed.length < 5 || !sealed.subarray(0, 4).equals(FILE_MAGIC)) return undefined;
+  const n = sealed[4]!;
+  return sealed.length >= 5 + n + 28 ? sealed.toString('utf8', 5, 5 + n) : undefined;
+}
+
+export function openBytes(keys: KeyRing, sealed: Buffer, associated: string): Buffer {
+  const keyId = sealedKeyId(sealed);
+  const key = keyId === undefined ? undefined : keys.byId(keyId);
+  if (keyId === undefined || !key) throw new Error('unknown sealed file format or key id');
+  const at = 5 + Buffer.byteLength(keyId, 'utf8');
+  const decipher = createDecipheriv('aes-256-gcm', key.key, sealed.subarray(at, at + 12));
+  decipher.setAuthTag(sealed.subarray(at + 12, at + 28));
+  decipher.setAAD(Buffer.from(associated, 'utf8'));
+  return Buffer.concat([decipher.update(sealed.subarray(at + 28)), decipher.final()]);
+}

@@ -234,3 +234,38 @@ export async function seedPatient(ctx: TestContext, columns: Record<string, unkn
   const pair = await issueTokenPair(ctx.deps, ctx.db, row.id);
   return { id: row.id, email, ...pair };
 }
+
+export interface Instance {
+  app: App;
+  deps: Deps;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/**
+ * Another process of the service on the test's database: its own app, configuration and DATA_DIR
+ * (nothing shared but the database, as behind a load balancer). Closing it leaves the database open.
+ */
+export async function anotherInstance(ctx: TestContext, env: Record<string, string> = {}): Promise<Instance> {
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
+    BRAND_SLUG: TEST_BRAND,
+    PUBLIC_BASE_URL: TEST_BASE_URL,
+    LOG_LEVEL: 'silent',
+    GOOGLE_CLIENT_IDS: 'test-client.apps.googleusercontent.com',
+    ...env,
+  });
+  const shared: Db = { ...ctx.db, close: async () => undefined } as Db;
+  const runtime = await createRuntime(config, { db: shared, transport: memoryTransport(), migrate: false });
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.ready();
+  return {
+    app,
+    deps: runtime.deps,
+    config,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}

@@ -1,9 +1,5 @@
 // Message attachments: type by magic bytes (never by name or declared type), metadata stripped from
-// images, stored under a server-generated name behind a small storage interface.
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// images. Where the bytes are kept: ./file-stores.ts.
 import { fileTypeFromBuffer } from 'file-type';
 
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -76,33 +72,4 @@ export function stripMetadata(buf: Buffer, contentType: string): Buffer {
   if (contentType === 'image/jpeg') return stripJpegMetadata(buf);
   if (contentType === 'image/png') return stripPngMetadata(buf);
   return buf; // PDF and HEIC are stored as sent (no maintained HEIC rewriter for Node; docs/messages.md)
-}
-
-export interface FileStore {
-  put(data: Buffer): Promise<string>;
-  get(key: string): Promise<Buffer>;
-  /** Deletes a stored file (account erasure); a key that names nothing is not an error. */
-  remove(key: string): Promise<void>;
-}
-
-/** Files under DATA_DIR/uploads, named by a random key (no user-supplied part in any path). */
-export function diskStore(dir: string): FileStore {
-  mkdirSync(dir, { recursive: true });
-  return {
-    async put(data) {
-      const key = randomUUID();
-      const tmp = join(dir, `.${key}.tmp`);
-      await writeFile(tmp, data, { mode: 0o600 });
-      await rename(tmp, join(dir, key));
-      return key;
-    },
-    async get(key) {
-      if (!/^[0-9a-f-]{36}$/.test(key)) throw new Error('bad storage key');
-      return readFile(join(dir, key));
-    },
-    async remove(key) {
-      if (!/^[0-9a-f-]{36}$/.test(key)) throw new Error('bad storage key');
-      await rm(join(dir, key), { force: true });
-    },
-  };
 }

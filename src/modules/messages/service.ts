@@ -1,6 +1,5 @@
 // Messages with the medical team: one conversation per patient, stored at its first message; patient and
 // doctor sides; attachments; emergency wording flagged. Design decisions: docs/messages.md.
-import { join } from 'node:path';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fail, notFound } from '../../http/errors.ts';
@@ -9,7 +8,8 @@ import { nameUuid } from '../../lib/name-uuid.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { resumeReview } from '../consultations/index.ts';
-import { detectAllowedType, diskStore, MAX_FILE_BYTES, stripMetadata, type FileStore } from './files.ts';
+import { fileStoreOf, type FileStore } from './file-stores.ts';
+import { detectAllowedType, MAX_FILE_BYTES, stripMetadata } from './files.ts';
 import { doctorReplyMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConversationView, MessageView, PatientSummary } from './repository.ts';
@@ -18,11 +18,9 @@ import { appLinks } from '../../mail/links.ts';
 import { iso } from '../../lib/iso.ts';
 
 
-let stores = new Map<string, FileStore>();
+/** Attachments: in the database or an S3-compatible store, sealed (./file-stores.ts). */
 export function fileStore(deps: Deps): FileStore {
-  const dir = join(deps.config.DATA_DIR, 'uploads');
-  if (!stores.has(dir)) stores = new Map(stores).set(dir, diskStore(dir));
-  return stores.get(dir)!;
+  return fileStoreOf(deps);
 }
 
 function messageOut(deps: Deps, m: MessageView, patientSide: boolean) {
@@ -118,7 +116,7 @@ async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upl
   const type = await detectAllowedType(upload.data);
   if (!type) throw fail('unsupported_file_type');
   const clean = stripMetadata(upload.data, type.contentType);
-  const key = await fileStore(deps).put(clean);
+  const key = await fileStore(deps).put(clean, q);
   return repo.insertFile(q, userId, { key, contentType: type.contentType, extension: type.extension, size: clean.length });
 }
 

@@ -1,0 +1,27 @@
+// SQL of attachment storage in the database (migration 0960): sealed bytes by storage key. A storage
+// key is a random UUID the server made; callers reach one only through a file row they read with
+// the account's id (repository.ts fileForPatient) or the medical team's rule (fileForClinician), so
+// these statements take the key alone.
+import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
+
+/** Writes the sealed bytes of a file; a second write of the same key (a repeated import) is a no-op. */
+export async function insertBlob(q: Queryable, storageKey: string, keyId: string, sealed: Buffer): Promise<void> {
+  await sqlOf(q).insertInto('file_blobs').values({ storage_key: storageKey, key_id: keyId, sealed }).onConflict((oc) => oc.column('storage_key').doNothing()).execute();
+}
+
+export async function readBlob(q: Queryable, storageKey: string): Promise<Buffer | undefined> {
+  const row = await sqlOf(q).selectFrom('file_blobs').select('sealed').where('storage_key', '=', storageKey).executeTakeFirst();
+  // node-postgres answers a Buffer, PGlite a Uint8Array.
+  return row ? Buffer.from(row.sealed.buffer, row.sealed.byteOffset, row.sealed.byteLength) : undefined;
+}
+
+/** Whether a file row holds this storage key (the start-up import of files from DATA_DIR/uploads). */
+export async function fileRowExists(q: Queryable, storageKey: string): Promise<boolean> {
+  return (await sqlOf(q).selectFrom('message_files').select('id').where('storage_key', '=', storageKey).executeTakeFirst()) !== undefined;
+}
+
+/** Whether the bytes of this storage key are in the database already. */
+export async function blobExists(q: Queryable, storageKey: string): Promise<boolean> {
+  return (await sqlOf(q).selectFrom('file_blobs').select('storage_key').where('storage_key', '=', storageKey).executeTakeFirst()) !== undefined;
+}
