@@ -27,7 +27,10 @@ function run(args) {
 // Tests of the service's own start (test/run-model.test.ts) do not need the app's pages.
 if (process.env.PTS_SKIP_WEB_BUILD === '1') process.exit(0);
 const force = process.argv.includes('--force');
-if (!existsSync(join(web, 'node_modules', '.package-lock.json'))) run(['ci', '--no-audit', '--no-fund']);
+// Installed when missing, and again when web/package-lock.json changed since (a pulled update that
+// adds a dependency would otherwise fail the build with a missing module).
+const installed = join(web, 'node_modules', '.package-lock.json');
+if (!existsSync(installed) || statSync(join(web, 'package-lock.json')).mtimeMs > statSync(installed).mtimeMs) run(['ci', '--no-audit', '--no-fund']);
 const sources = Math.max(
   ...['src', 'index.html', 'package-lock.json', 'vite.config.ts', 'tsconfig.json'].map((p) => newest(join(web, p))),
   newest(join(root, 'src')),
