@@ -2,6 +2,7 @@
 // transactions, attribution events and their rate limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, latestCode, newPatient, PASSWORD, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { paySandbox, readyPatient } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -92,6 +93,27 @@ describe('referrals', () => {
     const tx = await call(ctx, 'GET', '/v1/users/referrals/me/transactions/', { token: referrer.access });
     expect(tx.body.count).toBe(3);
     expect(tx.body.results.find((t: any) => t.referred_user_id === tagged.id)).toMatchObject({ amount_cents: 24900, commission_cents: 0, commission_withheld_reason: 'self_referral' });
+  });
+
+  it('a referred account that paid with a card the referrer paid with earns nothing (same_payment_card); another card earns', async () => {
+    const referrer = await readyPatient(ctx, 'weight_loss', 'eligible', { gender: '0' });
+    await paySandbox(ctx, referrer, { category: 'weight_loss', plan: 'one_off' }, '4000000000000341');
+    const sameCard = await readyPatient(ctx, 'weight_loss', 'eligible', { gender: '0', referred_by: referrer.id });
+    await paySandbox(ctx, sameCard, { category: 'weight_loss', plan: 'one_off' }, '4000 0000 0000 0341');
+    const otherCard = await readyPatient(ctx, 'weight_loss', 'eligible', { gender: '0', referred_by: referrer.id });
+    await paySandbox(ctx, otherCard, { category: 'weight_loss', plan: 'one_off' }, '4242424242424242');
+    // The fingerprint identifies the card without being it.
+    const stored = await ctx.db.query<{ payment_method_fingerprint: string | null }>('select payment_method_fingerprint from payments where user_id = $1', [sameCard.id]);
+    expect(stored[0]?.payment_method_fingerprint).toMatch(/^fp_sandbox_[0-9a-f]{24}$/);
+
+    const r = await call(ctx, 'GET', '/v1/users/referrals/me/referred/', { token: referrer.access });
+    const byId = new Map(r.body.results.map((x: any) => [x.referred_user_id, x]));
+    expect(byId.get(sameCard.id)).toMatchObject({ commission_cents: 0, commission_withheld_reason: 'same_payment_card' });
+    expect(byId.get(otherCard.id)).toMatchObject({ commission_withheld_reason: null });
+    expect((byId.get(otherCard.id) as any).commission_cents).toBeGreaterThan(0);
+    const summary = await call(ctx, 'GET', '/v1/users/referrals/me/', { token: referrer.access });
+    expect(summary.body.commission_cents).toBe((byId.get(otherCard.id) as any).commission_cents);
+    expect(JSON.stringify(r.body)).not.toMatch(/fp_sandbox|0341/);
   });
 
   it('needs a token', async () => {

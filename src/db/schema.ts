@@ -119,6 +119,7 @@ export interface CheckoutSessionsTable {
   refunded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   refund_reason: string | null;
   provider_refund_id: string | null;
+  payment_method_fingerprint: string | null;
 }
 export type CheckoutSessionsRow = Selectable<CheckoutSessionsTable>;
 export type NewCheckoutSessions = Insertable<CheckoutSessionsTable>;
@@ -500,6 +501,7 @@ export interface PaymentsTable {
   checkout_session_id: string | null;
   invoice_number: number | null;
   period_start: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  payment_method_fingerprint: string | null;
 }
 export type PaymentsRow = Selectable<PaymentsTable>;
 export type NewPayments = Insertable<PaymentsTable>;

@@ -5,6 +5,7 @@
 // Both POSTs answer 303 to the session's success or cancel URL. Paying also finalises the session
 // (what a provider webhook does), so the consultation exists when the browser comes back. The
 // session's record and its changes go through the checkout module (SandboxCheckoutPort).
+import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
@@ -34,7 +35,7 @@ export interface SandboxCheckoutPort {
   /** An open session is declined (a declined card or the Decline button). */
   decline(id: string, declineCode: string): Promise<void>;
   /** An open session is paid with this card, then finalised (consultation, payment, plan). */
-  pay(id: string, card: { providerPaymentId: string; brand: string; last4: string }): Promise<void>;
+  pay(id: string, card: { providerPaymentId: string; brand: string; last4: string; fingerprint: string }): Promise<void>;
 }
 
 const Params = z.object({ id: z.string() });
@@ -93,7 +94,7 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheck
       await port.decline(row.id, known?.declineCode ?? 'card_declined');
       return reply.redirect(back(row.cancel_url), 303);
     }
-    await port.pay(row.id, { providerPaymentId: `py_sandbox_${row.id.slice(11)}`, brand: known.brand, last4: card.slice(-4) });
+    await port.pay(row.id, { providerPaymentId: `py_sandbox_${row.id.slice(11)}`, brand: known.brand, last4: card.slice(-4), fingerprint: sandboxCardFingerprint(card) });
     return reply.redirect(back(row.success_url), 303);
   });
 
@@ -111,4 +112,9 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheck
   ] as const) {
     app.get(path, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(title, `<h1>${title}</h1><p>${text}</p>`)));
   }
+}
+
+/** Like Stripe's card fingerprint: the same for every use of one (test) card number, and not the number. */
+export function sandboxCardFingerprint(cardNumber: string): string {
+  return `fp_sandbox_${createHash('sha256').update(cardNumber.replace(/\D/g, '')).digest('hex').slice(0, 24)}`;
 }

@@ -64,6 +64,7 @@ export function sandboxProvider(baseUrl: string, clock: Clock, portalKey?: Uint8
         providerSubscriptionId: row.providerSubscriptionId,
         cardBrand: row.cardBrand,
         cardLast4: row.cardLast4,
+        cardFingerprint: row.cardFingerprint ?? null,
         declineCode: row.declineCode,
       });
     },

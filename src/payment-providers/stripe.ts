@@ -50,6 +50,7 @@ export function stripeSessionState(s: Obj): SessionState {
     providerCustomerId: idOf(s.customer),
     cardBrand: str(card?.brand),
     cardLast4: str(card?.last4),
+    cardFingerprint: str(card?.fingerprint),
     declineCode: null,
   };
 }

@@ -50,6 +50,8 @@ export interface SessionState {
   providerCustomerId?: string | null;
   cardBrand: string | null;
   cardLast4: string | null;
+  /** Identifies the card without revealing it, where the provider gives one (self-referral checks). */
+  cardFingerprint?: string | null;
   declineCode: string | null;
 }
 
@@ -64,6 +66,7 @@ export interface StoredSession {
   providerSubscriptionId: string | null;
   cardBrand: string | null;
   cardLast4: string | null;
+  cardFingerprint?: string | null;
   declineCode: string | null;
 }
 

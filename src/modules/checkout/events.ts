@@ -145,6 +145,7 @@ export const sandboxCheckoutPort = (deps: Deps): SandboxCheckoutPort => ({
         provider_payment_id: row.provider_payment_id ?? card.providerPaymentId,
         payment_method_brand: card.brand,
         payment_method_last4: card.last4,
+        payment_method_fingerprint: card.fingerprint,
       });
     });
     // What a provider webhook does: the consultation exists when the browser comes back.

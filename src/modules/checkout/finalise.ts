@@ -143,6 +143,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
     description: paymentDescription(row.treatment_name || row.treatment_id, row.dosage, row.plan, row.plan === 'subscription' ? row.cycle_days : row.supply_days),
     at: now,
     periodStart: subscriptionId ? now : null,
+    paymentMethodFingerprint: state.cardFingerprint ?? row.payment_method_fingerprint ?? null,
   });
   await queueChargeReceipt(deps, q, row.provider, providerPaymentId);
   const updated = await transitionSession(q, row.id, row.status, 'paid', {

@@ -155,6 +155,7 @@ export type SessionFields = Pick<
   | 'decline_code'
   | 'finalised_at'
   | 'consultation_id'
+  | 'payment_method_fingerprint'
   | 'provider_payment_id'
   | 'provider_subscription_id'
   | 'payment_method_brand'

@@ -295,6 +295,7 @@ export const storedSession = (row: SessionRow): StoredSession => ({
   providerSubscriptionId: row.provider_subscription_id,
   cardBrand: row.payment_method_brand,
   cardLast4: row.payment_method_last4,
+  cardFingerprint: row.payment_method_fingerprint,
   declineCode: row.decline_code,
 });
 

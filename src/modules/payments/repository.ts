@@ -27,6 +27,8 @@ export interface PaymentInput {
   description: string;
   /** When it happened: captured_at of a success, failed_at of a failure, and created_at. */
   at: Date;
+  /** The card's fingerprint where the provider gives one (referrals compare it, never show it). */
+  paymentMethodFingerprint?: string | null;
   /** First day of the plan period the charge pays for (plan charges only). */
   periodStart?: Date | null;
   /**
@@ -64,6 +66,7 @@ export async function recordPayment(q: Queryable, input: PaymentInput): Promise<
       captured_at: succeeded ? input.at : null,
       invoice_number: succeeded ? sql<number>`nextval('invoice_number_seq')` : null,
       period_start: input.periodStart ?? null,
+      payment_method_fingerprint: input.paymentMethodFingerprint ?? null,
       created_at: input.at,
       updated_at: input.at,
     })

@@ -6,13 +6,13 @@ import type { PaymentsRow, UsersRow } from '../../db/schema.ts';
 
 /** A referred person: initials and money figures only (bigint sums arrive as numbers). */
 export type ReferredRow = Pick<UsersRow, 'id' | 'first_name' | 'last_name' | 'created_at' | 'email_verified_at'> & {
-  self_referral: boolean;
+  withheld: 'self_referral' | 'same_payment_card' | null;
   gross_cents: number;
   net_cents: number;
   tx_count: number;
 };
 export type ReferralTransactionRow = Pick<PaymentsRow, 'id' | 'user_id' | 'amount_cents' | 'refunded_amount_cents' | 'currency' | 'status' | 'created_at'> &
-  Pick<UsersRow, 'first_name' | 'last_name'> & { self_referral: boolean };
+  Pick<UsersRow, 'first_name' | 'last_name'> & { withheld: 'self_referral' | 'same_payment_card' | null };
 export interface ReferralTotals {
   gross_cents: number;
   net_cents: number;
@@ -22,10 +22,17 @@ export interface ReferralTotals {
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
 /**
- * The referred account is the referrer's own mailbox (migration 0901's referral_mailbox: +tags, and
- * dots at Google's domains): it is listed, marked, and earns nothing. `r` is the referrer's row.
+ * The referred account is the referrer's own (issue 20): it is listed, marked, and earns nothing.
+ * `u` is the referred account, `r` the referrer. Same mailbox: migration 0901's referral_mailbox
+ * (+tags, and dots at Google's domains). Same card: a payment of each with one card fingerprint
+ * (migration 0903), where the provider gives one.
  */
-const SELF = 'referral_mailbox(u.email) = referral_mailbox(r.email)';
+const SAME_MAILBOX = 'referral_mailbox(u.email) = referral_mailbox(r.email)';
+const SAME_CARD = `exists (select 1 from payments pu join payments pr on pr.payment_method_fingerprint = pu.payment_method_fingerprint
+                    where pu.user_id = u.id and pr.user_id = r.id and pu.payment_method_fingerprint is not null)`;
+const SELF = `(${SAME_MAILBOX} or ${SAME_CARD})`;
+/** Why the referred account earns nothing, or null (its SQL). */
+const WITHHELD = `case when ${SAME_MAILBOX} then 'self_referral' when ${SAME_CARD} then 'same_payment_card' end`;
 
 export async function countReferred(q: Queryable, referrerId: string): Promise<number> {
   const [row] = await q.query<{ n: number }>('select count(*)::int as n from users where referred_by = $1 and email_verified_at is not null', [referrerId]);
@@ -34,13 +41,13 @@ export async function countReferred(q: Queryable, referrerId: string): Promise<n
 
 export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferredRow[]> {
   return q.query<ReferredRow>(
-    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${SELF} as self_referral,
+    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${WITHHELD} as withheld,
             coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::bigint as net_cents,
             (count(p.id) filter (where ${COUNTED}))::int as tx_count
        from users u join users r on r.id = u.referred_by left join payments p on p.user_id = u.id
       where u.referred_by = $1 and u.email_verified_at is not null
-      group by u.id, r.email order by u.created_at desc, u.id desc limit $2 offset $3`,
+      group by u.id, r.id, r.email order by u.created_at desc, u.id desc limit $2 offset $3`,
     [referrerId, limit, offset],
   );
 }
@@ -69,7 +76,7 @@ export async function countTransactions(q: Queryable, referrerId: string): Promi
 
 export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferralTransactionRow[]> {
   return q.query<ReferralTransactionRow>(
-    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${SELF} as self_referral
+    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${WITHHELD} as withheld
        from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}
       order by p.created_at desc, p.id desc limit $2 offset $3`,

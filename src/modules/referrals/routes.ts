@@ -19,9 +19,12 @@ const ReferredSchema = z
     commission_cents: z.number().int(),
     tx_count: z.number().int(),
     commission_withheld_reason: z
-      .enum(['self_referral'])
+      .enum(['self_referral', 'same_payment_card'])
       .nullable()
-      .meta({ description: 'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com). Null: it earns.' }),
+      .meta({
+        description:
+          'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com); `same_payment_card` when it paid with a card the referrer paid with too. Null: it earns.',
+      }),
   })
   .meta({ id: 'ReferredPerson' });
 
@@ -52,9 +55,12 @@ const TransactionSchema = z
     status: z.string(),
     created_at: z.string(),
     commission_withheld_reason: z
-      .enum(['self_referral'])
+      .enum(['self_referral', 'same_payment_card'])
       .nullable()
-      .meta({ description: 'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com). Null: it earns.' }),
+      .meta({
+        description:
+          'Why this earns no commission: `self_referral` when the referred address is the referrer’s own mailbox (a +tag, or dots at gmail.com); `same_payment_card` when it paid with a card the referrer paid with too. Null: it earns.',
+      }),
   })
   .meta({ id: 'ReferralTransaction' });
 

@@ -18,9 +18,10 @@ export function initials(first: string, last: string): string {
 
 /**
  * Why a referred account earns nothing (null: it earns). `self_referral`: the referred address is
- * the referrer's own mailbox (+tags, and dots at Google's domains, are the same mailbox).
+ * the referrer's own mailbox (+tags, and dots at Google's domains, are the same mailbox);
+ * `same_payment_card`: it paid with a card the referrer paid with too.
  */
-const withheld = (r: { self_referral: boolean }): 'self_referral' | null => (r.self_referral ? 'self_referral' : null);
+const withheld = (r: { withheld: 'self_referral' | 'same_payment_card' | null }) => r.withheld ?? null;
 
 export async function referred(deps: Deps, userId: string, limit: number, offset: number) {
   const [count, rows] = await Promise.all([repo.countReferred(deps.db, userId), repo.referredPage(deps.db, userId, limit, offset)]);
@@ -32,7 +33,7 @@ export async function referred(deps: Deps, userId: string, limit: number, offset
       joined_at: iso(r.email_verified_at)!,
       referred_at: iso(r.created_at)!,
       gross_cents: r.gross_cents,
-      commission_cents: r.self_referral ? 0 : commission(r.net_cents),
+      commission_cents: r.withheld ? 0 : commission(r.net_cents),
       tx_count: r.tx_count,
       commission_withheld_reason: withheld(r),
     })),
@@ -69,7 +70,7 @@ export async function transactions(deps: Deps, userId: string, limit: number, of
         amount_cents: r.amount_cents,
         refunded_amount_cents: r.refunded_amount_cents,
         net_cents: net,
-        commission_cents: r.self_referral ? 0 : commission(net),
+        commission_cents: r.withheld ? 0 : commission(net),
         commission_withheld_reason: withheld(r),
         currency: r.currency,
         status: r.status,
