@@ -63,11 +63,12 @@ export const WEIGHT_LOSS_RENEWAL_SAFETY = [
  * for), written straight to the database: `decidedAt` defaults to a day before the period ends.
  */
 export async function approveRenewalOfPeriod(ctx: TestContext, subscriptionId: string, decidedAt?: Date) {
-  const plan = firstRow(await ctx.db.query('select user_id, category, treatment_id, dosage, cycle_days, current_period_end from subscriptions where id = $1', [subscriptionId]));
-  const at = decidedAt ?? new Date(new Date(plan.current_period_end).getTime() - 86_400_000);
+  // The period end is copied inside SQL: a round trip through a JS Date would drop PostgreSQL's microseconds.
   await ctx.db.query(
     `insert into consultations (user_id, category, plan, status, origin, subscription_id, renewal_period_end, treatment_id, dosage, supply_days, patient_choice_status, decided_at)
-     values ($1, $2, 'subscription', 'approved', 'renewal', $3, $4, $5, $6, $7, 'confirmed', $8)`,
-    [plan.user_id, plan.category, subscriptionId, plan.current_period_end, plan.treatment_id, plan.dosage, plan.cycle_days, at],
+     select user_id, category, 'subscription', 'approved', 'renewal', id, current_period_end, treatment_id, dosage, cycle_days, 'confirmed',
+            coalesce($2::timestamptz, current_period_end - interval '1 day')
+       from subscriptions where id = $1`,
+    [subscriptionId, decidedAt ?? null],
   );
 }

@@ -67,7 +67,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       // provider error rolls the event back, so the provider redelivers it.
       const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
       const live = plan && plan.status !== 'canceled';
-      if (live && (await renewalApprovalOf(q, plan.id, new Date(plan.current_period_end)))) return;
+      if (live && (await renewalApprovalOf(q, plan.id))) return;
       const p = providerFor(deps, provider);
       if (!live) {
         await p.discardInvoice?.(event.invoiceId);

@@ -36,18 +36,19 @@ export async function plansDueForChargeForScheduler(q: Queryable, now: Date, bil
 }
 
 /**
- * When the doctor approved the renewal of the plan's period ending at `periodEnd` (null: not
- * approved). The charged period starts at the later of the two, so a renewal approved after an
- * outage starts a fresh period when the supply ships rather than paying for days already gone.
+ * When the doctor approved the renewal of the plan's current period (null: not approved). The
+ * charged period starts at the later of the period's end and this, so a renewal approved after an
+ * outage starts a fresh period when the supply ships rather than paying for days already gone. The
+ * period end is compared in SQL (a JS Date would drop PostgreSQL's microseconds).
  */
-export async function renewalApprovalOf(q: Queryable, planId: string, periodEnd: Date): Promise<Date | null> {
+export async function renewalApprovalOf(q: Queryable, planId: string): Promise<Date | null> {
   const row = await sqlOf(q)
     .selectFrom('consultations as c')
-    .select('c.decided_at')
-    .where('c.subscription_id', '=', planId)
-    .where('c.renewal_period_end', '=', periodEnd)
+    .innerJoin('subscriptions as s', (j) => j.onRef('s.id', '=', 'c.subscription_id').onRef('s.current_period_end', '=', 'c.renewal_period_end'))
+    .select(['c.decided_at', 's.current_period_end'])
+    .where('s.id', '=', planId)
     .where('c.origin', '=', 'renewal')
     .where('c.status', '=', 'approved')
     .executeTakeFirst();
-  return row ? (row.decided_at ?? periodEnd) : null;
+  return row ? (row.decided_at ?? row.current_period_end) : null;
 }

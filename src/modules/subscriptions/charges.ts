@@ -39,7 +39,7 @@ export async function chargeSubscriptionCycle(
     if (sub.next_charge_attempt_at && new Date(sub.next_charge_attempt_at) > now && !options.force) return { outcome: 'not_due' as const };
     let periodStart = new Date(sub.current_period_end);
     if (!options.force) {
-      const approvedAt = await renewalApprovalOf(q, sub.id, periodStart);
+      const approvedAt = await renewalApprovalOf(q, sub.id);
       if (!approvedAt) return { outcome: 'not_due' as const };
       if (approvedAt > periodStart) periodStart = new Date(approvedAt);
     }
@@ -82,7 +82,7 @@ export async function settleHeldInvoices(deps: Deps): Promise<void> {
       if (plan.status === 'canceled') {
         await provider.discardInvoice?.(invoiceId);
         if (plan.provider_subscription_id) await provider.cancelSubscription?.(plan.provider_subscription_id);
-      } else if (await renewalApprovalOf(deps.db, plan.id, new Date(plan.current_period_end))) {
+      } else if (await renewalApprovalOf(deps.db, plan.id)) {
         await provider.releaseInvoice?.(invoiceId);
       } else continue;
       await setHeldInvoice(deps.db, plan.id, null);
