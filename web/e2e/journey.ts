@@ -2,7 +2,8 @@
 // service on a throw-away embedded database with the sandbox payment provider:
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
 //   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
-//   messages (with an attachment), sends an emergency in German (the emergency screen with 112), logs weights and sees them on the chart, payments and invoices,
+//   messages (with an attachment), sends an emergency in German (the emergency screen with 112; the doctor
+//   resolves its red flag in the desk), logs weights and sees them on the chart, payments and invoices,
 //   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
 //   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
@@ -430,6 +431,22 @@ async function main() {
     await check(page, 'messages-emergency');
     await dialog.getByRole('button', { name: 'I understand' }).click();
     await page.getByText('Ich habe seit einer Stunde starke Brustschmerzen').waitFor(); // delivered all the same
+
+    log('red-flag desk: the doctor sees the German emergency and resolves it with what was done');
+    await doc.goto('/desk');
+    await doc.getByRole('link', { name: 'Red flags' }).click();
+    await doc.getByRole('heading', { name: 'Red flags', level: 1 }).waitFor();
+    const flag = doc.getByRole('article').filter({ hasText: 'Ich habe seit einer Stunde starke Brustschmerzen' });
+    await flag.waitFor();
+    if (!(await flag.getByText('Emergency: the patient was shown the emergency number').isVisible())) fail('the red flag is not shown as an emergency');
+    if (!(await flag.getByText('chest_pain').isVisible())) fail('the red flag does not name chest_pain');
+    if (!(await flag.getByText('Message', { exact: true }).isVisible())) fail('the red flag does not name its source');
+    await check(doc, 'desk-red-flags');
+    await flag.getByLabel('What was done (required)').fill('Called the patient at once; ambulance already on its way.');
+    await flag.getByRole('button', { name: 'Resolve' }).click();
+    await doc.getByText('Red flag resolved.').waitFor();
+    await flag.waitFor({ state: 'detached' });
+    await check(doc, 'desk-red-flag-resolved');
 
     log('journal: weights and the chart');
     await page.goto('/journal');
