@@ -2,7 +2,8 @@
 // service on a throw-away embedded database with the sandbox payment provider:
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
 //   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
-//   messages (with an attachment), sends an emergency in German (the emergency screen with 112), logs weights and sees them on the chart, payments and invoices,
+//   messages (with an attachment), sends an emergency in German (the emergency screen with 112; the doctor
+//   resolves its red flag in the desk), logs weights and sees them on the chart, payments and invoices,
 //   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
 //   confirms the renewal (options, dose ladder, the required safety answers), the doctor sees the
@@ -186,8 +187,9 @@ async function newContext(browser: Awaited<ReturnType<typeof chromium.launch>>, 
 }
 
 /**
- * The patient (signed in on `page`) answers the hair-loss questionnaire and pays for a plan through
- * the API and the sandbox page; the doctor rejects it in the desk; the patient's pages then say
+ * The patient (signed in on `page`) answers the hair-loss questionnaire ("not suitable", then at once
+ * the answer that passes: held for review) and pays for a plan through the API and the sandbox page;
+ * the desk shows the earlier submission and the changed answer; the doctor rejects it in the desk; the patient's pages then say
  * "Not approved" with the full refund, and the home page lists no hair-loss plan as active.
  */
 async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
@@ -203,9 +205,14 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   const v = (step_id: number, question_key: string, value: unknown) => ({ step_id, question_key, value });
   const m = (step_id: number, question_key: string, options: string[]) => ({ step_id, question_key, values: Object.fromEntries(options.map((o) => [o, true])) });
   const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), m(2, 'hypersensitivity', ['none']), v(2, 'pregnant_contact', false)];
+  // First "not suitable" (sudden, patchy hair loss), then at once the answer that passes: held for a
+  // doctor's review, and the desk shows the earlier submission with what changed (issue 21).
+  await api('PATCH', '/v1/users/questionnaires/hair_growth/progress/', { data: answers.map((a) => (a.question_key === 'hair_loss_pattern' ? v(2, 'hair_loss_pattern', 'sudden_or_patchy') : a)) });
+  const refused = await api('POST', '/v1/users/questionnaires/hair_growth/submit/');
+  if (refused.outcome !== 'ineligible') fail(`hair-loss questionnaire (patchy): ${JSON.stringify(refused)}`);
   await api('PATCH', '/v1/users/questionnaires/hair_growth/progress/', { data: answers });
   const result = await api('POST', '/v1/users/questionnaires/hair_growth/submit/');
-  if (result.outcome !== 'eligible') fail(`hair-loss questionnaire: ${JSON.stringify(result)}`);
+  if (result.outcome !== 'held_for_review') fail(`hair-loss questionnaire: ${JSON.stringify(result)}`);
   const co = await api('POST', '/v1/users/checkout/', { category: 'hair_growth', plan: 'subscription' });
   const paid = await fetch(`${new URL(co.checkout_url as string).href}pay/`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
   if (paid.status !== 303) fail(`sandbox pay: ${paid.status}`);
@@ -214,6 +221,15 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
 
   await doc.goto(`/desk/consultations/${consultationId}`);
   await doc.getByRole('heading', { name: 'Eligibility result' }).waitFor();
+  const earlier = doc.getByRole('region', { name: 'Earlier submissions' });
+  await earlier.getByRole('table', { name: 'Answers that changed' }).waitFor();
+  if ((await earlier.getByRole('article').count()) !== 1) fail('the desk does not show exactly one earlier submission');
+  const changedRows = earlier.locator('tbody tr');
+  if ((await changedRows.count()) !== 1) fail(`the earlier submission shows ${await changedRows.count()} changed answers, not 1`);
+  if ((await changedRows.locator('mark').count()) !== 1) fail('the changed answer is not highlighted');
+  // The same answer is highlighted among this consultation's answers too: two marks on the page.
+  if ((await doc.locator('mark').count()) !== 2) fail('the answer changed since the earlier submission is not highlighted among the answers');
+  await check(doc, 'desk-earlier-submissions');
   await doc.getByLabel('Reason (shown to the patient)').fill('Your hair loss pattern needs an in-person dermatology assessment first.');
   await doc.getByRole('button', { name: 'Reject' }).click();
   await doc.getByText('Decision saved.').waitFor();
@@ -430,6 +446,22 @@ async function main() {
     await check(page, 'messages-emergency');
     await dialog.getByRole('button', { name: 'I understand' }).click();
     await page.getByText('Ich habe seit einer Stunde starke Brustschmerzen').waitFor(); // delivered all the same
+
+    log('red-flag desk: the doctor sees the German emergency and resolves it with what was done');
+    await doc.goto('/desk');
+    await doc.getByRole('link', { name: 'Red flags' }).click();
+    await doc.getByRole('heading', { name: 'Red flags', level: 1 }).waitFor();
+    const flag = doc.getByRole('article').filter({ hasText: 'Ich habe seit einer Stunde starke Brustschmerzen' });
+    await flag.waitFor();
+    if (!(await flag.getByText('Emergency: the patient was shown the emergency number').isVisible())) fail('the red flag is not shown as an emergency');
+    if (!(await flag.getByText('chest_pain').isVisible())) fail('the red flag does not name chest_pain');
+    if (!(await flag.getByText('Message', { exact: true }).isVisible())) fail('the red flag does not name its source');
+    await check(doc, 'desk-red-flags');
+    await flag.getByLabel('What was done (required)').fill('Called the patient at once; ambulance already on its way.');
+    await flag.getByRole('button', { name: 'Resolve' }).click();
+    await doc.getByText('Red flag resolved.').waitFor();
+    await flag.waitFor({ state: 'detached' });
+    await check(doc, 'desk-red-flag-resolved');
 
     log('journal: weights and the chart');
     await page.goto('/journal');

@@ -30,6 +30,7 @@ const Doctor = {
   Consultation: lazy(() => import('./pages/desk').then((m) => ({ default: m.DeskConsultation }))),
   Inbox: lazy(() => import('./pages/desk').then((m) => ({ default: m.Inbox }))),
   Conversation: lazy(() => import('./pages/desk').then((m) => ({ default: m.InboxConversation }))),
+  RedFlags: lazy(() => import('./pages/red-flags').then((m) => ({ default: m.RedFlags }))),
 };
 
 type Page = { pattern: string; area: 'public' | 'patient' | 'doctor'; render: (p: Record<string, string>) => ReactNode };
@@ -61,6 +62,7 @@ const PAGES: Page[] = [
   { pattern: '/desk/consultations/:id', area: 'doctor', render: (p) => <Doctor.Consultation id={p.id} /> },
   { pattern: '/desk/conversations', area: 'doctor', render: () => <Doctor.Inbox /> },
   { pattern: '/desk/conversations/:id', area: 'doctor', render: (p) => <Doctor.Conversation id={p.id} /> },
+  { pattern: '/desk/red-flags', area: 'doctor', render: () => <Doctor.RedFlags /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
 
@@ -84,6 +86,7 @@ function Header({ unread }: { unread: number }) {
       ? [
           ['/desk', t('nav.desk')],
           ['/desk/conversations', t('nav.inbox')],
+          ['/desk/red-flags', t('nav.redFlags')],
         ]
       : [
           ['/home', t('nav.home')],

@@ -15,6 +15,23 @@ const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
 const TreatmentOption = z.object({ id: z.string(), name: z.string(), dosages: z.array(z.string()) });
 const WeightPoint = z.object({ weight_kg: z.number(), logged_on: z.string() });
+const AnswerValue = z
+  .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
+  .nullable()
+  .meta({ description: 'The answer: a value, the chosen options of a multiple choice (sorted), or null when the question was not answered' });
+const EarlierSubmission = z
+  .object({
+    id: z.uuid(),
+    outcome: z.string().meta({ description: 'eligible, ineligible, emergency or held_for_review' }),
+    created_at: z.string(),
+    version_id: z.string(),
+    reason_codes: z.array(z.string()).meta({ description: "The engine's reasons for that outcome" }),
+    changed_answers: z
+      .array(z.object({ question_key: z.string(), before: AnswerValue, after: AnswerValue, deciding: z.boolean().meta({ description: 'One of the answers whose change held this consultation for review' }) }))
+      .meta({ description: 'Answers that differ from this consultation’s submission: before (that submission), after (this one)' }),
+  })
+  .meta({ id: 'EarlierSubmission' });
+
 const ClinicianConsultation = ConsultationSchema.extend({
   treatment_options: z.array(TreatmentOption).meta({ description: 'Treatments and dosage ladders of the category the doctor may prescribe' }),
   prescribing_check: z
@@ -47,6 +64,9 @@ const ClinicianConsultation = ConsultationSchema.extend({
     })
     .nullable()
     .meta({ description: 'Renewals and early orders: the patient’s choice, the engine’s explanation, the journal weight and its trend over 90 days' }),
+  earlier_submissions: z
+    .array(EarlierSubmission)
+    .meta({ description: 'The patient’s submissions of the same category before this consultation’s submission (the last 5, newest first) with what changed; empty without a submission (a renewal)' }),
 }).meta({ id: 'ClinicianConsultation' });
 
 const ApproveBody = z.object({

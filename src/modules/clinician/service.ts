@@ -17,7 +17,7 @@ import {
 } from '../consultations/index.ts';
 import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
 import { weightSummary } from '../journal/index.ts';
-import { TIME_CRITICAL_CATEGORIES } from '../questionnaires/index.ts';
+import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
 const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...v } : null);
@@ -67,7 +67,56 @@ export async function consultationForReview(deps: Deps, id: string) {
       ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: Array.isArray(o.engine_codes) ? o.engine_codes.map(String) : [], created_at: new Date(o.created_at).toISOString() }
       : null,
     renewal,
+    earlier_submissions: row.questionnaire_submission_id ? await earlierSubmissions(deps, row.user_id, row.questionnaire_submission_id) : [],
   };
+}
+
+/** How many earlier submissions the consultation page shows. */
+export const EARLIER_SUBMISSIONS = 5;
+
+type AnswerValue = string | number | boolean | string[] | null;
+
+/** An answer as compared: its value, or a multiple choice's chosen options (sorted); null when unanswered. */
+function answerValue(a: StoredAnswer | undefined): AnswerValue {
+  if (!a) return null;
+  if (a.values) {
+    return Object.entries(a.values)
+      .filter(([, chosen]) => chosen === true)
+      .map(([k]) => k)
+      .sort();
+  }
+  return a.value ?? null;
+}
+
+/** The answers of `before` that differ from `after`, in the order of `after` then keys only `before` has. */
+export function changedAnswers(before: StoredAnswer[], after: StoredAnswer[], deciding: ReadonlySet<string>) {
+  const was = new Map(before.map((a) => [a.question_key, a]));
+  const now = new Map(after.map((a) => [a.question_key, a]));
+  const keys = [...new Set([...now.keys(), ...was.keys()])];
+  return keys.flatMap((key) => {
+    const b = answerValue(was.get(key));
+    const a = answerValue(now.get(key));
+    return JSON.stringify(b) === JSON.stringify(a) ? [] : [{ question_key: key, before: b, after: a, deciding: deciding.has(key) }];
+  });
+}
+
+/**
+ * Why a consultation may have been held: the patient's earlier submissions of the category (the last
+ * five before this consultation's submission, newest first), their outcome and the answers that
+ * changed since (issue 21: "not suitable" at 62 kg, resubmitted at once at 105 kg).
+ */
+async function earlierSubmissions(deps: Deps, userId: string, submissionId: string) {
+  const found = await submissionWithEarlier(deps.db, userId, submissionId, EARLIER_SUBMISSIONS);
+  if (!found) return [];
+  const deciding = new Set(Array.isArray(found.current.result.changed_deciding_keys) ? found.current.result.changed_deciding_keys.map(String) : []);
+  return found.earlier.map((s) => ({
+    id: s.id,
+    outcome: s.outcome,
+    created_at: s.created_at.toISOString(),
+    version_id: s.version_id,
+    reason_codes: (s.result.reasons ?? []).flatMap((r) => (typeof r.code === 'string' ? [r.code] : [])),
+    changed_answers: changedAnswers(s.answers, found.current.answers, deciding),
+  }));
 }
 
 /**

@@ -50,6 +50,6 @@ export {
   type SupplyHistory,
   type VerdictReason,
 } from './prescribing.ts';
-export { profileFacts } from './repository.ts';
+export { profileFacts, submissionWithEarlier, type StoredAnswer } from './repository.ts';
 export { StepOut } from './schemas.ts';
 export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';

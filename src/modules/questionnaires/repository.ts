@@ -207,3 +207,24 @@ export async function submissionById(q: Queryable, userId: string, id: string): 
   const row = await sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   return row ? submissionOf(row) : null;
 }
+
+/**
+ * For the clinician's consultation page: a submission and the same account's submissions of its
+ * category made before it (newest first, at most `limit`). Both reads are scoped by the account id.
+ */
+export async function submissionWithEarlier(q: Queryable, userId: string, submissionId: string, limit: number): Promise<{ current: Submission; earlier: Submission[] } | null> {
+  const current = await submissionById(q, userId, submissionId);
+  if (!current) return null;
+  const rows = await sqlOf(q)
+    .selectFrom('questionnaire_submissions')
+    .select(SUBMISSION_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('category', '=', current.category)
+    .where('id', '<>', submissionId)
+    .where('created_at', '<=', current.created_at)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return { current, earlier: rows.map(submissionOf) };
+}

@@ -112,6 +112,14 @@ export function DeskConsultation({ id }: { id: string }) {
     return q?.options?.find((o) => o.value === value)?.label ?? String(value ?? '—');
   };
 
+  const changedSinceLast = new Set((x.earlier_submissions[0]?.changed_answers ?? []).map((c) => c.question_key));
+  // An answer of an earlier submission as the patient saw it (a list: the chosen options).
+  const shown = (key: string, value: EarlierValue) => {
+    if (value === null) return '—';
+    const text = Array.isArray(value) ? value.map((v) => label(key, v)).join(', ') || '—' : label(key, value);
+    return `${text}${questions.get(key)?.unit ? ` ${questions.get(key)!.unit}` : ''}`;
+  };
+
   async function act(kind: 'approve' | 'reject' | 'request', e?: FormEvent) {
     e?.preventDefault();
     setError('');
@@ -208,22 +216,26 @@ export function DeskConsultation({ id }: { id: string }) {
       <h2>{t('desk.answers')}</h2>
       <table>
         <tbody>
-          {x.form_snapshot.map((a) => (
-            <tr key={a.question_key}>
-              <th scope="row">{questions.get(a.question_key)?.text ?? a.question_key.replace(/_/g, ' ')}</th>
-              <td>
-                {a.values
-                  ? Object.entries(a.values)
-                      .filter(([, v]) => v === true)
-                      .map(([k]) => label(a.question_key, k))
-                      .join(', ') || '—'
-                  : label(a.question_key, a.value)}
-                {questions.get(a.question_key)?.unit ? ` ${questions.get(a.question_key)!.unit}` : ''}
-              </td>
-            </tr>
-          ))}
+          {x.form_snapshot.map((a) => {
+            const text = `${
+              a.values
+                ? Object.entries(a.values)
+                    .filter(([, v]) => v === true)
+                    .map(([k]) => label(a.question_key, k))
+                    .join(', ') || '—'
+                : label(a.question_key, a.value)
+            }${questions.get(a.question_key)?.unit ? ` ${questions.get(a.question_key)!.unit}` : ''}`;
+            return (
+              <tr key={a.question_key}>
+                <th scope="row">{questions.get(a.question_key)?.text ?? a.question_key.replace(/_/g, ' ')}</th>
+                {/* Changed since the newest earlier submission: highlighted. */}
+                <td>{changedSinceLast.has(a.question_key) ? <mark>{text}</mark> : text}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
+      {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} question={(key) => questions.get(key)?.text ?? key.replace(/_/g, ' ')} show={(key, value) => shown(key, value)} /> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}
       {open ? (
@@ -275,6 +287,57 @@ export function DeskConsultation({ id }: { id: string }) {
           </form>
         </div>
       ) : null}
+    </section>
+  );
+}
+
+type Earlier = ClinicianConsultation['earlier_submissions'];
+type EarlierValue = Earlier[number]['changed_answers'][number]['before'];
+
+/** The patient's earlier submissions of the category (newest first) and what changed since each one. */
+function EarlierSubmissions({ earlier, question, show }: { earlier: Earlier; question: (key: string) => string; show: (key: string, value: EarlierValue) => string }) {
+  const { t, dateTime } = useI18n();
+  return (
+    <section aria-labelledby="earlier-h">
+      <h2 id="earlier-h">{t('desk.earlier')}</h2>
+      {!earlier.length ? <p>{t('desk.earlier.none')}</p> : null}
+      {earlier.map((s) => (
+        <article key={s.id} aria-label={`${t('desk.earlier')}: ${dateTime(s.created_at)}`}>
+          <h3>
+            {dateTime(s.created_at)} <StatusBadge status={s.outcome} />
+          </h3>
+          {s.reason_codes.length ? (
+            <p>
+              {t('desk.codes')}: {s.reason_codes.map((code) => <code key={code}>{code} </code>)}
+            </p>
+          ) : null}
+          {s.changed_answers.length ? (
+            <table>
+              <caption>{t('desk.earlier.changed')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('desk.earlier.question')}</th>
+                  <th scope="col">{t('desk.earlier.before')}</th>
+                  <th scope="col">{t('desk.earlier.after')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {s.changed_answers.map((c) => (
+                  <tr key={c.question_key} className={c.deciding ? 'urgent' : undefined}>
+                    <th scope="row">{question(c.question_key)}</th>
+                    <td>{show(c.question_key, c.before)}</td>
+                    <td>
+                      <mark>{show(c.question_key, c.after)}</mark>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p>{t('desk.earlier.noChange')}</p>
+          )}
+        </article>
+      ))}
     </section>
   );
 }
