@@ -290,7 +290,7 @@ describe('a patient’s optional factor (account page)', () => {
     const p = await newPatient(ctx, 'opt');
     const plain = await signIn(p.email);
     expect(plain.status).toBe(200);
-    expect(Object.keys(plain.body).sort()).toEqual(['access', 'is_backoffice_admin', 'is_doctor', 'is_marketer', 'refresh']);
+    expect(Object.keys(plain.body).sort()).toEqual(['access', 'is_backoffice_admin', 'is_doctor', 'is_marketer', 'is_pharmacist', 'refresh']);
     expect((await call(ctx, 'GET', '/v1/users/mfa/', { token: p.access })).body).toEqual({ methods: [], required: false, recovery_codes_left: 0 });
 
     // Confirming before starting, then a wrong code.

@@ -439,6 +439,13 @@ export interface OrdersTable {
   delivered_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  dispensed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  dispensed_by: string | null;
+  batch_number: string | null;
+  batch_expiry: string | null;
+  shipped_by: string | null;
+  undeliverable_reason: string | null;
+  undeliverable_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;
@@ -698,6 +705,7 @@ export interface UsersTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   erased_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  is_pharmacist: Generated<boolean>;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;

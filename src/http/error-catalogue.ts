@@ -84,6 +84,12 @@ export const ERROR_CATALOGUE = {
 
   // Any record with a state machine (consultations, checkout sessions, plans)
   invalid_status_transition: { status: 409, shape: 'detail_code' },
+  // Pharmacy desk (fulfilment): an emergency contraceptive that would arrive after its window.
+  delivery_too_late: {
+    status: 409,
+    shape: 'detail_code',
+    message: 'This treatment would arrive after its time window has passed: it was not dispatched. The order is now undeliverable and the patient was told to get it locally at once.',
+  },
 
   // Renewal options and confirmation, early order (subscriptions)
   invalid_category: { status: 400, shape: 'code' },

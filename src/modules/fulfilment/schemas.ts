@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
 import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
+import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -18,8 +19,6 @@ export const OrderItemSchema = z.object({
 /** One line of an order (orders.items, written by createOrder). */
 export type OrderItem = z.infer<typeof OrderItemSchema>;
 
-export const ORDER_STATUSES = ['awaiting_fulfilment', 'shipped', 'delivered', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const OrderSchema = z
   .object({
@@ -60,11 +59,10 @@ export const PrescriptionSchema = z
 
 export type Prescription = z.infer<typeof PrescriptionSchema>;
 
-const isOrderStatus = (s: string): s is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(s);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function toOrder(row: OrderRow): Order {
-  // The CHECK constraint of migration 0821 keeps the column within ORDER_STATUSES.
+  // The CHECK constraint of migration 0980 keeps the column within ORDER_STATUSES.
   if (!isOrderStatus(row.status)) throw new Error(`order ${row.id} has an unknown status`);
   return {
     id: row.id,

@@ -144,7 +144,7 @@ export interface EraseInput {
 export async function eraseAccount(deps: Deps, userId: string, sessionId: string, input: EraseInput): Promise<void> {
   const user = await findUserById(deps.db, userId);
   if (!user) throw fail('permission_denied');
-  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) throw fail('permission_denied');
+  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer || user.is_pharmacist) throw fail('permission_denied');
   const hasPassword = await confirmOwnPassword(deps, userId, input.password);
   if (!hasPassword) {
     if (input.confirm !== 'DELETE') throw fieldErrors({ confirm: ['Type DELETE to confirm.'] });
