@@ -1,7 +1,8 @@
 // The whole journey in a real browser (Debian's chromium through playwright-core), against the real
 // service on a throw-away embedded database with the sandbox payment provider:
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
-//   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
+//   page -> the doctor approves in the desk -> a pharmacist dispatches the order from the pharmacy desk
+//   and the patient sees the tracking link -> the patient sees the prescription (PDF), exchanges
 //   messages (with an attachment), sends an emergency in German (the emergency screen with 112), logs weights and sees them on the chart, payments and invoices,
 //   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
 //   the mail, new password -> the service's test clock moves to the renewal window: the patient
