@@ -517,6 +517,22 @@ export type PrescribingOverridesRow = Selectable<PrescribingOverridesTable>;
 export type NewPrescribingOverrides = Insertable<PrescribingOverridesTable>;
 export type PrescribingOverridesUpdate = Updateable<PrescribingOverridesTable>;
 
+export interface PrescriptionReissueRequestsTable {
+  id: Generated<string>;
+  user_id: string;
+  prescription_id: string;
+  status: Generated<string>;
+  reason: string;
+  decision_reason: string | null;
+  decided_by: string | null;
+  decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  new_prescription_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueRequestsTable>;
+export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
+export type PrescriptionReissueRequestsUpdate = Updateable<PrescriptionReissueRequestsTable>;
+
 export interface PrescriptionsTable {
   id: Generated<string>;
   user_id: string;
@@ -531,6 +547,7 @@ export interface PrescriptionsTable {
   issued_at: ColumnType<Date, Date | string | undefined, Date | string>;
   valid_until: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  reissued_from: string | null;
 }
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;
@@ -769,6 +786,7 @@ export interface Database {
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
   prescribing_overrides: PrescribingOverridesTable;
+  prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescriptions: PrescriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;

@@ -465,6 +465,28 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/clinician/consultations/{id}/reject/': { id: 'rejectConsultation', errors: { 400: [fields], 404: [detail], ...decision, 502: [{ detail_code: ['refund_failed'] }] }, descriptions: { 200: 'Rejected (a paid consultation: refunded in full)', 502: 'The payment provider refused the refund: nothing was decided' } },
   'POST /v1/clinician/consultations/{id}/request-information/': { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Waiting for the patient' } },
 
+  // Prescription reissue requests (docs/pharmacy.md)
+  'POST /v1/users/prescriptions/{id}/reissue-requests/': {
+    id: 'requestPrescriptionReissue',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['reissue_request_pending', 'prescription_not_reissuable'] }] },
+    descriptions: { 201: 'The request, pending', 404: 'No such prescription on this account', 409: 'A request is already pending, or the prescription is no longer valid' },
+    requestExample: { reason: 'I lost the paper prescription.' },
+  },
+  'GET /v1/users/prescriptions/reissue-requests/': { id: 'listPrescriptionReissueRequests', descriptions: { 200: 'A page of reissue requests, newest first' } },
+  'GET /v1/clinician/reissue-requests/': { id: 'listReissueQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of pending reissue requests, oldest first' } },
+  'POST /v1/clinician/reissue-requests/{id}/approve/': {
+    id: 'approveReissueRequest',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['invalid_status_transition', 'prescription_not_reissuable'] }] },
+    descriptions: { 200: 'Approved: the request names the new prescription', 409: 'Already decided, or the prescription is no longer valid' },
+    requestExample: { note: 'Reissued as before.' },
+  },
+  'POST /v1/clinician/reissue-requests/{id}/decline/': {
+    id: 'declineReissueRequest',
+    errors: { 400: [fields], 404: [detail], ...decision },
+    descriptions: { 200: 'Declined with the reason', 409: 'Already decided' },
+    requestExample: { reason: 'Your treatment needs a new consultation first.' },
+  },
+
   // Pharmacy desk
   'GET /v1/pharmacy/orders/': { id: 'listFulfilmentQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of orders awaiting fulfilment, oldest first' } },
   'GET /v1/pharmacy/orders/{id}/': { id: 'getOrderForDispensing', errors: { 404: [detail] }, descriptions: { 200: 'The order with what dispensing needs' } },

@@ -88,3 +88,15 @@ const all = (f: (l: Locale) => Lines): Record<Locale, Lines> => ({ de: f('de'), 
 export const orderShippedMail = template('order_shipped', all(lines(shipped, true)));
 export const orderUndeliverableMail = template('order_undeliverable', all(lines(undeliverable, false)));
 export const orderTooLateMail = template('order_too_late', all(lines(tooLate, false)));
+
+const reissued: Record<Locale, [string, string]> = {
+  de: ['Ihre Anfrage zum Rezept wurde beantwortet', 'Eine Ärztin oder ein Arzt hat Ihre Anfrage, ein Rezept neu auszustellen, beantwortet. Melden Sie sich an, um die Antwort zu sehen:'],
+  en: ['Your prescription request has been answered', 'A doctor has answered your request to reissue a prescription. Sign in to see the answer:'],
+  es: ['Tu solicitud de receta ha sido respondida', 'Un médico ha respondido a tu solicitud de volver a emitir una receta. Inicia sesión para ver la respuesta:'],
+  fr: ['Votre demande d’ordonnance a reçu une réponse', 'Un médecin a répondu à votre demande de réémission d’ordonnance. Connectez-vous pour voir la réponse :'],
+  it: ['La tua richiesta di ricetta ha ricevuto risposta', 'Un medico ha risposto alla tua richiesta di riemettere una ricetta. Accedi per vedere la risposta:'],
+  nl: ['Je receptaanvraag is beantwoord', 'Een arts heeft je verzoek om een recept opnieuw uit te schrijven beantwoord. Log in om het antwoord te zien:'],
+  pt: ['O seu pedido de receita foi respondido', 'Um médico respondeu ao seu pedido de reemissão de receita. Inicie sessão para ver a resposta:'],
+};
+/** The doctor's decision on a reissue request (approved or declined: the page says which). */
+export const reissueDecidedMail = template('prescription_reissue_decided', all(lines(reissued, false)));

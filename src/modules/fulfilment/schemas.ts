@@ -52,6 +52,7 @@ export const PrescriptionSchema = z
     supply_days: z.number().int().nullable(),
     issued_at: ts,
     valid_until: ts.nullable(),
+    reissued_from: z.uuid().nullable().meta({ description: 'The prescription this one reissues (an approved reissue request), or null' }),
     doctor: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string(), doctor_license_number: z.string().nullable() }),
     pdf_url: z.string().meta({ description: 'Absolute address of the prescription PDF' }),
   })
@@ -86,7 +87,8 @@ export function toOrder(row: OrderRow): Order {
  * The columns toPrescription reads: a row with its prescriber, or the consultation list's JSON of it
  * (timestamps already ISO text there, which `iso` returns as is).
  */
-export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until'> & {
+export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until' | 'reissued_from'> & {
+  reissued_from?: string | null;
   issued_at: Date | string;
   valid_until: Date | string | null;
 };
@@ -103,6 +105,7 @@ export function toPrescription(r: PrescriptionRecord, baseUrl: string): Prescrip
     supply_days: r.supply_days ?? null,
     issued_at: iso(r.issued_at)!,
     valid_until: iso(r.valid_until),
+    reissued_from: r.reissued_from ?? null,
     doctor: { id: r.doctor_id, first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
     pdf_url: `${baseUrl}/v1/users/prescriptions/${r.id}/pdf/`,
   };
