@@ -418,6 +418,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       checkout_sessions: [],
       orders: [],
       prescriptions: [],
+      prescription_reissue_requests: [],
       subscriptions: [],
       conversations: [],
       journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [] },

@@ -26,3 +26,4 @@ export { ORDER_STATUSES, ORDER_TRANSITIONS, canOrderTransition, type OrderStatus
 export { dispenseOrder, dispatchOrder, deliverOrder, markOrderUndeliverable, EXPECTED_TRANSIT_HOURS, type ArrivalCheck, type LockedOrder } from './desk.ts';
 export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder } from './pharmacy.repository.ts';
 export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
+export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';

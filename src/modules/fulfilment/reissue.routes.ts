@@ -11,47 +11,18 @@ import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagi
 import { iso } from '../../lib/iso.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { approveReissue, declineReissue, requestReissue } from './reissue.ts';
-import { countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests, type ReissueRow } from './reissue.repository.ts';
+import { countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './reissue.repository.ts';
+import { ReissueRequestSchema, toReissue } from './reissue.schemas.ts';
 
 const ts = z.iso.datetime({ offset: true });
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
-export const ReissueRequestSchema = z
-  .object({
-    id: z.uuid(),
-    prescription_id: z.uuid(),
-    status: z.enum(['pending', 'approved', 'declined']),
-    reason: z.string(),
-    decision_reason: z.string().nullable(),
-    new_prescription_id: z.uuid().nullable(),
-    decided_at: ts.nullable(),
-    created_at: ts,
-  })
-  .meta({ id: 'PrescriptionReissueRequest' });
-type ReissueRequest = z.infer<typeof ReissueRequestSchema>;
-
 const ClinicianReissueSchema = ReissueRequestSchema.extend({
   patient: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string() }),
   prescription: z.object({ treatment_name: z.string(), dosage: z.string(), valid_until: ts.nullable() }),
 }).meta({ id: 'ClinicianReissueRequest' });
-
-const isStatus = (s: string): s is ReissueRequest['status'] => s === 'pending' || s === 'approved' || s === 'declined';
-
-function toReissue(r: ReissueRow): ReissueRequest {
-  if (!isStatus(r.status)) throw new Error(`reissue request ${r.id} has an unknown status`);
-  return {
-    id: r.id,
-    prescription_id: r.prescription_id,
-    status: r.status,
-    reason: r.reason,
-    decision_reason: r.decision_reason,
-    new_prescription_id: r.new_prescription_id,
-    decided_at: iso(r.decided_at),
-    created_at: iso(r.created_at)!,
-  };
-}
 
 const ReasonBody = z.object({ reason: z.string().trim().min(1).max(2000).meta({ description: 'Why the prescription is needed again (lost, damaged, the pharmacy asks for a new one)' }) });
 
