@@ -13,7 +13,7 @@ import { createRuntime, openDatabase } from './runtime.ts';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  create-staff --email E --password P --role doctor|backoffice_admin|marketer [--first-name F] [--last-name L] [--license N] [--totp-secret BASE32]
+  create-staff --email E --password P --role doctor|backoffice_admin|marketer|pharmacist [--first-name F] [--last-name L] [--license N] [--totp-secret BASE32]
                                    a doctor needs --first-name, --last-name and --license (printed on prescriptions);
                                    --totp-secret enrols that authenticator secret (at least 128 bits) as the second factor
   reset-mfa --email E              remove the account's second factor and recovery codes and end its sessions
@@ -28,7 +28,7 @@ Commands:
                                    On PostgreSQL use pg_dump / pg_restore (docs/operations.md, "Backups and restores").
 `;
 
-const ROLES: StaffRole[] = ['doctor', 'backoffice_admin', 'marketer'];
+const ROLES: StaffRole[] = ['doctor', 'backoffice_admin', 'marketer', 'pharmacist'];
 
 export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<{ code: number; out: string }> {
   const [command, ...rest] = argv;

@@ -74,7 +74,7 @@ describe('sign-in of an account with TOTP', () => {
 
     const done = await secondStep(r.body.mfa_token, codeOf(s.secret));
     expect(done.status, done.text).toBe(200);
-    expect(done.body).toEqual({ access: expect.any(String), refresh: expect.any(String), is_doctor: true, is_backoffice_admin: false, is_marketer: false });
+    expect(done.body).toEqual({ access: expect.any(String), refresh: expect.any(String), is_doctor: true, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false });
     const me = await call(ctx, 'GET', '/v1/users/mfa/', { token: done.body.access });
     expect(me.body).toEqual({ methods: ['totp'], required: false, recovery_codes_left: 0 });
     // The secret is not stored in clear.
@@ -290,7 +290,7 @@ describe('a patient’s optional factor (account page)', () => {
     const p = await newPatient(ctx, 'opt');
     const plain = await signIn(p.email);
     expect(plain.status).toBe(200);
-    expect(Object.keys(plain.body).sort()).toEqual(['access', 'is_backoffice_admin', 'is_doctor', 'is_marketer', 'refresh']);
+    expect(Object.keys(plain.body).sort()).toEqual(['access', 'is_backoffice_admin', 'is_doctor', 'is_marketer', 'is_pharmacist', 'refresh']);
     expect((await call(ctx, 'GET', '/v1/users/mfa/', { token: p.access })).body).toEqual({ methods: [], required: false, recovery_codes_left: 0 });
 
     // Confirming before starting, then a wrong code.
@@ -317,6 +317,21 @@ describe('a patient’s optional factor (account page)', () => {
 });
 
 describe('STAFF_MFA=required', () => {
+  it('applies to a pharmacist like other staff: enrolment first, then the pharmacy desk', async () => {
+    const email = uniqueEmail('pharm');
+    await createStaff(required.deps, { email, password: PASSWORD, role: 'pharmacist', firstName: 'Lena', lastName: 'Apotheker' });
+    const r = await signIn(email, { c: required });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('mfa_enrolment_required');
+    expect((await call(required, 'GET', '/v1/pharmacy/orders/', { token: r.body.enrolment_token })).status).toBe(401);
+    const start = await call(required, 'POST', '/v1/users/token/mfa/enrol/', { brand: true, json: { enrolment_token: r.body.enrolment_token } });
+    const done = await call(required, 'POST', '/v1/users/token/mfa/enrol/confirm/', { brand: true, json: { enrolment_token: r.body.enrolment_token, code: codeOf(start.body.secret) } });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ is_pharmacist: true, is_doctor: false });
+    expect((await call(required, 'GET', '/v1/pharmacy/orders/', { token: done.body.access })).status).toBe(200);
+    expect((await call(required, 'GET', '/v1/users/mfa/', { token: done.body.access })).body).toMatchObject({ required: true });
+  });
+
   it('sends staff without a factor through enrolment; the enrolment token allows nothing else', async () => {
     const email = uniqueEmail('enrol');
     await createStaff(required.deps, { email, password: PASSWORD, role: 'doctor', firstName: 'Zofia', lastName: 'Wójcik', licenseNumber: 'LANR-2' });
@@ -338,7 +353,7 @@ describe('STAFF_MFA=required', () => {
     expect(wrong.body.code).toBe('invalid_mfa_code');
     const done = await call(required, 'POST', '/v1/users/token/mfa/enrol/confirm/', { brand: true, json: { enrolment_token: enrolment, code: codeOf(start.body.secret) } });
     expect(done.status, done.text).toBe(200);
-    expect(done.body).toEqual({ recovery_codes: expect.any(Array), access: expect.any(String), refresh: expect.any(String), is_doctor: true, is_backoffice_admin: false, is_marketer: false });
+    expect(done.body).toEqual({ recovery_codes: expect.any(Array), access: expect.any(String), refresh: expect.any(String), is_doctor: true, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false });
     expect(done.body.recovery_codes).toHaveLength(10);
     expect((await call(required, 'GET', '/v1/clinician/consultations/', { token: done.body.access })).status).toBe(200);
 

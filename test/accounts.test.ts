@@ -187,7 +187,7 @@ describe('token', () => {
   it('answers the token pair with all three role flags', async () => {
     const p = await newPatient(ctx, 'pair');
     const r = await signIn(p.email);
-    expect(r.body).toEqual({ access: expect.any(String), refresh: expect.any(String), is_doctor: false, is_backoffice_admin: false, is_marketer: false });
+    expect(r.body).toEqual({ access: expect.any(String), refresh: expect.any(String), is_doctor: false, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false });
     const doc = await newStaff(ctx, 'doctor');
     expect((await signIn(doc.email)).body.is_doctor).toBe(true);
   });

@@ -35,7 +35,10 @@ describe('operator CLI', () => {
     );
     expect(created.code).toBe(0);
     expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'short', '--role', 'doctor', '--first-name', 'A', '--last-name', 'B', '--license', 'L-1'], e)).code).toBe(1);
-    expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'pharmacist'], e)).code).toBe(2);
+    expect((await runCli(['create-staff', '--email', 'x@example.org', '--password', 'Ward-Lantern-Harbour-2026', '--role', 'nurse'], e)).code).toBe(2);
+    // A pharmacist (the pharmacy desk, docs/pharmacy.md) needs no licence.
+    const pharmacist = await runCli(['create-staff', '--email', 'pharmacy@example.org', '--password', 'Mortar-Pestle-Harbour-2026', '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker'], e);
+    expect(pharmacist).toEqual({ code: 0, out: expect.stringMatching(/^staff account pharmacy@example\.org \(pharmacist\) ready: [0-9a-f-]{36}$/) });
     // Operator enrolment of TOTP, and its reset.
     const staff = ['create-staff', '--email', 'ops@example.org', '--password', 'Signal-Orchard-Beacon-2026', '--role', 'backoffice_admin'];
     expect(await runCli([...staff, '--totp-secret', 'not base32!'], e)).toEqual({ code: 2, out: '--totp-secret: the TOTP secret must be base32 (A-Z, 2-7)' });

@@ -198,6 +198,36 @@ describe('the OpenAPI document against the running service', () => {
     expect(prescriptions.body.count).toBeGreaterThan(0);
     const pdf = await api('GET', `/v1/users/prescriptions/${prescriptions.body.results[0].id}/pdf/`, { token });
     expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+
+    // Prescription reissue requests, and the pharmacy desk (docs/pharmacy.md).
+    const rxId = prescriptions.body.results[0].id;
+    expect((await api('POST', `/v1/users/prescriptions/${rxId}/reissue-requests/`, { token, json: { reason: '' } })).status).toBe(400);
+    const reissue = await api('POST', `/v1/users/prescriptions/${rxId}/reissue-requests/`, { token, json: { reason: 'I lost the paper prescription.' } });
+    expect(reissue.status).toBe(201);
+    expect((await api('POST', `/v1/users/prescriptions/${rxId}/reissue-requests/`, { token, json: { reason: 'Again.' } })).status).toBe(409);
+    expect((await api('POST', `/v1/users/prescriptions/${randomUUID()}/reissue-requests/`, { token, json: { reason: 'Lost.' } })).status).toBe(404);
+    expect((await api('GET', '/v1/users/prescriptions/reissue-requests/', { token })).status).toBe(200);
+    expect((await api('GET', '/v1/clinician/reissue-requests/', { token: doctor.access })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/reissue-requests/${reissue.body.id}/decline/`, { token: doctor.access, json: { reason: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/reissue-requests/${randomUUID()}/approve/`, { token: doctor.access, json: {} })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/reissue-requests/${reissue.body.id}/approve/`, { token: doctor.access, json: { note: 'Reissued as before.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/reissue-requests/${reissue.body.id}/decline/`, { token: doctor.access, json: { reason: 'No.' } })).status).toBe(409);
+    const pharmacist = await newStaff(ctx, 'pharmacist');
+    const orderId = (await api('GET', '/v1/users/orders/', { token })).body[0].id;
+    expect((await api('GET', '/v1/pharmacy/orders/', { token })).status).toBe(403);
+    expect((await api('GET', '/v1/pharmacy/orders/', { token: pharmacist.access })).status).toBe(200);
+    expect((await api('GET', `/v1/pharmacy/orders/${orderId}/`, { token: pharmacist.access })).status).toBe(200);
+    expect((await api('GET', `/v1/pharmacy/orders/${randomUUID()}/`, { token: pharmacist.access })).status).toBe(404);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispense/`, { token: pharmacist.access, json: { batch: 'LOT-1', expiry: 'soon' } })).status).toBe(400);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispense/`, { token: pharmacist.access, json: { batch: 'LOT-1', expiry: '2027-06-30' } })).status).toBe(200);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/deliver/`, { token: pharmacist.access })).status).toBe(409);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispatch/`, { token: pharmacist.access, json: { carrier: '', tracking_number: 'X' } })).status).toBe(400);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispatch/`, { token: pharmacist.access, json: { carrier: 'DHL', tracking_number: 'X1', tracking_url: 'https://track.example.org/X1' } })).status).toBe(200);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispatch/`, { token: pharmacist.access, json: { carrier: 'DHL', tracking_number: 'X1' } })).status).toBe(409);
+    expect((await api('POST', `/v1/pharmacy/orders/${randomUUID()}/deliver/`, { token: pharmacist.access })).status).toBe(404);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/deliver/`, { token: pharmacist.access })).status).toBe(200);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/undeliverable/`, { token: pharmacist.access, json: { reason: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/undeliverable/`, { token: pharmacist.access, json: { reason: 'Returned.' } })).status).toBe(409);
     expect((await api('GET', '/v1/users/orders/', { token })).status).toBe(200);
     const subs = await api('GET', '/v1/users/subscriptions/', { token });
     const subId = subs.body.results[0].id;

@@ -450,6 +450,13 @@ export interface OrdersTable {
   delivered_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  dispensed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  dispensed_by: string | null;
+  batch_number: string | null;
+  batch_expiry: string | null;
+  shipped_by: string | null;
+  undeliverable_reason: string | null;
+  undeliverable_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;
@@ -522,6 +529,22 @@ export type PrescribingOverridesRow = Selectable<PrescribingOverridesTable>;
 export type NewPrescribingOverrides = Insertable<PrescribingOverridesTable>;
 export type PrescribingOverridesUpdate = Updateable<PrescribingOverridesTable>;
 
+export interface PrescriptionReissueRequestsTable {
+  id: Generated<string>;
+  user_id: string;
+  prescription_id: string;
+  status: Generated<string>;
+  reason: string;
+  decision_reason: string | null;
+  decided_by: string | null;
+  decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  new_prescription_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueRequestsTable>;
+export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
+export type PrescriptionReissueRequestsUpdate = Updateable<PrescriptionReissueRequestsTable>;
+
 export interface PrescriptionsTable {
   id: Generated<string>;
   user_id: string;
@@ -536,6 +559,7 @@ export interface PrescriptionsTable {
   issued_at: ColumnType<Date, Date | string | undefined, Date | string>;
   valid_until: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  reissued_from: string | null;
 }
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;
@@ -710,6 +734,7 @@ export interface UsersTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   erased_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  is_pharmacist: Generated<boolean>;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
@@ -774,6 +799,7 @@ export interface Database {
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
   prescribing_overrides: PrescribingOverridesTable;
+  prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescriptions: PrescriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;

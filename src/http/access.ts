@@ -9,6 +9,7 @@
 //                     questionnaire catalogue, provider pages and webhooks, health, the API document);
 // - doctor:           everything under /v1/clinician/;
 // - backoffice_admin: everything under /v1/backoffice/;
+// - pharmacist:       everything under /v1/pharmacy/ (the pharmacy desk, docs/pharmacy.md);
 // - user:             every other route (any signed-in, verified, active account).
 // A route outside /v1/ that is not listed refuses to register: nothing becomes public by accident.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -16,7 +17,7 @@ import type { Deps } from '../deps.ts';
 import { notAuthenticated, permissionDenied } from './errors.ts';
 import { bearerToken, verifyAccessToken } from './auth.ts';
 
-export type Access = 'public' | 'user' | 'doctor' | 'backoffice_admin';
+export type Access = 'public' | 'user' | 'doctor' | 'backoffice_admin' | 'pharmacist';
 
 /** Routes anyone may call, as `METHOD path` (path as registered) or a `prefix*`. */
 export const PUBLIC_ROUTES: readonly string[] = [
@@ -63,6 +64,7 @@ export function accessFor(method: string, url: string): Access {
   if (PUBLIC_ROUTES.some((rule) => matches(rule, method, url))) return 'public';
   if (url.startsWith('/v1/clinician/')) return 'doctor';
   if (url.startsWith('/v1/backoffice/')) return 'backoffice_admin';
+  if (url.startsWith('/v1/pharmacy/')) return 'pharmacist';
   if (url.startsWith('/v1/')) return 'user';
   throw new Error(`Route ${method} ${url} is outside /v1/ and not listed in PUBLIC_ROUTES (src/http/access.ts): declare who may call it.`);
 }
@@ -75,6 +77,7 @@ function guard(deps: Deps, access: Exclude<Access, 'public'>) {
     request.user = user;
     if (access === 'doctor' && !user.is_doctor) throw permissionDenied();
     if (access === 'backoffice_admin' && !user.is_backoffice_admin) throw permissionDenied();
+    if (access === 'pharmacist' && !user.is_pharmacist) throw permissionDenied();
   };
 }
 
@@ -84,7 +87,7 @@ function guard(deps: Deps, access: Exclude<Access, 'public'>) {
  */
 export function installAccessControl(app: FastifyInstance, deps: Deps): Map<string, Access> {
   const levels = new Map<string, Access>();
-  const guards = { user: guard(deps, 'user'), doctor: guard(deps, 'doctor'), backoffice_admin: guard(deps, 'backoffice_admin') };
+  const guards = { user: guard(deps, 'user'), doctor: guard(deps, 'doctor'), backoffice_admin: guard(deps, 'backoffice_admin'), pharmacist: guard(deps, 'pharmacist') };
   app.decorateRequest('user', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat().filter((m) => m !== 'HEAD');

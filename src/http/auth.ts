@@ -15,6 +15,7 @@ export interface AuthUser {
   is_doctor: boolean;
   is_backoffice_admin: boolean;
   is_marketer: boolean;
+  is_pharmacist: boolean;
 }
 
 declare module 'fastify' {
@@ -37,7 +38,7 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   if (typeof payload.user_id !== 'string' || typeof payload.sid !== 'string') throw tokenNotValid();
   const row = await findSessionAccount(deps.db, payload.user_id, payload.sid);
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
-  return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer };
+  return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist };
 }
 
 export function bearerToken(request: FastifyRequest): string | undefined {

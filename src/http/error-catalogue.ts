@@ -84,6 +84,15 @@ export const ERROR_CATALOGUE = {
 
   // Any record with a state machine (consultations, checkout sessions, plans)
   invalid_status_transition: { status: 409, shape: 'detail_code' },
+  // Prescription reissue requests (fulfilment)
+  reissue_request_pending: { status: 409, shape: 'detail_code', message: 'A reissue request for this prescription is already waiting for a doctor.' },
+  prescription_not_reissuable: { status: 409, shape: 'detail_code', message: 'This prescription is no longer valid and cannot be reissued: a new consultation is needed.' },
+  // Pharmacy desk (fulfilment): an emergency contraceptive that would arrive after its window.
+  delivery_too_late: {
+    status: 409,
+    shape: 'detail_code',
+    message: 'This treatment would arrive after its time window has passed: it was not dispatched. The order is now undeliverable and the patient was told to get it locally at once.',
+  },
 
   // Renewal options and confirmation, early order (subscriptions)
   invalid_category: { status: 400, shape: 'code' },

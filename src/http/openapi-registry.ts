@@ -59,7 +59,7 @@ const EXAMPLE_ACCESS =
   'eyJhbGciOiJIUzI1NiJ9.eyJ0b2tlbl90eXBlIjoiYWNjZXNzIiwidXNlcl9pZCI6IjNmYTg1ZjY0LTU3MTctNDU2Mi1iM2ZjLTJjOTYzZjY2YWZhNiJ9.c2lnbmF0dXJl';
 const EXAMPLE_REFRESH =
   'eyJhbGciOiJIUzI1NiJ9.eyJ0b2tlbl90eXBlIjoicmVmcmVzaCIsInVzZXJfaWQiOiIzZmE4NWY2NC01NzE3LTQ1NjItYjNmYy0yYzk2M2Y2NmFmYTYifQ.c2lnbmF0dXJl';
-const tokenPair = { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH, is_doctor: false, is_backoffice_admin: false, is_marketer: false };
+const tokenPair = { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH, is_doctor: false, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false };
 const credentials = { email: 'ada@example.org', password: 'Quiet-Harbour-Lantern-42' };
 
 const session = (provider: 'sandbox' | 'stripe') => ({ 404: [{ detail_code: [`${provider}_session_not_found` as const] }] });
@@ -418,6 +418,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       checkout_sessions: [],
       orders: [],
       prescriptions: [],
+      prescription_reissue_requests: [],
       subscriptions: [],
       conversations: [],
       journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [] },
@@ -464,6 +465,51 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     descriptions: { 200: 'Approved: the consultation with its prescription', 409: 'Not pending review, a renewal the patient has not confirmed, or an absolute contraindication no override lifts' } },
   'POST /v1/clinician/consultations/{id}/reject/': { id: 'rejectConsultation', errors: { 400: [fields], 404: [detail], ...decision, 502: [{ detail_code: ['refund_failed'] }] }, descriptions: { 200: 'Rejected (a paid consultation: refunded in full)', 502: 'The payment provider refused the refund: nothing was decided' } },
   'POST /v1/clinician/consultations/{id}/request-information/': { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [detail], ...decision }, descriptions: { 200: 'Waiting for the patient' } },
+
+  // Prescription reissue requests (docs/pharmacy.md)
+  'POST /v1/users/prescriptions/{id}/reissue-requests/': {
+    id: 'requestPrescriptionReissue',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['reissue_request_pending', 'prescription_not_reissuable'] }] },
+    descriptions: { 201: 'The request, pending', 404: 'No such prescription on this account', 409: 'A request is already pending, or the prescription is no longer valid' },
+    requestExample: { reason: 'I lost the paper prescription.' },
+  },
+  'GET /v1/users/prescriptions/reissue-requests/': { id: 'listPrescriptionReissueRequests', descriptions: { 200: 'A page of reissue requests, newest first' } },
+  'GET /v1/clinician/reissue-requests/': { id: 'listReissueQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of pending reissue requests, oldest first' } },
+  'POST /v1/clinician/reissue-requests/{id}/approve/': {
+    id: 'approveReissueRequest',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['invalid_status_transition', 'prescription_not_reissuable'] }] },
+    descriptions: { 200: 'Approved: the request names the new prescription', 409: 'Already decided, or the prescription is no longer valid' },
+    requestExample: { note: 'Reissued as before.' },
+  },
+  'POST /v1/clinician/reissue-requests/{id}/decline/': {
+    id: 'declineReissueRequest',
+    errors: { 400: [fields], 404: [detail], ...decision },
+    descriptions: { 200: 'Declined with the reason', 409: 'Already decided' },
+    requestExample: { reason: 'Your treatment needs a new consultation first.' },
+  },
+
+  // Pharmacy desk
+  'GET /v1/pharmacy/orders/': { id: 'listFulfilmentQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of orders awaiting fulfilment, oldest first' } },
+  'GET /v1/pharmacy/orders/{id}/': { id: 'getOrderForDispensing', errors: { 404: [detail] }, descriptions: { 200: 'The order with what dispensing needs' } },
+  'POST /v1/pharmacy/orders/{id}/dispense/': {
+    id: 'dispenseOrder',
+    errors: { 400: [fields], 404: [detail], ...decision },
+    descriptions: { 200: 'Dispensing recorded', 409: 'The order no longer awaits fulfilment' },
+    requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' },
+  },
+  'POST /v1/pharmacy/orders/{id}/dispatch/': {
+    id: 'dispatchOrder',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['invalid_status_transition', 'delivery_too_late'] }] },
+    descriptions: { 200: 'Shipped: the patient was mailed the tracking', 409: 'Not awaiting fulfilment (dispatched twice, delivered, undeliverable), or a time-bound treatment that would arrive too late (`delivery_too_late`: the order is now undeliverable)' },
+    requestExample: { carrier: 'DHL', tracking_number: '00340434161094042557', tracking_url: 'https://www.dhl.de/en/privatkunden/dhl-sendungsverfolgung.html?piececode=00340434161094042557' },
+  },
+  'POST /v1/pharmacy/orders/{id}/deliver/': { id: 'deliverOrder', errors: { 404: [detail], ...decision }, descriptions: { 200: 'Delivered', 409: 'Not shipped' } },
+  'POST /v1/pharmacy/orders/{id}/undeliverable/': {
+    id: 'markOrderUndeliverable',
+    errors: { 400: [fields], 404: [detail], ...decision },
+    descriptions: { 200: 'Undeliverable: the patient was mailed', 409: 'Already delivered, undeliverable or cancelled' },
+    requestExample: { reason: 'Returned to sender: address unknown.' },
+  },
 
   // Back office
   'GET /v1/backoffice/users/': { id: 'findAccounts', errors: { 400: [fields] }, descriptions: { 200: 'A page of accounts' } },

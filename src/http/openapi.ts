@@ -274,7 +274,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     responses[status] = { ...recordOf(responses[status]), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
   };
   if (bearer) responses[401] = { content: { 'application/json': { schema: anyOf([ref('TokenNotValid'), ref('NotAuthenticated')]) } } };
-  if (access === 'doctor' || access === 'backoffice_admin') {
+  if (access === 'doctor' || access === 'backoffice_admin' || access === 'pharmacist') {
     if (reg.errors?.[403]) addError(403, [ref('PermissionDenied')]);
     else responses[403] = { content: { 'application/json': { schema: ref('PermissionDenied') } } };
   }

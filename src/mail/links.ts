@@ -9,6 +9,8 @@ export const appLinks = {
   consultation: (c: Base, consultationId: string) => `${c.WEB_APP_URL}/consultations/${encodeURIComponent(consultationId)}`,
   messages: (c: Base) => `${c.WEB_APP_URL}/messages`,
   payments: (c: Base) => `${c.WEB_APP_URL}/payments`,
+  orders: (c: Base) => `${c.WEB_APP_URL}/orders`,
+  prescriptions: (c: Base) => `${c.WEB_APP_URL}/prescriptions`,
   renewal: (c: Base) => `${c.WEB_APP_URL}/renewal`,
   resetPassword: (c: Base, token: string) => `${c.WEB_APP_URL}/reset-password?token=${encodeURIComponent(token)}`,
   referral: (c: Base, code: string) => `${c.WEB_APP_URL}/r/${encodeURIComponent(code)}`,

@@ -208,7 +208,7 @@ export async function completeProfile(ctx: TestContext, p: Patient, extra: Recor
 }
 
 /** Creates a staff account directly (what `npm run cli -- create-staff` does) and signs it in. */
-export async function newStaff(ctx: TestContext, role: 'doctor' | 'backoffice_admin' | 'marketer'): Promise<Patient> {
+export async function newStaff(ctx: TestContext, role: 'doctor' | 'backoffice_admin' | 'marketer' | 'pharmacist'): Promise<Patient> {
   const { createStaff } = await import('../../src/modules/accounts/service.ts');
   const email = uniqueEmail(role.replace('_', ''));
   await createStaff(ctx.deps, { email, password: PASSWORD, role, firstName: 'Staff', lastName: role, licenseNumber: role === 'doctor' ? 'LANR-123456789' : undefined });

@@ -1,7 +1,8 @@
 // The whole journey in a real browser (Debian's chromium through playwright-core), against the real
 // service on a throw-away embedded database with the sandbox payment provider:
 //   sign-up with the code from the .eml outbox -> questionnaire (draft, resume) -> pay on the sandbox
-//   page -> the doctor approves in the desk -> the patient sees the prescription (PDF), exchanges
+//   page -> the doctor approves in the desk -> a pharmacist dispatches the order from the pharmacy desk
+//   and the patient sees the tracking link -> the patient sees the prescription (PDF), exchanges
 //   messages (with an attachment), sends an emergency in German (the emergency screen with 112; the doctor
 //   resolves its red flag in the desk), logs weights and sees them on the chart, payments and invoices,
 //   plan actions (postpone, cancel, resume), referrals, profile, change password -> reset link from
@@ -37,6 +38,9 @@ const DOCTOR = { email: 'doctor@example.org', password: 'Ward-Lantern-Harbour-20
 // Back office: only to move the sandbox's test clock to the renewal window (POST /v1/backoffice/test-clock/advance/).
 const ADMIN = { email: 'ops@example.org', password: 'Signal-Orchard-Beacon-2026', secret: new Secret({ size: 20 }).base32 };
 const NEW_DOCTOR = { email: 'new.doctor@example.org', password: 'Meadow-Ferry-Lantern-2026' };
+// The pharmacy desk (docs/pharmacy.md): dispatches the first order; the patient sees the tracking link.
+const PHARMACIST = { email: 'pharmacy@example.org', password: 'Mortar-Pestle-Harbour-2026', secret: new Secret({ size: 20 }).base32 };
+const TRACKING = { carrier: 'DHL', number: '00340434161094042557', url: 'https://tracking.example.org/00340434161094042557' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function fail(msg: string): never {
@@ -98,6 +102,8 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
   if (admin.status !== 0) fail(`create-staff (back office) failed: ${admin.stderr || admin.stdout}`);
   const newDoctor = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321'], { cwd: ROOT, env, encoding: 'utf8' });
   if (newDoctor.status !== 0) fail(`create-staff (second doctor) failed: ${newDoctor.stderr || newDoctor.stdout}`);
+  const pharmacist = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret], { cwd: ROOT, env, encoding: 'utf8' });
+  if (pharmacist.status !== 0) fail(`create-staff (pharmacist) failed: ${pharmacist.stderr || pharmacist.stdout}`);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   for (let i = 0; i < 200; i++) {
     try {
@@ -355,6 +361,31 @@ async function main() {
     await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
     await doc.getByText('Decision saved.').waitFor();
     await check(doc, 'desk-approved');
+
+    log('pharmacist: the fulfilment queue, dispatch with tracking; the patient sees the tracking link');
+    const pctx = await newContext(browser, base);
+    const ph = await pctx.newPage();
+    pages.push(ph);
+    ph.on('pageerror', (e) => log(`  page error (pharmacist): ${e.message}`));
+    await ph.goto('/sign-in');
+    await staffSignIn(ph, PHARMACIST);
+    await ph.getByRole('heading', { name: 'Orders to dispatch' }).waitFor();
+    await ph.getByRole('heading', { name: 'Ada Lovelace' }).first().waitFor();
+    await check(ph, 'pharmacy-queue');
+    await ph.getByLabel('Carrier').first().fill(TRACKING.carrier);
+    await ph.getByLabel('Tracking number').first().fill(TRACKING.number);
+    await ph.getByLabel('Tracking link (optional)').first().fill(TRACKING.url);
+    await ph.getByRole('button', { name: 'Dispatch' }).first().click();
+    await ph.getByText('Dispatched: the patient has been emailed the tracking details.').waitFor();
+    await check(ph, 'pharmacy-dispatched');
+    await pctx.close();
+    await waitForMail(dataDir, email, new RegExp(TRACKING.number));
+    await page.goto('/orders');
+    const track = page.getByRole('link', { name: `Track parcel ${TRACKING.number}` });
+    await track.waitFor();
+    if ((await track.getAttribute('href')) !== TRACKING.url) fail('the tracking link does not lead to the carrier page');
+    await page.getByText(`Carrier: ${TRACKING.carrier}`).waitFor();
+    await check(page, 'orders-shipped');
 
     log('a second doctor without a factor enrols at sign-in (QR code, secret, recovery codes)');
     const nctx = await newContext(browser, base);

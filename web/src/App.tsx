@@ -25,6 +25,7 @@ const Patient = {
   Profile: lazy(() => import('./pages/account').then((m) => ({ default: m.ProfilePage }))),
   ChangePassword: lazy(() => import('./pages/account').then((m) => ({ default: m.ChangePasswordPage }))),
 };
+const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
   Consultation: lazy(() => import('./pages/desk').then((m) => ({ default: m.DeskConsultation }))),
@@ -33,7 +34,7 @@ const Doctor = {
   RedFlags: lazy(() => import('./pages/red-flags').then((m) => ({ default: m.RedFlags }))),
 };
 
-type Page = { pattern: string; area: 'public' | 'patient' | 'doctor'; render: (p: Record<string, string>) => ReactNode };
+type Page = { pattern: string; area: 'public' | 'patient' | 'doctor' | 'pharmacist'; render: (p: Record<string, string>) => ReactNode };
 
 const PAGES: Page[] = [
   { pattern: '/', area: 'public', render: () => <Landing /> },
@@ -63,12 +64,13 @@ const PAGES: Page[] = [
   { pattern: '/desk/conversations', area: 'doctor', render: () => <Doctor.Inbox /> },
   { pattern: '/desk/conversations/:id', area: 'doctor', render: (p) => <Doctor.Conversation id={p.id} /> },
   { pattern: '/desk/red-flags', area: 'doctor', render: () => <Doctor.RedFlags /> },
+  { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
 
 function Landing() {
   const session = useSession();
-  if (session) return <Redirect to={session.is_doctor ? '/desk' : '/home'} />;
+  if (session) return <Redirect to={session.is_doctor ? '/desk' : session.is_pharmacist ? '/pharmacy' : '/home'} />;
   return <Treatments />;
 }
 
@@ -88,7 +90,9 @@ function Header({ unread }: { unread: number }) {
           ['/desk/conversations', t('nav.inbox')],
           ['/desk/red-flags', t('nav.redFlags')],
         ]
-      : [
+      : session.is_pharmacist
+        ? [['/pharmacy', t('nav.pharmacy')]]
+        : [
           ['/home', t('nav.home')],
           ['/consultations', t('nav.consultations')],
           ['/prescriptions', t('nav.prescriptions')],
@@ -164,7 +168,7 @@ export function App() {
     });
   }, [session?.access && session.refresh]);
   useEffect(() => {
-    if (!session || session.is_doctor) return setUnread(0);
+    if (!session || session.is_doctor || session.is_pharmacist) return setUnread(0);
     const refresh = () => void api.GET('/v1/users/conversations/').then(({ data }) => setUnread(data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0));
     refresh();
     window.addEventListener('pts:unread', refresh);
@@ -192,7 +196,9 @@ export function App() {
     found = true;
     if (page.area !== 'public' && !session) content = <Redirect to={`/sign-in?next=${encodeURIComponent(path + window.location.search)}`} />;
     else if (page.area === 'doctor' && !session?.is_doctor) content = <Alert kind="error">{i18n.t('desk.patientOnly')}</Alert>;
+    else if (page.area === 'pharmacist' && !session?.is_pharmacist) content = <Alert kind="error">{i18n.t('pharmacy.staffOnly')}</Alert>;
     else if (page.area === 'patient' && session?.is_doctor && path === '/home') content = <Redirect to="/desk" />;
+    else if (page.area === 'patient' && session?.is_pharmacist && path === '/home') content = <Redirect to="/pharmacy" />;
     else content = page.render(params);
     break;
   }

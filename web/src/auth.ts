@@ -7,6 +7,8 @@ export interface Session {
   is_doctor: boolean;
   is_backoffice_admin: boolean;
   is_marketer: boolean;
+  /** The pharmacy desk (absent in a session stored before the role existed). */
+  is_pharmacist?: boolean;
 }
 
 const KEY = 'pts.session';
@@ -35,7 +37,7 @@ function write(s: Session | null) {
 
 export const auth = {
   get: () => current,
-  set: (s: Session) => write({ access: s.access, refresh: s.refresh, is_doctor: s.is_doctor, is_backoffice_admin: s.is_backoffice_admin, is_marketer: s.is_marketer }),
+  set: (s: Session) => write({ access: s.access, refresh: s.refresh, is_doctor: s.is_doctor, is_backoffice_admin: s.is_backoffice_admin, is_marketer: s.is_marketer, is_pharmacist: Boolean(s.is_pharmacist) }),
   update: (patch: Partial<Session>) => current && write({ ...current, ...patch }),
   clear: () => write(null),
   subscribe: (l: () => void) => {

@@ -42,10 +42,11 @@ export const RECOVERY_CODE_COUNT = 10;
 const SECRET_BYTES = 20;
 const MIN_SECRET_BYTES = 16;
 
-const isPrivileged = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => u.is_doctor || u.is_backoffice_admin || u.is_marketer;
+type StaffFlags = Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist'>;
+const isPrivileged = (u: StaffFlags) => u.is_doctor || u.is_backoffice_admin || u.is_marketer || u.is_pharmacist;
 
 /** Whether this account must have a second factor (staff, with STAFF_MFA=required). */
-export const factorRequired = (deps: Deps, u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => isPrivileged(u) && deps.config.STAFF_MFA === 'required';
+export const factorRequired = (deps: Deps, u: StaffFlags) => isPrivileged(u) && deps.config.STAFF_MFA === 'required';
 
 const totpOf = (deps: Deps, secret: Secret, label: string) =>
   new TOTP({ issuer: deps.config.BRAND_SLUG, label, secret, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
@@ -191,9 +192,10 @@ export interface SignedIn extends TokenPair {
   is_doctor: boolean;
   is_backoffice_admin: boolean;
   is_marketer: boolean;
+  is_pharmacist: boolean;
 }
 
-const signedIn = (pair: TokenPair, u: UserRow): SignedIn => ({ ...pair, is_doctor: u.is_doctor, is_backoffice_admin: u.is_backoffice_admin, is_marketer: u.is_marketer });
+const signedIn = (pair: TokenPair, u: UserRow): SignedIn => ({ ...pair, is_doctor: u.is_doctor, is_backoffice_admin: u.is_backoffice_admin, is_marketer: u.is_marketer, is_pharmacist: u.is_pharmacist });
 
 /** POST /v1/users/token/mfa/: the mfa_token and a TOTP or recovery code -> a token pair. */
 export async function completeSignIn(deps: Deps, mfaToken: string, code: string, ip: string): Promise<SignedIn> {
@@ -268,7 +270,7 @@ export interface MfaStatus {
   recovery_codes_left: number;
 }
 
-export async function mfaStatus(deps: Deps, user: { id: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean }): Promise<MfaStatus> {
+export async function mfaStatus(deps: Deps, user: { id: string } & StaffFlags): Promise<MfaStatus> {
   const methods = await methodsOf(deps.db, user.id);
   return { methods, required: factorRequired(deps, user), recovery_codes_left: methods.length ? await countUnusedRecoveryCodes(deps.db, user.id) : 0 };
 }
@@ -291,7 +293,7 @@ export async function regenerateRecoveryCodes(deps: Deps, userId: string, code: 
 }
 
 /** Turns the factor off (a TOTP or recovery code confirms it); not where the account must have one. */
-export async function removeTotp(deps: Deps, user: { id: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean }, code: string): Promise<void> {
+export async function removeTotp(deps: Deps, user: { id: string } & StaffFlags, code: string): Promise<void> {
   if (factorRequired(deps, user)) throw fail('mfa_removal_not_allowed');
   if (!(await hasConfirmedTotp(deps.db, user.id))) throw fail('mfa_not_enrolled');
   await withCodeBudget(deps, user.id, async (q) => {

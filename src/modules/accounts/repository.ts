@@ -8,10 +8,10 @@ import type { EmailVerificationsRow, UsersRow, UsersUpdate } from '../../db/sche
 
 export type UserRow = Pick<
   UsersRow,
-  'id' | 'email' | 'password_hash' | 'google_sub' | 'email_verified_at' | 'disabled_at' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'locale'
+  'id' | 'email' | 'password_hash' | 'google_sub' | 'email_verified_at' | 'disabled_at' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist' | 'locale'
 >;
 
-const USER_COLUMNS = ['id', 'email', 'password_hash', 'google_sub', 'email_verified_at', 'disabled_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer', 'locale'] as const;
+const USER_COLUMNS = ['id', 'email', 'password_hash', 'google_sub', 'email_verified_at', 'disabled_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer', 'is_pharmacist', 'locale'] as const;
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -78,7 +78,7 @@ export interface NewUser {
   lastName?: string;
   locale?: string;
   referredBy?: string | null;
-  roles?: { is_doctor?: boolean; is_backoffice_admin?: boolean; is_marketer?: boolean };
+  roles?: { is_doctor?: boolean; is_backoffice_admin?: boolean; is_marketer?: boolean; is_pharmacist?: boolean };
   doctorLicenseNumber?: string | null;
 }
 
@@ -107,6 +107,7 @@ export async function insertUser(q: Queryable, u: NewUser): Promise<string> {
           is_doctor: Boolean(u.roles?.is_doctor),
           is_backoffice_admin: Boolean(u.roles?.is_backoffice_admin),
           is_marketer: Boolean(u.roles?.is_marketer),
+          is_pharmacist: Boolean(u.roles?.is_pharmacist),
           doctor_license_number: u.doctorLicenseNumber ?? null,
           referral_code: newReferralCode(),
         })
@@ -161,11 +162,12 @@ export async function setPasswordFromReset(q: Queryable, userId: string, passwor
     .execute();
 }
 
-export type StaffFlag = 'is_doctor' | 'is_backoffice_admin' | 'is_marketer';
+export type StaffFlag = 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist';
 const STAFF_FLAG: Record<StaffFlag, Pick<UsersUpdate, StaffFlag>> = {
   is_doctor: { is_doctor: true },
   is_backoffice_admin: { is_backoffice_admin: true },
   is_marketer: { is_marketer: true },
+  is_pharmacist: { is_pharmacist: true },
 };
 
 /** Promotes an existing account to verified staff with this password (given details win). */

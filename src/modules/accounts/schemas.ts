@@ -43,6 +43,7 @@ export const TokenPairSchema = z.object({
   is_doctor: z.boolean(),
   is_backoffice_admin: z.boolean(),
   is_marketer: z.boolean(),
+  is_pharmacist: z.boolean(),
 });
 
 export const VerifiedSchema = TokenPairSchema.extend({ message: z.string() });

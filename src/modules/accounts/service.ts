@@ -48,12 +48,13 @@ import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
 
-const roleFlags = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer'>) => ({
+const roleFlags = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist'>) => ({
   is_doctor: u.is_doctor,
   is_backoffice_admin: u.is_backoffice_admin,
   is_marketer: u.is_marketer,
+  is_pharmacist: u.is_pharmacist,
 });
-const isPrivileged = (u: UserRow) => u.is_doctor || u.is_backoffice_admin || u.is_marketer;
+const isPrivileged = (u: UserRow) => u.is_doctor || u.is_backoffice_admin || u.is_marketer || u.is_pharmacist;
 const retryAfter = (seconds: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
 
 const registrationRateLimited = (seconds: number) =>
@@ -451,7 +452,7 @@ export async function changePassword(deps: Deps, userId: string, sessionId: stri
 
 // ---------------------------------------------------------------- operators
 
-export type StaffRole = 'doctor' | 'backoffice_admin' | 'marketer';
+export type StaffRole = 'doctor' | 'backoffice_admin' | 'marketer' | 'pharmacist';
 
 export async function createStaff(
   deps: Deps,

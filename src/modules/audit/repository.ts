@@ -12,7 +12,7 @@ export interface AuditEntry {
 }
 
 /** What a staff member can read or write of a patient's record (access_log.resource_type). */
-export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment'] as const;
+export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order'] as const;
 export type AccessResource = (typeof ACCESS_RESOURCES)[number];
 export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
 
@@ -26,6 +26,7 @@ const OWNER_SQL: Record<AccessResource, string> = {
   prescription: 'select id, user_id from prescriptions where id = any($1::uuid[])',
   profile: 'select id, id as user_id from users where id = any($1::uuid[])',
   payment: 'select id, user_id from payments where id = any($1::uuid[])',
+  order: 'select id, user_id from orders where id = any($1::uuid[])',
 };
 
 // audit_log subject types that are part of a patient's record, as access-log resources.
@@ -50,10 +51,10 @@ export async function insertAccess(q: Queryable, e: AccessEntry): Promise<void> 
   if (ids.length === 0) return;
   await q.query(
     `insert into access_log (patient_id, actor_id, actor_role, actor_name, action, resource_type, resource_id)
-     select o.user_id, a.id, coalesce($3::text, case when a.is_doctor then 'doctor' else 'backoffice_admin' end),
+     select o.user_id, a.id, coalesce($3::text, case when a.is_doctor then 'doctor' when a.is_backoffice_admin then 'backoffice_admin' else 'pharmacist' end),
             trim(a.first_name || ' ' || a.last_name), $4, $5, o.id::text
        from users a, (${OWNER_SQL[e.resourceType]}) o
-      where a.id = $2 and (a.is_doctor or a.is_backoffice_admin)`,
+      where a.id = $2 and (a.is_doctor or a.is_backoffice_admin or a.is_pharmacist)`,
     [ids, e.actorId, e.actorRole, e.action, e.resourceType],
   );
 }

@@ -290,7 +290,7 @@ const PAYMENT_JSON = `json_build_object(
 const PRESCRIPTION_JSON = `json_build_object(
     'id', r.id, 'consultation_id', r.consultation_id, 'category', r.category, 'treatment_id', r.treatment_id,
     'treatment_name', r.treatment_name, 'dosage', r.dosage, 'instructions', r.instructions, 'supply_days', r.supply_days,
-    'issued_at', r.issued_at, 'valid_until', r.valid_until, 'doctor_id', r.doctor_id,
+    'issued_at', r.issued_at, 'valid_until', r.valid_until, 'reissued_from', r.reissued_from, 'doctor_id', r.doctor_id,
     'doctor_first_name', rd.first_name, 'doctor_last_name', rd.last_name, 'doctor_license_number', rd.doctor_license_number)`;
 
 const CONSULTATION_JSON = `json_build_object(

@@ -20,3 +20,10 @@ export { OrderSchema, PrescriptionSchema, toOrder, toPrescription, type Order, t
 export async function listOrders(q: Queryable, userId: string): Promise<Order[]> {
   return (await ordersOf(q, userId)).map(toOrder);
 }
+
+// The pharmacy desk (docs/pharmacy.md): the status machine, the queue and the moves.
+export { ORDER_STATUSES, ORDER_TRANSITIONS, canOrderTransition, type OrderStatus } from './status.ts';
+export { dispenseOrder, dispatchOrder, deliverOrder, markOrderUndeliverable, EXPECTED_TRANSIT_HOURS, type ArrivalCheck, type LockedOrder } from './desk.ts';
+export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder } from './pharmacy.repository.ts';
+export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
+export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';

@@ -8,6 +8,7 @@ import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagi
 import { prescriptionPdf, sellerFrom } from '../../lib/pdf.ts';
 import { countPrescriptions, ordersOf, pagePrescriptions, prescriptionForPdf } from './repository.ts';
 import { OrderSchema, PrescriptionSchema, toOrder, toPrescription } from './schemas.ts';
+import { reissueRoutes } from './reissue.routes.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
@@ -15,6 +16,7 @@ const auth401 = { 401: TokenErrorSchema };
 export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const base = deps.config.PUBLIC_BASE_URL;
+  reissueRoutes(app, deps);
 
   r.get(
     '/v1/users/orders/',

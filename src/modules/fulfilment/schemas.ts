@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
 import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
+import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
 
@@ -18,8 +19,6 @@ export const OrderItemSchema = z.object({
 /** One line of an order (orders.items, written by createOrder). */
 export type OrderItem = z.infer<typeof OrderItemSchema>;
 
-export const ORDER_STATUSES = ['awaiting_fulfilment', 'shipped', 'delivered', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const OrderSchema = z
   .object({
@@ -53,6 +52,7 @@ export const PrescriptionSchema = z
     supply_days: z.number().int().nullable(),
     issued_at: ts,
     valid_until: ts.nullable(),
+    reissued_from: z.uuid().nullable().meta({ description: 'The prescription this one reissues (an approved reissue request), or null' }),
     doctor: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string(), doctor_license_number: z.string().nullable() }),
     pdf_url: z.string().meta({ description: 'Absolute address of the prescription PDF' }),
   })
@@ -60,11 +60,10 @@ export const PrescriptionSchema = z
 
 export type Prescription = z.infer<typeof PrescriptionSchema>;
 
-const isOrderStatus = (s: string): s is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(s);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function toOrder(row: OrderRow): Order {
-  // The CHECK constraint of migration 0821 keeps the column within ORDER_STATUSES.
+  // The CHECK constraint of migration 0980 keeps the column within ORDER_STATUSES.
   if (!isOrderStatus(row.status)) throw new Error(`order ${row.id} has an unknown status`);
   return {
     id: row.id,
@@ -88,7 +87,8 @@ export function toOrder(row: OrderRow): Order {
  * The columns toPrescription reads: a row with its prescriber, or the consultation list's JSON of it
  * (timestamps already ISO text there, which `iso` returns as is).
  */
-export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until'> & {
+export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until' | 'reissued_from'> & {
+  reissued_from?: string | null;
   issued_at: Date | string;
   valid_until: Date | string | null;
 };
@@ -105,6 +105,7 @@ export function toPrescription(r: PrescriptionRecord, baseUrl: string): Prescrip
     supply_days: r.supply_days ?? null,
     issued_at: iso(r.issued_at)!,
     valid_until: iso(r.valid_until),
+    reissued_from: r.reissued_from ?? null,
     doctor: { id: r.doctor_id, first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
     pdf_url: `${baseUrl}/v1/users/prescriptions/${r.id}/pdf/`,
   };

@@ -301,12 +301,12 @@ export interface PatientRow {
 export async function findPatient(q: Queryable, userId: string): Promise<PatientRow | undefined> {
   const row = await sqlOf(q)
     .selectFrom('users')
-    .select(['id', 'email', 'locale', 'country_of_residence', 'disabled_at', 'email_verified_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer'])
+    .select(['id', 'email', 'locale', 'country_of_residence', 'disabled_at', 'email_verified_at', 'is_doctor', 'is_backoffice_admin', 'is_marketer', 'is_pharmacist'])
     .where('id', '=', userId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { is_doctor, is_backoffice_admin, is_marketer, ...rest } = row;
-  return { ...rest, is_staff: is_doctor || is_backoffice_admin || is_marketer };
+  const { is_doctor, is_backoffice_admin, is_marketer, is_pharmacist, ...rest } = row;
+  return { ...rest, is_staff: is_doctor || is_backoffice_admin || is_marketer || is_pharmacist };
 }
 
 // ---------------------------------------------------------------- tool calls and housekeeping

@@ -296,7 +296,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       const clientName = displayName(client);
       const again = (status: number, error: ErrorKey) => signIn(reply, status, { locale, requestId: row.id, csrf, clientName, email, error });
       const credential = typeof body.credential === 'string' ? body.credential.slice(0, 8192) : '';
-      let user: { id: string; email: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean };
+      let user: { id: string; email: string; is_doctor: boolean; is_backoffice_admin: boolean; is_marketer: boolean; is_pharmacist: boolean };
       if (credential && googleClientId && !email && !password) {
         const outcome = await googleSignIn(request, credential, locale);
         if (typeof outcome === 'string') {
@@ -322,7 +322,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
           throw err;
         }
       }
-      if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) return again(403, 'staff');
+      if (user.is_doctor || user.is_backoffice_admin || user.is_marketer || user.is_pharmacist) return again(403, 'staff');
       // An account with a second factor signs in here with it too, as through the API (docs/accounts.md).
       const code = typeof body.code === 'string' ? body.code.slice(0, 32) : '';
       let factor: 'none' | 'ok' | 'wrong';

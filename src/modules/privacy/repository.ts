@@ -90,6 +90,8 @@ export async function openConsultationsOf(q: Queryable, userId: string): Promise
  *   medical record and stay under the pseudonymous id);
  * - unfinished checkout sessions (never paid, no consultation): deleted;
  * - orders: the shipping address (name, street) emptied; the order and its items stay (dispensing record);
+ * - prescription reissue requests still pending: deleted (no doctor decides for an erased account);
+ *   decided ones stay with the prescriptions they concern;
  * - the mail outbox: every mail to the old address deleted.
  */
 export async function eraseAccountData(q: Queryable, userId: string, email: string): Promise<void> {
@@ -110,5 +112,6 @@ export async function eraseAccountData(q: Queryable, userId: string, email: stri
     .where((eb) => eb.not(eb.exists(eb.selectFrom('checkout_sessions as s').select('s.id').whereRef('s.submission_id', '=', 'questionnaire_submissions.id'))))
     .execute();
   await db.updateTable('orders').set({ shipping_address: sql`'{}'::jsonb`, updated_at: sql<Date>`now()` }).where('user_id', '=', userId).execute();
+  await db.deleteFrom('prescription_reissue_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
   await db.deleteFrom('mail_outbox').where(sql<string>`lower(to_address)`, '=', email.toLowerCase()).execute();
 }

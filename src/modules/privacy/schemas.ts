@@ -40,7 +40,7 @@ export const AccessLogEntrySchema = z
     actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });
@@ -57,6 +57,7 @@ export const ExportSchema = z
     checkout_sessions: rows,
     orders: rows,
     prescriptions: rows.meta({ description: 'Each with pdf_url, its PDF download path' }),
+    prescription_reissue_requests: rows,
     subscriptions: rows,
     conversations: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Each with its messages; a message with a file has file_url, its download path' }),
     journal: z.object({ weight_entries: rows, injections: rows, notes: rows, injection_plan: z.record(z.string(), z.unknown()).nullable(), injection_plans: rows, side_effect_reports: rows }),

@@ -7,7 +7,7 @@ import { providerFor } from '../../payment-providers/index.ts';
 import { confirmOwnPassword, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
 import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow } from '../audit/index.ts';
 import { pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
-import { listOrders, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
+import { listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
@@ -106,6 +106,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     checkout_sessions: await repo.checkoutSessionsOf(q, userId),
     orders: await listOrders(q, userId),
     prescriptions,
+    prescription_reissue_requests: await listReissueRequests(q, userId),
     subscriptions: await repo.subscriptionsOf(q, userId),
     conversations,
     journal,
@@ -144,7 +145,7 @@ export interface EraseInput {
 export async function eraseAccount(deps: Deps, userId: string, sessionId: string, input: EraseInput): Promise<void> {
   const user = await findUserById(deps.db, userId);
   if (!user) throw fail('permission_denied');
-  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer) throw fail('permission_denied');
+  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer || user.is_pharmacist) throw fail('permission_denied');
   const hasPassword = await confirmOwnPassword(deps, userId, input.password);
   if (!hasPassword) {
     if (input.confirm !== 'DELETE') throw fieldErrors({ confirm: ['Type DELETE to confirm.'] });

@@ -11,9 +11,9 @@ import { Link, navigate, useLocation } from '../router';
 const REFERRAL_KEY = 'pts.referral';
 
 /** After sign-in: back to where the patient was going, else home (doctors: the desk). */
-function afterSignIn(isDoctor: boolean, next: string | null) {
+function afterSignIn(s: { is_doctor: boolean; is_pharmacist?: boolean }, next: string | null) {
   const safe = next && next.startsWith('/') && !next.startsWith('//') ? next : null;
-  navigate(safe ?? (isDoctor ? '/desk' : '/home'), { replace: true });
+  navigate(safe ?? (s.is_doctor ? '/desk' : s.is_pharmacist ? '/pharmacy' : '/home'), { replace: true });
 }
 
 export function SignIn() {
@@ -27,7 +27,7 @@ export function SignIn() {
   const [step, setStep] = useState<{ kind: 'mfa'; token: string } | { kind: 'enrol'; token: string } | null>(null);
   const signedIn = (s: Parameters<typeof auth.set>[0]) => {
     auth.set(s);
-    afterSignIn(s.is_doctor, query.get('next'));
+    afterSignIn(s, query.get('next'));
   };
   // Set by the account page's erasure (pages/privacy.tsx): said once, here.
   const [erased] = useState(() => {
@@ -79,7 +79,7 @@ export function SignIn() {
           {t('auth.signInButton')}
         </button>
       </form>
-      <GoogleSignIn mode="signin" onSignedIn={(s) => afterSignIn(s.is_doctor, query.get('next'))} />
+      <GoogleSignIn mode="signin" onSignedIn={(s) => afterSignIn(s, query.get('next'))} />
       <p>
         <Link to="/forgot-password">{t('auth.forgot')}</Link>
       </p>
@@ -130,7 +130,7 @@ export function SignUp() {
     if (data) {
       auth.set(data);
       if (referral) localStorage.removeItem(REFERRAL_KEY);
-      afterSignIn(data.is_doctor, query.get('next'));
+      afterSignIn(data, query.get('next'));
       return;
     }
     setError(errorText(err, t('app.error')));
@@ -184,7 +184,7 @@ export function SignUp() {
         mode="signup"
         onSignedIn={(s) => {
           if (referral) localStorage.removeItem(REFERRAL_KEY);
-          afterSignIn(s.is_doctor, query.get('next'));
+          afterSignIn(s, query.get('next'));
         }}
       />
       <p>

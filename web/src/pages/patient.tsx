@@ -264,13 +264,22 @@ export function Orders() {
         {list.data?.map((o) => (
           <li key={o.id}>
             {date(o.created_at)} · {o.items.map((i) => `${i.name} ${i.dosage}`).join(', ')} <StatusBadge status={o.status} />
-            {o.tracking_url ? (
-              <>
-                {' '}
-                <a href={o.tracking_url} rel="noopener noreferrer" target="_blank">
-                  {o.tracking_number ?? o.tracking_url}
-                </a>
-              </>
+            {o.carrier || o.shipped_at || o.delivered_at ? (
+              <p className="order-tracking">
+                {[o.carrier ? t('orders.carrier', { carrier: o.carrier }) : '', o.shipped_at ? t('orders.shippedOn', { date: date(o.shipped_at) }) : '', o.delivered_at ? t('orders.deliveredOn', { date: date(o.delivered_at) }) : '']
+                  .filter(Boolean)
+                  .join(' · ')}
+                {o.tracking_url && /^https?:\/\//i.test(o.tracking_url) ? (
+                  <>
+                    {' · '}
+                    <a href={o.tracking_url} rel="noopener noreferrer" target="_blank">
+                      {t('orders.trackingLink', { number: o.tracking_number ?? '' })}
+                    </a>
+                  </>
+                ) : o.tracking_number ? (
+                  ` · ${o.tracking_number}`
+                ) : null}
+              </p>
             ) : null}
           </li>
         ))}

@@ -1,0 +1,104 @@
+// The pharmacy desk's moves on an order (docs/pharmacy.md). Each one locks the order row, checks the
+// move against the status machine (status.ts) and updates `where status = <from>`: two pharmacists
+// dispatching one order at once are serialised by the lock, and the second finds it shipped (409).
+import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import { fail, notFound } from '../../http/errors.ts';
+import { appLinks } from '../../mail/links.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { orderShippedMail, orderTooLateMail, orderUndeliverableMail } from './mail.ts';
+import { deskOrder, lockOrderForMove, recordDispensing, transitionOrder, type DeskOrderRow } from './pharmacy.repository.ts';
+import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
+
+/** Hours from dispatch to the patient's door the time-window re-check assumes (a tracked next-day service). */
+export const EXPECTED_TRANSIT_HOURS = 24;
+
+export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForMove>>>;
+
+/**
+ * The time-window re-check at dispatch, given by the caller (the questionnaires module owns the
+ * rule; fulfilment does not depend on it): null when the treatment still works on arrival, else
+ * what passed (recorded with the refusal).
+ */
+export type ArrivalCheck = (q: Queryable, order: LockedOrder, arrival: Date) => Promise<{ hours_since_submission: number; reason_codes: string[] } | null>;
+
+export const UNDELIVERABLE_TOO_LATE = 'delivery_too_late: the treatment would arrive after its time window; the patient was told to get it locally at once.';
+
+async function locked(q: Queryable, id: string): Promise<LockedOrder> {
+  const order = await lockOrderForMove(q, id);
+  if (!order) throw notFound();
+  return order;
+}
+
+async function reread(deps: Deps, id: string): Promise<DeskOrderRow> {
+  const row = await deskOrder(deps.db, id);
+  if (!row) throw notFound();
+  return row;
+}
+
+async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Parameters<typeof transitionOrder>[4], at: Date) {
+  assertOrderTransition(order.status, to);
+  // The row is locked: the guard cannot miss unless the status machine and the lock disagree.
+  if (!(await transitionOrder(q, order.id, order.status as OrderStatus, to, set, at))) throw fail('invalid_status_transition', { message: `The order is no longer "${order.status}".` });
+}
+
+export async function dispenseOrder(deps: Deps, input: { orderId: string; pharmacistId: string; batch: string; expiry: string }): Promise<DeskOrderRow> {
+  await deps.db.tx(async (q) => {
+    const order = await locked(q, input.orderId);
+    assertDispensable(order.status);
+    await recordDispensing(q, order.id, { batch: input.batch, expiry: input.expiry, by: input.pharmacistId, at: deps.clock.now() });
+  });
+  return reread(deps, input.orderId);
+}
+
+export async function dispatchOrder(
+  deps: Deps,
+  input: { orderId: string; pharmacistId: string; carrier: string; trackingNumber: string; trackingUrl: string | null },
+  arrivalCheck: ArrivalCheck,
+): Promise<DeskOrderRow> {
+  const outcome = await deps.db.tx(async (q) => {
+    const order = await locked(q, input.orderId);
+    assertOrderTransition(order.status, 'shipped');
+    const now = deps.clock.now();
+    const late = await arrivalCheck(q, order, new Date(now.getTime() + EXPECTED_TRANSIT_HOURS * 3_600_000));
+    if (late) {
+      // Not sent: the order leaves the queue as undeliverable (the back office refunds it) and the
+      // patient is told at once, in the same transaction, to get the medicine locally.
+      await move(q, order, 'undeliverable', { undeliverable_reason: UNDELIVERABLE_TOO_LATE, undeliverable_at: now }, now);
+      await enqueueMail(q, order.email, orderTooLateMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+      return { late };
+    }
+    await move(q, order, 'shipped', { carrier: input.carrier, tracking_number: input.trackingNumber, tracking_url: input.trackingUrl, shipped_at: now, shipped_by: input.pharmacistId }, now);
+    await enqueueMail(q, order.email, orderShippedMail, order.locale, {
+      first_name: order.first_name,
+      link: appLinks.orders(deps.config),
+      carrier: input.carrier,
+      tracking_number: input.trackingNumber,
+      tracking_url: input.trackingUrl,
+    });
+    return { late: null };
+  });
+  if (outcome.late) {
+    throw fail('delivery_too_late', { extra: { order_status: 'undeliverable', expected_transit_hours: EXPECTED_TRANSIT_HOURS, ...outcome.late } });
+  }
+  return reread(deps, input.orderId);
+}
+
+export async function deliverOrder(deps: Deps, orderId: string): Promise<DeskOrderRow> {
+  await deps.db.tx(async (q) => {
+    const order = await locked(q, orderId);
+    const now = deps.clock.now();
+    await move(q, order, 'delivered', { delivered_at: now }, now);
+  });
+  return reread(deps, orderId);
+}
+
+export async function markOrderUndeliverable(deps: Deps, orderId: string, reason: string): Promise<DeskOrderRow> {
+  await deps.db.tx(async (q) => {
+    const order = await locked(q, orderId);
+    const now = deps.clock.now();
+    await move(q, order, 'undeliverable', { undeliverable_reason: reason, undeliverable_at: now }, now);
+    await enqueueMail(q, order.email, orderUndeliverableMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+  });
+  return reread(deps, orderId);
+}

@@ -1,0 +1,89 @@
+// The pharmacy desk's SQL (docs/pharmacy.md): the queue, one order with what dispensing needs, and
+// the moves. A staff desk reads across accounts (the route is the pharmacist's); no health answers
+// are read here: the prescription, the order's items and address, and the patient's name.
+import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
+import type { OrdersUpdate } from '../../db/schema.ts';
+import type { OrderStatus } from './status.ts';
+
+function deskOrders(q: Queryable) {
+  return sqlOf(q)
+    .selectFrom('orders as o')
+    .innerJoin('users as p', 'p.id', 'o.user_id')
+    .leftJoin('prescriptions as r', 'r.id', 'o.prescription_id')
+    .leftJoin('users as d', 'd.id', 'r.doctor_id')
+    .selectAll('o')
+    .select([
+      'p.first_name as patient_first_name',
+      'p.last_name as patient_last_name',
+      'r.treatment_id as rx_treatment_id',
+      'r.treatment_name as rx_treatment_name',
+      'r.dosage as rx_dosage',
+      'r.instructions as rx_instructions',
+      'r.supply_days as rx_supply_days',
+      'r.issued_at as rx_issued_at',
+      'r.valid_until as rx_valid_until',
+      'd.first_name as doctor_first_name',
+      'd.last_name as doctor_last_name',
+      'd.doctor_license_number',
+    ]);
+}
+
+export type DeskOrderRow = Awaited<ReturnType<ReturnType<typeof deskOrders>['executeTakeFirstOrThrow']>>;
+
+export async function countFulfilmentQueue(q: Queryable): Promise<number> {
+  const r = await sqlOf(q)
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('status', '=', 'awaiting_fulfilment')
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Orders awaiting fulfilment, oldest first (the queue order). */
+export async function pageFulfilmentQueue(q: Queryable, limit: number, offset: number): Promise<DeskOrderRow[]> {
+  return deskOrders(q).where('o.status', '=', 'awaiting_fulfilment').orderBy('o.created_at', 'asc').orderBy('o.id', 'asc').limit(limit).offset(offset).execute();
+}
+
+export async function deskOrder(q: Queryable, id: string): Promise<DeskOrderRow | null> {
+  return (await deskOrders(q).where('o.id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/**
+ * Locks one order for a move, with what the move needs: the patient's contact for the mail, and the
+ * consultation's questionnaire submission and prescribed treatment for the time-window re-check.
+ */
+export async function lockOrderForMove(q: Queryable, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('orders as o')
+    .innerJoin('users as u', 'u.id', 'o.user_id')
+    .leftJoin('consultations as c', 'c.id', 'o.consultation_id')
+    .leftJoin('prescriptions as r', 'r.id', 'o.prescription_id')
+    .select(['o.id', 'o.user_id', 'o.status', 'u.email', 'u.locale', 'u.first_name', 'c.questionnaire_submission_id', 'r.treatment_id'])
+    .where('o.id', '=', id)
+    .forUpdate('o')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Moves a (locked) order from `from` to `to` with the move's columns; false when it was not in `from`. */
+export async function transitionOrder(q: Queryable, id: string, from: OrderStatus, to: OrderStatus, set: Omit<OrdersUpdate, 'status' | 'id' | 'user_id'>, at: Date): Promise<boolean> {
+  const r = await sqlOf(q)
+    .updateTable('orders')
+    .set({ ...set, status: to, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Records dispensing (batch/lot and expiry) on an order still awaiting fulfilment. */
+export async function recordDispensing(q: Queryable, id: string, d: { batch: string; expiry: string; by: string; at: Date }): Promise<boolean> {
+  const r = await sqlOf(q)
+    .updateTable('orders')
+    .set({ batch_number: d.batch, batch_expiry: d.expiry, dispensed_by: d.by, dispensed_at: d.at, updated_at: d.at })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_fulfilment')
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}

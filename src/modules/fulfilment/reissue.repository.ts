@@ -1,0 +1,102 @@
+// Prescription reissue requests (docs/pharmacy.md). Patient reads take the account id.
+import type { Queryable } from '../../db/index.ts';
+import { sqlOf } from '../../db/kysely.ts';
+import type { PrescriptionReissueRequestsRow } from '../../db/schema.ts';
+
+export type ReissueRow = PrescriptionReissueRequestsRow;
+
+/** One of the account's prescriptions, locked (the request's checks run on it), or null. */
+export async function lockOwnPrescription(q: Queryable, userId: string, prescriptionId: string) {
+  return (await sqlOf(q).selectFrom('prescriptions').selectAll().where('id', '=', prescriptionId).where('user_id', '=', userId).forUpdate().executeTakeFirst()) ?? null;
+}
+
+export async function pendingRequestFor(q: Queryable, prescriptionId: string): Promise<ReissueRow | null> {
+  return (await sqlOf(q).selectFrom('prescription_reissue_requests').selectAll().where('prescription_id', '=', prescriptionId).where('status', '=', 'pending').executeTakeFirst()) ?? null;
+}
+
+export async function insertReissueRequest(q: Queryable, r: { userId: string; prescriptionId: string; reason: string; at: Date }): Promise<ReissueRow> {
+  return sqlOf(q)
+    .insertInto('prescription_reissue_requests')
+    .values({ user_id: r.userId, prescription_id: r.prescriptionId, reason: r.reason, created_at: r.at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function countReissueRequests(q: Queryable, userId: string): Promise<number> {
+  const r = await sqlOf(q).selectFrom('prescription_reissue_requests').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function pageReissueRequests(q: Queryable, userId: string, limit: number, offset: number): Promise<ReissueRow[]> {
+  return sqlOf(q).selectFrom('prescription_reissue_requests').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+// ---- the doctor's side (a staff desk: across accounts)
+
+export async function countPendingReissues(q: Queryable): Promise<number> {
+  const r = await sqlOf(q).selectFrom('prescription_reissue_requests').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Pending requests, oldest first, with the prescription and the patient's name. */
+export async function pagePendingReissues(q: Queryable, limit: number, offset: number) {
+  return sqlOf(q)
+    .selectFrom('prescription_reissue_requests as x')
+    .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
+    .innerJoin('users as u', 'u.id', 'x.user_id')
+    .selectAll('x')
+    .select(['r.treatment_name', 'r.dosage', 'r.valid_until', 'u.first_name', 'u.last_name'])
+    .where('x.status', '=', 'pending')
+    .orderBy('x.created_at', 'asc')
+    .orderBy('x.id', 'asc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** A request with its prescription and the patient's contact, locked for the decision. */
+export async function lockReissueForDecision(q: Queryable, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('prescription_reissue_requests as x')
+    .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
+    .innerJoin('users as u', 'u.id', 'x.user_id')
+    .selectAll('x')
+    .select([
+      'r.consultation_id',
+      'r.category',
+      'r.treatment_id',
+      'r.treatment_name',
+      'r.dosage',
+      'r.instructions',
+      'r.supply_days',
+      'r.valid_until',
+      'u.email',
+      'u.locale',
+      'u.first_name',
+    ])
+    .where('x.id', '=', id)
+    .forUpdate('x')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function decideReissue(
+  q: Queryable,
+  id: string,
+  d: { status: 'approved' | 'declined'; by: string; at: Date; decisionReason: string | null; newPrescriptionId: string | null },
+): Promise<ReissueRow | null> {
+  return (
+    (await sqlOf(q)
+      .updateTable('prescription_reissue_requests')
+      .set({ status: d.status, decided_by: d.by, decided_at: d.at, decision_reason: d.decisionReason, new_prescription_id: d.newPrescriptionId })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** Marks a prescription as the reissue of another. */
+export async function setReissuedFrom(q: Queryable, prescriptionId: string, originalId: string): Promise<void> {
+  await sqlOf(q).updateTable('prescriptions').set({ reissued_from: originalId }).where('id', '=', prescriptionId).execute();
+}

@@ -1,0 +1,109 @@
+// Prescription reissue requests over HTTP (docs/pharmacy.md): the patient's request and list under
+// /v1/users/prescriptions/, the doctor's queue and decisions under /v1/clinician/reissue-requests/
+// (the doctor scope of src/http/access.ts).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { iso } from '../../lib/iso.ts';
+import { logStaffRead } from '../audit/index.ts';
+import { approveReissue, declineReissue, requestReissue } from './reissue.ts';
+import { countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './reissue.repository.ts';
+import { ReissueRequestSchema, toReissue } from './reissue.schemas.ts';
+
+const ts = z.iso.datetime({ offset: true });
+const IdParams = z.object({ id: z.uuid() });
+const auth401 = { 401: TokenErrorSchema };
+const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+
+const ClinicianReissueSchema = ReissueRequestSchema.extend({
+  patient: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string() }),
+  prescription: z.object({ treatment_name: z.string(), dosage: z.string(), valid_until: ts.nullable() }),
+}).meta({ id: 'ClinicianReissueRequest' });
+
+const ReasonBody = z.object({ reason: z.string().trim().min(1).max(2000).meta({ description: 'Why the prescription is needed again (lost, damaged, the pharmacy asks for a new one)' }) });
+
+export function reissueRoutes(app: ZodApp, deps: Deps): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const base = deps.config.PUBLIC_BASE_URL;
+
+  r.post(
+    '/v1/users/prescriptions/:id/reissue-requests/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Ask a doctor to reissue a prescription',
+        security: bearerSecurity,
+        params: IdParams,
+        body: ReasonBody,
+        response: { 201: ReissueRequestSchema, 400: FieldErrorsSchema, ...auth401, 404: DetailSchema, 409: DetailCodeSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await requestReissue(deps, currentUser(request).id, request.params.id, request.body.reason);
+      return reply.code(201).send(toReissue(row));
+    },
+  );
+
+  r.get(
+    '/v1/users/prescriptions/reissue-requests/',
+    {
+      schema: { tags: ['billing'], summary: 'Reissue requests of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ReissueRequestSchema), ...auth401 } },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const p = pageParams(request.query);
+      const n = await countReissueRequests(deps.reader, user.id);
+      const rows = await pageReissueRequests(deps.reader, user.id, p.limit, p.offset);
+      return pageEnvelope(request, base, p, n, rows.map(toReissue));
+    },
+  );
+
+  r.get(
+    '/v1/clinician/reissue-requests/',
+    {
+      schema: { tags: ['clinician'], summary: 'Pending prescription reissue requests, oldest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ClinicianReissueSchema), 400: FieldErrorsSchema, ...staffErrors } },
+    },
+    async (request) => {
+      const p = pageParams(request.query);
+      const n = await countPendingReissues(deps.reader);
+      const rows = await pagePendingReissues(deps.reader, p.limit, p.offset);
+      await logStaffRead(deps, request, 'prescription', rows.map((x) => x.prescription_id));
+      return pageEnvelope(
+        request,
+        base,
+        p,
+        n,
+        rows.map((x) => ({
+          ...toReissue(x),
+          patient: { id: x.user_id, first_name: x.first_name, last_name: x.last_name },
+          prescription: { treatment_name: x.treatment_name, dosage: x.dosage, valid_until: iso(x.valid_until) },
+        })),
+      );
+    },
+  );
+
+  const decision = { 200: ReissueRequestSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+  r.post(
+    '/v1/clinician/reissue-requests/:id/approve/',
+    {
+      schema: {
+        tags: ['clinician'],
+        summary: 'Approve: a new prescription that names the original',
+        security: bearerSecurity,
+        params: IdParams,
+        body: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
+        response: decision,
+      },
+    },
+    async (request) => toReissue(await approveReissue(deps, { requestId: request.params.id, doctorId: currentUser(request).id, note: request.body.note ?? null })),
+  );
+  r.post(
+    '/v1/clinician/reissue-requests/:id/decline/',
+    { schema: { tags: ['clinician'], summary: 'Decline with a reason', security: bearerSecurity, params: IdParams, body: ReasonBody, response: decision } },
+    async (request) => toReissue(await declineReissue(deps, { requestId: request.params.id, doctorId: currentUser(request).id, reason: request.body.reason })),
+  );
+}

@@ -1,0 +1,156 @@
+// The pharmacy desk (issue 25, docs/pharmacy.md): a pharmacist's queue of orders awaiting
+// fulfilment and the moves of an order (dispense, dispatch, deliver, undeliverable). Every route is
+// under /v1/pharmacy/, which src/http/access.ts gives to pharmacists only. The orders and their
+// status machine belong to fulfilment; this module adds the desk's HTTP surface, the staff access
+// log and the dispatch-time re-check of time-bound answers (the questionnaires module's rule).
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
+import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { logStaffRead } from '../audit/index.ts';
+import {
+  PharmacyOrderSchema,
+  countFulfilmentQueue,
+  deliverOrder,
+  deskOrder,
+  dispatchOrder,
+  dispenseOrder,
+  markOrderUndeliverable,
+  pageFulfilmentQueue,
+  toPharmacyOrder,
+  type ArrivalCheck,
+} from '../fulfilment/index.ts';
+import { timeWindowRecheck } from '../questionnaires/index.ts';
+
+const IdParams = z.object({ id: z.uuid() });
+const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+const DispenseBody = z.object({
+  batch: text(64).meta({ description: 'Batch or lot number of the dispensed pack' }),
+  expiry: z.iso.date().meta({ description: 'Expiry date of the dispensed pack (YYYY-MM-DD)' }),
+});
+const DispatchBody = z.object({
+  carrier: text(64).meta({ example: 'DHL' }),
+  tracking_number: text(64).meta({ example: '00340434161094042557' }),
+  tracking_url: z
+    .url({ protocol: /^https?$/ })
+    .max(500)
+    .nullable()
+    .optional()
+    .meta({ description: "The carrier's tracking page for this parcel (http or https)" }),
+});
+const UndeliverableBody = z.object({ reason: text(1000).meta({ description: 'Why the order cannot be delivered (returned, address unknown, refused); the patient is told, the back office refunds or reships' }) });
+const TooLateSchema = z
+  .object({ detail: z.string(), code: z.literal('delivery_too_late'), order_status: z.literal('undeliverable'), expected_transit_hours: z.number(), hours_since_submission: z.number(), reason_codes: z.array(z.string()) })
+  .catchall(z.unknown())
+  .meta({ id: 'DeliveryTooLate', description: 'A time-bound treatment (emergency contraception) would arrive after its window: not dispatched, the order is undeliverable, the patient was mailed to get it locally at once' });
+
+/** Time-bound answers (hours since unprotected sex) are re-checked for the expected arrival. */
+const arrivalCheck: ArrivalCheck = async (q, order, arrival) => {
+  if (!order.treatment_id) return null;
+  const late = await timeWindowRecheck(q, order.user_id, order.questionnaire_submission_id, order.treatment_id, arrival);
+  return late && { hours_since_submission: late.hours_since_submission, reason_codes: late.reason_codes };
+};
+
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const base = deps.config.PUBLIC_BASE_URL;
+
+  r.get(
+    '/v1/pharmacy/orders/',
+    {
+      schema: {
+        tags: ['pharmacy'],
+        summary: 'Fulfilment queue',
+        description: 'Orders awaiting fulfilment, oldest first: what dispensing needs (prescription, items, address, patient name), no health answers.',
+        security: bearerSecurity,
+        querystring: PageQuery,
+        response: { 200: pageSchema(PharmacyOrderSchema), 400: FieldErrorsSchema, ...staffErrors },
+      },
+    },
+    async (request) => {
+      const p = pageParams(request.query);
+      const n = await countFulfilmentQueue(deps.reader);
+      const rows = await pageFulfilmentQueue(deps.reader, p.limit, p.offset);
+      await logStaffRead(deps, request, 'order', rows.map((o) => o.id));
+      return pageEnvelope(request, base, p, n, rows.map(toPharmacyOrder));
+    },
+  );
+
+  r.get(
+    '/v1/pharmacy/orders/:id/',
+    { schema: { tags: ['pharmacy'], summary: 'One order for dispensing', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...staffErrors, 404: DetailSchema } } },
+    async (request) => {
+      const row = await deskOrder(deps.reader, request.params.id);
+      if (!row) throw notFound();
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+
+  const moveErrors = { 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
+
+  r.post(
+    '/v1/pharmacy/orders/:id/dispense/',
+    { schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+    async (request) => {
+      const row = await dispenseOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, batch: request.body.batch, expiry: request.body.expiry });
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+
+  r.post(
+    '/v1/pharmacy/orders/:id/dispatch/',
+    {
+      schema: {
+        tags: ['pharmacy'],
+        summary: 'Dispatch: shipped, with carrier and tracking; the patient is mailed',
+        security: bearerSecurity,
+        params: IdParams,
+        body: DispatchBody,
+        response: { 200: PharmacyOrderSchema, ...moveErrors, 409: DetailCodeSchema.or(TooLateSchema) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const row = await dispatchOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, carrier: b.carrier, trackingNumber: b.tracking_number, trackingUrl: b.tracking_url ?? null }, arrivalCheck);
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+
+  r.post(
+    '/v1/pharmacy/orders/:id/deliver/',
+    { schema: { tags: ['pharmacy'], summary: 'Delivered', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+    async (request) => {
+      const row = await deliverOrder(deps, request.params.id);
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+
+  r.post(
+    '/v1/pharmacy/orders/:id/undeliverable/',
+    {
+      schema: {
+        tags: ['pharmacy'],
+        summary: 'Undeliverable or returned: the patient is mailed; the back office refunds or reships',
+        security: bearerSecurity,
+        params: IdParams,
+        body: UndeliverableBody,
+        response: { 200: PharmacyOrderSchema, ...moveErrors },
+      },
+    },
+    async (request) => {
+      const row = await markOrderUndeliverable(deps, request.params.id, request.body.reason);
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+  return Promise.resolve();
+}
