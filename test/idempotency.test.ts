@@ -37,6 +37,29 @@ describe('Idempotency-Key', () => {
     expect(await messageCount(p)).toBe(3);
   });
 
+  it('covers a message with a file too: the retried upload replays the first answer and stores one message and one file', async () => {
+    const p = await seedPatient(ctx);
+    const id = await threadOf(p);
+    const key = randomUUID();
+    const boundary = `----pts${randomUUID()}`;
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+    const payload = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="content"\r\n\r\nMy lab results\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="labs.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+      pdf,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const post = () => call(ctx, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'idempotency-key': key } });
+    const first = await post();
+    expect(first.status, first.text).toBe(201);
+    const again = await post();
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await messageCount(p)).toBe(1);
+    expect(Number(firstRow(await ctx.db.query('select count(*) as n from message_files where user_id = $1', [p.id])).n)).toBe(1);
+  });
+
   it('refuses the same key with another body, or on another route: 422 idempotency_key_reused', async () => {
     const p = await seedPatient(ctx);
     const id = await threadOf(p);

@@ -54,9 +54,16 @@ interface Claim {
 
 const claims = new WeakMap<FastifyRequest, Claim>();
 
+/**
+ * What "the same request" means for a key. A multipart body (a message with a file) is streamed by
+ * the handler after this runs, so its fingerprint is the route and its parameters alone: a retry of
+ * an upload replays the first answer (no duplicate), and another upload under the same key replays
+ * it too rather than answering 422 (docs/operations.md).
+ */
 function fingerprintOf(request: FastifyRequest): string {
+  const body = request.isMultipart() ? 'multipart' : (request.body ?? null);
   return createHash('sha256')
-    .update(JSON.stringify([request.method, request.routeOptions.url, request.params ?? null, request.body ?? null]))
+    .update(JSON.stringify([request.method, request.routeOptions.url, request.params ?? null, body]))
     .digest('base64url');
 }
 
@@ -69,7 +76,7 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
   async function claim(request: FastifyRequest, reply: FastifyReply) {
     const key = request.headers[IDEMPOTENCY_HEADER];
     const user = request.user;
-    if (typeof key !== 'string' || !user || request.isMultipart()) return;
+    if (typeof key !== 'string' || !user) return;
     const fingerprint = fingerprintOf(request);
     const now = deps.clock.now();
     const claimed = await claimKey(deps.db, user.id, key, fingerprint, now, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), new Date(now.getTime() - ABANDONED_CLAIM_MS));

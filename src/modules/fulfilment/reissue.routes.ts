@@ -33,6 +33,7 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/prescriptions/:id/reissue-requests/',
     {
+      config: { idempotent: true },
       schema: {
         tags: ['billing'],
         summary: 'Ask a doctor to reissue a prescription',
