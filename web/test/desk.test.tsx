@@ -39,6 +39,7 @@ function consultation(over: Record<string, unknown> = {}) {
     treatment_options: [{ id: 'semaglutide', name: 'Semaglutide pen', dosages: ['0.25 mg', '0.5 mg', '1 mg'] }],
     prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: false, reason_codes: ['DOSE_STEP_TOO_EARLY'], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: ['0.25 mg supplied for 2 week(s): stay on 0.25 mg.'] },
     prescribing_override: null,
+    earlier_submissions: [],
     renewal: {
       patient_choice_status: 'confirmed',
       choice: { treatment_id: 'semaglutide', dosage: '0.5 mg', changed: true, change_note: 'Started walking daily', answers: [], dose_change: { from: '0.25 mg', to: '0.5 mg', direction: 'up' }, treatment_change: null, confirmed_at: '2026-11-20T09:00:00Z' },
