@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { call, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { getCategory } from '../src/modules/questionnaires/catalogue.ts';
+import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
+import { expect } from 'vitest';
 
 export async function readyPatient(ctx: TestContext, category = 'weight_loss', outcome = 'eligible', extra: Record<string, unknown> = {}): Promise<Patient> {
   const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', ...extra });
@@ -71,4 +73,17 @@ export async function approveRenewalOfPeriod(ctx: TestContext, subscriptionId: s
        from subscriptions where id = $1`,
     [subscriptionId, decidedAt ?? null],
   );
+}
+
+// Tests that move the sandbox test clock: it also ages access tokens (15 minutes), so each call
+// signs in afresh.
+/** An access token for the account, minted now. */
+export const freshToken = async (ctx: TestContext, p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id)).access;
+/** A call as the patient (or staff) with a token minted now. */
+export const callAsFresh = async (ctx: TestContext, p: Patient, method: string, url: string, json?: unknown) => call(ctx, method, url, { token: await freshToken(ctx, p), json });
+/** Moves the test clock through the back office (which runs the due jobs). */
+export async function advanceTestClock(ctx: TestContext, admin: Patient, days: number) {
+  const r = await callAsFresh(ctx, admin, 'POST', '/v1/backoffice/test-clock/advance/', { days });
+  expect(r.status).toBe(200);
+  return r;
 }

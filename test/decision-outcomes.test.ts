@@ -3,9 +3,8 @@
 // plan carries what was approved; the recurring charge waits for an approved renewal and, after an
 // outage, charges once. Everything through HTTP, on the sandbox provider.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
-import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
-import { call, createTestContext, newStaff, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { advanceTestClock, callAsFresh, paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
+import { createTestContext, newStaff, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -18,17 +17,12 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const DAY = 86_400_000;
-// Moving the clock ages access tokens: each call signs in afresh.
-const fresh = async (p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id)).access;
-const as = async (p: Patient, method: string, url: string, json?: unknown) => call(ctx, method, url, { token: await fresh(p), json });
+const as = (p: Patient, method: string, url: string, json?: unknown) => callAsFresh(ctx, p, method, url, json);
 const approve = (id: string, json: Record<string, unknown> = {}) => as(doctor, 'POST', `/v1/clinician/consultations/${id}/approve/`, json);
 const reject = (id: string) => as(doctor, 'POST', `/v1/clinician/consultations/${id}/reject/`, { decision_reason: 'Not suitable: see the note in your messages.' });
 const options = async (p: Patient) => (await as(p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body;
 const confirm = (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', json);
-async function advance(days: number) {
-  const r = await as(admin, 'POST', '/v1/backoffice/test-clock/advance/', { days });
-  expect(r.status).toBe(200);
-}
+const advance = (days: number) => advanceTestClock(ctx, admin, days);
 async function ledger(userId: string) {
   return firstRow(
     await ctx.db.query(

@@ -2,8 +2,7 @@
 // concurrent confirm), and two full cycles of a weight-loss plan driven by the sandbox test clock.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
-import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
+import { advanceTestClock, callAsFresh, freshToken, paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -17,16 +16,10 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const DAY = 86_400_000;
-// Moving the clock also ages access tokens (15 minutes): each call signs in afresh.
-const fresh = async (p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id)).access;
+const fresh = (p: Patient) => freshToken(ctx, p);
 const options = async (p: Patient, category = 'weight_loss') => (await call(ctx, 'GET', `/v1/users/subscriptions/renewal-options/?category=${category}`, { token: await fresh(p) })).body;
-async function advance(days: number) {
-  const r = await call(ctx, 'POST', '/v1/backoffice/test-clock/advance/', { token: await fresh(admin), json: { days } });
-  expect(r.status).toBe(200);
-  return r;
-}
-/** A call as the patient (or staff) with a token minted now. */
-const as = async (p: Patient, method: string, url: string, json?: unknown) => call(ctx, method, url, { token: await fresh(p), json });
+const advance = (days: number) => advanceTestClock(ctx, admin, days);
+const as = (p: Patient, method: string, url: string, json?: unknown) => callAsFresh(ctx, p, method, url, json);
 // The weight-loss renewal screen: the version's safety step, then the red flags and contraindications.
 const SAFETY = WEIGHT_LOSS_RENEWAL_SAFETY;
 const confirm = async (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', json);
