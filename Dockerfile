@@ -9,6 +9,8 @@ ARG NODE_VERSION=22
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The install hook (scripts/postinstall.mjs) builds the web app only where web/ is present: not here.
+COPY scripts/postinstall.mjs scripts/
 RUN npm ci --no-audit --no-fund
 COPY scripts/ scripts/
 COPY src/ src/

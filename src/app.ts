@@ -169,7 +169,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   for (const mod of MODULES) await app.register(mod, { deps });
   // the web app at `/` when web/dist holds a build (src/web.ts); it offers Google sign-in when configured
-  await registerWebApp(app, undefined, { googleClientId: deps.config.GOOGLE_CLIENT_IDS[0] ?? '' });
+  await registerWebApp(app, undefined, { googleClientId: deps.config.GOOGLE_CLIENT_IDS[0] ?? '', brandSlug: deps.config.BRAND_SLUG });
 
   return app;
 }

@@ -46,13 +46,23 @@ export interface WebAppOptions {
    * service accepts as the ID token's audience (POST /v1/users/google-login/).
    */
   googleClientId?: string;
+  /**
+   * The brand this server accepts (`BRAND_SLUG`): the app sends it as `X-Brand-Slug`, so one build
+   * serves every deployment whatever its brand. Default `demo`, like the service's own default.
+   */
+  brandSlug?: string;
 }
 
 const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** index.html with the public settings the app reads at start (a meta tag: no inline script under the CSP). */
-function withSettings(html: string, googleClientId: string): string {
-  const meta = `<meta name="google-signin-client-id" content="${attr(googleClientId)}" />`;
+/**
+ * index.html with the public settings the app reads at start (meta tags: no inline script under the
+ * CSP): the brand it must send and, when Google sign-in is on, the button's client ID.
+ */
+function withSettings(html: string, settings: { brandSlug: string; googleClientId: string }): string {
+  const metas = [`<meta name="brand-slug" content="${attr(settings.brandSlug)}" />`];
+  if (settings.googleClientId) metas.push(`<meta name="google-signin-client-id" content="${attr(settings.googleClientId)}" />`);
+  const meta = metas.join('\n    ');
   return html.includes('</head>') ? html.replace('</head>', `  ${meta}\n  </head>`) : `${meta}${html}`;
 }
 
@@ -65,6 +75,8 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
   if (!existsSync(join(dir, 'index.html'))) return false;
   const googleClientId = (options.googleClientId ?? (process.env.GOOGLE_CLIENT_IDS ?? '').split(',')[0] ?? '').trim();
   const csp = contentSecurityPolicy(undefined, Boolean(googleClientId));
+  // Read once: the page is the same for every request until the next build (a restart serves a new one).
+  const indexHtml = withSettings(readFileSync(join(dir, 'index.html'), 'utf8'), { brandSlug: options.brandSlug ?? 'demo', googleClientId });
 
   // No route of its own (every route must declare who may call it, src/http/access.ts): the app
   // answers in an onRequest hook for the requests no route matched (the 404 handler's).
@@ -78,8 +90,7 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
     reply.header('x-frame-options', 'DENY');
     // Google's button opens a popup that posts the credential back to this page.
     if (googleClientId) reply.header('cross-origin-opener-policy', 'same-origin-allow-popups');
-    if (googleClientId) return reply.type('text/html; charset=utf-8').send(withSettings(readFileSync(join(dir, 'index.html'), 'utf8'), googleClientId));
-    return reply.type('text/html; charset=utf-8').sendFile('index.html', dir);
+    return reply.type('text/html; charset=utf-8').send(indexHtml);
   };
 
   app.addHook('onRequest', async (request, reply) => {

@@ -84,12 +84,12 @@ describe('serving the web app', () => {
   writeFileSync(join(dist, 'robots.txt'), 'User-agent: *');
   const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
-  async function server(root: string, googleClientId = '') {
+  async function server(root: string, googleClientId = '', brandSlug?: string) {
     const app = Fastify();
     installErrorHandling(app);
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/v1/users/profile/', async () => ({ id: 'x' }));
-    const registered = await registerWebApp(app, root, { googleClientId });
+    const registered = await registerWebApp(app, root, { googleClientId, brandSlug });
     await app.ready();
     return { app, registered };
   }
@@ -112,6 +112,16 @@ describe('serving the web app', () => {
       expect(r.headers['cache-control']).toBe('no-cache');
     }
     await app.close();
+  });
+
+  it("tells the app the server's brand at run time, so one build serves a deployment of any BRAND_SLUG", async () => {
+    const other = await server(dist, '', 'acme-health');
+    const page = await other.app.inject({ url: '/sign-in', headers: html });
+    expect(page.body).toContain('<meta name="brand-slug" content="acme-health" />');
+    await other.app.close();
+    const plain = await server(dist);
+    expect((await plain.app.inject({ url: '/', headers: html })).body).toContain('<meta name="brand-slug" content="demo" />');
+    await plain.app.close();
   });
 
   it('tells the app the Google client ID (a meta tag) and allows Google Identity Services only when Google is configured', async () => {

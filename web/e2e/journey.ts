@@ -29,6 +29,8 @@ const WEB = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = resolve(WEB, '..');
 const SHOTS = resolve(process.env.SCREENSHOT_DIR ?? join(ROOT, 'artifacts', 'screenshots'));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Not the default brand: the app must take its brand from the server that serves it (issue 27).
+const BRAND = 'northwind-clinic';
 const PASSWORD = 'Quiet-Harbour-Lantern-42';
 const NEW_PASSWORD = 'Amber-Meadow-Compass-77';
 // Staff sign in with a second factor (STAFF_MFA=required): the doctor and the back office are enrolled
@@ -95,7 +97,7 @@ async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0
 
 // ---- the server ------------------------------------------------------------------------------------
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: 'demo', STAFF_MFA: 'required' };
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND, STAFF_MFA: 'required' };
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret], { cwd: ROOT, env, encoding: 'utf8' });
   if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
   const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret], { cwd: ROOT, env, encoding: 'utf8' });
@@ -120,7 +122,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
 
 /** Moves the service's clock forward (sandbox test clock) and runs the due work (renewals open). */
 async function advanceClock(base: string, days: number) {
-  const headers = { 'content-type': 'application/json', 'x-brand-slug': 'demo' };
+  const headers = { 'content-type': 'application/json', 'x-brand-slug': BRAND };
   const tok = await fetch(`${base}/v1/users/token/`, { method: 'POST', headers, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
   const asked = (await tok.json()) as { code?: string; mfa_token?: string };
   if (tok.status !== 403 || asked.code !== 'mfa_required') fail(`back-office sign-in: ${tok.status} ${JSON.stringify(asked)}`);
@@ -202,7 +204,7 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   const stored = await page.evaluate(() => localStorage.getItem('pts.session'));
   const access = (JSON.parse(stored ?? '{}') as { access?: string }).access;
   if (!access) fail('no patient session in the browser');
-  const headers = { 'content-type': 'application/json', 'x-brand-slug': 'demo', authorization: `Bearer ${access}` };
+  const headers = { 'content-type': 'application/json', 'x-brand-slug': BRAND, authorization: `Bearer ${access}` };
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!r.ok) fail(`${method} ${path}: ${r.status} ${await r.text()}`);

@@ -8,8 +8,16 @@ export type Schemas = components['schemas'];
 
 /** The API's origin: the page's own (the service serves the app) unless built with VITE_API_BASE_URL. */
 export const API_BASE = (import.meta.env.VITE_API_BASE_URL as string | undefined)?.replace(/\/+$/, '') ?? '';
-/** X-Brand-Slug for the unauthenticated account endpoints (build-time VITE_BRAND_SLUG, default demo). */
-export const BRAND = (import.meta.env.VITE_BRAND_SLUG as string | undefined) ?? 'demo';
+/**
+ * X-Brand-Slug for the unauthenticated account endpoints: the brand of the server that served the page
+ * (a meta tag it writes into index.html, src/web.ts), so one build serves any deployment; an app built
+ * for another origin takes VITE_BRAND_SLUG; default demo.
+ */
+export const BRAND = (
+  (typeof document !== 'undefined' ? document.querySelector<HTMLMetaElement>('meta[name="brand-slug"]')?.content : undefined) ||
+  (import.meta.env.VITE_BRAND_SLUG as string | undefined) ||
+  'demo'
+).trim();
 /** The header parameter the document requires on those endpoints (the middleware sets it too). */
 export const brandParams = { header: { 'X-Brand-Slug': BRAND } };
 
