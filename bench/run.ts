@@ -5,7 +5,9 @@
 // seeded with SQL into a database migrated by the service's migrations (bench/seed.ts), tokens come
 // from the real sign-in endpoint. Runs of the service and the floor alternate (ABC, CBA, ...) so
 // that drift on a shared machine falls on both. Prints a table with the goals marked met or not and
-// writes the whole result to bench/results/<time>.json and bench/results/latest.json.
+// writes the whole result to .tmp/bench/<time>.json and .tmp/bench/latest.json (untracked). Only a
+// run with BENCH_RECORD=1 also writes the tracked record, bench/results/latest.json (with the commit
+// it measured), to be committed on purpose.
 //
 // Settings (environment):
 //   BENCH_SECONDS    seconds per measured run (default 5; a full run on both databases takes ~5 min)
@@ -15,6 +17,8 @@
 //                    the bench creates a fresh database there and drops it at the end
 //   BENCH_LOG_LEVEL  the service's LOG_LEVEL (default info, as in production; its output is discarded)
 //   BENCH_ONLY       `start`: only the embedded database's start (fresh DATA_DIR, then restart)
+//   BENCH_OUT        where results are written (default .tmp/bench, untracked)
+//   BENCH_RECORD     1: also write the tracked record bench/results/latest.json
 //   BENCH_START_RUNS how many times the start is measured; medians are kept (default 3; 5 with BENCH_ONLY=start)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +35,8 @@ import { BENCH_PASSWORD, LARGE, SIGNIN, SMALL, seed } from './seed.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
+const OUT = process.env.BENCH_OUT ? join(process.cwd(), process.env.BENCH_OUT) : join(ROOT, '.tmp', 'bench');
+const RECORD = process.env.BENCH_RECORD === '1';
 const SECONDS = positive('BENCH_SECONDS', 5);
 const ROUNDS = positive('BENCH_ROUNDS', 2);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'pg,pglite').split(',').map((s) => s.trim()).filter(Boolean);
@@ -707,14 +713,28 @@ async function main() {
     start,
     goals,
   };
-  mkdirSync(RESULTS, { recursive: true });
+  mkdirSync(OUT, { recursive: true });
   const json = `${JSON.stringify(record, null, 2)}\n`;
-  const file = join(RESULTS, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  const file = join(OUT, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
   writeFileSync(file, json);
+  const written = [file];
   // A start-only run is no full record: latest.json keeps the last full one.
-  if (ONLY !== 'start') writeFileSync(join(RESULTS, 'latest.json'), json);
-  if (!baseline && databases.length > 0) writeFileSync(join(RESULTS, 'baseline.json'), json);
-  log(`\nwritten: ${file.slice(ROOT.length + 1)}${ONLY === 'start' ? '' : ` and bench/results/latest.json${baseline ? '' : ' (and baseline.json: there was none)'}`}`);
+  if (ONLY !== 'start') {
+    writeFileSync(join(OUT, 'latest.json'), json);
+    written.push(join(OUT, 'latest.json'));
+    if (RECORD) {
+      mkdirSync(RESULTS, { recursive: true });
+      writeFileSync(join(RESULTS, 'latest.json'), json);
+      written.push(join(RESULTS, 'latest.json'));
+    }
+  }
+  if (!baseline && databases.length > 0) {
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'baseline.json'), json);
+    written.push(join(RESULTS, 'baseline.json'));
+  }
+  const shown = (f: string) => (f.startsWith(`${ROOT}/`) ? f.slice(ROOT.length + 1) : f);
+  log(`\nwritten: ${written.map(shown).join(', ')}${RECORD ? '' : ' (BENCH_RECORD=1 also writes the tracked record bench/results/latest.json)'}`);
 }
 
 process.on('SIGINT', () => {
