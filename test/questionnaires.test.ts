@@ -28,6 +28,20 @@ describe('public catalogue', () => {
     expect(again.status).toBe(304);
   });
 
+  it("gives each category's lowest one-off and plan prices, the ones its schema's treatments carry", async () => {
+    const res = await call(ctx, 'GET', '/v1/users/questionnaires/categories/?locale=en');
+    for (const c of res.body.categories) {
+      const schema = await call(ctx, 'GET', `/v1/users/questionnaires/${c.slug}/schema/`);
+      const treatments: { one_off_price_cents: number; plan_price_cents: number | null; currency: string }[] = schema.body.treatments;
+      const plans = treatments.map((t) => t.plan_price_cents).filter((p): p is number => p !== null);
+      expect(c.price_from, c.slug).toEqual({
+        currency: treatments[0]!.currency,
+        one_off_cents: Math.min(...treatments.map((t) => t.one_off_price_cents)),
+        plan_cents: plans.length ? Math.min(...plans) : null,
+      });
+    }
+  });
+
   it('serves every schema publicly, by Accept-Language, with ETag and 304', async () => {
     for (const slug of CATEGORY_SLUGS) {
       const res = await call(ctx, 'GET', `/v1/users/questionnaires/${slug}/schema/`);

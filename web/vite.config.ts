@@ -31,5 +31,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     environment: 'happy-dom',
+    setupFiles: ['test/setup.ts'],
   },
 });

@@ -5,13 +5,19 @@ import { api } from './api/client';
 import { auth, useSession } from './auth';
 import { EmergencyProvider } from './components/Emergency';
 import { Alert, Loading } from './components/ui';
-import { browserLocale, I18nProvider, isLocale, LOCALE_NAMES, LOCALES, makeI18n, useI18n, type Locale } from './i18n';
+import { browserLocale, I18nProvider, isLocale, loadLocale, LOCALE_NAMES, LOCALES, makeI18n, useI18n, type Locale } from './i18n';
 import { ForgotPassword, ReferralLanding, ResetPassword, SignIn, SignUp } from './pages/auth';
-import { Home } from './pages/patient';
-import { CheckoutReturn, Questionnaire, Treatments } from './pages/questionnaire';
+import { Landing } from './pages/landing';
 import { Link, matchRoute, navigate, Redirect, useLocation } from './router';
 
+// Every page but the landing and the sign-in pages is its own chunk, loaded when first opened.
+const Public = {
+  Treatments: lazy(() => import('./pages/questionnaire').then((m) => ({ default: m.Treatments }))),
+  Questionnaire: lazy(() => import('./pages/questionnaire').then((m) => ({ default: m.Questionnaire }))),
+};
 const Patient = {
+  Home: lazy(() => import('./pages/patient').then((m) => ({ default: m.Home }))),
+  CheckoutReturn: lazy(() => import('./pages/questionnaire').then((m) => ({ default: m.CheckoutReturn }))),
   Consultations: lazy(() => import('./pages/patient').then((m) => ({ default: m.Consultations }))),
   ConsultationDetail: lazy(() => import('./pages/patient').then((m) => ({ default: m.ConsultationDetail }))),
   Prescriptions: lazy(() => import('./pages/patient').then((m) => ({ default: m.Prescriptions }))),
@@ -43,10 +49,10 @@ const PAGES: Page[] = [
   { pattern: '/forgot-password', area: 'public', render: () => <ForgotPassword /> },
   { pattern: '/reset-password', area: 'public', render: () => <ResetPassword /> },
   { pattern: '/r/:code', area: 'public', render: (p) => <ReferralLanding code={p.code} /> },
-  { pattern: '/treatments', area: 'public', render: () => <Treatments /> },
-  { pattern: '/questionnaire/:slug', area: 'public', render: (p) => <Questionnaire slug={p.slug} /> },
-  { pattern: '/home', area: 'patient', render: () => <Home /> },
-  { pattern: '/checkout/return', area: 'patient', render: () => <CheckoutReturn /> },
+  { pattern: '/treatments', area: 'public', render: () => <Public.Treatments /> },
+  { pattern: '/questionnaire/:slug', area: 'public', render: (p) => <Public.Questionnaire slug={p.slug} /> },
+  { pattern: '/home', area: 'patient', render: () => <Patient.Home /> },
+  { pattern: '/checkout/return', area: 'patient', render: () => <Patient.CheckoutReturn /> },
   { pattern: '/consultations', area: 'patient', render: () => <Patient.Consultations /> },
   { pattern: '/consultations/:id', area: 'patient', render: (p) => <Patient.ConsultationDetail id={p.id} /> },
   { pattern: '/prescriptions', area: 'patient', render: () => <Patient.Prescriptions /> },
@@ -67,12 +73,6 @@ const PAGES: Page[] = [
   { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
-
-function Landing() {
-  const session = useSession();
-  if (session) return <Redirect to={session.is_doctor ? '/desk' : session.is_pharmacist ? '/pharmacy' : '/home'} />;
-  return <Treatments />;
-}
 
 function Header({ unread }: { unread: number }) {
   const { t, locale, setLocale } = useI18n();
@@ -156,7 +156,9 @@ function Header({ unread }: { unread: number }) {
 
 export function App() {
   const session = useSession();
-  const [locale, setLocaleState] = useState<Locale>(browserLocale());
+  const [locale, setShownLocale] = useState<Locale>(browserLocale());
+  // A language is shown once its dictionary is there (English meanwhile, or if it cannot be loaded).
+  const setLocaleState = (l: Locale) => void loadLocale(l).then(() => setShownLocale(l), () => setShownLocale('en'));
   const [unread, setUnread] = useState(0);
   const { path } = useLocation();
 

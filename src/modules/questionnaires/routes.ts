@@ -15,8 +15,17 @@ const SlugParams = z.object({ slug: z.string().max(64) });
 
 const categoryOut = (c: Category, locale: Locale) => {
   const v = currentVersion(c.slug)!;
-  return { id: c.id, slug: c.slug, title: c.title[locale], description: c.description[locale], default_plan: c.default_plan, version: v.id, version_number: v.number };
+  return { id: c.id, slug: c.slug, title: c.title[locale], description: c.description[locale], default_plan: c.default_plan, version: v.id, version_number: v.number, price_from: priceFrom(c) };
 };
+/** The lowest one-off and plan prices of a category's treatments (the catalogue has one currency per category). */
+function priceFrom(c: Category) {
+  const plans = c.treatments.flatMap((t) => (t.plan_price_cents === null ? [] : [t.plan_price_cents]));
+  return {
+    currency: c.treatments[0]?.currency ?? 'EUR',
+    one_off_cents: Math.min(...c.treatments.map((t) => t.one_off_price_cents)),
+    plan_cents: plans.length ? Math.min(...plans) : null,
+  };
+}
 /** Public, cacheable bodies: strong ETag over the body, 304 on a matching If-None-Match. */
 function cacheable(request: FastifyRequest, reply: FastifyReply, body: unknown): boolean {
   const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;

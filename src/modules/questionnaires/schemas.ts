@@ -69,6 +69,13 @@ export const CategoryOut = z.object({
   default_plan: z.string(),
   version: z.string(),
   version_number: z.number(),
+  price_from: z
+    .object({
+      currency: z.string(),
+      one_off_cents: z.number().int(),
+      plan_cents: z.number().int().nullable(),
+    })
+    .describe('The lowest prices among the category\'s treatments (a one-off supply; a plan period, null when no treatment is sold as a plan), for a landing page. The checkout charges the chosen treatment\'s own price.'),
 });
 export const CategoriesResponseSchema = z.object({ locale: z.string(), categories: z.array(CategoryOut) });
 export const SchemaResponseSchema = CategoryOut.extend({

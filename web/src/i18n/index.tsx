@@ -1,19 +1,29 @@
 // Seven locales (de en es fr it nl pt), each complete (typed Dict). The profile's locale wins once
-// signed in; before that the browser's language.
+// signed in; before that the browser's language. English is in the first page's script; every other
+// dictionary is its own chunk, loaded before the app first renders in that language (main.tsx) and
+// before a switch to it (loadLocale), so a visitor downloads one language, not seven.
 import { createContext, useContext, type ReactNode } from 'react';
-import { de } from './de';
 import { en, type Dict, type Key } from './en';
-import { es } from './es';
-import { fr } from './fr';
-import { it } from './it';
-import { nl } from './nl';
-import { pt } from './pt';
 
 export const LOCALES = ['en', 'de', 'es', 'fr', 'it', 'nl', 'pt'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', es: 'Español', fr: 'Français', it: 'Italiano', nl: 'Nederlands', pt: 'Português' };
 
-const DICTS: Record<Locale, Dict> = { en, de, es, fr, it, nl, pt };
+const DICTS: Partial<Record<Locale, Dict>> = { en };
+const LOADERS: Record<Exclude<Locale, 'en'>, () => Promise<Dict>> = {
+  de: () => import('./de').then((m) => m.de),
+  es: () => import('./es').then((m) => m.es),
+  fr: () => import('./fr').then((m) => m.fr),
+  it: () => import('./it').then((m) => m.it),
+  nl: () => import('./nl').then((m) => m.nl),
+  pt: () => import('./pt').then((m) => m.pt),
+};
+
+/** Loads a locale's dictionary once (English is always there). */
+export async function loadLocale(locale: Locale): Promise<void> {
+  if (locale === 'en' || DICTS[locale]) return;
+  DICTS[locale] = await LOADERS[locale]();
+}
 
 export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
 
@@ -29,8 +39,8 @@ export function browserLocale(): Locale {
 }
 
 export function translate(locale: Locale, key: Key, vars?: Record<string, string | number>): string {
-  // English is the safety net for a dictionary loaded at run time that lacks a key (never at build time).
-  const text = DICTS[locale][key] ?? en[key] ?? key;
+  // English is the safety net: for a dictionary not loaded yet, and for a key one lacks (never at build time).
+  const text = DICTS[locale]?.[key] ?? en[key] ?? key;
   return vars ? text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : text;
 }
 
