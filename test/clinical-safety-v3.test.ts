@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAsFresh, paySandbox, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
-import { call, createTestContext, firstRow, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { createTestContext, firstRow, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
