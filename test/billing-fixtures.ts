@@ -58,6 +58,8 @@ export const WEIGHT_LOSS_RENEWAL_SAFETY = [
   { question_key: 'other_glp1', values: { value: 0 } as Record<string, unknown> },
   { question_key: 'mtc_or_men2', values: { value: 0 } as Record<string, unknown> },
   { question_key: 'insulin_or_sulfonylurea', values: { value: 0 } as Record<string, unknown> },
+  // weight_loss version 3: the eating-disorder screen at each renewal (S7, S7b).
+  { question_key: 'eating_disorder_signs', values: { value: 0 } as Record<string, unknown> },
 ];
 
 /**

@@ -219,6 +219,7 @@ describe('the detector', () => {
 describe('emergency numbers (catalogue/countries.json)', () => {
   const raw = JSON.parse(readFileSync(new URL('../catalogue/countries.json', import.meta.url), 'utf8')) as { countries: typeof COUNTRIES };
   const by = new Map(raw.countries.map((c) => [c.code, c]));
+  const sourceUrls = (code: string) => by.get(code)!.sources.map((s) => s.url);
 
   it('lists the medical emergency number first where 112 is not it: Austria 144 and Italy 118 [K9]', () => {
     // Austria: 112 and 133 reach a police control room, the ambulance is 144 (RTR list).
@@ -245,19 +246,54 @@ describe('emergency numbers (catalogue/countries.json)', () => {
     expect(by.get('GBR')!.source).toMatch(/\bK1b\b/);
     expect(by.get('IRL')!.emergency_numbers).toEqual(['999', '112']);
     expect(by.get('IRL')!.source).toMatch(/\bK2\b/);
+    const ownMedicalNumber = ['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL', 'AUT', 'ITA', 'CZE', 'SVK', 'GRC', 'LVA', 'HRV', 'POL'];
     for (const c of raw.countries) {
-      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8|9)\b|\bUNSOURCED\b/);
+      expect(c.source, c.code).toMatch(/\bK(?:1|1b|2|3|8|9|10)\b/);
       expect(c.emergency_numbers.every((n) => /^\d{2,6}$/.test(n)), c.code).toBe(true);
-      if (!['NOR', 'FRA', 'CHE', 'LIE', 'GBR', 'IRL', 'AUT', 'ITA'].includes(c.code)) {
+      if (!ownMedicalNumber.includes(c.code)) {
         expect(c.emergency_numbers[0], c.code).toBe('112');
         if (c.eu) expect(c.source, c.code).toMatch(/\bK1\b/);
-        else expect(c.source, c.code).toMatch(/UNSOURCED/);
       }
+      // 112 stays shown in every country, after the medical number.
+      expect(c.emergency_numbers, c.code).toContain('112');
     }
     // Spain and France stay listed with their numbers (the legal refusal is decided elsewhere).
     expect(by.get('ESP')!.emergency_numbers).toEqual(['112']);
     expect(countryByCode('FRA')?.emergency_numbers[0]).toBe('15');
     expect(COUNTRIES.length).toBe(raw.countries.length);
+  });
+
+  it('cites a national source (a page) for every country\'s medical emergency number [K10]', () => {
+    expect(raw.countries.length).toBe(32);
+    for (const c of COUNTRIES) {
+      expect(c.emergency_numbers.length, c.code).toBeGreaterThan(0);
+      expect(c.sources.length, c.code).toBeGreaterThan(0);
+      for (const s of c.sources) {
+        expect(s.url, c.code).toMatch(/^https?:\/\/[^\s/]+\.[a-z]{2,}/);
+        expect(s.publisher.length, c.code).toBeGreaterThan(2);
+        expect(s.says.length, c.code).toBeGreaterThan(10);
+      }
+      // What the source says names the number shown first (the one the notice tells the patient to call).
+      expect(c.sources.map((s) => s.says).join(' '), c.code).toContain(c.emergency_numbers[0]);
+    }
+  });
+
+  it('shows the direct medical number first where the country keeps one answered by medical dispatch [K10]', () => {
+    expect(by.get('CZE')!.emergency_numbers).toEqual(['155', '112']);
+    expect(by.get('SVK')!.emergency_numbers).toEqual(['155', '112']);
+    expect(by.get('GRC')!.emergency_numbers).toEqual(['166', '112']);
+    expect(by.get('LVA')!.emergency_numbers).toEqual(['113', '112']);
+    expect(by.get('HRV')!.emergency_numbers).toEqual(['194', '112']);
+    expect(by.get('POL')!.emergency_numbers).toEqual(['999', '112']);
+    // Hungary: 104 is answered by the same 112 centres, so 112 stays first; Bulgaria: 150 is redirected to 112.
+    expect(by.get('HUN')!.emergency_numbers).toEqual(['112', '104']);
+    expect(by.get('BGR')!.emergency_numbers).toEqual(['112']);
+    for (const code of ['CZE', 'SVK', 'GRC', 'LVA', 'HRV', 'POL', 'HUN', 'BGR']) expect(by.get(code)!.source, code).toMatch(/\bK10\b/);
+    expect(sourceUrls('SVK')).toContain('https://www.slovensko.sk/sk/zivotne-situacie/zivotna-situacia/_sluzby-poskytovane-prostrednic/');
+    expect(sourceUrls('LVA')).toContain('http://www.nmpd.gov.lv/en/');
+    expect(sourceUrls('HRV')).toContain('https://www.hakom.hr/hr/hitne-sluzbe/184');
+    expect(emergencyNotice('CZE', 'en')).toMatchObject({ number: '155', numbers: ['155', '112'] });
+    expect(emergencyNotice('POL', 'en').message).toContain('call 999 (or 112) now');
   });
 
   it('shows the medical number first in the notice, then the others', () => {

@@ -50,6 +50,9 @@ const CASES: Record<string, Case[]> = {
     { name: 'man: pregnancy answer is ignored (hidden)', changes: [v(3, 'pregnant_or_planning', true)], outcome: 'eligible' },
     { name: 'pancreatitis symptoms', changes: [m(1, 'urgent_symptoms', ['pancreatitis_symptoms'])], outcome: 'emergency', codes: ['RED_FLAG_PANCREATITIS'] },
     { name: 'dehydration', changes: [m(1, 'urgent_symptoms', ['dehydration'])], outcome: 'emergency', codes: ['RED_FLAG_DEHYDRATION'] },
+    // Version 3: a caution for the doctor from 75 years (S1 4.2: limited experience), not a refusal.
+    { name: 'age exactly 75: caution', profile: { date_of_birth: '1951-06-15' }, outcome: 'eligible', treatments: ['semaglutide', 'tirzepatide'], cautions: ['GLP1_AGE_75_OR_OVER'] },
+    { name: 'age 74: no age caution', profile: { date_of_birth: '1951-06-16' }, outcome: 'eligible', absent: ['GLP1_AGE_75_OR_OVER'] },
   ],
   hair_growth: [
     { name: 'man', outcome: 'eligible', treatments: ['finasteride', 'minoxidil'] },
@@ -115,7 +118,11 @@ const CASES: Record<string, Case[]> = {
     { name: 'no positive test', profile: female, changes: [v(2, 'positive_naat', false)], outcome: 'ineligible', codes: ['NO_POSITIVE_NAAT'] },
     { name: 'rectal', profile: female, changes: [v(2, 'rectal_positive', true)], outcome: 'ineligible', codes: ['RECTAL_LGV_TEST_NEEDED'] },
     { name: 'recurring', profile: female, changes: [v(2, 'recurring_symptoms', true)], outcome: 'ineligible', codes: ['RECURRING_SYMPTOMS'] },
-    { name: 'pregnant: azithromycin', profile: female, changes: [v(2, 'pregnant', true)], outcome: 'eligible', treatments: ['azithromycin'], codes: ['DOXYCYCLINE_IN_PREGNANCY'] },
+    { name: 'pregnant: azithromycin', profile: female, changes: [v(2, 'pregnant', true)], outcome: 'eligible', treatments: ['azithromycin'], codes: ['DOXYCYCLINE_IN_PREGNANCY'], cautions: ['AZITHROMYCIN_IN_PREGNANCY'] },
+    // Version 3: breastfeeding excludes doxycycline (SmPC 4.6); azithromycin stays, with a caution for the doctor.
+    { name: 'breastfeeding: azithromycin', profile: female, changes: [v(2, 'breastfeeding', true)], outcome: 'eligible', treatments: ['azithromycin'], codes: ['DOXYCYCLINE_BREASTFEEDING'], cautions: ['AZITHROMYCIN_BREASTFEEDING'] },
+    { name: 'breastfeeding and allergic to macrolides', profile: female, changes: [v(2, 'breastfeeding', true), m(2, 'hypersensitivity', ['azithromycin'])], outcome: 'ineligible', codes: ['DOXYCYCLINE_BREASTFEEDING', 'HYPERSENSITIVITY_AZITHROMYCIN'] },
+    { name: 'man: the breastfeeding answer is ignored (hidden)', changes: [v(2, 'breastfeeding', true)], outcome: 'eligible', treatments: ['doxycycline', 'azithromycin'], absent: ['DOXYCYCLINE_BREASTFEEDING'] },
     { name: 'immunosuppressants: doxycycline', profile: female, changes: [v(2, 'immunosuppressants', true)], outcome: 'eligible', treatments: ['doxycycline'], codes: ['AZITHROMYCIN_INTERACTION'] },
     { name: 'pregnant with immunosuppressants', profile: female, changes: [v(2, 'pregnant', true), v(2, 'immunosuppressants', true)], outcome: 'ineligible' },
     { name: 'allergic to tetracyclines', profile: female, changes: [m(2, 'hypersensitivity', ['doxycycline'])], outcome: 'eligible', treatments: ['azithromycin'], codes: ['HYPERSENSITIVITY_DOXYCYCLINE'] },
@@ -319,6 +326,43 @@ describe('renewal rules (version 2: finasteride and mood)', () => {
     expect(renewalScreen('hair_growth')!.safety_steps[0]?.questions[0]?.question_key).toBe('mood_changes');
     const wl = currentVersion('weight_loss')!;
     expect(evaluate({ category: 'weight_loss', steps: wl.renewal.safety_steps, rules: wl.renewal.rules ?? [] }, profile(), [], NOW).outcome).toBe('eligible');
+  });
+});
+
+describe('weight-loss renewal rules (version 3)', () => {
+  const wl = currentVersion('weight_loss')!;
+  const set = { category: 'weight_loss', steps: wl.renewal.safety_steps, rules: wl.renewal.rules ?? [] };
+  const screen = [v(101, 'current_weight_kg', 60), v(101, 'significant_side_effects', false), v(101, 'new_medication', false), v(101, 'eating_disorder_signs', false)];
+  it('eating-disorder signs stop the renewal (S7, S7b)', () => {
+    const out = evaluate(set, profile(), withAnswers(screen, v(101, 'eating_disorder_signs', true)), NOW);
+    expect(out.outcome).toBe('ineligible');
+    expect(out.reasons.map((r) => r.code)).toEqual(['EATING_DISORDER_AT_RENEWAL']);
+    expect(out.deciding_keys).toEqual(['eating_disorder_signs']);
+    expect(evaluate(set, profile(), screen, NOW).outcome).toBe('eligible');
+  });
+  it.each([
+    [170, 53.4, 'ineligible'], // BMI 18.48
+    [170, 53.465, 'eligible'], // BMI 18.5 exactly
+    [170, 60, 'eligible'],
+  ])('BMI floor: height %d cm from the profile, current weight %d kg: %s', (height, weight, outcome) => {
+    const out = evaluate(set, profile({ height_cm: height }), withAnswers(screen, v(101, 'current_weight_kg', weight)), NOW);
+    expect(out.outcome).toBe(outcome);
+    if (outcome === 'ineligible') {
+      expect(out.reasons.map((r) => r.code)).toEqual(['BMI_BELOW_18_5_AT_RENEWAL']);
+      expect(out.deciding_keys).toEqual(['current_weight_kg']);
+    }
+  });
+  it('the BMI floor uses a profile weight (a recent journal entry) when the screen has none, and needs a height', () => {
+    const noWeight = screen.filter((a) => a.question_key !== 'current_weight_kg');
+    expect(evaluate(set, profile({ height_cm: 170, weight_kg: 50 }), noWeight, NOW).reasons.map((r) => r.code)).toEqual(['BMI_BELOW_18_5_AT_RENEWAL']);
+    expect(evaluate(set, profile({ height_cm: null, weight_kg: 50 }), noWeight, NOW).outcome).toBe('eligible');
+    // An answered weight wins over the profile's.
+    expect(evaluate(set, profile({ height_cm: 170, weight_kg: 50 }), screen, NOW).outcome).toBe('eligible');
+  });
+  it('75 and over: a caution at renewal too, not a refusal', () => {
+    const out = evaluate(set, profile({ date_of_birth: '1950-01-01' }), screen, NOW);
+    expect(out.outcome).toBe('eligible');
+    expect(out.cautions.map((r) => r.code)).toEqual(['GLP1_AGE_75_OR_OVER']);
   });
 });
 

@@ -89,8 +89,9 @@ describe('catalogue', () => {
   });
 
   it('the newest version is current; older versions stay loaded for the drafts and submissions that reference them', () => {
-    // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep).
-    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep'];
+    // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep);
+    // breastfeeding (chlamydia); the eating-disorder screen, BMI floor and age caution (weight_loss).
+    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss'];
     for (const s of CATEGORY_SLUGS) {
       const c = getCategory(s)!;
       const numbers = V3.includes(s) ? [1, 2, 3] : [1, 2];
@@ -144,7 +145,7 @@ describe('renewal screens for the subscriptions module', () => {
     const set = { category: 'weight_loss', steps: screen.safety_steps };
     const answers = validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 88 }]);
     const prof = { date_of_birth: '1980-01-01', gender: '0', country_of_residence: 'DEU' };
-    expect(missingAnswers(set, prof, answers, new Date())).toEqual(['significant_side_effects', 'new_medication']);
+    expect(missingAnswers(set, prof, answers, new Date())).toEqual(['significant_side_effects', 'new_medication', 'eating_disorder_signs']);
     expect(() => validateAnswers(set, [{ step_id: 101, question_key: 'current_weight_kg', value: 1 }])).toThrow();
   });
 });

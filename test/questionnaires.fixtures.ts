@@ -24,7 +24,7 @@ const noAllergy = m(2, 'hypersensitivity', ['none']);
 const hair = [none, v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), noAllergy, v(2, 'pregnant_contact', false)];
 const ed = [none, v(2, 'nitrates', false), v(2, 'riociguat', false), m(2, 'heart_conditions', ['none']), v(2, 'alpha_blockers', false), v(2, 'cyp3a4_inhibitors', false), v(2, 'severe_kidney_impairment', false), v(2, 'priapism_risk_or_penile_deformity', false), noAllergy];
 const pe = [none, v(2, 'diagnostic_criteria', true), m(2, 'contraindications', ['none']), v(2, 'local_anaesthetic_allergy', false), noAllergy];
-const chl = [none, v(2, 'positive_naat', true), v(2, 'rectal_positive', false), v(2, 'pregnant', false), v(2, 'recurring_symptoms', false), v(2, 'immunosuppressants', false), noAllergy];
+const chl = [none, v(2, 'positive_naat', true), v(2, 'rectal_positive', false), v(2, 'pregnant', false), v(2, 'breastfeeding', false), v(2, 'recurring_symptoms', false), v(2, 'immunosuppressants', false), noAllergy];
 const uti = [none, m(2, 'uti_symptoms', ['dysuria', 'frequency_urgency']), v(2, 'vaginal_discharge_or_itch', false), v(2, 'pregnant', false), m(2, 'exclusions', ['none']), v(2, 'kidney_disease', false), noAllergy];
 const ec = [none, v(2, 'hours_since_unprotected_sex', 24), v(2, 'period_late', false), v(2, 'enzyme_inducers', false), v(2, 'severe_asthma_oral_steroids', false), v(2, 'severe_liver_impairment', false), v(2, 'ulipristal_last_5_days', false), v(2, 'ectopic_or_salpingitis_history', false), v(2, 'height_cm', 165), v(2, 'weight_kg', 60), v(2, 'breastfeeding', false), noAllergy];
 /** Version 3: a kidney test within 12 months (EACS, BHIVA): 30 days before today. */

@@ -1,7 +1,10 @@
 // Supported countries of residence and their emergency numbers (catalogue/countries.json). The first
 // emergency number is the MEDICAL one (Norway 113, France 15, Switzerland and Liechtenstein 144 [K8];
-// 112 in the rest of the EU [K1]; 999 in the UK [K1b] and Ireland [K2]): the emergency notice names it
-// first. Every entry names its source code from shared/guide/clinical-facts.md, or UNSOURCED.
+// 112 in the rest of the EU [K1]; 999 in the UK [K1b] and Ireland [K2]; the national medical numbers reviewed
+// for issue 21 [K9, K10]: Austria 144, Italy 118, Czechia and Slovakia 155, Greece 166, Latvia 113, Croatia 194,
+// Poland 999): the emergency notice names it first. Every entry names its source code from
+// shared/guide/clinical-facts.md (K10: the national pages of the 2026-11-26 review, docs/red-flags.md) and
+// `sources`: at least one page (URL, publisher, what it says) for its medical emergency number.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +17,9 @@ const CountrySchema = z.object({
   emergency_numbers: z.array(z.string().regex(/^\d{2,6}$/)).min(1),
   non_emergency: z.array(z.object({ number: z.string(), label: z.string() })),
   source: z.string().regex(/\bK\d+b?\b|\bUNSOURCED\b/, 'a source code from clinical-facts.md (K1, K8...) or UNSOURCED'),
+  sources: z
+    .array(z.object({ url: z.string().regex(/^https?:\/\/[^\s/]+\.[^\s]+$/), publisher: z.string().min(3), says: z.string().min(10) }).strict())
+    .min(1),
 });
 const FileSchema = z.object({ version: z.number(), description: z.string(), countries: z.array(CountrySchema).min(1) });
 

@@ -19,6 +19,13 @@ export interface EngineProfile {
   date_of_birth: string | null;
   gender: string | null;
   country_of_residence: string | null;
+  /**
+   * Measurements known from outside the answered set, for `computed: bmi` when the set does not ask
+   * them (a renewal screen asks the current weight, not the height): the height of the patient's
+   * latest submission, a recent journal weight. An answer always wins.
+   */
+  height_cm?: number | null;
+  weight_kg?: number | null;
 }
 export interface Reason {
   code: string;
@@ -119,7 +126,10 @@ export const PROFILE_DECIDING_KEYS = ['profile.gender', 'profile.date_of_birth',
 /** The keys a set of rules read, plus the keys that decide whether their questions are shown at all. */
 function decidingKeys(set: QuestionSet, rules: Rule[]): string[] {
   const questions = new Map(set.steps.flatMap((s) => s.questions.map((q) => [q.question_key, q] as const)));
-  const keys = new Set(rules.flatMap((r) => keysOf(r.when)));
+  // A computed BMI reads height_cm and weight_kg, or a renewal screen's current_weight_kg: only the keys the set asks (or the profile's) decide.
+  const read = rules.flatMap((r) => keysOf(r.when));
+  const asked = read.filter((k) => questions.has(k) || k.startsWith('profile.'));
+  const keys = new Set(asked.length ? asked : read);
   for (const k of [...keys]) {
     const q = questions.get(k);
     if (q?.visible_if) keysOf(q.visible_if).forEach((x) => keys.add(x));
@@ -134,7 +144,7 @@ export function keysOf(c: Condition): string[] {
   if ('not' in c) return keysOf(c.not);
   if ('profile' in c) return [`profile.${c.profile}`];
   if ('days_since' in c) return [c.days_since];
-  if ('computed' in c) return c.computed === 'bmi' ? ['height_cm', 'weight_kg'] : ['profile.date_of_birth'];
+  if ('computed' in c) return c.computed === 'bmi' ? ['height_cm', 'weight_kg', 'current_weight_kg'] : ['profile.date_of_birth'];
   return [c.answer];
 }
 
@@ -143,7 +153,8 @@ function facts(version: QuestionSet, profile: EngineProfile, answers: AnswerItem
   const all = answerMap(version, answers);
   // Answers to questions that are hidden for this patient do not count.
   for (const s of version.steps) for (const q of s.questions) if (all.has(q.question_key) && isVisible(q, { ...f, answers: all })) f.answers.set(q.question_key, all.get(q.question_key));
-  f.bmi = bmi(f.answers.get('height_cm'), f.answers.get('weight_kg'));
+  // The renewal screen's `current_weight_kg` stands for the weight; the profile's measurements fill in what the set does not ask.
+  f.bmi = bmi(f.answers.get('height_cm') ?? profile.height_cm, f.answers.get('weight_kg') ?? f.answers.get('current_weight_kg') ?? profile.weight_kg);
   return f;
 }
 

@@ -139,6 +139,15 @@ function bmiFrom(answers: unknown): number | null {
   return value === null ? null : roundBmi(value);
 }
 
+/** The height (cm) of the patient's latest submission in the category that answered it, else the first one's. */
+async function latestHeight(q: Parameters<typeof repo.submissionAnswers>[0], userId: string, slug: string): Promise<number | null> {
+  for (const which of ['latest', 'first'] as const) {
+    const h = storedAnswers(await repo.submissionAnswers(q, userId, slug, which)).find((a) => a.question_key === 'height_cm')?.value;
+    if (typeof h === 'number' && h > 0) return h;
+  }
+  return null;
+}
+
 /** Why an early order is not possible now (`blocked_code`): each is the early order's refusal code too. */
 type EarlyOrderBlock = Extract<
   ErrorCode,
@@ -371,6 +380,12 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     if (recentJournal && missing.includes('current_weight_kg')) missing.splice(missing.indexOf('current_weight_kg'), 1);
     if (missing.length) return { error: fail('renewal_answers_required', { extra: { missing_keys: missing } }) };
 
+    // The BMI floor at a weight-loss renewal (BMI_BELOW_18_5_AT_RENEWAL): the screen's current weight
+    // (else the recent journal weight) over the height of the latest submission that gave one.
+    if (c.category === 'weight_loss') {
+      profile.height_cm = await latestHeight(q, userId, c.category);
+      profile.weight_kg = recentJournal && journal?.latest_weight ? Number(journal.latest_weight.weight_kg) : null;
+    }
     const result = evaluate(set, profile, items, now, locale);
     const reasonsOut = (list: Reason[]) => list.map((r) => ({ code: r.code, source: r.source, message: r.message }));
     if (result.outcome !== 'eligible') {
