@@ -7,6 +7,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportSchema } from './schemas.ts';
+import { registerRetentionJobs } from './retention.ts';
 import * as privacy from './service.ts';
 
 /** Exports per account and hour (each reads every record of the account). */
@@ -16,6 +17,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['privacy'], security: bearerSecurity };
   const exportBudget = deps.limiters.budget('data-export', EXPORTS_PER_HOUR, 3600);
+  registerRetentionJobs(deps);
 
   r.get(
     '/v1/users/me/consents/',
