@@ -45,6 +45,8 @@ export interface OperationDoc {
   rawBody?: true;
   /** Media types of a binary 200 answer instead of JSON. */
   binary?: string[];
+  /** Media types of a binary 200 answer besides JSON (an operation that answers either). */
+  alsoBinary?: string[];
   /** Hand-written request body example (else one is generated from the schema). */
   requestExample?: unknown;
   /** Hand-written example of the main (2xx) answer (else generated from the schema). */
@@ -407,8 +409,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /v1/users/me/export/': {
     id: 'exportAccount',
-    errors: { 429: [{ detail_code: ['throttled'] }] },
-    descriptions: { 200: 'Every record of the account (Content-Disposition: attachment)' },
+    errors: { 400: [fields], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'Every record of the account (Content-Disposition: attachment): JSON, or with `format=zip` a zip archive', 400: 'An unknown `format`' },
+    alsoBinary: ['application/zip'],
     responseExample: {
       exported_at: '2025-03-02T10:00:00+00:00',
       profile: { id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', email: 'ada@example.org' },

@@ -316,6 +316,10 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
       res.content = Object.fromEntries(reg.binary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
       res.headers = { ...recordOf(res.headers), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
     }
+    if (code === 200 && reg.alsoBinary) {
+      res.content = { ...recordOf(res.content), ...Object.fromEntries(reg.alsoBinary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
+      res.headers = { ...recordOf(res.headers), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
+    }
     const media = recordOf(recordOf(res.content)?.['application/json']);
     if (media?.schema && code >= 200 && code < 300) {
       const first2xx = Object.keys(responses).find((s) => s.startsWith('2'));

@@ -4,3 +4,5 @@ export { findUserById, updateUserFields, normaliseEmail, pseudonymiseUser, sessi
 export { addSuppression, checkCredentials, confirmOwnPassword, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
 export { revokeAllSessions } from './tokens.ts';
 export { checkSecondFactor, parseTotpSecret, resetMfaByEmail } from './mfa.ts';
+// Retention sweeps (src/modules/privacy/retention.ts, docs/privacy.md).
+export { deleteUnverifiedAccounts, deleteExpiredSessions, deleteExpiredOneTimeTokens } from './repository.ts';

@@ -429,3 +429,65 @@ export async function pseudonymiseUser(q: Queryable, userId: string, at: Date): 
     .where('id', '=', userId)
     .execute();
 }
+
+// ---------------------------------------------------------------- retention (issue 23, docs/privacy.md)
+// Sweeps across accounts, run by the scheduled retention jobs (src/modules/privacy/retention.ts).
+// Each deletes at most `batch` rows per call, claiming them with SKIP LOCKED so that several
+// processes running the job at once share the work instead of waiting on each other.
+
+/**
+ * Registrations never verified: deleted (with their cascade) when created before `before` and no
+ * code was sent since. Never a staff, Google-linked, disabled or erased account, nor one another
+ * account names as its referrer.
+ */
+export async function deleteUnverifiedAccounts(q: Queryable, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await q.execute(
+    `delete from users where id in (
+       select u.id from users u
+        where u.email_verified_at is null and u.google_sub is null and u.disabled_at is null and u.erased_at is null
+          and not (u.is_doctor or u.is_backoffice_admin or u.is_marketer or u.is_pharmacist)
+          and u.created_at < $1
+          and not exists (select 1 from email_verifications v where v.user_id = u.id and v.last_sent_at >= $1)
+          and not exists (select 1 from users r where r.referred_by = u.id)
+        order by u.created_at limit $2 for update of u skip locked)`,
+    [before, batch],
+  );
+  return rowCount;
+}
+
+/**
+ * Sign-in sessions over: refresh tokens that expired before `before`, then sessions (refresh
+ * families) revoked before it or whose every token expired before it (a family without tokens is
+ * over too once it is older than `before`).
+ */
+export async function deleteExpiredSessions(q: Queryable, before: Date, batch: number): Promise<number> {
+  const tokens = await q.execute(
+    `delete from refresh_tokens where jti_hash in (
+       select jti_hash from refresh_tokens where expires_at < $1 limit $2 for update skip locked)`,
+    [before, batch],
+  );
+  const families = await q.execute(
+    `delete from refresh_families where id in (
+       select f.id from refresh_families f
+        where f.revoked_at < $1
+           or (f.created_at < $1 and not exists (select 1 from refresh_tokens t where t.family_id = f.id and t.expires_at >= $1))
+        limit $2 for update of f skip locked)`,
+    [before, batch],
+  );
+  return tokens.rowCount + families.rowCount;
+}
+
+/** One-time tokens (password reset, second-factor tickets) that expired before `before`. */
+export async function deleteExpiredOneTimeTokens(q: Queryable, before: Date, batch: number): Promise<number> {
+  const resets = await q.execute(
+    `delete from password_reset_tokens where token_hash in (
+       select token_hash from password_reset_tokens where expires_at < $1 limit $2 for update skip locked)`,
+    [before, batch],
+  );
+  const tickets = await q.execute(
+    `delete from mfa_tickets where token_hash in (
+       select token_hash from mfa_tickets where expires_at < $1 limit $2 for update skip locked)`,
+    [before, batch],
+  );
+  return resets.rowCount + tickets.rowCount;
+}

@@ -11,6 +11,7 @@ export {
   countAccessForPatient,
   pageAccessForPatient,
   allAccessForPatient,
+  deleteAccessLogBefore,
   ACCESS_RESOURCES,
   type AuditEntry,
   type AccessEntry,

@@ -113,3 +113,18 @@ export async function pageAccessForPatient(q: Queryable, patientId: string, limi
 export async function allAccessForPatient(q: Queryable, patientId: string): Promise<AccessLogRow[]> {
   return pageAccessForPatient(q, patientId, 100_000, 0);
 }
+
+/**
+ * Retention (docs/privacy.md): access-log entries older than `before` are deleted, at most `batch`
+ * per call. The table refuses every other change: its trigger (migration 1000) lets a DELETE through
+ * only for a row older than 10 years by the database's clock, so the statement also bounds itself by
+ * that clock (a sandbox test clock ahead of real time never trips the trigger).
+ */
+export async function deleteAccessLogBefore(q: Queryable, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await q.execute(
+    `delete from access_log where id in (
+       select id from access_log where at < $1 and at < now() - interval '10 years' order by at limit $2 for update skip locked)`,
+    [before, batch],
+  );
+  return rowCount;
+}

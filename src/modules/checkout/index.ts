@@ -1,3 +1,5 @@
 // Checkout and finalisation (owner of checkout_sessions and webhook_events). Other modules use the
 // back office's refund (it ends a review whose payment is refunded in full).
 export { refundPayment } from './refunds.ts';
+// Retention sweep of checkout sessions that ended unpaid (src/modules/privacy/retention.ts, docs/privacy.md).
+export { deleteEndedUnpaidSessions } from './repository.ts';

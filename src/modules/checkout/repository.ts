@@ -194,3 +194,20 @@ export async function recordWebhookEvent(q: Queryable, provider: string, eventId
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Retention (docs/privacy.md): checkout sessions that ended unpaid (`expired` or `declined`) with
+ * an expiry before `before` are deleted, across accounts, at most `batch` per call. Never one that
+ * was finalised, led to a consultation or has a payment row (payments are kept for 10 years).
+ */
+export async function deleteEndedUnpaidSessions(q: Queryable, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await q.execute(
+    `delete from checkout_sessions where id in (
+       select s.id from checkout_sessions s
+        where s.status in ('expired', 'declined') and s.finalised_at is null and s.consultation_id is null and s.expires_at < $1
+          and not exists (select 1 from payments p where p.checkout_session_id = s.id)
+        order by s.expires_at limit $2 for update of s skip locked)`,
+    [before, batch],
+  );
+  return rowCount;
+}

@@ -27,3 +27,4 @@ export { dispenseOrder, dispatchOrder, deliverOrder, markOrderUndeliverable, EXP
 export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder } from './pharmacy.repository.ts';
 export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
 export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';
+export { prescriptionFile } from './documents.ts';

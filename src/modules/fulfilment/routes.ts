@@ -5,8 +5,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { prescriptionPdf, sellerFrom } from '../../lib/pdf.ts';
-import { countPrescriptions, ordersOf, pagePrescriptions, prescriptionForPdf } from './repository.ts';
+import { prescriptionFile } from './documents.ts';
+import { countPrescriptions, ordersOf, pagePrescriptions } from './repository.ts';
 import { OrderSchema, PrescriptionSchema, toOrder, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
 
@@ -53,21 +53,9 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const rx = await prescriptionForPdf(deps.reader, user.id, request.params.id);
-      if (!rx) throw notFound();
-      const pdf = await prescriptionPdf({
-        id: rx.id,
-        issuedAt: new Date(rx.issued_at),
-        validUntil: rx.valid_until ? new Date(rx.valid_until) : null,
-        seller: sellerFrom(deps.config),
-        patient: { name: `${rx.patient_first_name} ${rx.patient_last_name}`.trim(), date_of_birth: rx.date_of_birth, email: rx.patient_email },
-        doctor: { first_name: rx.doctor_first_name ?? '', last_name: rx.doctor_last_name ?? '', license: rx.doctor_license_number },
-        treatment_name: rx.treatment_name,
-        dosage: rx.dosage,
-        supply_days: rx.supply_days,
-        instructions: rx.instructions,
-      });
-      return reply.type('application/pdf').header('content-disposition', `attachment; filename="prescription-${rx.id.slice(0, 8)}.pdf"`).send(pdf);
+      const file = await prescriptionFile(deps.reader, deps.config, user.id, request.params.id);
+      if (!file) throw notFound();
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.name}"`).send(file.data);
     },
   );
   return Promise.resolve();

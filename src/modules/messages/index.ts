@@ -2,6 +2,6 @@
 // lists, reads and sends on the patient's behalf), the account's messages for its data export and
 // erasure (the privacy module), and the start-up move of attachments from DATA_DIR/uploads into the
 // file store (runtime.ts). Everything else in this folder is internal.
-export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, type Upload } from './service.ts';
+export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, patientFile, type Upload } from './service.ts';
 export { conversationsOfAccount, deleteAccountMessages } from './repository.ts';
 export { importDiskUploads } from './file-stores.ts';

@@ -35,3 +35,4 @@ export {
 } from './catalogue.ts';
 export { PaymentSchema, toPayment, type Payment, type PaymentRecord } from './schemas.ts';
 export { duplicateRefundMail, formatAmount, paymentReceiptMail, refundReceiptMail } from './mail.ts';
+export { invoiceFile } from './documents.ts';

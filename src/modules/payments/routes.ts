@@ -5,8 +5,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { invoiceDataFrom, invoicePdf, sellerFrom } from '../../lib/pdf.ts';
-import { countPayments, pagePayments, paymentForInvoice, paymentOrder } from './repository.ts';
+import { invoiceFile } from './documents.ts';
+import { countPayments, pagePayments, paymentOrder } from './repository.ts';
 import { PaymentSchema, toPayment } from './schemas.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -51,11 +51,9 @@ export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const p = await paymentForInvoice(deps.reader, user.id, request.params.id);
-      if (!p) throw notFound();
-      const data = invoiceDataFrom(p, sellerFrom(deps.config));
-      const pdf = await invoicePdf(data);
-      return reply.type('application/pdf').header('content-disposition', `attachment; filename="invoice-${data.number.replace(/[^A-Za-z0-9-]/g, '')}.pdf"`).send(pdf);
+      const file = await invoiceFile(deps.reader, deps.config, user.id, request.params.id);
+      if (!file) throw notFound();
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.name}"`).send(file.data);
     },
   );
   return Promise.resolve();

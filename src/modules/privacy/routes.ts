@@ -1,12 +1,15 @@
 // The patient's data-protection endpoints (issue 23, docs/privacy.md): consents, the access log,
 // the data export and erasure. Thin routes over service.ts.
+import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
-import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportSchema } from './schemas.ts';
+import { exportAccountZip } from './export-zip.ts';
+import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportQuery, ExportSchema } from './schemas.ts';
+import { registerRetentionJobs } from './retention.ts';
 import * as privacy from './service.ts';
 
 /** Exports per account and hour (each reads every record of the account). */
@@ -16,6 +19,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['privacy'], security: bearerSecurity };
   const exportBudget = deps.limiters.budget('data-export', EXPORTS_PER_HOUR, 3600);
+  registerRetentionJobs(deps);
 
   r.get(
     '/v1/users/me/consents/',
@@ -63,14 +67,24 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
     {
       schema: {
         ...common,
-        summary: 'Download every record of the account as one JSON document (GDPR Art. 15 and 20)',
-        description: `\`Content-Disposition: attachment\`. Files (message attachments, invoices, prescription PDFs) are linked by their download paths. At most ${EXPORTS_PER_HOUR} exports per hour (429 \`throttled\` with Retry-After).`,
-        response: { 200: ExportSchema, ...UnauthorisedResponses, 429: DetailCodeSchema },
+        summary: 'Download every record of the account as one JSON document, or as a zip with the files (GDPR Art. 15 and 20)',
+        description: `\`Content-Disposition: attachment\`. \`format=json\` (default): \`application/json\`; files (message attachments, invoices, prescription PDFs) are linked by their download paths. \`format=zip\`: \`application/zip\` holding \`export.json\` (the same document plus a \`files\` index) and the files under \`attachments/\`, \`invoices/\` and \`prescriptions/\`. Another format: 400 \`{format: [...]}\`. At most ${EXPORTS_PER_HOUR} exports per hour, either format (429 \`throttled\` with Retry-After).`,
+        querystring: ExportQuery,
+        response: { 200: ExportSchema, 400: FieldErrorsSchema, ...UnauthorisedResponses, 429: DetailCodeSchema },
       },
     },
     async (request, reply) => {
       const user = currentUser(request);
       await exportBudget.consume(user.id);
+      if (request.query.format === 'zip') {
+        const zip = await exportAccountZip(deps, user.id);
+        // A Buffer is sent as it is (the JSON serialiser of the 200 schema does not run on it).
+        const raw: FastifyReply = reply;
+        return raw
+          .type('application/zip')
+          .header('content-disposition', `attachment; filename="account-export-${zip.exportedAt.slice(0, 10)}.zip"`)
+          .send(zip.data);
+      }
       const data = await privacy.exportAccount(deps, user.id);
       return reply.header('content-disposition', `attachment; filename="account-export-${data.exported_at.slice(0, 10)}.json"`).send(data);
     },

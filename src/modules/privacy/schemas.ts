@@ -75,3 +75,10 @@ export const EraseBody = z
     confirm: z.literal('DELETE').optional().meta({ description: 'Accounts without a password (Google sign-in): the word DELETE, from a session signed in within the last 10 minutes' }),
   })
   .meta({ description: '`{password}`, or `{confirm: "DELETE"}` for an account without a password' });
+
+export const ExportQuery = z.object({
+  format: z
+    .enum(['json', 'zip'], { error: 'Use json or zip.' })
+    .optional()
+    .meta({ description: '`json` (default): one JSON document; `zip`: a zip archive holding export.json and the account’s files (attachments, invoices, prescriptions)' }),
+});

@@ -53,3 +53,5 @@ export {
 export { profileFacts, submissionWithEarlier, type StoredAnswer } from './repository.ts';
 export { StepOut } from './schemas.ts';
 export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';
+// Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
+export { deleteAbandonedDrafts } from './repository.ts';
