@@ -2,13 +2,18 @@
 // management (roles, validation, audit), the patient's nearby list and its ranking rule.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advanceTestClock, callAsFresh, paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
 let admin: Patient;
+let doctor: Patient;
+let pharmacist: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
   admin = await newStaff(ctx, 'backoffice_admin');
+  doctor = await newStaff(ctx, 'doctor');
+  pharmacist = await newStaff(ctx, 'pharmacist');
 });
 afterAll(async () => {
   await ctx?.close();
@@ -149,5 +154,76 @@ describe('patient: nearby pharmacies', () => {
     // The override fills the gap.
     expect((await call(ctx, 'GET', '/v1/users/pharmacies/?city=Wien', { token: noPlace.access })).status).toBe(200);
     expect((await call(ctx, 'GET', '/v1/users/pharmacies/?near=elsewhere', { token: noPlace.access })).body).toHaveProperty('near');
+  });
+});
+
+describe('collection at checkout and renewal', () => {
+  const as = (p: Patient, method: string, url: string, json?: unknown) => callAsFresh(ctx, p, method, url, json);
+  const approve = (id: string) => as(doctor, 'POST', `/v1/clinician/consultations/${id}/approve/`, {});
+
+  it('checkout with collection: the order names the pharmacy for the patient and the desk; delivery stays the default', async () => {
+    const shop = await create({ name: 'Collect Point Mitte', postal_code: '10117' });
+    const p = await readyPatient(ctx, 'hair_growth');
+    const { session } = await paySandbox(ctx, p, { category: 'hair_growth', plan: 'one_off', fulfilment: { method: 'collection', pharmacy_id: shop.id } });
+    expect((await approve(session.consultation_id)).status).toBe(200);
+    const mine = await as(p, 'GET', '/v1/users/orders/');
+    expect(mine.body[0].fulfilment).toMatchObject({ method: 'collection', pharmacy: { id: shop.id, name: 'Collect Point Mitte', postal_code: '10117', city: 'Berlin', opening_hours: expect.any(Array) } });
+    expect(Object.keys(mine.body[0].fulfilment.pharmacy)).not.toContain('is_active');
+    const desk = await as(pharmacist, 'GET', `/v1/pharmacy/orders/${mine.body[0].id}/`);
+    expect(desk.body.fulfilment).toMatchObject({ method: 'collection', pharmacy: { id: shop.id, address_line: 'Marktplatz 3' } });
+    // The profile's orders carry it too.
+    const profile = await as(p, 'GET', '/v1/users/profile/me/');
+    expect(profile.status, profile.text).toBe(200);
+    expect(profile.body.orders[0].fulfilment).toMatchObject({ method: 'collection', pharmacy: { id: shop.id } });
+
+    const q = await readyPatient(ctx, 'hair_growth');
+    const plain = await paySandbox(ctx, q, { category: 'hair_growth', plan: 'one_off' });
+    expect((await approve(plain.session.consultation_id)).status).toBe(200);
+    expect((await as(q, 'GET', '/v1/users/orders/')).body[0].fulfilment).toEqual({ method: 'delivery', pharmacy: null });
+    const r = await readyPatient(ctx, 'hair_growth');
+    const explicit = await paySandbox(ctx, r, { category: 'hair_growth', plan: 'one_off', fulfilment: { method: 'delivery' } });
+    expect(explicit.session.consultation_id).toEqual(expect.any(String));
+  });
+
+  it('an unknown, inactive, delivery-only or foreign pharmacy is a 400 field error on fulfilment.pharmacy_id; a malformed choice too', async () => {
+    const p = await readyPatient(ctx, 'hair_growth');
+    const off = await create();
+    await call(ctx, 'POST', `/v1/backoffice/pharmacies/${off.id}/deactivate/`, { token: admin.access });
+    const deliveryOnly = await create({ click_and_collect: false, delivery: true });
+    const foreign = await create({ country: 'FRA', postal_code: '75001', city: 'Paris' });
+    for (const id of [randomUUID(), off.id, deliveryOnly.id, foreign.id]) {
+      const r = await as(p, 'POST', '/v1/users/checkout/', { category: 'hair_growth', plan: 'one_off', fulfilment: { method: 'collection', pharmacy_id: id } });
+      expect(r.status, id).toBe(400);
+      expect(Object.keys(r.body)).toEqual(['fulfilment.pharmacy_id']);
+    }
+    const missing = await as(p, 'POST', '/v1/users/checkout/', { category: 'hair_growth', plan: 'one_off', fulfilment: { method: 'collection' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toHaveProperty(['fulfilment.pharmacy_id']);
+    const bad = await as(p, 'POST', '/v1/users/checkout/', { category: 'hair_growth', plan: 'one_off', fulfilment: { method: 'drone' } });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body).some((k) => k.startsWith('fulfilment'))).toBe(true);
+    expect(await ctx.db.query('select 1 from checkout_sessions where user_id = $1', [p.id])).toHaveLength(0);
+  });
+
+  it('renewal confirm with collection: the renewal order is collected there; a bad pharmacy is refused and nothing confirmed', async () => {
+    const shop = await create({ name: 'Renewal Collect', postal_code: '10119' });
+    const p = await readyPatient(ctx, 'weight_loss', 'eligible', { locale: 'en' });
+    const { session } = await paySandbox(ctx, p, { category: 'weight_loss', plan: 'subscription', treatment_id: 'semaglutide', dosage: '0.25 mg' });
+    expect((await approve(session.consultation_id)).status).toBe(200);
+    await advanceTestClock(ctx, admin, 22);
+    const o = (await as(p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body;
+    expect(o.mode).toBe('pending_choice');
+    const body = { consultation_id: o.pending_consultation_id, answers: WEIGHT_LOSS_RENEWAL_SAFETY, changed: false, change_note: '' };
+    const refused = await as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', { ...body, fulfilment: { method: 'collection', pharmacy_id: randomUUID() } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toHaveProperty(['fulfilment.pharmacy_id']);
+    expect(await ctx.db.query('select patient_choice_status from consultations where id = $1', [o.pending_consultation_id])).toEqual([{ patient_choice_status: 'pending' }]);
+    const ok = await as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', { ...body, fulfilment: { method: 'collection', pharmacy_id: shop.id } });
+    expect(ok.status, ok.text).toBe(200);
+    expect((await approve(o.pending_consultation_id)).status).toBe(200);
+    const orders = (await as(p, 'GET', '/v1/users/orders/')).body;
+    expect(orders).toHaveLength(2);
+    expect(orders.find((x: { consultation_id: string }) => x.consultation_id === o.pending_consultation_id).fulfilment).toMatchObject({ method: 'collection', pharmacy: { id: shop.id } });
+    expect(orders.find((x: { consultation_id: string }) => x.consultation_id === session.consultation_id).fulfilment.method).toBe('delivery');
   });
 });
