@@ -200,11 +200,13 @@ describe('reissue requests', () => {
     });
     render(wrap(<Prescriptions />));
     await screen.findByText('Declined: A new consultation is needed.');
+    expect(screen.getByText('Not approved')).toBeTruthy();
     expect(screen.getAllByRole('button', { name: 'Request a reissue' })).toHaveLength(1); // the valid one only
     fireEvent.click(screen.getByRole('button', { name: 'Request a reissue' }));
     fireEvent.change(screen.getByLabelText('Why do you need it again?'), { target: { value: 'Lost the paper copy.' } });
     fireEvent.submit(screen.getByRole('form', { name: 'Request a reissue' }));
-    await screen.findByText('Reissue requested: waiting for a doctor');
+    // Pending on the prescription (no button any more) and in the list of requests.
+    await waitFor(() => expect(screen.getAllByText('Reissue requested: waiting for a doctor')).toHaveLength(2));
     const post = sent.find((s) => s.key.startsWith('POST'));
     expect(post).toMatchObject({ key: `POST /v1/users/prescriptions/${valid.id}/reissue-requests/`, body: { reason: 'Lost the paper copy.' } });
     expect(screen.queryByRole('button', { name: 'Request a reissue' })).toBeNull();

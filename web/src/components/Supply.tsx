@@ -91,7 +91,8 @@ export function ReissueRequests({ requests, prescriptions }: { requests: Reissue
       <ul className="list">
         {requests.map((r) => (
           <li key={r.id}>
-            {date(r.created_at)} · {t('reissue.for', { name: name(r.prescription_id) })} <StatusBadge status={r.status} />
+            {date(r.created_at)} · {t('reissue.for', { name: name(r.prescription_id) })}{' '}
+            {r.status === 'pending' ? <span className="badge badge-pending">{t('reissue.pending')}</span> : <StatusBadge status={r.status === 'declined' ? 'rejected' : r.status} />}
             {r.status === 'declined' && r.decision_reason ? <p className="hint">{t('reissue.declined', { reason: r.decision_reason })}</p> : null}
           </li>
         ))}
