@@ -311,6 +311,23 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/backoffice/users/${other.id}/enable/`, { token: admin.access })).status).toBe(200);
     expect((await api('POST', `/v1/backoffice/users/${admin.id}/disable/`, { token: admin.access })).status).toBe(400);
     expect((await api('POST', `/v1/backoffice/users/${randomUUID()}/enable/`, { token: admin.access })).status).toBe(404);
+    // Partner pharmacies, and reship or refund of an undeliverable order (docs/pharmacy.md).
+    const shopBody = { name: 'Apotheke am Markt', address_line: 'Marktplatz 3', postal_code: '10115', city: 'Berlin', country: 'DEU', opening_hours: [{ day: 'mon', opens: '08:00', closes: '18:00' }], click_and_collect: true };
+    expect((await api('POST', '/v1/backoffice/pharmacies/', { token: admin.access, json: { ...shopBody, country: 'XX' } })).status).toBe(400);
+    const shop = await api('POST', '/v1/backoffice/pharmacies/', { token: admin.access, json: shopBody });
+    expect(shop.status).toBe(201);
+    expect((await api('GET', '/v1/backoffice/pharmacies/', { token: admin.access })).status).toBe(200);
+    expect((await api('GET', `/v1/backoffice/pharmacies/${shop.body.id}/`, { token: admin.access })).status).toBe(200);
+    expect((await api('GET', `/v1/backoffice/pharmacies/${randomUUID()}/`, { token: admin.access })).status).toBe(404);
+    expect((await api('PATCH', `/v1/backoffice/pharmacies/${shop.body.id}/`, { token: admin.access, json: { delivery: true } })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/pharmacies/${shop.body.id}/deactivate/`, { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/pharmacies/${shop.body.id}/activate/`, { token: admin.access })).status).toBe(200);
+    expect((await api('GET', '/v1/users/pharmacies/?near=profile&city=Berlin', { token: await fresh(patient) })).status).toBe(200);
+    expect((await api('GET', '/v1/users/pharmacies/?near=nowhere', { token: await fresh(patient) })).status).toBe(400);
+    expect((await api('POST', `/v1/pharmacy/orders/${orderId}/reship/`, { token: await fresh(pharmacist) })).status).toBe(409);
+    expect((await api('POST', `/v1/pharmacy/orders/${randomUUID()}/reship/`, { token: await fresh(pharmacist) })).status).toBe(404);
+    expect((await api('POST', `/v1/backoffice/orders/${orderId}/refund/`, { token: admin.access, json: {} })).status).toBe(409);
+    expect((await api('POST', `/v1/backoffice/orders/${randomUUID()}/refund/`, { token: admin.access, json: {} })).status).toBe(404);
     // A payment that still holds money (the rejected consultation above was refunded in full).
     const third = await readyPatient(ctx);
     await paySandbox(ctx, third, { category: 'weight_loss', plan: 'one_off' });

@@ -218,3 +218,101 @@ describe('emergency contraception at dispatch', () => {
     expect((await post(`/v1/pharmacy/orders/${orderId}/dispatch/`, dispatchBody)).status).toBe(200);
   });
 });
+
+describe('after an undeliverable order: reship or refund, one or the other', () => {
+  let admin: Patient;
+  beforeAll(async () => {
+    admin = await newStaff(ctx, 'backoffice_admin');
+  });
+  const refund = (id: string, token = admin.access, json: unknown = {}) => call(ctx, 'POST', `/v1/backoffice/orders/${id}/refund/`, { token, json });
+
+  async function undeliverable() {
+    const o = await orderedPatient();
+    expect((await post(`/v1/pharmacy/orders/${o.orderId}/dispense/`, { batch: 'LOT-1', expiry: '2027-06-30' })).status).toBe(200);
+    expect((await post(`/v1/pharmacy/orders/${o.orderId}/dispatch/`, dispatchBody)).status).toBe(200);
+    expect((await post(`/v1/pharmacy/orders/${o.orderId}/undeliverable/`, { reason: 'Returned to sender: address unknown.' })).status).toBe(200);
+    return o;
+  }
+
+  it('reship: a new attempt awaiting dispatch, the failed one kept, new tracking at dispatch, the patient mailed; then refund is refused', async () => {
+    const { p, orderId } = await undeliverable();
+    const r = await post(`/v1/pharmacy/orders/${orderId}/reship/`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ status: 'awaiting_fulfilment', attempt: 2, carrier: null, tracking_number: null, shipped_at: null, undeliverable_reason: null, dispensing: null, refunded_at: null });
+    expect(r.body.previous_attempts).toEqual([
+      expect.objectContaining({ attempt: 1, carrier: 'DHL', tracking_number: dispatchBody.tracking_number, batch: 'LOT-1', undeliverable_reason: 'Returned to sender: address unknown.', shipped_at: expect.any(String) }),
+    ]);
+    const mail = await ctx.db.query<{ subject: string; text: string }>("select subject, text_body as text from mail_outbox where to_address = $1 and template = 'order_reshipped'", [p.email]);
+    expect(mail).toHaveLength(1);
+    expect(mail[0]!.subject).toBe('Wir senden Ihre Bestellung erneut');
+    expect(mail[0]!.text).not.toMatch(/minoxidil|finasteride|mg/i);
+    const queue = await call(ctx, 'GET', '/v1/pharmacy/orders/?limit=100', { token: pharmacist.access });
+    expect(queue.body.results.map((o: any) => o.id)).toContain(orderId);
+    const mine = (await call(ctx, 'GET', '/v1/users/orders/', { token: p.access })).body[0];
+    expect(mine).toMatchObject({ status: 'awaiting_fulfilment', attempt: 2, tracking_number: null });
+    const again = await post(`/v1/pharmacy/orders/${orderId}/dispatch/`, { carrier: 'UPS', tracking_number: '1Z999' });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ status: 'shipped', carrier: 'UPS', tracking_number: '1Z999', attempt: 2 });
+    // Not undeliverable any more: no second reship, no refund.
+    const twice = await post(`/v1/pharmacy/orders/${orderId}/reship/`);
+    expect(twice.status).toBe(409);
+    expect(twice.body).toEqual({ detail: expect.any(String), code: 'invalid_status_transition' });
+    expect((await refund(orderId)).body.code).toBe('invalid_status_transition');
+    const audit = await ctx.db.query("select action, actor_id from audit_log where subject_type = 'order' and subject_id = $1", [orderId]);
+    expect(audit).toContainEqual({ action: 'order.reshipped', actor_id: pharmacist.id });
+  });
+
+  it('refund: the payment is refunded in full, the order marked refunded, the patient mailed; reship and a second refund are refused', async () => {
+    const { p, orderId } = await undeliverable();
+    const r = await refund(orderId, admin.access, { reason: 'Returned twice; the patient asked for a refund.' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ order_id: orderId, status: 'undeliverable', refunded_at: expect.any(String), refunds: [{ payment_id: expect.any(String), amount_cents: expect.any(Number), currency: 'EUR' }] });
+    const pay = (await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.results[0];
+    expect(pay).toMatchObject({ id: r.body.refunds[0].payment_id, status: 'refunded', net_amount_cents: 0 });
+    expect(await ctx.db.query("select 1 from mail_outbox where to_address = $1 and template = 'order_refunded'", [p.email])).toHaveLength(1);
+    const desk = await call(ctx, 'GET', `/v1/pharmacy/orders/${orderId}/`, { token: pharmacist.access });
+    expect(desk.body).toMatchObject({ status: 'undeliverable', refunded_at: r.body.refunded_at });
+    const reship = await post(`/v1/pharmacy/orders/${orderId}/reship/`);
+    expect(reship.status).toBe(409);
+    expect(reship.body).toEqual({ detail: expect.any(String), code: 'order_refunded' });
+    const second = await refund(orderId);
+    expect(second.status).toBe(409);
+    expect(second.body.code).toBe('order_refunded');
+    expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.results[0].refunded_amount_cents).toBe(pay.refunded_amount_cents);
+  });
+
+  it('reship and refund of an order that is not undeliverable are 409; unknown ids 404; roles: none 401, patient/pharmacist/doctor 403 as fits', async () => {
+    const { p, orderId } = await orderedPatient();
+    const early = await post(`/v1/pharmacy/orders/${orderId}/reship/`);
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('invalid_status_transition');
+    expect((await refund(orderId)).body.code).toBe('invalid_status_transition');
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await post(`/v1/pharmacy/orders/${unknown}/reship/`)).status).toBe(404);
+    const missing = await refund(unknown);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ detail: expect.any(String) });
+    // Another patient's real order id is no use to a patient: both routes are staff-only.
+    const other = await orderedPatient();
+    expect((await call(ctx, 'POST', `/v1/pharmacy/orders/${other.orderId}/reship/`)).status).toBe(401);
+    expect((await call(ctx, 'POST', `/v1/backoffice/orders/${other.orderId}/refund/`, { json: {} })).status).toBe(401);
+    for (const token of [p.access, doctor.access]) {
+      expect((await post(`/v1/pharmacy/orders/${other.orderId}/reship/`, undefined, token)).status).toBe(403);
+    }
+    for (const token of [p.access, pharmacist.access, doctor.access]) {
+      const r = await refund(other.orderId, token);
+      expect(r.status).toBe(403);
+      expect(r.body.code).toBe('permission_denied');
+    }
+    expect((await call(ctx, 'GET', '/v1/users/orders/', { token: other.p.access })).body[0].status).toBe('awaiting_fulfilment');
+  });
+
+  it('an order stopped as too late for its window cannot be reshipped (409 order_not_reshippable) but can be refunded', async () => {
+    const { orderId } = await undeliverable();
+    await ctx.db.query("update orders set undeliverable_reason = 'delivery_too_late: test' where id = $1", [orderId]);
+    const r = await post(`/v1/pharmacy/orders/${orderId}/reship/`);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('order_not_reshippable');
+    expect((await refund(orderId)).status).toBe(200);
+  });
+});

@@ -120,6 +120,7 @@ export interface CheckoutSessionsTable {
   refund_reason: string | null;
   provider_refund_id: string | null;
   payment_method_fingerprint: string | null;
+  collection_pharmacy_id: string | null;
 }
 export type CheckoutSessionsRow = Selectable<CheckoutSessionsTable>;
 export type NewCheckoutSessions = Insertable<CheckoutSessionsTable>;
@@ -161,6 +162,7 @@ export interface ConsultationsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   renewal_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  collection_pharmacy_id: string | null;
 }
 export type ConsultationsRow = Selectable<ConsultationsTable>;
 export type NewConsultations = Insertable<ConsultationsTable>;
@@ -457,10 +459,33 @@ export interface OrdersTable {
   shipped_by: string | null;
   undeliverable_reason: string | null;
   undeliverable_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  collection_pharmacy_id: string | null;
+  attempt: Generated<number>;
+  previous_attempts: Json;
+  refunded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;
 export type OrdersUpdate = Updateable<OrdersTable>;
+
+export interface PartnerPharmaciesTable {
+  id: Generated<string>;
+  name: string;
+  address_line: string;
+  postal_code: string;
+  city: string;
+  country: string;
+  opening_hours: Json;
+  click_and_collect: Generated<boolean>;
+  delivery: Generated<boolean>;
+  is_active: Generated<boolean>;
+  deactivated_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PartnerPharmaciesRow = Selectable<PartnerPharmaciesTable>;
+export type NewPartnerPharmacies = Insertable<PartnerPharmaciesTable>;
+export type PartnerPharmaciesUpdate = Updateable<PartnerPharmaciesTable>;
 
 export interface PasswordResetTokensTable {
   token_hash: string;
@@ -795,6 +820,7 @@ export interface Database {
   mfa_tickets: MfaTicketsTable;
   mfa_totp: MfaTotpTable;
   orders: OrdersTable;
+  partner_pharmacies: PartnerPharmaciesTable;
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;

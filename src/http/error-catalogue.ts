@@ -93,6 +93,10 @@ export const ERROR_CATALOGUE = {
     shape: 'detail_code',
     message: 'This treatment would arrive after its time window has passed: it was not dispatched. The order is now undeliverable and the patient was told to get it locally at once.',
   },
+  // An undeliverable order: reship or refund, one or the other (fulfilment, docs/pharmacy.md).
+  order_refunded: { status: 409, shape: 'detail_code', message: 'This order was refunded: it cannot be reshipped or refunded again.' },
+  order_not_reshippable: { status: 409, shape: 'detail_code', message: 'This order was stopped because it would arrive too late to work: it cannot be reshipped; refund it.' },
+  order_not_refundable: { status: 409, shape: 'detail_code', message: 'No payment of this order holds money to refund.' },
 
   // Renewal options and confirmation, early order (subscriptions)
   invalid_category: { status: 400, shape: 'code' },

@@ -524,6 +524,42 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     descriptions: { 200: 'The payment with its refund', 502: 'The payment provider refused the refund' },
     requestExample: { amount_cents: 2500, reason: 'Goodwill refund after a delayed delivery' },
   },
+
+  // Reship or refund an undeliverable order (docs/pharmacy.md)
+  'POST /v1/pharmacy/orders/{id}/reship/': {
+    id: 'reshipOrder',
+    errors: { 404: [detail], 409: [{ detail_code: ['invalid_status_transition', 'order_refunded', 'order_not_reshippable'] }] },
+    descriptions: { 200: 'A new attempt awaiting dispatch: the patient was mailed', 409: 'Not undeliverable, already refunded, or stopped as too late for its window' },
+  },
+  'POST /v1/backoffice/orders/{id}/refund/': {
+    id: 'refundUndeliverableOrder',
+    errors: { 400: [fields], 404: [detail], 409: [{ detail_code: ['invalid_status_transition', 'order_refunded', 'order_not_refundable'] }], 502: [{ detail_code: ['refund_failed'] }] },
+    descriptions: { 200: 'Refunded: the payments given back; the patient was mailed', 409: 'Not undeliverable, already refunded, or nothing to refund', 502: 'The payment provider refused the refund' },
+    requestExample: { reason: 'Returned to sender twice; the patient asked for a refund.' },
+  },
+
+  // Partner pharmacies (docs/pharmacy.md)
+  'GET /v1/users/pharmacies/': { id: 'listNearbyPharmacies', errors: { 400: [fields] }, descriptions: { 200: 'A page of active partner pharmacies, nearest first', 400: 'No country, or neither a postal code nor a city, to rank by (`near`)' } },
+  'GET /v1/backoffice/pharmacies/': { id: 'listPartnerPharmacies', errors: { 400: [fields] }, descriptions: { 200: 'A page of partner pharmacies' } },
+  'POST /v1/backoffice/pharmacies/': {
+    id: 'createPartnerPharmacy',
+    errors: { 400: [fields] },
+    descriptions: { 201: 'The pharmacy, created' },
+    requestExample: {
+      name: 'Apotheke am Markt',
+      address_line: 'Marktplatz 3',
+      postal_code: '10115',
+      city: 'Berlin',
+      country: 'DEU',
+      opening_hours: [{ day: 'mon', opens: '08:00', closes: '18:30' }, { day: 'sat', opens: '09:00', closes: '13:00' }],
+      click_and_collect: true,
+      delivery: false,
+    },
+  },
+  'GET /v1/backoffice/pharmacies/{id}/': { id: 'getPartnerPharmacy', errors: { 404: [detail] }, descriptions: { 200: 'The pharmacy' } },
+  'PATCH /v1/backoffice/pharmacies/{id}/': { id: 'updatePartnerPharmacy', errors: { 400: [fields], 404: [detail] }, descriptions: { 200: 'The pharmacy, changed' }, requestExample: { city: 'Berlin', delivery: true } },
+  'POST /v1/backoffice/pharmacies/{id}/deactivate/': { id: 'deactivatePartnerPharmacy', errors: { 404: [detail] }, descriptions: { 200: 'The pharmacy, deactivated' } },
+  'POST /v1/backoffice/pharmacies/{id}/activate/': { id: 'activatePartnerPharmacy', errors: { 404: [detail] }, descriptions: { 200: 'The pharmacy, active' } },
 };
 
 /** Extra properties some error bodies carry, by their code or error_name. */

@@ -8,6 +8,7 @@ import consultations from './consultations/routes.ts';
 import fulfilment from './fulfilment/routes.ts';
 import payments from './payments/routes.ts';
 import pharmacy from './pharmacy/routes.ts';
+import pharmacies from './pharmacies/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
@@ -20,4 +21,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies];

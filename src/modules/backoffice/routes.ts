@@ -7,7 +7,8 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { refundPayment } from '../checkout/index.ts';
-import { PaymentSchema, toPayment } from '../payments/index.ts';
+import { refundUndeliverableOrder } from '../fulfilment/index.ts';
+import { PaymentSchema, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { userEmail } from './repository.ts';
 import { findUsers, setAccountActive } from './service.ts';
@@ -33,6 +34,15 @@ const StaffUser = z
     created_at: ts,
   })
   .meta({ id: 'BackofficeUser' });
+
+const OrderRefundSchema = z
+  .object({
+    order_id: z.uuid(),
+    status: z.literal('undeliverable'),
+    refunded_at: ts,
+    refunds: z.array(z.object({ payment_id: z.uuid(), amount_cents: z.number().int(), currency: z.string() })),
+  })
+  .meta({ id: 'OrderRefund' });
 
 export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -90,6 +100,26 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
       const updated = await refundPayment(deps, currentUser(request).id, request.params.id, request.body.amount_cents, request.body.reason ?? '');
       return toPayment(updated, (await userEmail(deps.db, updated.user_id)) ?? '', deps.config.PUBLIC_BASE_URL);
     },
+  );
+
+  r.post(
+    '/v1/backoffice/orders/:id/refund/',
+    {
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Refund an undeliverable order instead of reshipping it',
+        description:
+          "Refunds in full what the order's consultation was charged (through the provider, with receipts), marks the order refunded (`refunded_at`; the pharmacy can no longer reship it) and mails the patient. 409 `invalid_status_transition` unless the order is undeliverable, `order_refunded` when already refunded, `order_not_refundable` when no payment holds money (a plan-covered supply). See docs/pharmacy.md.",
+        security: bearerSecurity,
+        params: IdParams,
+        body: z.object({ reason: z.string().trim().max(500).optional() }).optional(),
+        response: { 200: OrderRefundSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema, 502: DetailCodeSchema },
+      },
+    },
+    async (request) =>
+      refundUndeliverableOrder(deps, request.params.id, currentUser(request).id, async (q, order) =>
+        order.consultation_id ? refundConsultationCharges(deps, q, order.user_id, order.consultation_id, request.body?.reason || 'Order undeliverable: refunded instead of reshipped.') : [],
+      ),
   );
   return Promise.resolve();
 }

@@ -125,6 +125,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
     submissionId: row.submission_id,
     subscriptionId,
     checkoutSessionId: row.id,
+    collectionPharmacyId: row.collection_pharmacy_id,
   });
   const providerPaymentId = state.providerPaymentId ?? row.id;
   await recordPayment(q, {

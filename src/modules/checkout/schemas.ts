@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FulfilmentChoiceSchema } from '../pharmacies/index.ts';
 
 export const CheckoutBody = z.object({
   category: z.string().min(1).max(64).meta({ description: 'Questionnaire category key, e.g. weight_loss, hair_growth' }),
@@ -7,6 +8,7 @@ export const CheckoutBody = z.object({
   dosage: z.string().min(1).max(255).optional().meta({ description: 'Default: the suggested dosage, else the first step of the dosage ladder' }),
   success_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns after payment; {CHECKOUT_SESSION_ID} is replaced' }),
   cancel_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns when the patient declines' }),
+  fulfilment: FulfilmentChoiceSchema.optional().meta({ description: 'Default `{method: "delivery"}`. `{method: "collection", pharmacy_id}`: the order is collected at that partner pharmacy (active, click-and-collect, in the country of residence; else 400 `fulfilment.pharmacy_id`)' }),
 });
 
 export const CheckoutResponse = z

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, type ErrorCode } from '../../http/errors.ts';
 import { providerFor, type ProviderName, type StoredSession } from '../../payment-providers/index.ts';
 import { createConsultation, defaultDosage, submissionVerdict, verdictFor } from '../consultations/index.ts';
+import { collectionPharmacyFor, type FulfilmentChoice } from '../pharmacies/index.ts';
 import { billingCategory, oneOffSupplyDays, paymentOfSession, planCycleDays, priceFor, type BillingTreatment } from '../payments/index.ts';
 import { assertCountryServed, profileFacts, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/index.ts';
 import type { Queryable } from '../../db/index.ts';
@@ -33,6 +34,7 @@ export interface CheckoutInput {
   dosage?: string;
   success_url?: string;
   cancel_url?: string;
+  fulfilment?: FulfilmentChoice;
 }
 
 export interface CheckoutResult {
@@ -104,6 +106,7 @@ function safeUrl(deps: Deps, field: string, raw: string | undefined): string | u
 export async function checkout(deps: Deps, user: { id: string; email: string }, input: CheckoutInput): Promise<CheckoutResult> {
   const successUrl = safeUrl(deps, 'success_url', input.success_url);
   const cancelUrl = safeUrl(deps, 'cancel_url', input.cancel_url);
+  const collectionPharmacyId = await collectionPharmacyFor(deps.db, user.id, input.fulfilment);
   const category = billingCategory(input.category);
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
   assertCountryServed(await countryOfResidence(deps.db, user.id));
@@ -164,6 +167,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
       dosage: coveredDosage,
       submissionId: submission.id,
       subscriptionId: sub.id,
+      collectionPharmacyId,
     });
     return { c, sub };
   });
@@ -231,6 +235,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
       checkout_url: created.url,
       cycle_days: cycleDays,
       supply_days: supplyDays,
+      collection_pharmacy_id: collectionPharmacyId,
       created_at: now,
       updated_at: now,
     });

@@ -27,6 +27,8 @@ export interface NewConsultation {
   renewalDetails?: unknown;
   /** The plan period a renewal or early order belongs to (one renewal per period). */
   renewalPeriodEnd?: Date | null;
+  /** The partner pharmacy the patient collects at (null: delivery), passed on to the order. */
+  collectionPharmacyId?: string | null;
 }
 
 /** Inserts a consultation (pending_review) inside the caller's transaction; returns the row. */
@@ -56,6 +58,7 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
       questionnaire_submission_id: input.submissionId ?? null,
       subscription_id: input.subscriptionId ?? null,
       checkout_session_id: input.checkoutSessionId ?? null,
+      collection_pharmacy_id: input.collectionPharmacyId ?? null,
       patient_choice_status: input.patientChoiceStatus ?? null,
       renewal_details: input.renewalDetails === undefined ? null : JSON.stringify(input.renewalDetails),
       ...(input.renewalPeriodEnd ? { renewal_period_end: input.renewalPeriodEnd } : {}),
@@ -224,7 +227,7 @@ export async function lockRenewalForUser(q: Queryable, userId: string, id: strin
 }
 
 /** Renewal fields of one of the account's consultations (never its status). */
-export type RenewalFields = Pick<ConsultationsUpdate, 'patient_choice_status' | 'treatment_id' | 'dosage' | 'renewal_period_end'> & {
+export type RenewalFields = Pick<ConsultationsUpdate, 'patient_choice_status' | 'treatment_id' | 'dosage' | 'renewal_period_end' | 'collection_pharmacy_id'> & {
   renewal_details?: unknown;
   form_snapshot?: unknown[];
 };

@@ -143,6 +143,7 @@ export async function approveConsultation(
       prescriptionId: rx.id,
       items: [{ treatment_id: treatment.id, name: treatment.name, dosage, quantity: 1, supply_days: c.supply_days ?? null }],
       shippingAddress: defaultAddress((await patientAddresses(q, c.user_id))?.addresses),
+      collectionPharmacyId: c.collection_pharmacy_id,
       at: now,
     });
     let overrideId: string | null = null;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
 import type { DeskOrderRow } from './pharmacy.repository.ts';
-import { OrderItemSchema } from './schemas.ts';
+import { OrderFulfilmentSchema, OrderItemSchema, fulfilmentOf } from './schemas.ts';
 import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -38,6 +38,10 @@ export const PharmacyOrderSchema = z
     delivered_at: ts.nullable(),
     undeliverable_reason: z.string().nullable(),
     undeliverable_at: ts.nullable(),
+    fulfilment: OrderFulfilmentSchema.meta({ description: 'Delivery, or collection at the named partner pharmacy (do not ship: send to that pharmacy for collection)' }),
+    attempt: z.number().int(),
+    previous_attempts: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Earlier attempts of a reshipped order: carrier, tracking, shipped and undeliverable times and reason' }),
+    refunded_at: ts.nullable(),
     created_at: ts,
     updated_at: ts,
   })
@@ -76,6 +80,10 @@ export function toPharmacyOrder(r: DeskOrderRow): PharmacyOrder {
     delivered_at: iso(r.delivered_at),
     undeliverable_reason: r.undeliverable_reason,
     undeliverable_at: iso(r.undeliverable_at),
+    fulfilment: fulfilmentOf(r),
+    attempt: r.attempt,
+    previous_attempts: Array.isArray(r.previous_attempts) ? r.previous_attempts.filter(isRecord) : [],
+    refunded_at: iso(r.refunded_at),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
   };

@@ -6,8 +6,9 @@ import type { Deps } from '../../deps.ts';
 import { fail, notFound } from '../../http/errors.ts';
 import { appLinks } from '../../mail/links.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { orderShippedMail, orderTooLateMail, orderUndeliverableMail } from './mail.ts';
-import { deskOrder, lockOrderForMove, recordDispensing, transitionOrder, type DeskOrderRow } from './pharmacy.repository.ts';
+import { recordAudit } from '../audit/index.ts';
+import { orderRefundedMail, orderReshippedMail, orderShippedMail, orderTooLateMail, orderUndeliverableMail } from './mail.ts';
+import { deskOrder, lockOrderForMove, markOrderRefunded, recordDispensing, transitionOrder, type DeskOrderRow } from './pharmacy.repository.ts';
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
 
 /** Hours from dispatch to the patient's door the time-window re-check assumes (a tracked next-day service). */
@@ -101,4 +102,90 @@ export async function markOrderUndeliverable(deps: Deps, orderId: string, reason
     await enqueueMail(q, order.email, orderUndeliverableMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
   });
   return reread(deps, orderId);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** 409 unless an undeliverable order may still be reshipped (not refunded, not stopped as too late). */
+function assertReshippable(order: LockedOrder): void {
+  assertOrderTransition(order.status, 'awaiting_fulfilment');
+  if (order.refunded_at) throw fail('order_refunded');
+  if (order.undeliverable_reason?.startsWith('delivery_too_late')) throw fail('order_not_reshippable');
+}
+
+/**
+ * Reship (docs/pharmacy.md): an undeliverable or returned order becomes a new attempt awaiting
+ * fulfilment. The attempt that failed (carrier, tracking, dispensing, when and why) moves to
+ * `previous_attempts`; dispatch then records new tracking. The patient is mailed; audited.
+ */
+export async function reshipOrder(deps: Deps, orderId: string, actorId: string): Promise<DeskOrderRow> {
+  await deps.db.tx(async (q) => {
+    const order = await locked(q, orderId);
+    assertReshippable(order);
+    const now = deps.clock.now();
+    const earlier = Array.isArray(order.previous_attempts) ? order.previous_attempts.filter(isRecord) : [];
+    const failed = {
+      attempt: order.attempt,
+      carrier: order.carrier,
+      tracking_number: order.tracking_number,
+      tracking_url: order.tracking_url,
+      shipped_at: order.shipped_at?.toISOString() ?? null,
+      batch: order.batch_number,
+      undeliverable_reason: order.undeliverable_reason,
+      undeliverable_at: order.undeliverable_at?.toISOString() ?? null,
+    };
+    await move(
+      q,
+      order,
+      'awaiting_fulfilment',
+      {
+        attempt: order.attempt + 1,
+        previous_attempts: JSON.stringify([...earlier, failed]),
+        carrier: null,
+        tracking_number: null,
+        tracking_url: null,
+        shipped_at: null,
+        shipped_by: null,
+        delivered_at: null,
+        undeliverable_reason: null,
+        undeliverable_at: null,
+        batch_number: null,
+        batch_expiry: null,
+        dispensed_at: null,
+        dispensed_by: null,
+      },
+      now,
+    );
+    await recordAudit(q, { actorId, action: 'order.reshipped', subjectType: 'order', subjectId: order.id, details: { attempt: order.attempt + 1 } });
+    await enqueueMail(q, order.email, orderReshippedMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+  });
+  return reread(deps, orderId);
+}
+
+/** What a refund of an order's payments gave back (the caller refunds: fulfilment moves no money). */
+export interface OrderRefund {
+  paymentId: string;
+  amountCents: number;
+  currency: string;
+}
+
+/**
+ * Refund instead of reship (docs/pharmacy.md): inside one transaction the undeliverable order is
+ * locked and checked (409 `invalid_status_transition` unless undeliverable, `order_refunded` when
+ * already refunded), `refund` gives the money back (none to give: 409 `order_not_refundable`), the
+ * order is marked refunded (no reship after) and the patient mailed; audited.
+ */
+export async function refundUndeliverableOrder(deps: Deps, orderId: string, actorId: string, refund: (q: Queryable, order: LockedOrder) => Promise<OrderRefund[]>) {
+  return deps.db.tx(async (q) => {
+    const order = await locked(q, orderId);
+    if (order.status !== 'undeliverable') throw fail('invalid_status_transition', { message: `An order in status "${order.status}" cannot be refunded here: only an undeliverable one.` });
+    if (order.refunded_at) throw fail('order_refunded');
+    const refunds = await refund(q, order);
+    if (refunds.length === 0) throw fail('order_not_refundable');
+    const now = deps.clock.now();
+    if (!(await markOrderRefunded(q, order.id, now))) throw fail('order_refunded');
+    await recordAudit(q, { actorId, action: 'order.refunded', subjectType: 'order', subjectId: order.id, details: { payments: refunds.map((r) => r.paymentId) } });
+    await enqueueMail(q, order.email, orderRefundedMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+    return { order_id: order.id, status: 'undeliverable' as const, refunded_at: now.toISOString(), refunds: refunds.map((r) => ({ payment_id: r.paymentId, amount_cents: r.amountCents, currency: r.currency })) };
+  });
 }

@@ -89,6 +89,28 @@ export const orderShippedMail = template('order_shipped', all(lines(shipped, tru
 export const orderUndeliverableMail = template('order_undeliverable', all(lines(undeliverable, false)));
 export const orderTooLateMail = template('order_too_late', all(lines(tooLate, false)));
 
+const reshipped: Record<Locale, [string, string]> = {
+  de: ['Wir senden Ihre Bestellung erneut', 'Ihre Bestellung konnte nicht zugestellt werden; wir senden sie erneut. Sobald sie unterwegs ist, erhalten Sie die neue Sendungsnummer. Den Stand sehen Sie hier:'],
+  en: ['We are sending your order again', 'Your order could not be delivered, so we are sending it again. You will get the new tracking number once it is on its way. See where it stands here:'],
+  es: ['Volvemos a enviar tu pedido', 'No pudimos entregar tu pedido, así que lo enviamos de nuevo. Recibirás el nuevo número de seguimiento cuando esté en camino. Consulta su estado aquí:'],
+  fr: ['Nous renvoyons votre commande', "Votre commande n'a pas pu être livrée : nous la renvoyons. Vous recevrez le nouveau numéro de suivi dès son expédition. Suivez son état ici :"],
+  it: ['Ti rispediamo l’ordine', 'Non è stato possibile consegnare il tuo ordine: lo spediamo di nuovo. Riceverai il nuovo numero di tracciamento alla spedizione. Vedi lo stato qui:'],
+  nl: ['We versturen je bestelling opnieuw', 'Je bestelling kon niet worden bezorgd; we versturen haar opnieuw. Je krijgt het nieuwe trackingnummer zodra ze onderweg is. Bekijk de stand hier:'],
+  pt: ['Vamos reenviar a sua encomenda', 'Não foi possível entregar a sua encomenda; vamos enviá-la de novo. Receberá o novo número de seguimento quando for expedida. Veja o estado aqui:'],
+};
+export const orderReshippedMail = template('order_reshipped', all(lines(reshipped, false)));
+
+const refunded: Record<Locale, [string, string]> = {
+  de: ['Ihre Bestellung wurde erstattet', 'Ihre Bestellung konnte nicht zugestellt werden; wir haben Ihnen den Betrag erstattet. Die Quittung folgt separat. Einzelheiten:'],
+  en: ['Your order has been refunded', 'Your order could not be delivered, so we have refunded you. The receipt follows separately. Details:'],
+  es: ['Te hemos reembolsado el pedido', 'No pudimos entregar tu pedido, así que te lo hemos reembolsado. El recibo llega por separado. Detalles:'],
+  fr: ['Votre commande a été remboursée', "Votre commande n'a pas pu être livrée : nous vous avons remboursé. Le reçu suit séparément. Détails :"],
+  it: ['Il tuo ordine è stato rimborsato', 'Non è stato possibile consegnare il tuo ordine: ti abbiamo rimborsato. La ricevuta segue a parte. Dettagli:'],
+  nl: ['Je bestelling is terugbetaald', 'Je bestelling kon niet worden bezorgd; we hebben je terugbetaald. Het bewijs volgt apart. Details:'],
+  pt: ['A sua encomenda foi reembolsada', 'Não foi possível entregar a sua encomenda; fizemos o reembolso. O recibo segue em separado. Detalhes:'],
+};
+export const orderRefundedMail = template('order_refunded', all(lines(refunded, false)));
+
 const reissued: Record<Locale, [string, string]> = {
   de: ['Ihre Anfrage zum Rezept wurde beantwortet', 'Eine Ärztin oder ein Arzt hat Ihre Anfrage, ein Rezept neu auszustellen, beantwortet. Melden Sie sich an, um die Antwort zu sehen:'],
   en: ['Your prescription request has been answered', 'A doctor has answered your request to reissue a prescription. Sign in to see the answer:'],

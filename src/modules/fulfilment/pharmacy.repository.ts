@@ -4,6 +4,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 import type { OrdersUpdate } from '../../db/schema.ts';
+import { COLLECTION_COLUMNS } from './repository.ts';
 import type { OrderStatus } from './status.ts';
 
 function deskOrders(q: Queryable) {
@@ -12,7 +13,9 @@ function deskOrders(q: Queryable) {
     .innerJoin('users as p', 'p.id', 'o.user_id')
     .leftJoin('prescriptions as r', 'r.id', 'o.prescription_id')
     .leftJoin('users as d', 'd.id', 'r.doctor_id')
+    .leftJoin('partner_pharmacies as ph', 'ph.id', 'o.collection_pharmacy_id')
     .selectAll('o')
+    .select(COLLECTION_COLUMNS)
     .select([
       'p.first_name as patient_first_name',
       'p.last_name as patient_last_name',
@@ -59,7 +62,29 @@ export async function lockOrderForMove(q: Queryable, id: string) {
     .innerJoin('users as u', 'u.id', 'o.user_id')
     .leftJoin('consultations as c', 'c.id', 'o.consultation_id')
     .leftJoin('prescriptions as r', 'r.id', 'o.prescription_id')
-    .select(['o.id', 'o.user_id', 'o.status', 'u.email', 'u.locale', 'u.first_name', 'c.questionnaire_submission_id', 'r.treatment_id'])
+    .select([
+      'o.id',
+      'o.user_id',
+      'o.status',
+      'o.consultation_id',
+      'o.attempt',
+      'o.previous_attempts',
+      'o.refunded_at',
+      'o.carrier',
+      'o.tracking_number',
+      'o.tracking_url',
+      'o.shipped_at',
+      'o.undeliverable_reason',
+      'o.undeliverable_at',
+      'o.batch_number',
+      'o.batch_expiry',
+      'o.dispensed_at',
+      'u.email',
+      'u.locale',
+      'u.first_name',
+      'c.questionnaire_submission_id',
+      'r.treatment_id',
+    ])
     .where('o.id', '=', id)
     .forUpdate('o')
     .executeTakeFirst();
@@ -73,6 +98,18 @@ export async function transitionOrder(q: Queryable, id: string, from: OrderStatu
     .set({ ...set, status: to, updated_at: at })
     .where('id', '=', id)
     .where('status', '=', from)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Marks an undeliverable order refunded (the back office's choice instead of a reship). */
+export async function markOrderRefunded(q: Queryable, id: string, at: Date): Promise<boolean> {
+  const r = await sqlOf(q)
+    .updateTable('orders')
+    .set({ refunded_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'undeliverable')
+    .where('refunded_at', 'is', null)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }

@@ -46,6 +46,8 @@ export interface OrderInput {
   items: OrderItem[];
   /** The address the pharmacy ships to (the account's default address), or null. */
   shippingAddress: Record<string, unknown> | null;
+  /** The partner pharmacy the patient collects at (chosen at checkout or renewal), or null for delivery. */
+  collectionPharmacyId?: string | null;
   at: Date;
 }
 
@@ -60,6 +62,7 @@ export async function createOrder(q: Queryable, input: OrderInput): Promise<{ id
       status: 'awaiting_fulfilment',
       items: JSON.stringify(input.items),
       shipping_address: input.shippingAddress ? JSON.stringify(input.shippingAddress) : null,
+      collection_pharmacy_id: input.collectionPharmacyId ?? null,
       created_at: input.at,
       updated_at: input.at,
     })
@@ -67,11 +70,42 @@ export async function createOrder(q: Queryable, input: OrderInput): Promise<{ id
     .executeTakeFirstOrThrow();
 }
 
-export type OrderRow = OrdersRow;
+/** The collection pharmacy's columns an order shows (`ph_*`, null for delivery). */
+export const COLLECTION_COLUMNS = [
+  'ph.name as ph_name',
+  'ph.address_line as ph_address_line',
+  'ph.postal_code as ph_postal_code',
+  'ph.city as ph_city',
+  'ph.country as ph_country',
+  'ph.opening_hours as ph_opening_hours',
+  'ph.click_and_collect as ph_click_and_collect',
+  'ph.delivery as ph_delivery',
+] as const;
 
-/** The account's orders, newest first. */
+export type CollectionColumns = {
+  ph_name: string | null;
+  ph_address_line: string | null;
+  ph_postal_code: string | null;
+  ph_city: string | null;
+  ph_country: string | null;
+  ph_opening_hours: unknown;
+  ph_click_and_collect: boolean | null;
+  ph_delivery: boolean | null;
+};
+
+export type OrderRow = OrdersRow & CollectionColumns;
+
+/** The account's orders, newest first, with the pharmacy an order is collected at. */
 export async function ordersOf(q: Queryable, userId: string): Promise<OrderRow[]> {
-  return sqlOf(q).selectFrom('orders').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return sqlOf(q)
+    .selectFrom('orders as o')
+    .leftJoin('partner_pharmacies as ph', 'ph.id', 'o.collection_pharmacy_id')
+    .selectAll('o')
+    .select(COLLECTION_COLUMNS)
+    .where('o.user_id', '=', userId)
+    .orderBy('o.created_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .execute();
 }
 
 /** A prescription with its prescriber's name and licence (the API shape needs them). */

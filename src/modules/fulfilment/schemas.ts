@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
-import type { OrderRow, PrescriptionWithDoctor } from './repository.ts';
+import { PharmacyPublicSchema, toPharmacyPublic, type PartnerPharmacyRow } from '../pharmacies/index.ts';
+import type { CollectionColumns, OrderRow, PrescriptionWithDoctor } from './repository.ts';
 import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -19,6 +20,35 @@ export const OrderItemSchema = z.object({
 /** One line of an order (orders.items, written by createOrder). */
 export type OrderItem = z.infer<typeof OrderItemSchema>;
 
+/** How an order reaches the patient: delivery (to `shipping_address`) or collection at a partner pharmacy. */
+export const OrderFulfilmentSchema = z
+  .object({
+    method: z.enum(['delivery', 'collection']),
+    pharmacy: PharmacyPublicSchema.nullable().meta({ description: 'Where to collect the order (collection), else null' }),
+  })
+  .meta({ id: 'OrderFulfilment' });
+export type OrderFulfilment = z.infer<typeof OrderFulfilmentSchema>;
+
+/** The fulfilment of an order row joined with its collection pharmacy's `ph_*` columns. */
+export function fulfilmentOf(r: { collection_pharmacy_id: string | null; created_at: Date; updated_at: Date } & CollectionColumns): OrderFulfilment {
+  if (!r.collection_pharmacy_id || r.ph_name === null) return { method: 'delivery', pharmacy: null };
+  const row: PartnerPharmacyRow = {
+    id: r.collection_pharmacy_id,
+    name: r.ph_name,
+    address_line: r.ph_address_line ?? '',
+    postal_code: r.ph_postal_code ?? '',
+    city: r.ph_city ?? '',
+    country: r.ph_country ?? '',
+    opening_hours: r.ph_opening_hours ?? [],
+    click_and_collect: r.ph_click_and_collect ?? false,
+    delivery: r.ph_delivery ?? false,
+    is_active: true,
+    deactivated_at: null,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+  return { method: 'collection', pharmacy: toPharmacyPublic(row) };
+}
 
 export const OrderSchema = z
   .object({
@@ -33,6 +63,8 @@ export const OrderSchema = z
     tracking_url: z.string().nullable(),
     shipped_at: ts.nullable(),
     delivered_at: ts.nullable(),
+    fulfilment: OrderFulfilmentSchema,
+    attempt: z.number().int().meta({ description: 'Delivery attempt: 1, then one more for each reship of an undeliverable order' }),
     created_at: ts,
     updated_at: ts,
   })
@@ -78,6 +110,8 @@ export function toOrder(row: OrderRow): Order {
     tracking_url: row.tracking_url,
     shipped_at: iso(row.shipped_at),
     delivered_at: iso(row.delivered_at),
+    fulfilment: fulfilmentOf(row),
+    attempt: row.attempt,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

@@ -4,8 +4,10 @@
 //
 //   awaiting_fulfilment -> shipped | undeliverable | cancelled
 //   shipped             -> delivered | undeliverable
-//   delivered, undeliverable, cancelled: final (what follows an undeliverable order, a refund or a
-//   reship, is the back office's: docs/pharmacy.md)
+//   undeliverable       -> awaiting_fulfilment (a reship: a new attempt; refused once refunded)
+//   delivered, cancelled: final
+// An undeliverable order ends in one of two explicit choices (docs/pharmacy.md): the pharmacy
+// reships it (desk.ts reshipOrder) or the back office refunds it (refunded_at; no reship after).
 //
 // Dispensing (batch and expiry recorded) is not a status: it is allowed while the order still waits.
 import { fail } from '../../http/errors.ts';
@@ -17,7 +19,7 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatu
   awaiting_fulfilment: ['shipped', 'undeliverable', 'cancelled'],
   shipped: ['delivered', 'undeliverable'],
   delivered: [],
-  undeliverable: [],
+  undeliverable: ['awaiting_fulfilment'],
   cancelled: [],
 };
 

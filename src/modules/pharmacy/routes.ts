@@ -19,6 +19,7 @@ import {
   dispenseOrder,
   markOrderUndeliverable,
   pageFulfilmentQueue,
+  reshipOrder,
   toPharmacyOrder,
   type ArrivalCheck,
 } from '../fulfilment/index.ts';
@@ -148,6 +149,26 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request) => {
       const row = await markOrderUndeliverable(deps, request.params.id, request.body.reason);
+      await logStaffRead(deps, request, 'order', row.id);
+      return toPharmacyOrder(row);
+    },
+  );
+
+  r.post(
+    '/v1/pharmacy/orders/:id/reship/',
+    {
+      schema: {
+        tags: ['pharmacy'],
+        summary: 'Reship an undeliverable or returned order: a new attempt awaiting dispatch; the patient is mailed',
+        description:
+          'undeliverable -> awaiting_fulfilment, `attempt` + 1; the failed attempt (carrier, tracking, dispensing, reason) moves to `previous_attempts` and dispatch records new tracking. 409 `invalid_status_transition` unless undeliverable, `order_refunded` after the back office refunded it, `order_not_reshippable` for an order stopped as too late for its time window.',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: PharmacyOrderSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const row = await reshipOrder(deps, request.params.id, currentUser(request).id);
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);
     },

@@ -1,5 +1,6 @@
 // Subscription and renewal shapes (spec 2.8, 2.9, 4.4).
 import { z } from 'zod';
+import { FulfilmentChoiceSchema } from '../pharmacies/index.ts';
 import { StepOut } from '../questionnaires/index.ts';
 
 export const SubscriptionSchema = z
@@ -67,6 +68,7 @@ export const ConfirmBody = z.object({
   changed: z.boolean().default(false),
   answers: z.array(z.object({ question_key: z.string().max(100), values: z.record(z.string(), z.unknown()) })).max(200).default([]),
   change_note: z.string().max(1000).default(''),
+  fulfilment: FulfilmentChoiceSchema.optional().meta({ description: 'Default `{method: "delivery"}`. `{method: "collection", pharmacy_id}`: the renewed supply is collected at that partner pharmacy (active, click-and-collect, in the country of residence; else 400 `fulfilment.pharmacy_id`)' }),
 });
 
 export const ConfirmResultSchema = z

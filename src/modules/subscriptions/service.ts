@@ -41,6 +41,7 @@ import {
   type Version,
 } from '../questionnaires/index.ts';
 import { weightSummary } from '../journal/index.ts';
+import { collectionPharmacyFor, type FulfilmentChoice } from '../pharmacies/index.ts';
 import { appLinks } from '../../mail/links.ts';
 import * as repo from './repository.ts';
 import type { PlanRow } from './repository.ts';
@@ -242,6 +243,8 @@ export interface ConfirmInput {
   changed: boolean;
   answers: { question_key: string; values: Record<string, unknown> }[];
   change_note: string;
+  /** Delivery (the default) or collection at a partner pharmacy, carried to the renewal's order. */
+  fulfilment?: FulfilmentChoice;
 }
 
 /** The scalar an answer carries: `values.value`, else its first entry. */
@@ -345,6 +348,8 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const c = await lockRenewalForUser(q, userId, input.consultation_id);
     if (!c) return { error: new ApiError(404, {}) };
     if (c.patient_choice_status !== 'pending') return { error: fail('patient_choice_not_pending', { extra: { patient_choice_status: c.patient_choice_status } }) };
+    // An unknown, inactive or non-collecting pharmacy is a 400 field error before anything is recorded.
+    const collectionPharmacyId = await collectionPharmacyFor(q, userId, input.fulfilment);
     const sub = c.subscription_id ? await repo.findOwnPlan(q, userId, c.subscription_id, true) : null;
     const fromTreatment = sub?.treatment_id ?? c.treatment_id;
     const fromDosage = sub?.dosage ?? c.dosage;
@@ -453,7 +458,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
       explanation: verdict.explanation,
     };
     // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
-    await updateRenewalFields(q, userId, c.id, { patient_choice_status: 'confirmed', treatment_id: treatmentId, dosage, renewal_details: details, form_snapshot: items });
+    await updateRenewalFields(q, userId, c.id, { patient_choice_status: 'confirmed', treatment_id: treatmentId, dosage, renewal_details: details, form_snapshot: items, collection_pharmacy_id: collectionPharmacyId });
     // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
     if (sub?.status === 'paused') await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
     return {

@@ -1,5 +1,6 @@
-// Home, consultations, prescriptions (PDF), payments with invoices, orders.
+// Home, consultations, prescriptions (PDF, reissue requests), payments with invoices, orders.
 import { api, download, type Schemas } from '../api/client';
+import { CollectAt, ReissueButton, ReissueRequests, useReissueRequests } from '../components/Supply';
 import { Alert, LoadError, Loading, PageTitle, StatusBadge, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
@@ -175,7 +176,7 @@ export function ConsultationDetail({ id }: { id: string }) {
 
 type Prescription = Schemas['Prescription'];
 
-function PrescriptionList({ items }: { items: Prescription[] }) {
+function PrescriptionList({ items, reissue }: { items: Prescription[]; reissue?: { pending: Set<string>; onDone: () => void } }) {
   const { t, date } = useI18n();
   return (
     <ul className="list">
@@ -188,6 +189,12 @@ function PrescriptionList({ items }: { items: Prescription[] }) {
           <button type="button" className="link" onClick={() => void download(`/v1/users/prescriptions/${p.id}/pdf/`, `prescription-${p.id}.pdf`)}>
             {t('prescriptions.pdf')}
           </button>
+          {reissue ? (
+            <>
+              {' '}
+              <ReissueButton prescription={p} pending={reissue.pending.has(p.id)} onDone={reissue.onDone} />
+            </>
+          ) : null}
           {p.instructions ? <p className="hint">{p.instructions}</p> : null}
         </li>
       ))}
@@ -198,13 +205,16 @@ function PrescriptionList({ items }: { items: Prescription[] }) {
 export function Prescriptions() {
   const { t } = useI18n();
   const list = useLoad(() => api.GET('/v1/users/prescriptions/', { params: { query: { limit: 50 } } }));
+  const requests = useReissueRequests();
+  const pending = new Set((requests.data?.results ?? []).filter((r) => r.status === 'pending').map((r) => r.prescription_id));
   return (
     <section>
       <PageTitle>{t('prescriptions.title')}</PageTitle>
       <LoadError error={list.error} />
       {list.loading && !list.data ? <Loading /> : null}
       {list.data && !list.data.results.length ? <p>{t('app.none')}</p> : null}
-      {list.data ? <PrescriptionList items={list.data.results as Prescription[]} /> : null}
+      {list.data ? <PrescriptionList items={list.data.results as Prescription[]} reissue={{ pending, onDone: requests.reload }} /> : null}
+      <ReissueRequests requests={requests.data?.results ?? []} prescriptions={(list.data?.results ?? []) as Prescription[]} />
     </section>
   );
 }
@@ -264,6 +274,8 @@ export function Orders() {
         {list.data?.map((o) => (
           <li key={o.id}>
             {date(o.created_at)} · {o.items.map((i) => `${i.name} ${i.dosage}`).join(', ')} <StatusBadge status={o.status} />
+            {o.attempt > 1 ? ` · ${t('orders.attempt', { n: o.attempt })}` : null}
+            <CollectAt fulfilment={o.fulfilment} />
             {o.carrier || o.shipped_at || o.delivered_at ? (
               <p className="order-tracking">
                 {[o.carrier ? t('orders.carrier', { carrier: o.carrier }) : '', o.shipped_at ? t('orders.shippedOn', { date: date(o.shipped_at) }) : '', o.delivered_at ? t('orders.deliveredOn', { date: date(o.delivered_at) }) : '']

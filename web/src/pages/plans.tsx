@@ -2,6 +2,7 @@
 // management (postpone, cancel, resume, billing portal, early order).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
+import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import type { Answers, AnswerValue, Question } from '../questionnaire/model';
@@ -42,6 +43,7 @@ function RenewalOptions({ category }: { category: string }) {
   const [note, setNote] = useState('');
   const [answers, setAnswers] = useState<Answers>({});
   const [missing, setMissing] = useState<string[]>([]);
+  const [fulfilment, setFulfilment] = useState<FulfilmentChoice | undefined>(undefined);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   useEffect(() => {
     if (opts.data) {
@@ -72,7 +74,7 @@ function RenewalOptions({ category }: { category: string }) {
         return { question_key: q.question_key, values: q.type === 'multiple_choice' && Array.isArray(v) ? Object.fromEntries(v.map((k) => [k, true])) : { value: v } };
       });
     const { data, error } = await api.POST('/v1/users/subscriptions/pending-choice/confirm/', {
-      body: { consultation_id: o.pending_consultation_id!, treatment_id: o.current?.treatment_id, dosage, changed, answers: list, change_note: note },
+      body: { consultation_id: o.pending_consultation_id!, treatment_id: o.current?.treatment_id, dosage, changed, answers: list, change_note: note, ...(fulfilment ? { fulfilment } : {}) },
     });
     if (data) {
       setMessage({ kind: 'success', text: t('renewal.confirmed') });
@@ -145,6 +147,7 @@ function RenewalOptions({ category }: { category: string }) {
             <input type="checkbox" name="changed" checked={changed} onChange={(e) => setChanged(e.target.checked)} /> <span>{t('renewal.changed')}</span>
           </label>
           {changed ? <TextArea label={t('renewal.changeNote')} name="change_note" maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} /> : null}
+          <FulfilmentPicker value={fulfilment} onChange={setFulfilment} />
           <button type="submit">{t('renewal.confirm')}</button>
         </form>
       ) : null}

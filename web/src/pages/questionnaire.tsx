@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } fro
 import { api, errorText, type Schemas } from '../api/client';
 import { useSession } from '../auth';
 import { useEmergency } from '../components/Emergency';
+import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { checkStep, fromItems, isVisible, toItems, visibleSteps, type Answers, type AnswerValue, type ProfileFacts, type QuestionnaireSchema, type StepErrors } from '../questionnaire/model';
@@ -255,6 +256,7 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
   const [treatment, setTreatment] = useState(s.treatments[0]?.treatment_id ?? '');
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string; link?: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [fulfilment, setFulfilment] = useState<FulfilmentChoice | undefined>(undefined);
   const chosen = s.treatments.find((x) => x.treatment_id === treatment) ?? s.treatments[0];
   const planAvailable = chosen?.plan_price_cents != null;
 
@@ -264,7 +266,7 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
     setMessage(null);
     const back = `${window.location.origin}/checkout/return?session_id={CHECKOUT_SESSION_ID}`;
     const { data, error } = await api.POST('/v1/users/checkout/', {
-      body: { category: s.category, plan: planAvailable ? plan : 'one_off', treatment_id: chosen?.treatment_id, success_url: back, cancel_url: `${back}&cancelled=1` },
+      body: { category: s.category, plan: planAvailable ? plan : 'one_off', treatment_id: chosen?.treatment_id, success_url: back, cancel_url: `${back}&cancelled=1`, ...(fulfilment ? { fulfilment } : {}) },
     });
     setBusy(false);
     if (data?.covered_by_subscription) {
@@ -338,6 +340,7 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
               </label>
             </fieldset>
           ) : null}
+          <FulfilmentPicker value={fulfilment} onChange={setFulfilment} />
           {message ? (
             <Alert kind={message.kind}>
               {message.text} {message.link ? <Link to={message.link}>{t('app.continue')}</Link> : null}

@@ -1,0 +1,119 @@
+// Partner pharmacies over HTTP (docs/pharmacy.md "Partner pharmacies"): the back office manages them
+// under /v1/backoffice/pharmacies/ (the backoffice_admin scope of src/http/access.ts); a patient
+// lists the active ones near their profile's postal code and city at GET /v1/users/pharmacies/.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { CreatePharmacyBody, NearbyPharmacySchema, PartnerPharmacySchema, UpdatePharmacyBody } from './schemas.ts';
+import { createPharmacy, getPharmacy, listPharmacies, nearbyPharmacies, setPharmacyActive, updatePharmacy } from './service.ts';
+
+const IdParams = z.object({ id: z.uuid() });
+const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+
+const NearbyQuery = PageQuery.extend({
+  near: z.enum(['profile']).optional().meta({ description: "`profile` (the default): rank by the profile's postal code and city" }),
+  postal_code: z.string().max(20).optional().meta({ description: "Rank by this postal code instead of the profile's" }),
+  city: z.string().max(120).optional().meta({ description: "Rank by this city instead of the profile's" }),
+  service: z.enum(['click_and_collect']).optional().meta({ description: '`click_and_collect`: only pharmacies where an order can be collected' }),
+});
+
+// Registers routes synchronously; the Promise is Fastify's plugin contract.
+export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const base = deps.config.PUBLIC_BASE_URL;
+
+  r.get(
+    '/v1/users/pharmacies/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Partner pharmacies near the patient',
+        description:
+          "Active partner pharmacies in the profile's country of residence, nearest first: same postal code, then the same first 3 and first 2 characters of the postal code, then the same city, then the rest of the country (then by name). No geocoding. `postal_code`/`city` replace the profile's. 400 `{near}` when the profile has no country, or neither a postal code nor a city.",
+        security: bearerSecurity,
+        querystring: NearbyQuery,
+        response: { 200: pageSchema(NearbyPharmacySchema), 400: FieldErrorsSchema, 401: TokenErrorSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return respondPage(request, base, (p) => nearbyPharmacies(deps, currentUser(request).id, { postal_code: q.postal_code, city: q.city, collection_only: q.service === 'click_and_collect' }, p));
+    },
+  );
+
+  r.get(
+    '/v1/backoffice/pharmacies/',
+    {
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Partner pharmacies (active and deactivated)',
+        description: 'By country, city and name.',
+        security: bearerSecurity,
+        querystring: PageQuery,
+        response: { 200: pageSchema(PartnerPharmacySchema), 400: FieldErrorsSchema, ...staffErrors },
+      },
+    },
+    async (request) => respondPage(request, base, (p) => listPharmacies(deps, p)),
+  );
+
+  r.post(
+    '/v1/backoffice/pharmacies/',
+    {
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Add a partner pharmacy',
+        description: 'At least one of click_and_collect and delivery. Audit-logged.',
+        security: bearerSecurity,
+        body: CreatePharmacyBody,
+        response: { 201: PartnerPharmacySchema, 400: FieldErrorsSchema, ...staffErrors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createPharmacy(deps, currentUser(request).id, request.body)),
+  );
+
+  r.get(
+    '/v1/backoffice/pharmacies/:id/',
+    { schema: { tags: ['backoffice'], summary: 'One partner pharmacy', security: bearerSecurity, params: IdParams, response: { 200: PartnerPharmacySchema, ...staffErrors, 404: DetailSchema } } },
+    async (request) => getPharmacy(deps, request.params.id),
+  );
+
+  r.patch(
+    '/v1/backoffice/pharmacies/:id/',
+    {
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Change a partner pharmacy',
+        description: 'Any of the fields; the result must still offer click-and-collect or delivery. Audit-logged.',
+        security: bearerSecurity,
+        params: IdParams,
+        body: UpdatePharmacyBody,
+        response: { 200: PartnerPharmacySchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema },
+      },
+    },
+    async (request) => updatePharmacy(deps, currentUser(request).id, request.params.id, request.body),
+  );
+
+  for (const action of ['deactivate', 'activate'] as const) {
+    r.post(
+      `/v1/backoffice/pharmacies/:id/${action}/`,
+      {
+        schema: {
+          tags: ['backoffice'],
+          summary: action === 'deactivate' ? 'Deactivate a partner pharmacy' : 'Activate a deactivated partner pharmacy',
+          description:
+            action === 'deactivate'
+              ? 'Leaves the patient list and can no longer be chosen for collection; orders already collecting there keep it. Idempotent; audit-logged.'
+              : 'Idempotent; audit-logged.',
+          security: bearerSecurity,
+          params: IdParams,
+          response: { 200: PartnerPharmacySchema, ...staffErrors, 404: DetailSchema },
+        },
+      },
+      async (request) => setPharmacyActive(deps, currentUser(request).id, request.params.id, action === 'activate'),
+    );
+  }
+  return Promise.resolve();
+}
