@@ -4,7 +4,7 @@ import { api, errorText, fieldErrors, type Schemas } from '../api/client';
 import { changePassword } from '../api/change-password';
 import { TwoStepSettings } from '../components/SecondFactor';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
-import { COUNTRIES } from '../countries';
+import { countryOptions } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
 import { Link } from '../router';
 import { PrivacySection } from './privacy';
@@ -42,7 +42,7 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
 }
 
 function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: Profile) => void }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const address = p.addresses.find((a) => a.is_default) ?? p.addresses[0];
   const [f, setF] = useState({
     first_name: p.first_name,
@@ -96,7 +96,7 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
       onSaved(data);
     }
   }
-  const countries = COUNTRIES.map((c) => ({ value: c.code, label: c.name }));
+  const countries = countryOptions(locale);
   return (
     <form onSubmit={submit} noValidate>
       <fieldset>

@@ -4,6 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
+import { countryName } from '../countries';
 import { Link } from '../router';
 import { MessageList } from './messages';
 import type { QuestionnaireSchema } from '../questionnaire/model';
@@ -162,7 +163,7 @@ export function DeskConsultation({ id }: { id: string }) {
         </dd>
         <dt>{t('desk.patient')}</dt>
         <dd>
-          {x.user.email} · {t('profile.dob')} {date(x.user.date_of_birth)} · {x.user.country_of_residence}
+          {x.user.email} · {t('profile.dob')} {date(x.user.date_of_birth)} · {x.user.country_of_residence ? countryName(x.user.country_of_residence, locale) : '—'}
         </dd>
         <dt>{t('consultations.created')}</dt>
         <dd>{dateTime(x.created_at)}</dd>

@@ -123,13 +123,13 @@ function Injections() {
 }
 
 function Plan() {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const plan = useLoad(() => api.GET('/v1/users/journal/injection-plan/'));
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState('');
   if (!plan.data) return null;
   const p = plan.data;
-  const days = [0, 1, 2, 3, 4, 5, 6].map((d) => ({ value: String(d), label: new Intl.DateTimeFormat(undefined, { weekday: 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + d))) }));
+  const days = [0, 1, 2, 3, 4, 5, 6].map((d) => ({ value: String(d), label: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + d))) }));
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);

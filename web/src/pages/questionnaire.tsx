@@ -10,7 +10,7 @@ import { useI18n } from '../i18n';
 import { checkStep, fromItems, isVisible, toItems, visibleSteps, type Answers, type AnswerValue, type ProfileFacts, type QuestionnaireSchema, type StepErrors } from '../questionnaire/model';
 import { QuestionField } from '../questionnaire/QuestionField';
 import { Link, useLocation } from '../router';
-import { COUNTRIES } from '../countries';
+import { countryOptions } from '../countries';
 
 export function Treatments() {
   const { t, locale } = useI18n();
@@ -44,7 +44,7 @@ const PROFILE_FIELDS = ['first_name', 'last_name', 'date_of_birth', 'gender', 'c
 
 /** The profile details the questionnaire and checkout need (age, sex for visibility, country). */
 export function ProfileGate({ profile, onDone }: { profile: Profile; onDone: (p: Profile) => void }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const [form, setForm] = useState({ first_name: profile.first_name, last_name: profile.last_name, date_of_birth: profile.date_of_birth ?? '', gender: profile.gender ?? '', country_of_residence: profile.country_of_residence ?? '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   async function submit(e: FormEvent) {
@@ -75,7 +75,7 @@ export function ProfileGate({ profile, onDone }: { profile: Profile; onDone: (p:
         required
         value={form.country_of_residence}
         placeholder={t('profile.choose')}
-        options={COUNTRIES.map((c) => ({ value: c.code, label: c.name }))}
+        options={countryOptions(locale)}
         onChange={(e) => setForm({ ...form, country_of_residence: e.target.value })}
         error={errors.country_of_residence}
       />
