@@ -307,6 +307,22 @@ describe('after an undeliverable order: reship or refund, one or the other', () 
     expect((await call(ctx, 'GET', '/v1/users/orders/', { token: other.p.access })).body[0].status).toBe('awaiting_fulfilment');
   });
 
+  it('a reship and a refund at the same time: exactly one happens', async () => {
+    const { p, orderId } = await undeliverable();
+    const [a, b] = await Promise.all([post(`/v1/pharmacy/orders/${orderId}/reship/`), refund(orderId)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const row = (await ctx.db.query<{ status: string; refunded_at: Date | null; attempt: number }>('select status, refunded_at, attempt from orders where id = $1', [orderId]))[0]!;
+    const payments = (await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.results;
+    if (a.status === 200) {
+      expect(row).toMatchObject({ status: 'awaiting_fulfilment', refunded_at: null, attempt: 2 });
+      expect(payments[0].status).toBe('succeeded');
+    } else {
+      expect(row).toMatchObject({ status: 'undeliverable', attempt: 1 });
+      expect(row.refunded_at).not.toBeNull();
+      expect(payments[0].status).toBe('refunded');
+    }
+  });
+
   it('an order stopped as too late for its window cannot be reshipped (409 order_not_reshippable) but can be refunded', async () => {
     const { orderId } = await undeliverable();
     await ctx.db.query("update orders set undeliverable_reason = 'delivery_too_late: test' where id = $1", [orderId]);
