@@ -421,4 +421,11 @@ export const pt: Dict = {
   'privacy.passwordWrong': 'A palavra-passe está incorreta.',
   'privacy.recentSignIn': 'Inicie sessão novamente e apague a conta nos 10 minutos seguintes.',
   'privacy.erased': 'A sua conta foi apagada. Enviámos uma confirmação por email.',
+  'auth.acceptTerms': 'Aceito os termos de serviço e li o aviso de privacidade.',
+  'auth.acceptTermsRequired': 'Aceite os termos de serviço e o aviso de privacidade para criar uma conta.',
+  'consent.healthTitle': 'O seu consentimento para o tratamento dos seus dados de saúde',
+  'consent.healthText': 'Um médico precisa das suas respostas sobre a sua saúde para avaliar o seu pedido. Usamo-las apenas para o seu tratamento (art. 9.º, n.º 2, alínea a) do RGPD). Pode retirar este consentimento a qualquer momento na página da sua conta.',
+  'consent.healthAgree': 'Consinto o tratamento dos meus dados de saúde para o meu tratamento.',
+  'consent.healthRequired': 'Sem este consentimento não podemos recolher as suas respostas.',
+  'consent.healthButton': 'Consentir e continuar',
 };
