@@ -96,3 +96,8 @@ export async function suppressEmail(q: Queryable, email: string, reason: string)
     .onConflict((oc) => oc.column('email').doUpdateSet((eb) => ({ reason: eb.ref('excluded.reason') })))
     .execute();
 }
+
+/** Erasure (issue 23): every mail of the outbox to the address, whatever its state. */
+export async function deleteMailTo(q: Queryable, email: string): Promise<void> {
+  await sqlOf(q).deleteFrom('mail_outbox').where(sql<string>`lower(to_address)`, '=', email.toLowerCase()).execute();
+}

@@ -9,7 +9,7 @@ import type { MailTransport } from './transports.ts';
 
 // The locale list lives in src/lib/locales.ts; re-exported for the mail templates of the modules.
 export { LOCALES, type Locale } from '../lib/locales.ts';
-export { isSuppressed, outboxBacklog, suppressEmail, type OutboxBacklog } from './outbox.repository.ts';
+export { deleteMailTo, isSuppressed, outboxBacklog, suppressEmail, type OutboxBacklog } from './outbox.repository.ts';
 
 export interface RenderedMail {
   subject: string;

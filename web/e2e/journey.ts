@@ -288,6 +288,7 @@ async function main() {
     await page.getByLabel('Last name').fill('Lovelace');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('I accept the terms of service and have read the privacy notice.').check();
     await check(page, 'sign-up');
     const registeredAt = Date.now() - 1000;
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -306,6 +307,11 @@ async function main() {
     await page.getByLabel('Country of residence').selectOption('DEU');
     await check(page, 'questionnaire-profile');
     await page.getByRole('button', { name: 'Continue' }).click();
+    // The health-data consent comes before the first answer (recorded once; the later questionnaire skips it).
+    await page.getByRole('heading', { name: 'Your consent to the processing of your health data' }).waitFor();
+    await check(page, 'questionnaire-health-consent');
+    await page.getByLabel('I consent to the processing of my health data for my treatment.').check();
+    await page.getByRole('button', { name: 'Consent and continue' }).click();
     await page.getByText('Step 1 of').waitFor();
     await page.getByLabel('None of these').check();
     await check(page, 'questionnaire-step-1');
@@ -674,6 +680,8 @@ async function main() {
     const data = JSON.parse(readFileSync(await exported.path(), 'utf8')) as Record<string, any>;
     for (const key of ['profile', 'consultations', 'payments', 'prescriptions', 'conversations', 'journal', 'consents', 'access_log', 'exported_at'])
       if (!(key in data)) fail(`export without ${key}`);
+    for (const kind of ['terms', 'privacy', 'health_data_processing'])
+      if (!data.consents.some((c: { kind: string; granted: boolean }) => c.kind === kind && c.granted)) fail(`export without the ${kind} consent`);
     if (data.profile.email !== email || data.consultations.length < 1 || data.journal.weight_entries.length < 1) fail('export lacks the journey’s records');
     log(`  export: ${data.consultations.length} consultation(s), ${data.payments.length} payment(s), ${data.access_log.length} access-log entries`);
     await check(page, 'privacy');

@@ -3,3 +3,5 @@
 export { refundPayment } from './refunds.ts';
 // Retention sweep of checkout sessions that ended unpaid (src/modules/privacy/retention.ts, docs/privacy.md).
 export { deleteEndedUnpaidSessions } from './repository.ts';
+// The account's checkout sessions for its data export and erasure (the privacy module).
+export { sessionsOfAccount as checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from './repository.ts';

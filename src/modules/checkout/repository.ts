@@ -211,3 +211,21 @@ export async function deleteEndedUnpaidSessions(q: Queryable, before: Date, batc
   );
   return rowCount;
 }
+
+// ---------------------------------------------------------------- the account's privacy (issue 23)
+
+/** Every checkout session of the account, oldest first (the data export). */
+export async function sessionsOfAccount(q: Queryable, userId: string): Promise<SessionRow[]> {
+  return sqlOf(q).selectFrom('checkout_sessions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Erasure: the account's unfinished checkout sessions (never paid, not finalised, no consultation) are deleted. */
+export async function deleteUnfinishedSessionsOfAccount(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q)
+    .deleteFrom('checkout_sessions')
+    .where('user_id', '=', userId)
+    .where('consultation_id', 'is', null)
+    .where('finalised_at', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('payments as p').select('p.id').whereRef('p.checkout_session_id', '=', 'checkout_sessions.id'))))
+    .execute();
+}

@@ -46,3 +46,5 @@ export { ConsultationSchema, PrescriptionSchema, type Consultation } from './sch
 // The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
 export { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
 export { default as consultationRoutes } from './routes.ts';
+// The account's open reviews, for its erasure (the privacy module).
+export { openConsultationsOfAccount } from './records.repository.ts';

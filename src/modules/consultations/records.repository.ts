@@ -352,3 +352,9 @@ export async function submissionOf(q: Queryable, userId: string, submissionId: s
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** The account's consultations still waiting for a doctor (cancelled or refunded on erasure). */
+export async function openConsultationsOfAccount(q: Queryable, userId: string): Promise<string[]> {
+  const rows = await sqlOf(q).selectFrom('consultations').select('id').where('user_id', '=', userId).where('status', 'in', ['pending_review', 'needs_information']).execute();
+  return rows.map((r) => r.id);
+}

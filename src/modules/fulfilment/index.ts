@@ -10,6 +10,7 @@ export {
   createOrder,
   countPrescriptions,
   pagePrescriptions,
+  eraseAccountFulfilment,
   type PrescriptionInput,
   type PrescriptionWithDoctor,
   type OrderInput,

@@ -1,6 +1,6 @@
 // Prescriptions and orders (owner: fulfilment). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
-import { sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
 import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
 import type { OrderItem } from './schemas.ts';
 
@@ -156,4 +156,16 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
     .where('r.user_id', '=', userId)
     .executeTakeFirst();
   return row ?? null;
+}
+
+// ---------------------------------------------------------------- the account's erasure (issue 23)
+
+/**
+ * Erasure: the orders stay (dispensing record) with their shipping address emptied; reissue requests
+ * still pending are deleted (no doctor decides for an erased account), decided ones stay.
+ */
+export async function eraseAccountFulfilment(q: Queryable, userId: string): Promise<void> {
+  const db = sqlOf(q);
+  await db.updateTable('orders').set({ shipping_address: sql`'{}'::jsonb`, updated_at: sql<Date>`now()` }).where('user_id', '=', userId).execute();
+  await db.deleteFrom('prescription_reissue_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
 }

@@ -1,8 +1,8 @@
-// SQL of the privacy module (issue 23, docs/privacy.md). Owner of consents. The data export's reads
-// of tables whose module offers no account-wide read, and the erasure's statements on them, are here
-// too: every statement is scoped by the account id, and each names the rule it applies.
+// SQL of the privacy module (issue 23, docs/privacy.md). Owner of consents. The export's read of the
+// questionnaire progress and the erasure of it are here too (every statement scoped by the account
+// id); every other table is read and erased through its owning module's index.ts.
 import type { Queryable } from '../../db/index.ts';
-import { sql, sqlOf } from '../../db/kysely.ts';
+import { sqlOf } from '../../db/kysely.ts';
 import type { ConsentsRow } from '../../db/schema.ts';
 
 export const CONSENT_KINDS = ['health_data_processing', 'terms', 'privacy', 'marketing'] as const;
@@ -49,69 +49,25 @@ export async function questionnaireProgressOf(q: Queryable, userId: string) {
   };
 }
 
-export async function checkoutSessionsOf(q: Queryable, userId: string) {
-  return sqlOf(q).selectFrom('checkout_sessions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
-}
-
-export async function subscriptionsOf(q: Queryable, userId: string) {
-  return sqlOf(q).selectFrom('subscriptions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
-}
-
-
-/** Who referred the account (its referrer's id only: nothing else of another account). */
-export async function referredByOf(q: Queryable, userId: string): Promise<string | null> {
-  const row = await sqlOf(q).selectFrom('users').select('referred_by').where('id', '=', userId).executeTakeFirst();
-  return row?.referred_by ?? null;
-}
-
 // ---------------------------------------------------------------- erasure
 
-/** The account's live plans (to cancel, at the provider too, before the account is erased). */
-export async function livePlansOf(q: Queryable, userId: string) {
-  return sqlOf(q)
-    .selectFrom('subscriptions')
-    .select(['id', 'status', 'provider', 'provider_subscription_id'])
-    .where('user_id', '=', userId)
-    .where('status', 'in', ['active', 'past_due', 'paused'])
-    .execute();
-}
-
-/** The account's consultations still waiting for a doctor (cancelled on erasure). */
-export async function openConsultationsOf(q: Queryable, userId: string): Promise<string[]> {
-  const rows = await sqlOf(q).selectFrom('consultations').select('id').where('user_id', '=', userId).where('status', 'in', ['pending_review', 'needs_information']).execute();
-  return rows.map((r) => r.id);
-}
-
 /**
- * Erasure of what no retention rule keeps, outside the tables whose module erases its own
- * (accounts, messages, journal, mcp):
+ * Erasure of the account's questionnaire data that no retention rule keeps (run after the
+ * checkout module deleted the unfinished checkout sessions):
  * - questionnaire drafts and draft red flags: deleted;
  * - submissions that no consultation or checkout refers to: deleted (the others are part of the
- *   medical record and stay under the pseudonymous id);
- * - unfinished checkout sessions (never paid, no consultation): deleted;
- * - orders: the shipping address (name, street) emptied; the order and its items stay (dispensing record);
- * - prescription reissue requests still pending: deleted (no doctor decides for an erased account);
- *   decided ones stay with the prescriptions they concern;
- * - the mail outbox: every mail to the old address deleted.
+ *   medical record and stay under the pseudonymous id).
+ * (These stay here, next to the export's read of them, while the questionnaires module's answers
+ * change storage; the other tables' statements are in their owning modules.)
  */
-export async function eraseAccountData(q: Queryable, userId: string, email: string): Promise<void> {
+export async function eraseQuestionnaireData(q: Queryable, userId: string): Promise<void> {
   const db = sqlOf(q);
   await db.deleteFrom('questionnaire_drafts').where('user_id', '=', userId).execute();
   await db.deleteFrom('questionnaire_draft_red_flags').where('user_id', '=', userId).execute();
-  await db
-    .deleteFrom('checkout_sessions')
-    .where('user_id', '=', userId)
-    .where('consultation_id', 'is', null)
-    .where('finalised_at', 'is', null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('payments as p').select('p.id').whereRef('p.checkout_session_id', '=', 'checkout_sessions.id'))))
-    .execute();
   await db
     .deleteFrom('questionnaire_submissions')
     .where('user_id', '=', userId)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('consultations as c').select('c.id').whereRef('c.questionnaire_submission_id', '=', 'questionnaire_submissions.id'))))
     .where((eb) => eb.not(eb.exists(eb.selectFrom('checkout_sessions as s').select('s.id').whereRef('s.submission_id', '=', 'questionnaire_submissions.id'))))
     .execute();
-  await db.updateTable('orders').set({ shipping_address: sql`'{}'::jsonb`, updated_at: sql<Date>`now()` }).where('user_id', '=', userId).execute();
-  await db.deleteFrom('prescription_reissue_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
-  await db.deleteFrom('mail_outbox').where(sql<string>`lower(to_address)`, '=', email.toLowerCase()).execute();
 }

@@ -2,19 +2,20 @@
 // access to their record, the export of every record of the account (Art. 15, 20) and erasure (Art. 17).
 import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors } from '../../http/errors.ts';
-import { enqueueMail } from '../../mail/outbox.ts';
+import { deleteMailTo, enqueueMail } from '../../mail/outbox.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { confirmOwnPassword, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
 import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow } from '../audit/index.ts';
-import { pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
-import { listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
+import { checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from '../checkout/index.ts';
+import { openConsultationsOfAccount, pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
+import { eraseAccountFulfilment, listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
-import { referralSummary } from '../referrals/index.ts';
-import { transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
+import { referralSummary, referredByOf } from '../referrals/index.ts';
+import { livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -103,14 +104,14 @@ export async function exportAccount(deps: Deps, userId: string) {
     consultations,
     questionnaire_progress: await repo.questionnaireProgressOf(q, userId),
     payments,
-    checkout_sessions: await repo.checkoutSessionsOf(q, userId),
+    checkout_sessions: await checkoutSessionsOfAccount(q, userId),
     orders: await listOrders(q, userId),
     prescriptions,
     prescription_reissue_requests: await listReissueRequests(q, userId),
-    subscriptions: await repo.subscriptionsOf(q, userId),
+    subscriptions: await plansOfAccount(q, userId),
     conversations,
     journal,
-    referrals: { ...referralsOut, referred_by: await repo.referredByOf(q, userId) },
+    referrals: { ...referralsOut, referred_by: await referredByOf(q, userId) },
     consents: (await repo.consentsOf(q, userId)).map(consentOut),
     access_log: (await allAccessForPatient(q, userId)).map(accessOut),
     connected_apps: (await grantsOfAccount(q, userId)).map((g) => ({
@@ -157,7 +158,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
 
   // Plans end at the provider first (a charge must not follow an erasure); a provider failure is
   // logged and the local plan is canceled all the same, so no renewal is charged from here.
-  const plans = await repo.livePlansOf(deps.db, userId);
+  const plans = await livePlansOfAccount(deps.db, userId);
   for (const p of plans) {
     if (!p.provider_subscription_id) continue;
     const provider = providerFor(deps, p.provider);
@@ -169,7 +170,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     for (const p of plans) await transitionPlan(q, userId, p.id, p.status as PlanStatus, 'canceled', { canceled_at: now, cancel_at_period_end: false });
     // A review still waiting for a doctor will never be decided: its payment goes back in full
     // (as on a rejection, docs/consultations.md) and it ends `refunded`, else `cancelled`.
-    for (const id of await repo.openConsultationsOf(q, userId)) {
+    for (const id of await openConsultationsOfAccount(q, userId)) {
       const refunds = await refundConsultationCharges(deps, q, userId, id, 'account_erased');
       await transitionConsultationIfAllowed(q, userId, id, refunds.length ? 'refunded' : 'cancelled');
     }
@@ -177,7 +178,12 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await revokeAccountConnectors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
     await deleteAccountJournal(q, userId);
-    await repo.eraseAccountData(q, userId, user.email);
+    // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
+    // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
+    await deleteUnfinishedSessionsOfAccount(q, userId);
+    await repo.eraseQuestionnaireData(q, userId);
+    await eraseAccountFulfilment(q, userId);
+    await deleteMailTo(q, user.email);
     await pseudonymiseUser(q, userId, now);
     await enqueueMail(q, user.email, accountErasedMail, user.locale, {});
     return keys;

@@ -104,3 +104,9 @@ export async function ownReferralCode(q: Queryable, userId: string): Promise<str
   const row = await sqlOf(q).selectFrom('users').select('referral_code').where('id', '=', userId).executeTakeFirst();
   return row?.referral_code;
 }
+
+/** Who referred the account (its referrer's id only: nothing else of another account). */
+export async function referredByOf(q: Queryable, userId: string): Promise<string | null> {
+  const row = await sqlOf(q).selectFrom('users').select('referred_by').where('id', '=', userId).executeTakeFirst();
+  return row?.referred_by ?? null;
+}

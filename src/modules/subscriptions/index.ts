@@ -36,3 +36,5 @@ export { renewalApprovalOf } from './charges.repository.ts';
 export { listSubscriptions, renewalOptions } from './service.ts';
 // What a review's end does to the plan it would have supplied (the review desk's outcomes).
 export { endPlanAfterReview } from './service.ts';
+// The account's plans for its data export and erasure (the privacy module).
+export { plansOfAccount, livePlansOfAccount } from './repository.ts';

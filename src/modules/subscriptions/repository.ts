@@ -405,3 +405,20 @@ export async function setHeldInvoice(q: Queryable, planId: string, invoiceId: st
 export async function plansWithHeldInvoicesForScheduler(q: Queryable, limit: number): Promise<PlanRow[]> {
   return sqlOf(q).selectFrom('subscriptions').selectAll().where('held_provider_invoice_id', 'is not', null).orderBy('current_period_end').limit(limit).execute();
 }
+
+// ---------------------------------------------------------------- the account's privacy (issue 23)
+
+/** Every plan of the account, oldest first (the data export). */
+export async function plansOfAccount(q: Queryable, userId: string): Promise<SubscriptionsRow[]> {
+  return sqlOf(q).selectFrom('subscriptions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** The account's live plans (to cancel, at the provider too, before the account is erased). */
+export async function livePlansOfAccount(q: Queryable, userId: string) {
+  return sqlOf(q)
+    .selectFrom('subscriptions')
+    .select(['id', 'status', 'provider', 'provider_subscription_id'])
+    .where('user_id', '=', userId)
+    .where('status', 'in', ['active', 'past_due', 'paused'])
+    .execute();
+}

@@ -473,4 +473,11 @@ export const de: Dict = {
   'pharmacy.status': 'Status',
   'pharmacy.recent': 'In dieser Sitzung bearbeitet',
   'pharmacy.refunded': 'Erstattet: kann nicht erneut gesendet werden.',
+  'auth.acceptTerms': 'Ich akzeptiere die Nutzungsbedingungen und habe die Datenschutzhinweise gelesen.',
+  'auth.acceptTermsRequired': 'Bitte akzeptieren Sie die Nutzungsbedingungen und die Datenschutzhinweise, um ein Konto anzulegen.',
+  'consent.healthTitle': 'Ihre Einwilligung in die Verarbeitung Ihrer Gesundheitsdaten',
+  'consent.healthText': 'Eine Ärztin oder ein Arzt braucht Ihre Angaben zu Ihrer Gesundheit, um Ihre Anfrage zu prüfen. Wir verwenden sie nur für Ihre Behandlung (Art. 9 Abs. 2 lit. a DSGVO). Sie können diese Einwilligung jederzeit auf Ihrer Kontoseite widerrufen.',
+  'consent.healthAgree': 'Ich willige in die Verarbeitung meiner Gesundheitsdaten für meine Behandlung ein.',
+  'consent.healthRequired': 'Ohne diese Einwilligung können wir Ihre Antworten nicht entgegennehmen.',
+  'consent.healthButton': 'Einwilligen und weiter',
 };

@@ -472,6 +472,13 @@ export const en = {
   'pharmacy.status': 'Status',
   'pharmacy.recent': 'Handled in this session',
   'pharmacy.refunded': 'Refunded: it cannot be reshipped.',
+  'auth.acceptTerms': 'I accept the terms of service and have read the privacy notice.',
+  'auth.acceptTermsRequired': 'Please accept the terms of service and the privacy notice to create an account.',
+  'consent.healthTitle': 'Your consent to the processing of your health data',
+  'consent.healthText': 'A doctor needs your answers about your health to assess your request. We use them only for your treatment (GDPR Art. 9(2)(a)). You can withdraw this consent at any time on your account page.',
+  'consent.healthAgree': 'I consent to the processing of my health data for my treatment.',
+  'consent.healthRequired': 'Without this consent we cannot take your answers.',
+  'consent.healthButton': 'Consent and continue',
 };
 export type Key = keyof typeof en;
 /** A complete dictionary: every key English has. */

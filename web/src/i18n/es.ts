@@ -473,4 +473,11 @@ export const es: Dict = {
   'pharmacy.status': 'Estado',
   'pharmacy.recent': 'Gestionados en esta sesión',
   'pharmacy.refunded': 'Reembolsado: no se puede reenviar.',
+  'auth.acceptTerms': 'Acepto las condiciones del servicio y he leído el aviso de privacidad.',
+  'auth.acceptTermsRequired': 'Acepte las condiciones del servicio y el aviso de privacidad para crear una cuenta.',
+  'consent.healthTitle': 'Su consentimiento para el tratamiento de sus datos de salud',
+  'consent.healthText': 'Un médico necesita sus respuestas sobre su salud para evaluar su solicitud. Solo las usamos para su tratamiento (art. 9.2.a RGPD). Puede retirar este consentimiento en cualquier momento en la página de su cuenta.',
+  'consent.healthAgree': 'Consiento el tratamiento de mis datos de salud para mi tratamiento.',
+  'consent.healthRequired': 'Sin este consentimiento no podemos recoger sus respuestas.',
+  'consent.healthButton': 'Consentir y continuar',
 };

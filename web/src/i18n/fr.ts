@@ -473,4 +473,11 @@ export const fr: Dict = {
   'pharmacy.status': 'Statut',
   'pharmacy.recent': 'Traitées pendant cette session',
   'pharmacy.refunded': 'Remboursée : elle ne peut pas être renvoyée.',
+  'auth.acceptTerms': 'J’accepte les conditions d’utilisation et j’ai lu la politique de confidentialité.',
+  'auth.acceptTermsRequired': 'Veuillez accepter les conditions d’utilisation et la politique de confidentialité pour créer un compte.',
+  'consent.healthTitle': 'Votre consentement au traitement de vos données de santé',
+  'consent.healthText': 'Un médecin a besoin de vos réponses sur votre santé pour examiner votre demande. Nous les utilisons uniquement pour votre traitement (art. 9, par. 2, a) du RGPD). Vous pouvez retirer ce consentement à tout moment sur la page de votre compte.',
+  'consent.healthAgree': 'Je consens au traitement de mes données de santé pour mon traitement.',
+  'consent.healthRequired': 'Sans ce consentement, nous ne pouvons pas recueillir vos réponses.',
+  'consent.healthButton': 'Consentir et continuer',
 };

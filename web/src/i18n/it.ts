@@ -473,4 +473,11 @@ export const it: Dict = {
   'pharmacy.status': 'Stato',
   'pharmacy.recent': 'Gestiti in questa sessione',
   'pharmacy.refunded': 'Rimborsato: non può essere rispedito.',
+  'auth.acceptTerms': 'Accetto i termini di servizio e ho letto l’informativa sulla privacy.',
+  'auth.acceptTermsRequired': 'Accetta i termini di servizio e l’informativa sulla privacy per creare un account.',
+  'consent.healthTitle': 'Il tuo consenso al trattamento dei tuoi dati sanitari',
+  'consent.healthText': 'Un medico ha bisogno delle tue risposte sulla tua salute per valutare la tua richiesta. Le usiamo solo per il tuo trattamento (art. 9, par. 2, lett. a GDPR). Puoi revocare questo consenso in qualsiasi momento dalla pagina del tuo account.',
+  'consent.healthAgree': 'Acconsento al trattamento dei miei dati sanitari per il mio trattamento.',
+  'consent.healthRequired': 'Senza questo consenso non possiamo raccogliere le tue risposte.',
+  'consent.healthButton': 'Acconsenti e continua',
 };

@@ -473,4 +473,11 @@ export const nl: Dict = {
   'pharmacy.status': 'Status',
   'pharmacy.recent': 'Behandeld in deze sessie',
   'pharmacy.refunded': 'Terugbetaald: kan niet opnieuw worden verstuurd.',
+  'auth.acceptTerms': 'Ik accepteer de gebruiksvoorwaarden en heb de privacyverklaring gelezen.',
+  'auth.acceptTermsRequired': 'Accepteer de gebruiksvoorwaarden en de privacyverklaring om een account aan te maken.',
+  'consent.healthTitle': 'Uw toestemming voor de verwerking van uw gezondheidsgegevens',
+  'consent.healthText': 'Een arts heeft uw antwoorden over uw gezondheid nodig om uw aanvraag te beoordelen. We gebruiken ze alleen voor uw behandeling (art. 9, lid 2, onder a AVG). U kunt deze toestemming altijd intrekken op uw accountpagina.',
+  'consent.healthAgree': 'Ik geef toestemming voor de verwerking van mijn gezondheidsgegevens voor mijn behandeling.',
+  'consent.healthRequired': 'Zonder deze toestemming kunnen we uw antwoorden niet aannemen.',
+  'consent.healthButton': 'Toestemming geven en doorgaan',
 };

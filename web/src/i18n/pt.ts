@@ -473,4 +473,11 @@ export const pt: Dict = {
   'pharmacy.status': 'Estado',
   'pharmacy.recent': 'Tratadas nesta sessão',
   'pharmacy.refunded': 'Reembolsada: não pode ser reenviada.',
+  'auth.acceptTerms': 'Aceito os termos de serviço e li o aviso de privacidade.',
+  'auth.acceptTermsRequired': 'Aceite os termos de serviço e o aviso de privacidade para criar uma conta.',
+  'consent.healthTitle': 'O seu consentimento para o tratamento dos seus dados de saúde',
+  'consent.healthText': 'Um médico precisa das suas respostas sobre a sua saúde para avaliar o seu pedido. Usamo-las apenas para o seu tratamento (art. 9.º, n.º 2, alínea a) do RGPD). Pode retirar este consentimento a qualquer momento na página da sua conta.',
+  'consent.healthAgree': 'Consinto o tratamento dos meus dados de saúde para o meu tratamento.',
+  'consent.healthRequired': 'Sem este consentimento não podemos recolher as suas respostas.',
+  'consent.healthButton': 'Consentir e continuar',
 };

@@ -7,6 +7,7 @@ import { EnrolStep, MfaCodeStep } from '../components/SecondFactor';
 import { Alert, Field, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
+import { CONSENT_VERSION } from './privacy';
 
 const REFERRAL_KEY = 'pts.referral';
 
@@ -90,11 +91,22 @@ export function SignIn() {
   );
 }
 
+/** Records the accepted terms and privacy notice (their versions) for the account just signed in. */
+async function recordSignUpConsents() {
+  await Promise.all(
+    (['terms', 'privacy'] as const).map((kind) => api.POST('/v1/users/me/consents/', { body: { kind, version: CONSENT_VERSION, granted: true } })),
+  );
+}
+
 export function SignUp() {
   const { t, locale } = useI18n();
   const { query } = useLocation();
   const [step, setStep] = useState<'form' | 'code'>('form');
   const [form, setForm] = useState({ email: '', password: '', first_name: '', last_name: '' });
+  // The terms of service and the privacy notice, accepted on the form; recorded once signed in.
+  const [accepted, setAccepted] = useState(false);
+  // Signed up with Google before ticking the box: asked once more before going on.
+  const [googleSession, setGoogleSession] = useState<Parameters<typeof afterSignIn>[0] | null>(null);
   const [otp, setOtp] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
@@ -104,6 +116,11 @@ export function SignUp() {
 
   async function register(e?: FormEvent) {
     e?.preventDefault();
+    if (!accepted) {
+      setErrors({ accept: t('auth.acceptTermsRequired') });
+      setError('');
+      return;
+    }
     setBusy(true);
     setErrors({});
     setError('');
@@ -130,6 +147,7 @@ export function SignUp() {
     if (data) {
       auth.set(data);
       if (referral) localStorage.removeItem(REFERRAL_KEY);
+      await recordSignUpConsents();
       afterSignIn(data, query.get('next'));
       return;
     }
@@ -156,6 +174,46 @@ export function SignUp() {
       </section>
     );
 
+  const acceptBox = (
+    <div className="field">
+      <label className="choice">
+        <input
+          type="checkbox"
+          name="accept"
+          checked={accepted}
+          onChange={(e) => setAccepted(e.target.checked)}
+          aria-invalid={errors.accept ? true : undefined}
+          aria-describedby={errors.accept ? 'accept-error' : undefined}
+        />{' '}
+        <span>{t('auth.acceptTerms')}</span>
+      </label>
+      {errors.accept ? (
+        <p className="field-error" id="accept-error" role="alert">
+          {errors.accept}
+        </p>
+      ) : null}
+    </div>
+  );
+
+  if (googleSession)
+    return (
+      <section className="narrow">
+        <PageTitle>{t('auth.signUpTitle')}</PageTitle>
+        <form
+          noValidate
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (!accepted) return setErrors({ accept: t('auth.acceptTermsRequired') });
+            await recordSignUpConsents();
+            afterSignIn(googleSession, query.get('next'));
+          }}
+        >
+          {acceptBox}
+          <button type="submit">{t('app.continue')}</button>
+        </form>
+      </section>
+    );
+
   return (
     <section className="narrow">
       <PageTitle>{t('auth.signUpTitle')}</PageTitle>
@@ -176,6 +234,7 @@ export function SignUp() {
           error={errors.password}
           hint={t('auth.passwordHint')}
         />
+        {acceptBox}
         <button type="submit" disabled={busy}>
           {t('auth.signUpButton')}
         </button>
@@ -184,7 +243,8 @@ export function SignUp() {
         mode="signup"
         onSignedIn={(s) => {
           if (referral) localStorage.removeItem(REFERRAL_KEY);
-          afterSignIn(s, query.get('next'));
+          if (!accepted) return setGoogleSession(s);
+          void recordSignUpConsents().then(() => afterSignIn(s, query.get('next')));
         }}
       />
       <p>

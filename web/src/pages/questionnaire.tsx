@@ -8,6 +8,7 @@ import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { checkStep, fromItems, isVisible, toItems, visibleSteps, type Answers, type AnswerValue, type ProfileFacts, type QuestionnaireSchema, type StepErrors } from '../questionnaire/model';
+import { HealthConsentGate } from '../questionnaire/HealthConsent';
 import { QuestionField } from '../questionnaire/QuestionField';
 import { Link, useLocation } from '../router';
 import { countryOptions } from '../countries';
@@ -118,7 +119,12 @@ export function Questionnaire({ slug }: { slug: string }) {
         <ProfileGate profile={p} onDone={(np) => profile.setData(np)} />
       </section>
     );
-  return <Wizard schema={s} profile={{ gender: p.gender, country_of_residence: p.country_of_residence, date_of_birth: p.date_of_birth }} />;
+  // The health-data consent comes before the first answer (the wizard saves drafts as it goes).
+  return (
+    <HealthConsentGate>
+      <Wizard schema={s} profile={{ gender: p.gender, country_of_residence: p.country_of_residence, date_of_birth: p.date_of_birth }} />
+    </HealthConsentGate>
+  );
 }
 
 function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: ProfileFacts }) {
