@@ -128,7 +128,8 @@ describe('the renewal rule set', () => {
   it('a clean screen is eligible; a weight that would be BMI < 27 does not end a treatment at renewal', () => {
     expect(run(base).outcome).toBe('eligible');
     const review = [...base, { step_id: 2, question_key: 'height_cm', value: 180 }, { step_id: 2, question_key: 'weight_kg', value: 70 }];
-    expect(set(true).rules.some((r) => JSON.stringify(r.when).includes('bmi'))).toBe(false);
+    // The starting thresholds (27/30) are left out; only version 3's floor at renewal reads the BMI.
+    expect(set(true).rules.filter((r) => JSON.stringify(r.when).includes('bmi')).map((r) => r.code)).toEqual(['BMI_BELOW_18_5_AT_RENEWAL']);
     expect(run(review, true).outcome).toBe('eligible');
   });
   it('a key asked by both screens is one question (the safety step)', () => {
