@@ -394,7 +394,7 @@ export interface MessagesTable {
   conversation_id: string;
   sender_id: string;
   sender_type: string;
-  content: string | null;
+  content: Generated<string | null>;
   file_id: string | null;
   is_read: Generated<boolean>;
   read_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
@@ -666,7 +666,7 @@ export interface SideEffectReportsTable {
   symptom: string;
   severity: string;
   started_on: string | null;
-  note: string | null;
+  note: Generated<string | null>;
   flagged: Generated<boolean>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   note_enc: string | null;

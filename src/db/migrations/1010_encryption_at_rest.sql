@@ -5,10 +5,11 @@
 -- `npm run cli -- reencrypt`) seals it and sets the plaintext column to null. New writes store only
 -- the sealed column; a read takes the plaintext column when it is not null (a row not sealed yet, or
 -- written by a process older than this migration during a rolling deploy), else the sealed one.
--- The partial indexes find the rows still in plaintext without scanning the tables.
+-- The plaintext columns keep their defaults ('[]', ''), which an older writer relies on; new writes
+-- set them to null explicitly. The partial indexes find the rows still in plaintext without scanning the tables.
 
 alter table questionnaire_drafts add column data_enc text;
-alter table questionnaire_drafts alter column data drop not null, alter column data drop default;
+alter table questionnaire_drafts alter column data drop not null;
 alter table questionnaire_drafts add constraint questionnaire_drafts_data_stored check (data is not null or data_enc is not null);
 create index questionnaire_drafts_plaintext_idx on questionnaire_drafts (id) where data is not null;
 
@@ -20,12 +21,12 @@ create index questionnaire_submissions_plaintext_idx on questionnaire_submission
 -- form_snapshot: the answers the consultation was made from; renewal_details: the renewal's answers,
 -- change note and the engine's verdict.
 alter table consultations add column form_snapshot_enc text, add column renewal_details_enc text;
-alter table consultations alter column form_snapshot drop not null, alter column form_snapshot drop default;
+alter table consultations alter column form_snapshot drop not null;
 alter table consultations add constraint consultations_form_snapshot_stored check (form_snapshot is not null or form_snapshot_enc is not null);
 create index consultations_plaintext_idx on consultations (id) where form_snapshot is not null or renewal_details is not null;
 
 alter table messages add column content_enc text;
-alter table messages alter column content drop not null, alter column content drop default;
+alter table messages alter column content drop not null;
 alter table messages add constraint messages_content_stored check (content is not null or content_enc is not null);
 create index messages_plaintext_idx on messages (id) where content is not null;
 
@@ -35,7 +36,7 @@ alter table journal_notes add constraint journal_notes_content_stored check (con
 create index journal_notes_plaintext_idx on journal_notes (id) where content is not null;
 
 alter table side_effect_reports add column note_enc text;
-alter table side_effect_reports alter column note drop not null, alter column note drop default;
+alter table side_effect_reports alter column note drop not null;
 alter table side_effect_reports add constraint side_effect_reports_note_stored check (note is not null or note_enc is not null);
 create index side_effect_reports_plaintext_idx on side_effect_reports (id) where note is not null;
 

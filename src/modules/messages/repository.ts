@@ -145,7 +145,7 @@ export async function insertPatientMessage(
 ): Promise<boolean> {
   const inserted = await sqlOf(q)
     .insertInto('messages')
-    .columns(['conversation_id', 'sender_id', 'sender_type', 'content_enc', 'file_id', 'flagged_emergency', 'created_at'])
+    .columns(['conversation_id', 'sender_id', 'sender_type', 'content', 'content_enc', 'file_id', 'flagged_emergency', 'created_at'])
     .expression((eb) =>
       eb
         .selectFrom('conversations')
@@ -153,6 +153,7 @@ export async function insertPatientMessage(
           'id',
           'user_id',
           sql<string>`'USER'`.as('sender_type'),
+          sql<null>`null::text`.as('content'),
           sql<string>`${sealText(q, m.content)}::text`.as('content_enc'),
           sql<string | null>`${m.fileId}::uuid`.as('file_id'),
           sql<boolean>`${m.flagged}::boolean`.as('flagged_emergency'),
@@ -233,7 +234,7 @@ export async function markPatientMessagesReadForClinician(q: Queryable, conversa
 export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; at: Date }): Promise<void> {
   await sqlOf(q)
     .insertInto('messages')
-    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content_enc: sealText(q, m.content), file_id: null, flagged_emergency: false, created_at: m.at })
+    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: null, content_enc: sealText(q, m.content), file_id: null, flagged_emergency: false, created_at: m.at })
     .execute();
   await sqlOf(q).updateTable('conversations').set({ updated_at: m.at }).where('id', '=', m.conversationId).execute();
 }
