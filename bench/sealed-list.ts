@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { openPglite } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { bindDataKeys } from '../src/db/sealed.ts';
-import { sealPlaintextRows } from '../src/db/sealed-columns.ts';
+import { bindDataKeys } from '../src/lib/sealed.ts';
+import { sealPlaintextRows } from '../src/lib/sealed-columns.repository.ts';
 import type { Deps } from '../src/deps.ts';
 import { keyRing } from '../src/lib/keys.ts';
 import { listForUser } from '../src/modules/consultations/repository.ts';

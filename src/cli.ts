@@ -9,7 +9,7 @@ import { migrate } from './db/migrate.ts';
 import { backupEmbedded, BackupError, restoreEmbedded } from './db/backup.ts';
 import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
-import { resealRows, sealedKeyCounts, sealPlaintextRows } from './db/sealed-columns.ts';
+import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-columns.repository.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

@@ -4,7 +4,7 @@
 // `reencrypt` moves every value to the active key; another account still sees nothing.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resealRows, sealedKeyCounts, sealPlaintextRows } from '../src/db/sealed-columns.ts';
+import { resealRows, sealedKeyCounts, sealPlaintextRows } from '../src/lib/sealed-columns.repository.ts';
 import { decrypt } from '../src/lib/crypto.ts';
 import { addSubmission, paySandbox, readyPatient, staff } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';

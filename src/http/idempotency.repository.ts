@@ -1,6 +1,6 @@
 // The stored answers of Idempotency-Key requests (src/http/idempotency.ts), per account.
 import type { Queryable } from '../db/index.ts';
-import { readText, sealText } from '../db/sealed.ts';
+import { readText, sealText } from '../lib/sealed.ts';
 
 export interface StoredAnswer {
   fingerprint: string;
@@ -36,7 +36,7 @@ export async function claimKey(
 }
 
 // The answer replayed carries what the request created (a message, answers): sealed at rest
-// (response_body_enc, src/db/sealed.ts); response_body only holds answers stored before that.
+// (response_body_enc, src/lib/sealed.ts); response_body only holds answers stored before that.
 export async function findAnswer(q: Queryable, userId: string, key: string): Promise<StoredAnswer | undefined> {
   const [row] = await q.query<StoredAnswer & { response_body_enc: string | null }>(
     'select fingerprint, status_code, response_type, response_body, response_body_enc from idempotency_keys where user_id = $1 and key = $2',

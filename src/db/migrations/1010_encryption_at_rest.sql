@@ -1,7 +1,7 @@
 -- Issue 23: health data encrypted at rest with the data-encryption key ring (docs/privacy.md,
--- "Encryption at rest"; src/db/sealed.ts). Each `*_enc` column holds `v2.<key id>.<iv>.<tag>.<data>`
+-- "Encryption at rest"; src/lib/sealed.ts). Each `*_enc` column holds `v2.<key id>.<iv>.<tag>.<data>`
 -- (AES-256-GCM; JSON values sealed as their JSON text). SQL cannot encrypt, so existing rows keep
--- their plaintext column until the start-up pass (src/db/sealed-columns.ts, also
+-- their plaintext column until the start-up pass (src/lib/sealed-columns.repository.ts, also
 -- `npm run cli -- reencrypt`) seals it and sets the plaintext column to null. New writes store only
 -- the sealed column; a read takes the plaintext column when it is not null (a row not sealed yet, or
 -- written by a process older than this migration during a rolling deploy), else the sealed one.

@@ -4,7 +4,7 @@
 // the scheduler) act on any session by design and say so in their names.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { readJson } from '../../db/sealed.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { CheckoutSessionsRow, CheckoutSessionsUpdate, NewCheckoutSessions, SubscriptionsRow } from '../../db/schema.ts';
 import { assertSessionTransition, type SessionStatus } from './status.ts';
 
@@ -27,7 +27,7 @@ export async function latestSubmission(q: Queryable, userId: string, category: s
     .limit(1)
     .executeTakeFirst();
   if (!row) return null;
-  // Answers are sealed at rest (src/db/sealed.ts).
+  // Answers are sealed at rest (src/lib/sealed.ts).
   const { answers_enc, ...rest } = row;
   return { ...rest, answers: readJson(q, rest.answers, answers_enc, []) };
 }

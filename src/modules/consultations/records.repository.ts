@@ -5,7 +5,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
-import { readJson, sealJson } from '../../db/sealed.ts';
+import { readJson, sealJson } from '../../lib/sealed.ts';
 import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
 
 type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc';
@@ -13,7 +13,7 @@ type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc';
 /**
  * A consultation as the module hands it out: form_snapshot (the answers it was made from) and
  * renewal_details (the renewal's answers, change note and verdict) are sealed at rest
- * (`*_enc`, src/db/sealed.ts) and opened here, so callers read them as before.
+ * (`*_enc`, src/lib/sealed.ts) and opened here, so callers read them as before.
  */
 export type ConsultationRow = Omit<ConsultationsRow, SealedColumns>;
 

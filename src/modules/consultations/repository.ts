@@ -1,7 +1,7 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { readJson } from '../../db/sealed.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
@@ -220,7 +220,7 @@ function toConsultation(
     treatment_id: r.treatment_id ?? '',
     dosage: r.dosage ?? '',
     images: toImages(r.images),
-    // The answers are sealed at rest (src/db/sealed.ts): opened here, for the list and the detail alike.
+    // The answers are sealed at rest (src/lib/sealed.ts): opened here, for the list and the detail alike.
     form_snapshot: toFormSnapshot(readJson(q, r.form_snapshot, r.form_snapshot_enc, [])),
     questionnaire_submission: submission,
     subscription_id: r.subscription_id ?? null,

@@ -12,9 +12,9 @@ import type {
   WeightEntriesRow,
   WeightEntriesUpdate,
 } from '../../db/schema.ts';
-import { readText, sealText } from '../../db/sealed.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
 
-// Free text sealed at rest (src/db/sealed.ts): a note's content and a side-effect report's note are
+// Free text sealed at rest (src/lib/sealed.ts): a note's content and a side-effect report's note are
 // stored in `*_enc`; the plaintext column only holds rows written before that, until sealed at start.
 export type JournalNote = Omit<JournalNotesRow, 'content' | 'content_enc'> & { content: string };
 export type SideEffectReport = Omit<SideEffectReportsRow, 'note' | 'note_enc'> & { note: string };

@@ -5,7 +5,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
-import { readText, sealText } from '../../db/sealed.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
 
 export type SenderType = 'USER' | 'DOCTOR';
 
@@ -24,7 +24,7 @@ export type ConversationView = Pick<ConversationsRow, 'id' | 'user_id' | 'is_act
 export type StoredFile = Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension'>;
 
 const asSender = (v: string): SenderType => (v === 'DOCTOR' ? 'DOCTOR' : 'USER');
-// Message bodies are sealed at rest (content_enc, src/db/sealed.ts); `content` is the plaintext of a
+// Message bodies are sealed at rest (content_enc, src/lib/sealed.ts); `content` is the plaintext of a
 // row written before that, until the start-up pass seals it.
 const MESSAGE_COLUMNS = ['id', 'conversation_id', 'sender_id', 'sender_type', 'content', 'content_enc', 'file_id', 'is_read', 'created_at'] as const;
 const messageOf = (q: Queryable, { content, content_enc, ...m }: Pick<MessagesRow, (typeof MESSAGE_COLUMNS)[number]>): MessageView => ({

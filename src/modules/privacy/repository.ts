@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConsentsRow } from '../../db/schema.ts';
-import { readJson } from '../../db/sealed.ts';
+import { readJson } from '../../lib/sealed.ts';
 
 export const CONSENT_KINDS = ['health_data_processing', 'terms', 'privacy', 'marketing'] as const;
 export type ConsentKind = (typeof CONSENT_KINDS)[number];
@@ -43,7 +43,7 @@ export async function currentConsent(q: Queryable, userId: string, kind: Consent
 /** Questionnaire drafts, submissions (with answers) and draft red flags of the account. */
 export async function questionnaireProgressOf(q: Queryable, userId: string) {
   const db = sqlOf(q);
-  // Answers are sealed at rest (src/db/sealed.ts): the export carries them opened, never the sealed text.
+  // Answers are sealed at rest (src/lib/sealed.ts): the export carries them opened, never the sealed text.
   const drafts = await db.selectFrom('questionnaire_drafts').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
   const submissions = await db.selectFrom('questionnaire_submissions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
   return {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { UsersRow } from '../../db/schema.ts';
-import { readJson, sealJson } from '../../db/sealed.ts';
+import { readJson, sealJson } from '../../lib/sealed.ts';
 import type { AnswerItem } from './engine.ts';
 
 /** The profile facts the engine and the country check read (users is the accounts module's; reading it here is a join-style read). */
@@ -59,7 +59,7 @@ export interface Submission {
   created_at: Date;
 }
 
-// Answers are sealed at rest (`data_enc`, `answers_enc`: src/db/sealed.ts); the plaintext columns
+// Answers are sealed at rest (`data_enc`, `answers_enc`: src/lib/sealed.ts); the plaintext columns
 // only hold rows written before that, until the start-up pass seals them. `result` (the engine's
 // verdict: outcome, reasons, deciding keys) stays readable: the anti-gaming check queries it.
 const SUBMISSION_COLUMNS = ['id', 'category', 'version_id', 'answers', 'answers_enc', 'outcome', 'result', 'created_at'] as const;

@@ -4,7 +4,7 @@
 // Every status change goes through the machine in status.ts (`where status = <from>`).
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { readJson } from '../../db/sealed.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { SubscriptionsRow, SubscriptionsUpdate, UsersRow } from '../../db/schema.ts';
 import { assertPlanTransition, canSetCancelAtPeriodEnd, LIVE_PLAN_STATUSES, type PlanStatus } from './status.ts';
 
@@ -394,7 +394,7 @@ export async function submissionAnswers(q: Queryable, userId: string, category: 
     .orderBy('created_at', which === 'first' ? 'asc' : 'desc')
     .limit(1)
     .executeTakeFirst();
-  // Answers are sealed at rest (src/db/sealed.ts).
+  // Answers are sealed at rest (src/lib/sealed.ts).
   return row ? readJson(q, row.answers, row.answers_enc) : null;
 }
 

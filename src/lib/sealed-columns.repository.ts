@@ -11,9 +11,9 @@
 //   re-sealed by the messages module's resealStoredFiles.
 //
 // This is the one place that knows the sealed columns of every module (as src/db/ holds the schema).
-import type { Db, Queryable } from './index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import { dataKeysOf, sealedKeyIdOf, sealJson, sealText } from './sealed.ts';
-import { decrypt, encrypt } from '../lib/crypto.ts';
+import { decrypt, encrypt } from './crypto.ts';
 
 interface SealedColumn {
   /** The plaintext column a row may still hold (none for columns sealed from the start). */

@@ -9,12 +9,12 @@
 // with the handle they already receive and their callers see plaintext, unchanged.
 //
 // Rows written before encryption at rest keep their plaintext column until the start-up pass (or
-// `npm run cli -- reencrypt`) seals it (src/db/sealed-columns.ts). Until then a read takes the
+// `npm run cli -- reencrypt`) seals it (src/lib/sealed-columns.repository.ts). Until then a read takes the
 // plaintext when it is present: a writer that predates the migration (a rolling deploy) writes only
 // the plaintext column, which is then the newest value; new writes set the plaintext column to null.
-import { decrypt, encrypt } from '../lib/crypto.ts';
-import type { KeyRing } from '../lib/keys.ts';
-import type { Db, Queryable } from './index.ts';
+import { decrypt, encrypt } from './crypto.ts';
+import type { KeyRing } from './keys.ts';
+import type { Db, Queryable } from '../db/index.ts';
 
 const rings = new WeakMap<object, KeyRing>();
 
@@ -37,7 +37,7 @@ export function bindDataKeys(q: Queryable | Db, keys: KeyRing): void {
 /** The key ring bound to a handle; throws when none is (a handle not made by createRuntime). */
 export function dataKeysOf(q: Queryable): KeyRing {
   const keys = rings.get(q);
-  if (!keys) throw new Error('no data-encryption keys are bound to this database handle (src/db/sealed.ts)');
+  if (!keys) throw new Error('no data-encryption keys are bound to this database handle (src/lib/sealed.ts)');
   return keys;
 }
 
