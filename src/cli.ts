@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.ts';
 import { backupEmbedded, BackupError, restoreEmbedded } from './db/backup.ts';
 import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
+import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-columns.repository.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -23,6 +24,9 @@ Commands:
   migrate                          apply pending database migrations
   backup --to FILE                 embedded database: write a backup of DATA_DIR's database (files included)
                                    to FILE; stop the server first (refused while it holds DATA_DIR)
+  reencrypt                        seal every value still in plaintext (rows from before encryption at rest) and
+                                   re-seal every value not under the active DATA_ENCRYPTION_KEYS key (key
+                                   rotation, docs/operations.md); prints how many values each key holds after
   restore --from FILE [--force]    embedded database: replace DATA_DIR's database with a backup (--force
                                    when one exists: it is kept as DATA_DIR/pglite.before-restore-<time>)
                                    On PostgreSQL use pg_dump / pg_restore (docs/operations.md, "Backups and restores").
@@ -86,6 +90,25 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     } catch (err) {
       if (err instanceof BackupError) return { code: 1, out: err.message };
       throw err;
+    }
+  }
+  if (command === 'reencrypt') {
+    const runtime = await createRuntime(config);
+    try {
+      const sealed = await sealPlaintextRows(runtime.deps.db);
+      const resealed = await resealRows(runtime.deps.db);
+      const counts = await sealedKeyCounts(runtime.deps.db);
+      return {
+        code: 0,
+        out: [
+          `active key: ${runtime.deps.secrets.documentKeys.active.id}`,
+          `sealed from plaintext: ${JSON.stringify(sealed)}`,
+          `re-sealed with the active key: ${JSON.stringify(resealed)}`,
+          `values per key: ${JSON.stringify(counts)}`,
+        ].join('\n'),
+      };
+    } finally {
+      await runtime.close();
     }
   }
   if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa'].includes(command ?? '')) return { code: 2, out: USAGE };

@@ -21,6 +21,8 @@ import { loadSecrets } from './lib/secrets.ts';
 import { createDispatcher } from './mail/outbox.ts';
 import { fileTransport, smtpTransport, type MailTransport } from './mail/transports.ts';
 import { REDACT_PATHS } from './http/logging.ts';
+import { bindDataKeys } from './lib/sealed.ts';
+import { sealPlaintextRows } from './lib/sealed-columns.repository.ts';
 
 export interface Runtime {
   deps: Deps;
@@ -150,6 +152,12 @@ export async function createRuntime(
       pageCache: config.LIST_CACHE_MB > 0 ? new PageCache(config.LIST_CACHE_MB * 1024 * 1024) : undefined,
       log,
     };
+    // Repositories seal and open health data with the key ring bound to the handles (src/lib/sealed.ts);
+    // rows left in plaintext from before encryption at rest are sealed now (src/lib/sealed-columns.repository.ts).
+    bindDataKeys(db, deps.secrets.documentKeys);
+    if (replica) bindDataKeys(replica, deps.secrets.documentKeys);
+    const sealed = await sealPlaintextRows(db);
+    if (Object.keys(sealed).length) log.info({ sealed }, 'rows written before encryption at rest sealed');
     // Attachments kept on this process's disk before they moved to the file store (docs/messages.md,
     // "Storage"); the module is loaded only when there are some, to keep the start lean.
     if (existsSync(join(config.DATA_DIR, 'uploads'))) {

@@ -5,6 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/modules/mcp/tools.ts';
+import { decrypt } from '../src/lib/crypto.ts';
 import { addSubmission, paySandbox, staff } from './billing-fixtures.ts';
 import { MCP_URL, MemoryProvider, authorize, connect, connectAs, listen, patientWithPassword, type Fetch } from './mcp-support.ts';
 import { call, createTestContext, type Patient, type TestContext, firstRow } from './support/harness.ts';
@@ -129,7 +130,9 @@ describe('the whole flow through the SDK client', () => {
     expect(Object.keys(structured(msg))[0]).toBe('emergency');
     expect(structured(msg).emergency.number).toBe('999');
     expect((msg.content as any)[0].text).toMatch(/^EMERGENCY: .*999/);
-    const row = firstRow(await ctx.db.query('select flagged_emergency from messages where content = $1', ['I have chest pain since this morning']));
+    // Bodies are sealed at rest (docs/privacy.md): the row is found by its opened content.
+    const rows = await ctx.db.query('select flagged_emergency, content_enc from messages where content_enc is not null');
+    const row = firstRow(rows.filter((r) => decrypt(ctx.deps.secrets.documentKeys, r.content_enc) === 'I have chest pain since this morning'));
     expect(row.flagged_emergency).toBe(true);
 
     const note = await clientA.callTool({ name: 'add_journal_note', arguments: { content: 'I feel suicidal tonight' } });

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/index.ts';
+import { decrypt } from '../src/lib/crypto.ts';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
@@ -287,8 +288,10 @@ describe('a send after its commit', () => {
       expect(sent.body.last_message.content).toBe('Stored once, answered once.');
       armed = false;
       lostAfterCommit = false;
-      const stored = await own.db.query('select content from messages where sender_id = $1', [p.id]);
-      expect(stored.map((r) => r.content)).toEqual(['Stored once, answered once.']);
+      // Bodies are sealed at rest (docs/privacy.md): opened with the data keys.
+      const stored = await own.db.query('select content, content_enc from messages where sender_id = $1', [p.id]);
+      expect(stored.map((r) => r.content)).toEqual([null]);
+      expect(stored.map((r) => decrypt(own.deps.secrets.documentKeys, r.content_enc))).toEqual(['Stored once, answered once.']);
     } finally {
       await own.close();
     }

@@ -3,6 +3,7 @@
 // before any health answer is stored, the version 2 catalogue gaps end to end, and emergency
 // contraception first in the review queue with its hours re-checked at approval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decrypt } from '../src/lib/crypto.ts';
 import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, staff } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
@@ -149,8 +150,9 @@ describe('Spain and France: refused before any health answer is stored', () => {
       expect(res.body).toMatchObject({ error_name: 'SERVICE_NOT_AVAILABLE_IN_COUNTRY', country, reasons: [{ code: 'COUNTRY_NO_ONLINE_PRESCRIBING', source: country === 'ESP' ? 'K5' : 'K6' }] });
       expect(res.body.message).toMatch(/legal reasons/);
       expect(res.body.message).not.toMatch(/safely/);
-      const drafts = await ctx.db.query("select data from questionnaire_drafts where user_id = $1 and data <> '[]'::jsonb", [p.id]);
-      expect(drafts).toEqual([]);
+      // Answers are sealed at rest: a stored draft is opened with the data keys to see what it holds.
+      const drafts = await ctx.db.query('select data, data_enc from questionnaire_drafts where user_id = $1', [p.id]);
+      expect(drafts.map((d) => d.data ?? JSON.parse(decrypt(ctx.deps.secrets.documentKeys, d.data_enc))).filter((d) => JSON.stringify(d) !== '[]')).toEqual([]);
       const sub = await call(ctx, 'POST', '/v1/users/questionnaires/hair_growth/submit/', { token: p.access });
       expect(sub.status).toBe(400);
       expect(sub.body.error_name).toBe('SERVICE_NOT_AVAILABLE_IN_COUNTRY');

@@ -162,6 +162,8 @@ export interface ConsultationsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   renewal_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  form_snapshot_enc: string | null;
+  renewal_details_enc: string | null;
   collection_pharmacy_id: string | null;
 }
 export type ConsultationsRow = Selectable<ConsultationsTable>;
@@ -220,6 +222,7 @@ export interface IdempotencyKeysTable {
   response_type: string | null;
   response_body: string | null;
   created_at: ColumnType<Date, Date | string, Date | string>;
+  response_body_enc: string | null;
 }
 export type IdempotencyKeysRow = Selectable<IdempotencyKeysTable>;
 export type NewIdempotencyKeys = Insertable<IdempotencyKeysTable>;
@@ -258,9 +261,10 @@ export type InjectionsUpdate = Updateable<InjectionsTable>;
 export interface JournalNotesTable {
   id: Generated<string>;
   user_id: string;
-  content: string;
+  content: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  content_enc: string | null;
 }
 export type JournalNotesRow = Selectable<JournalNotesTable>;
 export type NewJournalNotes = Insertable<JournalNotesTable>;
@@ -392,12 +396,13 @@ export interface MessagesTable {
   conversation_id: string;
   sender_id: string;
   sender_type: string;
-  content: Generated<string>;
+  content: Generated<string | null>;
   file_id: string | null;
   is_read: Generated<boolean>;
   read_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   flagged_emergency: Generated<boolean>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  content_enc: string | null;
 }
 export type MessagesRow = Selectable<MessagesTable>;
 export type NewMessages = Insertable<MessagesTable>;
@@ -611,6 +616,7 @@ export interface QuestionnaireDraftsTable {
   data: Json;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  data_enc: string | null;
 }
 export type QuestionnaireDraftsRow = Selectable<QuestionnaireDraftsTable>;
 export type NewQuestionnaireDrafts = Insertable<QuestionnaireDraftsTable>;
@@ -625,6 +631,7 @@ export interface QuestionnaireSubmissionsTable {
   outcome: string;
   result: Json;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  answers_enc: string | null;
 }
 export type QuestionnaireSubmissionsRow = Selectable<QuestionnaireSubmissionsTable>;
 export type NewQuestionnaireSubmissions = Insertable<QuestionnaireSubmissionsTable>;
@@ -684,9 +691,10 @@ export interface SideEffectReportsTable {
   symptom: string;
   severity: string;
   started_on: string | null;
-  note: Generated<string>;
+  note: Generated<string | null>;
   flagged: Generated<boolean>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  note_enc: string | null;
 }
 export type SideEffectReportsRow = Selectable<SideEffectReportsTable>;
 export type NewSideEffectReports = Insertable<SideEffectReportsTable>;

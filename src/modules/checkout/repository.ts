@@ -4,6 +4,7 @@
 // the scheduler) act on any session by design and say so in their names.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { CheckoutSessionsRow, CheckoutSessionsUpdate, NewCheckoutSessions, SubscriptionsRow } from '../../db/schema.ts';
 import { assertSessionTransition, type SessionStatus } from './status.ts';
 
@@ -18,14 +19,17 @@ export async function countryOfResidence(q: Queryable, userId: string): Promise<
 export async function latestSubmission(q: Queryable, userId: string, category: string) {
   const row = await sqlOf(q)
     .selectFrom('questionnaire_submissions')
-    .select(['id', 'outcome', 'result', 'version_id', 'answers', 'created_at'])
+    .select(['id', 'outcome', 'result', 'version_id', 'answers', 'answers_enc', 'created_at'])
     .where('user_id', '=', userId)
     .where('category', '=', category)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ?? null;
+  if (!row) return null;
+  // Answers are sealed at rest (src/lib/sealed.ts).
+  const { answers_enc, ...rest } = row;
+  return { ...rest, answers: readJson(q, rest.answers, answers_enc, []) };
 }
 
 /**

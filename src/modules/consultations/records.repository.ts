@@ -5,9 +5,32 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
+import { readJson, sealJson } from '../../lib/sealed.ts';
 import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
 
-export type ConsultationRow = ConsultationsRow;
+type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc';
+
+/**
+ * A consultation as the module hands it out: form_snapshot (the answers it was made from) and
+ * renewal_details (the renewal's answers, change note and verdict) are sealed at rest
+ * (`*_enc`, src/lib/sealed.ts) and opened here, so callers read them as before.
+ */
+export type ConsultationRow = Omit<ConsultationsRow, SealedColumns>;
+
+/**
+ * Opens the sealed columns of a consultation row (any row with them; a row opened already passes
+ * unchanged). The plaintext column wins while it holds a value: a row not sealed yet.
+ */
+export function openConsultation<R extends Pick<ConsultationsRow, 'form_snapshot' | 'renewal_details'> & Partial<Pick<ConsultationsRow, SealedColumns>>>(
+  q: Queryable,
+  row: R,
+): Omit<R, SealedColumns> {
+  const { form_snapshot_enc, renewal_details_enc, ...rest } = row;
+  return { ...rest, form_snapshot: readJson(q, rest.form_snapshot, form_snapshot_enc, []), renewal_details: readJson(q, rest.renewal_details, renewal_details_enc, null) };
+}
+
+const opened = <R extends Pick<ConsultationsRow, 'form_snapshot' | 'renewal_details'> & Partial<Pick<ConsultationsRow, SealedColumns>>>(q: Queryable, row: R | undefined) =>
+  row ? openConsultation(q, row) : null;
 
 export interface NewConsultation {
   userId: string;
@@ -37,13 +60,14 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
   if (!snapshot && input.submissionId) {
     const s = await sqlOf(q)
       .selectFrom('questionnaire_submissions')
-      .select('answers')
+      .select(['answers', 'answers_enc'])
       .where('id', '=', input.submissionId)
       .where('user_id', '=', input.userId)
       .executeTakeFirst();
-    snapshot = Array.isArray(s?.answers) ? (s.answers as unknown[]) : [];
+    const answers = s ? readJson(q, s.answers, s.answers_enc, []) : [];
+    snapshot = Array.isArray(answers) ? (answers as unknown[]) : [];
   }
-  return sqlOf(q)
+  const row = await sqlOf(q)
     .insertInto('consultations')
     .values({
       user_id: input.userId,
@@ -54,17 +78,20 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
       supply_days: input.supplyDays,
       treatment_id: input.treatmentId,
       dosage: input.dosage,
-      form_snapshot: JSON.stringify(snapshot ?? []),
+      form_snapshot: null,
+      form_snapshot_enc: sealJson(q, snapshot ?? []),
       questionnaire_submission_id: input.submissionId ?? null,
       subscription_id: input.subscriptionId ?? null,
       checkout_session_id: input.checkoutSessionId ?? null,
       collection_pharmacy_id: input.collectionPharmacyId ?? null,
       patient_choice_status: input.patientChoiceStatus ?? null,
-      renewal_details: input.renewalDetails === undefined ? null : JSON.stringify(input.renewalDetails),
+      renewal_details: null,
+      renewal_details_enc: input.renewalDetails === undefined ? null : sealJson(q, input.renewalDetails),
       ...(input.renewalPeriodEnd ? { renewal_period_end: input.renewalPeriodEnd } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return openConsultation(q, row);
 }
 
 /** Columns a status move may set along with the status. */
@@ -76,9 +103,9 @@ async function lockStatus(q: Queryable, id: string, userId: string | null) {
   return query.forUpdate().executeTakeFirst();
 }
 
-async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields) {
+async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields): Promise<ConsultationRow> {
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ConsultationFields;
-  return sqlOf(q)
+  const row = await sqlOf(q)
     .updateTable('consultations')
     .set({ ...defined, status: to, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
@@ -86,6 +113,7 @@ async function writeStatus(q: Queryable, id: string, userId: string, from: strin
     .where('status', '=', from)
     .returningAll()
     .executeTakeFirstOrThrow();
+  return openConsultation(q, row);
 }
 
 /**
@@ -137,7 +165,7 @@ export async function lockForDecisionForClinician(q: Queryable, id: string) {
     .where('c.id', '=', id)
     .forUpdate('c')
     .executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /**
@@ -159,13 +187,13 @@ export async function unansweredInformationRequestsForScheduler(q: Queryable, as
 /** One of the account's consultations. */
 export async function findConsultationForUser(q: Queryable, userId: string, id: string): Promise<ConsultationRow | null> {
   const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /** Any patient's consultation (the review desk). */
 export async function findConsultationForClinician(q: Queryable, id: string): Promise<ConsultationRow | null> {
   const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /** The account's open renewal consultation of a plan whose choice is still pending. */
@@ -180,7 +208,7 @@ export async function pendingRenewalOf(q: Queryable, userId: string, subscriptio
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /** The account's latest approved consultation in a category. */
@@ -194,7 +222,7 @@ export async function lastApprovedOf(q: Queryable, userId: string, category: str
     .orderBy('decided_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /** Whether the account has a consultation in the category waiting for a doctor (not a pending renewal choice). */
@@ -223,7 +251,7 @@ export async function lockRenewalForUser(q: Queryable, userId: string, id: strin
     .where('c.origin', '=', 'renewal')
     .forUpdate('c')
     .executeTakeFirst();
-  return row ?? null;
+  return opened(q, row);
 }
 
 /** Renewal fields of one of the account's consultations (never its status). */
@@ -238,8 +266,8 @@ export async function updateRenewalFields(q: Queryable, userId: string, id: stri
     .updateTable('consultations')
     .set({
       ...rest,
-      ...(renewal_details !== undefined ? { renewal_details: JSON.stringify(renewal_details) } : {}),
-      ...(form_snapshot !== undefined ? { form_snapshot: JSON.stringify(form_snapshot) } : {}),
+      ...(renewal_details !== undefined ? { renewal_details: null, renewal_details_enc: sealJson(q, renewal_details) } : {}),
+      ...(form_snapshot !== undefined ? { form_snapshot: null, form_snapshot_enc: sealJson(q, form_snapshot) } : {}),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
@@ -346,11 +374,13 @@ export async function livePlanOnTreatment(q: Queryable, userId: string, category
 export async function submissionOf(q: Queryable, userId: string, submissionId: string) {
   const row = await sqlOf(q)
     .selectFrom('questionnaire_submissions')
-    .select(['id', 'version_id', 'answers', 'outcome', 'result', 'created_at'])
+    .select(['id', 'version_id', 'answers', 'answers_enc', 'outcome', 'result', 'created_at'])
     .where('id', '=', submissionId)
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  return row ?? null;
+  if (!row) return null;
+  const { answers_enc, ...rest } = row;
+  return { ...rest, answers: readJson(q, rest.answers, answers_enc, []) };
 }
 
 /** The account's consultations still waiting for a doctor (cancelled or refunded on erasure). */

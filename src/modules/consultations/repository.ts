@@ -1,12 +1,14 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { ISO_SQL, iso } from '../../lib/iso.ts';
 import { toPrescription, type PrescriptionWithDoctor } from '../fulfilment/index.ts';
 import { toPayment } from '../payments/index.ts';
+import { openConsultation, type ConsultationRow } from './records.repository.ts';
 import type { Consultation } from './schemas.ts';
 import { isConsultationStatus } from './status.ts';
 
@@ -21,8 +23,8 @@ export async function countForUser(q: Queryable, userId: string): Promise<number
   return r?.n ?? 0;
 }
 
-export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number): Promise<ConsultationsRow[]> {
-  return sqlOf(q)
+export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number): Promise<ConsultationRow[]> {
+  const rows = await sqlOf(q)
     .selectFrom('consultations')
     .selectAll()
     .where('user_id', '=', userId)
@@ -31,6 +33,7 @@ export async function pageForUser(q: Queryable, userId: string, limit: number, o
     .limit(limit)
     .offset(offset)
     .execute();
+  return rows.map((r) => openConsultation(q, r));
 }
 
 function documentNumber(deps: Deps, sealed: string | null): string | null {
@@ -153,6 +156,7 @@ type ConsultationColumns = Pick<
   | 'dosage'
   | 'images'
   | 'form_snapshot'
+  | 'form_snapshot_enc'
   | 'subscription_id'
   | 'created_at'
   | 'updated_at'
@@ -193,6 +197,7 @@ function planOf(r: { id: string; plan: string }): Consultation['plan'] {
 
 /** One consultation row with its related records, in the API's shape (list and detail alike). */
 function toConsultation(
+  q: Queryable,
   r: DateOrIso<ConsultationColumns>,
   user: Consultation['user'],
   doctor: Doctor,
@@ -215,7 +220,8 @@ function toConsultation(
     treatment_id: r.treatment_id ?? '',
     dosage: r.dosage ?? '',
     images: toImages(r.images),
-    form_snapshot: toFormSnapshot(r.form_snapshot),
+    // The answers are sealed at rest (src/lib/sealed.ts): opened here, for the list and the detail alike.
+    form_snapshot: toFormSnapshot(readJson(q, r.form_snapshot, r.form_snapshot_enc, [])),
     questionnaire_submission: submission,
     subscription_id: r.subscription_id ?? null,
     prescriptions: prescriptions.map((p) => toPrescription(p, base)),
@@ -228,8 +234,11 @@ function toConsultation(
 
 const anyOf = (ids: string[]) => sql<string>`any(${ids}::uuid[])`;
 
-/** Serialises consultation rows (any accounts) with user summary, doctor, payments, prescriptions. */
-export async function serialiseConsultations(q: Queryable, deps: Deps, rows: ConsultationsRow[]): Promise<Consultation[]> {
+/**
+ * Serialises consultation rows (any accounts) with user summary, doctor, payments, prescriptions.
+ * Rows come opened (the module's functions) or as stored (sealed columns opened here).
+ */
+export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (ConsultationRow & Partial<Pick<ConsultationsRow, 'form_snapshot_enc' | 'renewal_details_enc'>>)[]): Promise<Consultation[]> {
   if (rows.length === 0) return [];
   const db = sqlOf(q);
   const base = deps.config.PUBLIC_BASE_URL;
@@ -261,7 +270,8 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: Con
   );
   return rows.map((r) =>
     toConsultation(
-      r,
+      q,
+      { ...r, form_snapshot_enc: r.form_snapshot_enc ?? null },
       users.get(r.user_id)!,
       r.doctor_id ? (doctors.get(r.doctor_id) ?? null) : null,
       r.questionnaire_submission_id ? (submissions.get(r.questionnaire_submission_id) ?? null) : null,
@@ -296,7 +306,7 @@ const PRESCRIPTION_JSON = `json_build_object(
 const CONSULTATION_JSON = `json_build_object(
     'id', c.id, 'doctor_id', c.doctor_id, 'store_order_id', c.store_order_id, 'status', c.status, 'origin', c.origin,
     'category', c.category, 'plan', c.plan, 'supply_days', c.supply_days, 'decision_reason', c.decision_reason,
-    'treatment_id', c.treatment_id, 'dosage', c.dosage, 'images', c.images, 'form_snapshot', c.form_snapshot,
+    'treatment_id', c.treatment_id, 'dosage', c.dosage, 'images', c.images, 'form_snapshot', c.form_snapshot, 'form_snapshot_enc', c.form_snapshot_enc,
     'questionnaire_submission_id', c.questionnaire_submission_id, 'subscription_id', c.subscription_id,
     'created_at', c.created_at, 'updated_at', c.updated_at, 'decided_at', c.decided_at,
     'doctor', case when d.id is null then null else json_build_object('id', d.id, 'first_name', d.first_name, 'last_name', d.last_name,
@@ -359,7 +369,7 @@ export async function listForUser(
     dataVersion: u.data_version,
     count: user.consultation_count,
     results: u.page.map((r) =>
-      toConsultation(r, user, r.doctor ? toDoctor(r.doctor) : null, r.submission ? toSubmission(r.submission) : null, r.prescriptions, r.payments, base),
+      toConsultation(q, r, user, r.doctor ? toDoctor(r.doctor) : null, r.submission ? toSubmission(r.submission) : null, r.prescriptions, r.payments, base),
     ),
   };
 }

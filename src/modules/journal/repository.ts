@@ -12,13 +12,22 @@ import type {
   WeightEntriesRow,
   WeightEntriesUpdate,
 } from '../../db/schema.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
+
+// Free text sealed at rest (src/lib/sealed.ts): a note's content and a side-effect report's note are
+// stored in `*_enc`; the plaintext column only holds rows written before that, until sealed at start.
+export type JournalNote = Omit<JournalNotesRow, 'content' | 'content_enc'> & { content: string };
+export type SideEffectReport = Omit<SideEffectReportsRow, 'note' | 'note_enc'> & { note: string };
+
+const noteOf = (q: Queryable, { content, content_enc, ...row }: JournalNotesRow): JournalNote => ({ ...row, content: readText(q, content, content_enc) });
+const reportOf = (q: Queryable, { note, note_enc, ...row }: SideEffectReportsRow): SideEffectReport => ({ ...row, note: readText(q, note, note_enc) });
 
 export type Table = 'weight_entries' | 'injections' | 'journal_notes' | 'side_effect_reports';
 export interface Rows {
   weight_entries: WeightEntriesRow;
   injections: InjectionsRow;
-  journal_notes: JournalNotesRow;
-  side_effect_reports: SideEffectReportsRow;
+  journal_notes: JournalNote;
+  side_effect_reports: SideEffectReport;
 }
 
 export async function count(q: Queryable, table: Table, userId: string): Promise<number> {
@@ -38,10 +47,14 @@ const PAGERS: { [K in Table]: Pager<K> } = {
     sqlOf(q).selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy('logged_on', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
   injections: (q, userId, limit, offset) =>
     sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy('injected_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-  journal_notes: (q, userId, limit, offset) =>
-    sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-  side_effect_reports: (q, userId, limit, offset) =>
-    sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+  journal_notes: async (q, userId, limit, offset) =>
+    (await sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
+      (r) => noteOf(q, r),
+    ),
+  side_effect_reports: async (q, userId, limit, offset) =>
+    (
+      await sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+    ).map((r) => reportOf(q, r)),
 };
 
 /** A page of the account's entries, newest first. */
@@ -115,36 +128,38 @@ export async function updateInjection(
   return row ?? null;
 }
 
-export async function insertNote(q: Queryable, userId: string, content: string): Promise<JournalNotesRow> {
-  return sqlOf(q).insertInto('journal_notes').values({ user_id: userId, content }).returningAll().executeTakeFirstOrThrow();
+export async function insertNote(q: Queryable, userId: string, content: string): Promise<JournalNote> {
+  return noteOf(q, await sqlOf(q).insertInto('journal_notes').values({ user_id: userId, content: null, content_enc: sealText(q, content) }).returningAll().executeTakeFirstOrThrow());
 }
 
-export async function findNote(q: Queryable, userId: string, id: string): Promise<JournalNotesRow | null> {
+export async function findNote(q: Queryable, userId: string, id: string): Promise<JournalNote | null> {
   const row = await sqlOf(q).selectFrom('journal_notes').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return row ?? null;
+  return row ? noteOf(q, row) : null;
 }
 
-export async function updateNote(q: Queryable, userId: string, id: string, content: string): Promise<JournalNotesRow | null> {
+export async function updateNote(q: Queryable, userId: string, id: string, content: string): Promise<JournalNote | null> {
   const row = await sqlOf(q)
     .updateTable('journal_notes')
-    .set({ content, updated_at: sql<Date>`now()` })
+    .set({ content: null, content_enc: sealText(q, content), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirst();
-  return row ?? null;
+  return row ? noteOf(q, row) : null;
 }
 
 export async function insertSideEffect(
   q: Queryable,
   userId: string,
   input: { symptom: string; severity: string; started_on: string | null; note: string; flagged: boolean },
-): Promise<SideEffectReportsRow> {
-  return sqlOf(q)
+): Promise<SideEffectReport> {
+  const { note, ...rest } = input;
+  const row = await sqlOf(q)
     .insertInto('side_effect_reports')
-    .values({ ...input, user_id: userId })
+    .values({ ...rest, note: null, note_enc: sealText(q, note), user_id: userId })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return reportOf(q, row);
 }
 
 export async function planFor(q: Queryable, userId: string): Promise<InjectionPlansRow | null> {
@@ -197,8 +212,8 @@ export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: 
 }
 
 /** Marks a report the red-flag desk took up (the row as it is now). */
-export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReportsRow> {
-  return sqlOf(q).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow();
+export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReport> {
+  return reportOf(q, await sqlOf(q).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow());
 }
 
 // ---------------------------------------------------------------- the account's privacy (issue 23)
@@ -213,7 +228,14 @@ export async function journalOfAccount(q: Queryable, userId: string) {
     await db.selectFrom('injection_plans').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
     await db.selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
   ];
-  return { weight_entries, injections, notes, injection_plan: plans.find((p) => p.active) ?? plans.at(-1) ?? null, injection_plans: plans, side_effect_reports };
+  return {
+    weight_entries,
+    injections,
+    notes: notes.map((r) => noteOf(q, r)),
+    side_effect_reports: side_effect_reports.map((r) => reportOf(q, r)),
+    injection_plan: plans.find((p) => p.active) ?? plans.at(-1) ?? null,
+    injection_plans: plans,
+  };
 }
 
 /**

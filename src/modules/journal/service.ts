@@ -2,7 +2,7 @@
 // Design decisions: docs/journal.md.
 import type { Deps } from '../../deps.ts';
 import type { Queryable } from '../../db/index.ts';
-import type { InjectionPlansRow, InjectionsRow, JournalNotesRow, SideEffectReportsRow, WeightEntriesRow } from '../../db/schema.ts';
+import type { InjectionPlansRow, InjectionsRow, WeightEntriesRow } from '../../db/schema.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { mentionsDehydration } from '../../lib/emergency.ts';
 import { prescribedCategories, screenFreeText } from '../redflags/index.ts';
@@ -10,6 +10,7 @@ import { nameUuid } from '../../lib/name-uuid.ts';
 import { activePlanRequired } from './active-plan.ts';
 import { SEVERITIES, SITES } from './schemas.ts';
 import * as repo from './repository.ts';
+import type { JournalNote, SideEffectReport } from './repository.ts';
 import { iso as isoOrNull } from '../../lib/iso.ts';
 // Journal timestamps are never null: the shared formatter, non-null.
 const iso = (d: Date | string) => isoOrNull(d)!;
@@ -48,8 +49,8 @@ export const planOut = (r: Pick<InjectionPlansRow, 'id' | 'created_at' | 'update
   starts_on: r.starts_on,
   active: r.active,
 });
-export const noteOut = (r: JournalNotesRow) => ({ id: r.id, content: r.content, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
-export const sideEffectOut = (r: SideEffectReportsRow) => ({
+export const noteOut = (r: JournalNote) => ({ id: r.id, content: r.content, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+export const sideEffectOut = (r: SideEffectReport) => ({
   id: r.id,
   symptom: r.symptom,
   severity: isSeverity(r.severity) ? r.severity : 'moderate',

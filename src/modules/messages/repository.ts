@@ -5,10 +5,11 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
 
 export type SenderType = 'USER' | 'DOCTOR';
 
-export type MessageView = Pick<MessagesRow, 'id' | 'conversation_id' | 'sender_id' | 'content' | 'file_id' | 'is_read' | 'created_at'> & { sender_type: SenderType };
+export type MessageView = Pick<MessagesRow, 'id' | 'conversation_id' | 'sender_id' | 'file_id' | 'is_read' | 'created_at'> & { sender_type: SenderType; content: string };
 
 /** The patient fields a conversation shows, and their newest subscription's status ('none' without one). */
 export type PatientSummary = Pick<UsersRow, 'email' | 'first_name' | 'last_name' | 'locale' | 'country_of_residence' | 'created_at'> & { subscription_status: string };
@@ -23,8 +24,14 @@ export type ConversationView = Pick<ConversationsRow, 'id' | 'user_id' | 'is_act
 export type StoredFile = Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension'>;
 
 const asSender = (v: string): SenderType => (v === 'DOCTOR' ? 'DOCTOR' : 'USER');
-const MESSAGE_COLUMNS = ['id', 'conversation_id', 'sender_id', 'sender_type', 'content', 'file_id', 'is_read', 'created_at'] as const;
-const messageOf = (m: Pick<MessagesRow, (typeof MESSAGE_COLUMNS)[number]>): MessageView => ({ ...m, sender_type: asSender(m.sender_type) });
+// Message bodies are sealed at rest (content_enc, src/lib/sealed.ts); `content` is the plaintext of a
+// row written before that, until the start-up pass seals it.
+const MESSAGE_COLUMNS = ['id', 'conversation_id', 'sender_id', 'sender_type', 'content', 'content_enc', 'file_id', 'is_read', 'created_at'] as const;
+const messageOf = (q: Queryable, { content, content_enc, ...m }: Pick<MessagesRow, (typeof MESSAGE_COLUMNS)[number]>): MessageView => ({
+  ...m,
+  content: readText(q, content, content_enc),
+  sender_type: asSender(m.sender_type),
+});
 
 /**
  * Conversations with their patient, newest subscription status, unread count and last message, in
@@ -39,7 +46,7 @@ function conversations(q: Queryable, unreadFrom: SenderType) {
       (eb) =>
         eb
           .selectFrom('messages as lm')
-          .select(['lm.id', 'lm.conversation_id', 'lm.sender_id', 'lm.sender_type', 'lm.content', 'lm.file_id', 'lm.is_read', 'lm.created_at'])
+          .select(['lm.id', 'lm.conversation_id', 'lm.sender_id', 'lm.sender_type', 'lm.content', 'lm.content_enc', 'lm.file_id', 'lm.is_read', 'lm.created_at'])
           .whereRef('lm.conversation_id', '=', 'c.id')
           .orderBy('lm.created_at', 'desc')
           .orderBy('lm.id', 'desc')
@@ -52,17 +59,20 @@ function conversations(q: Queryable, unreadFrom: SenderType) {
       'u.email', 'u.first_name', 'u.last_name', 'u.locale', 'u.country_of_residence',
       sql<number>`(select count(*)::int from messages m where m.conversation_id = c.id and m.sender_type = ${unreadFrom} and not m.is_read)`.as('unread_count'),
       sql<string>`coalesce((select s.status from subscriptions s where s.user_id = c.user_id order by s.created_at desc limit 1), 'none')`.as('subscription_status'),
-      'last.id as last_id', 'last.sender_id as last_sender_id', 'last.sender_type as last_sender_type', 'last.content as last_content',
+      'last.id as last_id', 'last.sender_id as last_sender_id', 'last.sender_type as last_sender_type', 'last.content as last_content', 'last.content_enc as last_content_enc',
       'last.file_id as last_file_id', 'last.is_read as last_is_read', 'last.created_at as last_created_at',
     ]);
 }
 
 type ConversationRow = Awaited<ReturnType<ReturnType<typeof conversations>['executeTakeFirstOrThrow']>>;
 
-function conversationOf(r: ConversationRow): ConversationView {
+function conversationOf(q: Queryable, r: ConversationRow): ConversationView {
   const last =
-    r.last_id !== null && r.last_sender_id !== null && r.last_sender_type !== null && r.last_content !== null && r.last_is_read !== null && r.last_created_at !== null
-      ? messageOf({ id: r.last_id, conversation_id: r.id, sender_id: r.last_sender_id, sender_type: r.last_sender_type, content: r.last_content, file_id: r.last_file_id, is_read: r.last_is_read, created_at: r.last_created_at })
+    r.last_id !== null && r.last_sender_id !== null && r.last_sender_type !== null && r.last_is_read !== null && r.last_created_at !== null
+      ? messageOf(q, {
+          id: r.last_id, conversation_id: r.id, sender_id: r.last_sender_id, sender_type: r.last_sender_type, content: r.last_content, content_enc: r.last_content_enc,
+          file_id: r.last_file_id, is_read: r.last_is_read, created_at: r.last_created_at,
+        })
       : null;
   return {
     id: r.id, user_id: r.user_id, is_active: r.is_active, pinned_at: r.pinned_at, flagged_at: r.flagged_at, created_at: r.created_at, updated_at: r.updated_at,
@@ -78,7 +88,7 @@ export async function findConversationForPatient(q: Queryable, userId: string, i
   let query = conversations(q, 'DOCTOR').where('c.user_id', '=', userId);
   if (id !== undefined) query = query.where('c.id', '=', id);
   const row = await query.executeTakeFirst();
-  return row && conversationOf(row);
+  return row && conversationOf(q, row);
 }
 
 /** What a conversation without a row shows of its patient. Undefined when the account does not exist. */
@@ -106,13 +116,13 @@ export async function listMessagesForPatient(q: Queryable, userId: string, conve
   const rows = await sqlOf(q)
     .selectFrom('messages as m')
     .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
-    .select(['m.id', 'm.conversation_id', 'm.sender_id', 'm.sender_type', 'm.content', 'm.file_id', 'm.is_read', 'm.created_at'])
+    .select(['m.id', 'm.conversation_id', 'm.sender_id', 'm.sender_type', 'm.content', 'm.content_enc', 'm.file_id', 'm.is_read', 'm.created_at'])
     .where('c.user_id', '=', userId)
     .where('c.id', '=', conversationId)
     .orderBy('m.created_at', 'asc')
     .orderBy('m.id', 'asc')
     .execute();
-  return rows.map(messageOf);
+  return rows.map((m) => messageOf(q, m));
 }
 
 /** The patient has read the team's messages. */
@@ -135,7 +145,7 @@ export async function insertPatientMessage(
 ): Promise<boolean> {
   const inserted = await sqlOf(q)
     .insertInto('messages')
-    .columns(['conversation_id', 'sender_id', 'sender_type', 'content', 'file_id', 'flagged_emergency', 'created_at'])
+    .columns(['conversation_id', 'sender_id', 'sender_type', 'content', 'content_enc', 'file_id', 'flagged_emergency', 'created_at'])
     .expression((eb) =>
       eb
         .selectFrom('conversations')
@@ -143,7 +153,8 @@ export async function insertPatientMessage(
           'id',
           'user_id',
           sql<string>`'USER'`.as('sender_type'),
-          sql<string>`${m.content}::text`.as('content'),
+          sql<null>`null::text`.as('content'),
+          sql<string>`${sealText(q, m.content)}::text`.as('content_enc'),
           sql<string | null>`${m.fileId}::uuid`.as('file_id'),
           sql<boolean>`${m.flagged}::boolean`.as('flagged_emergency'),
           sql<Date>`${m.at}::timestamptz`.as('created_at'),
@@ -190,7 +201,7 @@ export async function fileForPatient(q: Queryable, userId: string, conversationI
 
 export async function findConversationForClinician(q: Queryable, id: string): Promise<ConversationView | undefined> {
   const row = await conversations(q, 'USER').where('c.id', '=', id).executeTakeFirst();
-  return row && conversationOf(row);
+  return row && conversationOf(q, row);
 }
 
 export async function countConversationsForClinician(q: Queryable): Promise<number> {
@@ -207,12 +218,12 @@ export async function pageConversationsForClinician(q: Queryable, limit: number,
     .limit(limit)
     .offset(offset)
     .execute();
-  return rows.map(conversationOf);
+  return rows.map((r) => conversationOf(q, r));
 }
 
 export async function listMessagesForClinician(q: Queryable, conversationId: string): Promise<MessageView[]> {
   const rows = await sqlOf(q).selectFrom('messages').select(MESSAGE_COLUMNS).where('conversation_id', '=', conversationId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(messageOf);
+  return rows.map((m) => messageOf(q, m));
 }
 
 /** The team has read the patient's messages. */
@@ -223,7 +234,7 @@ export async function markPatientMessagesReadForClinician(q: Queryable, conversa
 export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; at: Date }): Promise<void> {
   await sqlOf(q)
     .insertInto('messages')
-    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: m.content, file_id: null, flagged_emergency: false, created_at: m.at })
+    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: null, content_enc: sealText(q, m.content), file_id: null, flagged_emergency: false, created_at: m.at })
     .execute();
   await sqlOf(q).updateTable('conversations').set({ updated_at: m.at }).where('id', '=', m.conversationId).execute();
 }
@@ -247,13 +258,14 @@ export async function conversationsOfAccount(q: Queryable, userId: string) {
   const messages = conversations.length
     ? await db
         .selectFrom('messages')
-        .select(['id', 'conversation_id', 'sender_type', 'content', 'file_id', 'is_read', 'read_at', 'flagged_emergency', 'created_at'])
+        .select(['id', 'conversation_id', 'sender_type', 'content', 'content_enc', 'file_id', 'is_read', 'read_at', 'flagged_emergency', 'created_at'])
         .where('conversation_id', 'in', conversations.map((c) => c.id))
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
         .execute()
     : [];
-  return conversations.map((c) => ({ ...c, messages: messages.filter((m) => m.conversation_id === c.id) }));
+  const opened = messages.map(({ content, content_enc, ...m }) => ({ ...m, content: readText(q, content, content_enc) }));
+  return conversations.map((c) => ({ ...c, messages: opened.filter((m) => m.conversation_id === c.id) }));
 }
 
 /**

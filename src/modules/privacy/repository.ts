@@ -4,6 +4,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 import type { ConsentsRow } from '../../db/schema.ts';
+import { readJson } from '../../lib/sealed.ts';
 
 export const CONSENT_KINDS = ['health_data_processing', 'terms', 'privacy', 'marketing'] as const;
 export type ConsentKind = (typeof CONSENT_KINDS)[number];
@@ -42,9 +43,12 @@ export async function currentConsent(q: Queryable, userId: string, kind: Consent
 /** Questionnaire drafts, submissions (with answers) and draft red flags of the account. */
 export async function questionnaireProgressOf(q: Queryable, userId: string) {
   const db = sqlOf(q);
+  // Answers are sealed at rest (src/lib/sealed.ts): the export carries them opened, never the sealed text.
+  const drafts = await db.selectFrom('questionnaire_drafts').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  const submissions = await db.selectFrom('questionnaire_submissions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
   return {
-    drafts: await db.selectFrom('questionnaire_drafts').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
-    submissions: await db.selectFrom('questionnaire_submissions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
+    drafts: drafts.map(({ data, data_enc, ...d }) => ({ ...d, data: readJson(q, data, data_enc, []) })),
+    submissions: submissions.map(({ answers, answers_enc, ...s }) => ({ ...s, answers: readJson(q, answers, answers_enc, []) })),
     red_flags: await db.selectFrom('questionnaire_draft_red_flags').selectAll().where('user_id', '=', userId).orderBy('first_raised_at').execute(),
   };
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { UsersRow } from '../../db/schema.ts';
+import { readJson, sealJson } from '../../lib/sealed.ts';
 import type { AnswerItem } from './engine.ts';
 
 /** The profile facts the engine and the country check read (users is the accounts module's; reading it here is a join-style read). */
@@ -58,21 +59,31 @@ export interface Submission {
   created_at: Date;
 }
 
-const SUBMISSION_COLUMNS = ['id', 'category', 'version_id', 'answers', 'outcome', 'result', 'created_at'] as const;
+// Answers are sealed at rest (`data_enc`, `answers_enc`: src/lib/sealed.ts); the plaintext columns
+// only hold rows written before that, until the start-up pass seals them. `result` (the engine's
+// verdict: outcome, reasons, deciding keys) stays readable: the anti-gaming check queries it.
+const SUBMISSION_COLUMNS = ['id', 'category', 'version_id', 'answers', 'answers_enc', 'outcome', 'result', 'created_at'] as const;
+const DRAFT_COLUMNS = ['id', 'version_id', 'data', 'data_enc', 'updated_at'] as const;
 
-function submissionOf(row: { id: string; category: string; version_id: string; answers: unknown; outcome: string; result: unknown; created_at: Date }): Submission {
-  return { ...row, answers: answersOf(row.answers), result: StoredResult.parse(row.result ?? {}) };
+type SubmissionRow = { id: string; category: string; version_id: string; answers: unknown; answers_enc: string | null; outcome: string; result: unknown; created_at: Date };
+
+function submissionOf(q: Queryable, { answers, answers_enc, ...row }: SubmissionRow): Submission {
+  return { ...row, answers: answersOf(readJson(q, answers, answers_enc, [])), result: StoredResult.parse(row.result ?? {}) };
+}
+
+function draftOf(q: Queryable, { data, data_enc, ...row }: { id: string; version_id: string; data: unknown; data_enc: string | null; updated_at: Date }): Draft {
+  return { ...row, data: answersOf(readJson(q, data, data_enc, [])) };
 }
 
 /** The patient's saved draft in a category, or undefined when none is saved (reads never create one). */
 export async function findDraft(q: Queryable, userId: string, category: string): Promise<Draft | undefined> {
   const row = await sqlOf(q)
     .selectFrom('questionnaire_drafts')
-    .select(['id', 'version_id', 'data', 'updated_at'])
+    .select(DRAFT_COLUMNS)
     .where('user_id', '=', userId)
     .where('category', '=', category)
     .executeTakeFirst();
-  return row && { ...row, data: answersOf(row.data) };
+  return row && draftOf(q, row);
 }
 
 /**
@@ -107,29 +118,30 @@ export async function emptyDraftBasis(q: Queryable, userId: string, category: st
 export async function saveDraft(q: Queryable, userId: string, category: string, versionId: string, data: AnswerItem[], now: Date, newId: string): Promise<Draft> {
   const row = await sqlOf(q)
     .insertInto('questionnaire_drafts')
-    .values({ id: newId, user_id: userId, category, version_id: versionId, data: JSON.stringify(data), updated_at: now })
+    .values({ id: newId, user_id: userId, category, version_id: versionId, data: null, data_enc: sealJson(q, data), updated_at: now })
     .onConflict((oc) =>
       oc.columns(['user_id', 'category']).doUpdateSet((eb) => ({
         version_id: eb.ref('excluded.version_id'),
-        data: eb.ref('excluded.data'),
+        data: null,
+        data_enc: eb.ref('excluded.data_enc'),
         updated_at: eb.ref('excluded.updated_at'),
       })),
     )
-    .returning(['id', 'version_id', 'data', 'updated_at'])
+    .returning(DRAFT_COLUMNS)
     .executeTakeFirstOrThrow();
-  return { ...row, data: answersOf(row.data) };
+  return draftOf(q, row);
 }
 
 /** The draft, locked until the end of the transaction (parallel submits of one draft store one submission). */
 export async function lockDraft(q: Queryable, userId: string, category: string): Promise<Draft | null> {
   const row = await sqlOf(q)
     .selectFrom('questionnaire_drafts')
-    .select(['id', 'version_id', 'data', 'updated_at'])
+    .select(DRAFT_COLUMNS)
     .where('user_id', '=', userId)
     .where('category', '=', category)
     .forUpdate()
     .executeTakeFirst();
-  return row ? { ...row, data: answersOf(row.data) } : null;
+  return row ? draftOf(q, row) : null;
 }
 
 export async function deleteDraft(q: Queryable, userId: string, draftId: string): Promise<void> {
@@ -141,7 +153,7 @@ export async function latestSubmission(q: Queryable, userId: string, category: s
   let query = sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('user_id', '=', userId).where('category', '=', category);
   if (outcomes) query = query.where('outcome', 'in', outcomes);
   const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? submissionOf(row) : null;
+  return row ? submissionOf(q, row) : null;
 }
 
 export async function insertSubmission(
@@ -156,7 +168,7 @@ export async function insertSubmission(
 ): Promise<{ id: string; created_at: Date }> {
   return sqlOf(q)
     .insertInto('questionnaire_submissions')
-    .values({ user_id: userId, category, version_id: versionId, answers: JSON.stringify(answers), outcome, result: JSON.stringify(result), created_at: now })
+    .values({ user_id: userId, category, version_id: versionId, answers: null, answers_enc: sealJson(q, answers), outcome, result: JSON.stringify(result), created_at: now })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
 }
@@ -199,13 +211,13 @@ export async function latestSubmissionWithExclusions(q: Queryable, userId: strin
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? submissionOf(row) : null;
+  return row ? submissionOf(q, row) : null;
 }
 
 /** A submission by id (scoped by the owner), for re-checks at approval. */
 export async function submissionById(q: Queryable, userId: string, id: string): Promise<Submission | null> {
   const row = await sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return row ? submissionOf(row) : null;
+  return row ? submissionOf(q, row) : null;
 }
 
 /**
@@ -226,7 +238,7 @@ export async function submissionWithEarlier(q: Queryable, userId: string, submis
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  return { current, earlier: rows.map(submissionOf) };
+  return { current, earlier: rows.map((r) => submissionOf(q, r)) };
 }
 
 /**

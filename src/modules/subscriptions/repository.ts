@@ -4,6 +4,7 @@
 // Every status change goes through the machine in status.ts (`where status = <from>`).
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { readJson } from '../../lib/sealed.ts';
 import type { SubscriptionsRow, SubscriptionsUpdate, UsersRow } from '../../db/schema.ts';
 import { assertPlanTransition, canSetCancelAtPeriodEnd, LIVE_PLAN_STATUSES, type PlanStatus } from './status.ts';
 
@@ -387,13 +388,14 @@ export async function syncPlanFromProvider(
 export async function submissionAnswers(q: Queryable, userId: string, category: string, which: 'first' | 'latest'): Promise<unknown> {
   const row = await sqlOf(q)
     .selectFrom('questionnaire_submissions')
-    .select('answers')
+    .select(['answers', 'answers_enc'])
     .where('user_id', '=', userId)
     .where('category', '=', category)
     .orderBy('created_at', which === 'first' ? 'asc' : 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row?.answers ?? null;
+  // Answers are sealed at rest (src/lib/sealed.ts).
+  return row ? readJson(q, row.answers, row.answers_enc) : null;
 }
 
 /** Records (or clears, with null) the provider's draft invoice held for the plan's current period. */
