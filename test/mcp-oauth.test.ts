@@ -409,7 +409,7 @@ describe('the MCP endpoint', () => {
     expect((await rpc(t.access_token, undefined, { 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
   });
 
-  it('limits tool calls per client', async () => {
+  it('limits tool calls per patient of a client (the per-client ceiling: test/mcp-platform.test.ts)', async () => {
     const c = await register();
     const t = await tokens(c.client_id);
     const callTool = () => rpc(t.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_questionnaires', arguments: {} } });

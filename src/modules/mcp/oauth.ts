@@ -18,6 +18,8 @@ export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'
 /** Lifetimes of the short-lived artefacts (the token lifetimes are in the configuration). */
 export const AUTH_REQUEST_TTL_SECONDS = 15 * 60;
 export const CODE_TTL_SECONDS = 60;
+/** A registration that no patient used for a grant within this time is deleted (mcp.expire-unused-clients). */
+export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
 /** An OAuth error: `{error, error_description}` with its HTTP status (RFC 6749 5.2). */
 export class OAuthError extends Error {
@@ -79,6 +81,9 @@ export function authorizationServerMetadata(deps: Deps, locales: readonly string
     client_id_metadata_document_supported: true,
     ui_locales_supported: [...locales],
     service_documentation: `${e.issuer}/v1/docs/`,
+    // RFC 8414 2: the privacy policy and terms the assistant directories ask for (when configured).
+    ...(deps.config.MCP_POLICY_URL ? { op_policy_uri: deps.config.MCP_POLICY_URL } : {}),
+    ...(deps.config.MCP_TOS_URL ? { op_tos_uri: deps.config.MCP_TOS_URL } : {}),
   };
 }
 
@@ -90,6 +95,9 @@ export function protectedResourceMetadata(deps: Deps) {
     bearer_methods_supported: ['header'],
     resource_name: 'Patient Treatment Service assistant connector',
     resource_documentation: `${issuerOf(deps)}/v1/docs/`,
+    // RFC 9728 2: the same links for the resource.
+    ...(deps.config.MCP_POLICY_URL ? { resource_policy_uri: deps.config.MCP_POLICY_URL } : {}),
+    ...(deps.config.MCP_TOS_URL ? { resource_tos_uri: deps.config.MCP_TOS_URL } : {}),
   };
 }
 
@@ -124,7 +132,20 @@ export function redirectUriProblem(uri: string): string | null {
 
 // ---------------------------------------------------------------- registration (RFC 7591)
 
-export async function registerClient(deps: Deps, body: unknown) {
+/**
+ * The hosts a registration is budgeted under: those of its https redirect URIs (a platform's own
+ * host); none when every redirect URI is loopback (a native app, budgeted per address instead).
+ */
+export function registrationHosts(redirectUris: readonly string[]): string[] {
+  const hosts = new Set<string>();
+  for (const uri of redirectUris) {
+    const u = new URL(uri);
+    if (u.protocol === 'https:') hosts.add(u.host.toLowerCase());
+  }
+  return [...hosts].sort();
+}
+
+export async function registerClient(deps: Deps, body: unknown, budget: (hosts: string[]) => Promise<void> = () => Promise.resolve()) {
   const parsed = OAuthClientMetadataSchema.safeParse(body ?? {});
   if (!parsed.success) throw bad('invalid_client_metadata', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   const meta = parsed.data;
@@ -146,6 +167,7 @@ export async function registerClient(deps: Deps, body: unknown) {
   }
   const scope = meta.scope === undefined ? undefined : parseScopes(meta.scope);
   if (scope === undefined && meta.scope !== undefined) throw bad('invalid_client_metadata', `scope must be made of ${SCOPES.join(', ')}.`);
+  await budget(registrationHosts(meta.redirect_uris));
   const clientName = (meta.client_name ?? '').trim().slice(0, 120);
   const id = `mcp_${randomUUID().replace(/-/g, '')}`;
   const secret = authMethod === 'none' ? null : randomToken(32);

@@ -327,6 +327,20 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
   await db.deleteFrom('mcp_tokens').where('expires_at', '<', before).execute();
 }
 
+/**
+ * Registrations (and cached metadata documents) made before `before` that no patient ever used for a
+ * grant: deleted with their pending requests. Returns how many.
+ */
+export async function deleteUnusedClients(q: Queryable, before: Date): Promise<number> {
+  const rows = await sqlOf(q)
+    .deleteFrom('mcp_clients as c')
+    .where('c.created_at', '<', before)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('mcp_grants as g').select('g.id').whereRef('g.client_id', '=', 'c.id'))))
+    .returning('c.id')
+    .execute();
+  return rows.length;
+}
+
 // ---------------------------------------------------------------- the account's privacy (issue 23)
 
 export interface AccountGrantRow extends McpGrantsRow {
