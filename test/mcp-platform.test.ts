@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hidden, patientWithPassword } from './mcp-support.ts';
-import { PASSWORD, TEST_BASE_URL, call, createTestContext, type Patient, type TestContext } from './support/harness.ts';
+import { PASSWORD, TEST_BASE_URL, call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
 let a: Patient;
@@ -29,8 +29,8 @@ const registerRaw = (redirect: string, extra: Record<string, unknown> = {}) =>
   call(ctx, 'POST', '/oauth/register', { json: { client_name: 'Platform', redirect_uris: [redirect], token_endpoint_auth_method: 'none', ...extra } });
 
 /** The whole authorization of one patient for a client: the token pair. */
-async function tokensFor(clientId: string, redirect: string, who: Patient) {
-  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: CHALLENGE, code_challenge_method: 'S256', resource: MCP, state: 's' });
+async function tokensFor(clientId: string, redirect: string, who: Patient, scope?: string) {
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: CHALLENGE, code_challenge_method: 'S256', resource: MCP, state: 's', ...(scope ? { scope } : {}) });
   const start = await call(ctx, 'GET', `/oauth/authorize?${q}`);
   expect(start.status, start.text).toBe(200);
   const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
@@ -42,7 +42,7 @@ async function tokensFor(clientId: string, redirect: string, who: Patient) {
   const code = new URL(String(consent.headers.location)).searchParams.get('code')!;
   const t = await formPost('/oauth/token', { grant_type: 'authorization_code', code, code_verifier: VERIFIER, redirect_uri: redirect, client_id: clientId, resource: MCP });
   expect(t.status, t.text).toBe(200);
-  return t.body as { access_token: string; refresh_token: string };
+  return t.body as { access_token: string; refresh_token: string; scope: string };
 }
 
 const toolCall = (accessToken: string) =>
@@ -144,5 +144,98 @@ describe('metadata links for the assistant directories', () => {
     }
     const plain = await call(ctx, 'GET', '/.well-known/oauth-authorization-server');
     expect(plain.body).not.toHaveProperty('op_policy_uri');
+  });
+});
+
+const listTools = (accessToken: string) =>
+  call(ctx, 'POST', '/mcp', {
+    json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${accessToken}` },
+  });
+const refresh = (clientId: string, refreshToken: string) => formPost('/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
+describe('revocation that holds', () => {
+  it('a new consent replaces the grant: the old access and refresh tokens end, the narrower scopes hold', async () => {
+    const p = await patientWithPassword(ctx);
+    const redirect = 'https://reconsent.example/cb';
+    const id = (await registerRaw(redirect)).body.client_id as string;
+    const full = await tokensFor(id, redirect, p);
+    expect(full.scope).toBe('patient:read journal:write messages:write');
+    const narrow = await tokensFor(id, redirect, p, 'patient:read');
+    expect(narrow.scope).toBe('patient:read');
+    expect((await listTools(full.access_token)).status).toBe(401);
+    const old = await refresh(id, full.refresh_token);
+    expect(old.status).toBe(400);
+    expect(old.body.error).toBe('invalid_grant');
+    expect((await listTools(narrow.access_token)).status).toBe(200);
+    const apps = await call(ctx, 'GET', '/v1/users/connected-apps/', { token: p.access });
+    expect(apps.body.count).toBe(1);
+    expect(apps.body.results[0].scopes).toEqual(['patient:read']);
+    const revoked = await ctx.db.query("select revoke_reason from mcp_grants where user_id = $1 and revoked_at is not null", [p.id]);
+    expect(revoked.map((r) => r.revoke_reason)).toEqual(['replaced']);
+    // The new refresh token works and cannot widen.
+    const next = await refresh(id, narrow.refresh_token);
+    expect(next.status).toBe(200);
+    expect(next.body.scope).toBe('patient:read');
+  });
+
+  it('mails the patient when an assistant connects, naming it and its redirect host', async () => {
+    const p = await patientWithPassword(ctx, { locale: 'de' });
+    const redirect = 'https://mailed.example/cb';
+    const id = (await call(ctx, 'POST', '/oauth/register', { json: { client_name: 'Mail Bot', redirect_uris: [redirect], token_endpoint_auth_method: 'none' } })).body.client_id as string;
+    await tokensFor(id, redirect, p);
+    const mails = await ctx.db.query('select subject, text_body, template from mail_outbox where to_address = $1', [p.email]);
+    const mail = mails.find((m) => m.template === 'mcp_assistant_connected');
+    expect(mail?.subject).toBe('Ein Assistent wurde mit Ihrem Konto verbunden');
+    expect(mail?.text_body).toContain('Mail Bot (mailed.example)');
+    expect(mail?.text_body).toContain('/profile');
+  });
+
+  it('a password change revokes every connector grant; /v1 sign-out does not', async () => {
+    const p = await patientWithPassword(ctx);
+    const other = await patientWithPassword(ctx);
+    const redirect = 'https://pw.example/cb';
+    const id = (await registerRaw(redirect)).body.client_id as string;
+    const t = await tokensFor(id, redirect, p);
+    const theirs = await tokensFor(id, redirect, other);
+    // Signing out of /v1 ends that session only: the connector is a separate connection.
+    expect((await call(ctx, 'POST', '/v1/users/logout/', { token: p.access, json: {} })).status).toBeLessThan(300);
+    expect((await listTools(t.access_token)).status).toBe(200);
+    const session = await call(ctx, 'POST', '/v1/users/token/', { brand: true, json: { email: p.email, password: PASSWORD } });
+    const changed = await call(ctx, 'POST', '/v1/users/change-password/', { token: session.body.access, json: { current_password: PASSWORD, new_password: 'Another-Quiet-Harbour-77' } });
+    expect(changed.status, changed.text).toBe(200);
+    expect((await listTools(t.access_token)).status).toBe(401);
+    expect((await refresh(id, t.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await call(ctx, 'GET', '/v1/users/connected-apps/', { token: session.body.access })).body.count).toBe(0);
+    // The other patient's connection (same client) is untouched.
+    expect((await listTools(theirs.access_token)).status).toBe(200);
+  });
+
+  it('a back-office disable revokes every grant, and re-enabling the account does not revive the tokens', async () => {
+    const p = await patientWithPassword(ctx);
+    const admin = await newStaff(ctx, 'backoffice_admin');
+    const redirect = 'https://disable.example/cb';
+    const id = (await registerRaw(redirect)).body.client_id as string;
+    const t = await tokensFor(id, redirect, p);
+    expect((await call(ctx, 'POST', `/v1/backoffice/users/${p.id}/disable/`, { token: admin.access })).status).toBe(200);
+    expect((await call(ctx, 'POST', `/v1/backoffice/users/${p.id}/enable/`, { token: admin.access })).status).toBe(200);
+    expect((await listTools(t.access_token)).status).toBe(401);
+    expect((await refresh(id, t.refresh_token)).body.error).toBe('invalid_grant');
+    const reasons = await ctx.db.query('select revoke_reason from mcp_grants where user_id = $1', [p.id]);
+    expect(reasons.map((r) => r.revoke_reason)).toEqual(['account_disabled']);
+    // A new consent after re-enabling works.
+    const again = await tokensFor(id, redirect, p);
+    expect((await listTools(again.access_token)).status).toBe(200);
+  });
+
+  it('erasure (DELETE /v1/users/me/) revokes every grant', async () => {
+    const p = await patientWithPassword(ctx);
+    const redirect = 'https://erase.example/cb';
+    const id = (await registerRaw(redirect)).body.client_id as string;
+    const t = await tokensFor(id, redirect, p);
+    const erased = await call(ctx, 'DELETE', '/v1/users/me/', { token: p.access, json: { password: PASSWORD } });
+    expect(erased.status, erased.text).toBeLessThan(300);
+    expect((await listTools(t.access_token)).status).toBe(401);
+    expect((await refresh(id, t.refresh_token)).body.error).toBe('invalid_grant');
   });
 });

@@ -9,6 +9,9 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { isMetadataUrl, metadataClient } from './client-metadata.ts';
+import { appLinks } from '../../mail/links.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { assistantConnectedMail } from './mail.ts';
 import * as repo from './repository.ts';
 
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write'] as const;
@@ -322,7 +325,18 @@ export async function decide(deps: Deps, row: repo.AuthRequestRow, allow: boolea
   return deps.db.tx(async (q) => {
     if (!row.user_id || !(await repo.completeAuthRequest(q, row.id, deps.clock.now()))) return undefined;
     if (!allow) return redirectWith(deps, row.redirect_uri, { error: 'access_denied', error_description: 'The patient denied the request.', state: row.state });
-    const grantId = await repo.upsertGrant(q, row.user_id, row.client_id, row.scopes, row.resource);
+    // A new consent replaces the grant: the old one's access and refresh tokens end here.
+    const { id: grantId } = await repo.replaceGrant(q, row.user_id, row.client_id, row.scopes, row.resource);
+    const patient = await repo.findPatient(q, row.user_id);
+    const client = await repo.findClient(q, row.client_id);
+    if (patient && client) {
+      await enqueueMail(q, patient.email, assistantConnectedMail, patient.locale, {
+        client: client.client_name || client.id,
+        host: new URL(row.redirect_uri).host,
+        scopes: row.scopes.split(' ').join(', '),
+        link: appLinks.account(deps.config),
+      });
+    }
     const code = randomToken(32);
     await repo.insertCode(q, {
       codeHash: sha256(code),

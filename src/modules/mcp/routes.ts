@@ -6,12 +6,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Queryable } from '../../db/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { randomToken } from '../../lib/crypto.ts';
-import { checkCredentials, checkSecondFactor, googleAccount } from '../accounts/index.ts';
+import { checkCredentials, checkSecondFactor, googleAccount, onCredentialsRevoked } from '../accounts/index.ts';
 import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
@@ -53,6 +54,10 @@ interface ToolCallMessage {
 const isToolCall = (msg: unknown): msg is ToolCallMessage =>
   typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'tools/call';
 
+const revokeGrantsOnCredentials = async (q: Queryable, userId: string, reason: string) => {
+  await repo.revokeAllGrantsForUser(q, userId, reason);
+};
+
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
 export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
@@ -80,6 +85,9 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const registerLoopbackBudget = deps.limiters.budget('mcp-register-ip', 30, 3600);
   const authorizeBudget = deps.limiters.budget('mcp-authorize-ip', 120, 60);
 
+  // A password change or reset, a disable (back office or CLI), an MFA reset or an erasure ends
+  // every session of the account in the accounts module: every connector grant ends with them.
+  onCredentialsRevoked(revokeGrantsOnCredentials);
   deps.scheduler.register('mcp.purge-expired', () => repo.purgeExpired(deps.db, deps.clock.now()));
   // Registrations never used for a grant are deleted a day after they were made (docs/mcp.md).
   deps.scheduler.register('mcp.expire-unused-clients', async () => {

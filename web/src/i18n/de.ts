@@ -421,4 +421,11 @@ export const de: Dict = {
   'privacy.passwordWrong': 'Das Passwort ist falsch.',
   'privacy.recentSignIn': 'Melden Sie sich erneut an und löschen Sie Ihr Konto innerhalb von 10 Minuten.',
   'privacy.erased': 'Ihr Konto wurde gelöscht. Eine Bestätigung ist per E-Mail unterwegs.',
+  'connectedApps.intro': 'Die KI-Assistenten, denen Sie Zugriff auf Ihre Daten gegeben haben (und, falls erlaubt, auf Ihr Tagebuch oder Ihre Nachrichten). Wenn Sie einen trennen, endet sein Zugriff sofort.',
+  'connectedApps.none': 'Sie haben keinen Assistenten verbunden.',
+  'connectedApps.scopes': 'darf',
+  'connectedApps.connectedOn': 'verbunden am',
+  'connectedApps.lastUsed': 'zuletzt verwendet',
+  'connectedApps.disconnect': 'Trennen',
+  'connectedApps.disconnected': 'Der Assistent wurde getrennt.',
 };

@@ -420,6 +420,13 @@ export const en = {
   'privacy.passwordWrong': 'The password is incorrect.',
   'privacy.recentSignIn': 'Sign in again, then delete your account within 10 minutes.',
   'privacy.erased': 'Your account has been deleted. A confirmation is on its way to your email.',
+  'connectedApps.intro': 'The AI assistants you allowed to read your records (and, if you allowed it, to write in your journal or send messages). Disconnecting one ends its access at once.',
+  'connectedApps.none': 'You have not connected any assistant.',
+  'connectedApps.scopes': 'may',
+  'connectedApps.connectedOn': 'connected on',
+  'connectedApps.lastUsed': 'last used',
+  'connectedApps.disconnect': 'Disconnect',
+  'connectedApps.disconnected': 'The assistant was disconnected.',
 };
 export type Key = keyof typeof en;
 /** A complete dictionary: every key English has. */

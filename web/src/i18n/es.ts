@@ -421,4 +421,11 @@ export const es: Dict = {
   'privacy.passwordWrong': 'La contraseña es incorrecta.',
   'privacy.recentSignIn': 'Vuelve a iniciar sesión y elimina tu cuenta en los 10 minutos siguientes.',
   'privacy.erased': 'Tu cuenta ha sido eliminada. Te hemos enviado una confirmación por correo.',
+  'connectedApps.intro': 'Los asistentes de IA a los que has permitido leer tus datos (y, si lo permitiste, escribir en tu diario o enviar mensajes). Al desconectar uno, su acceso termina de inmediato.',
+  'connectedApps.none': 'No has conectado ningún asistente.',
+  'connectedApps.scopes': 'puede',
+  'connectedApps.connectedOn': 'conectado el',
+  'connectedApps.lastUsed': 'último uso',
+  'connectedApps.disconnect': 'Desconectar',
+  'connectedApps.disconnected': 'El asistente se ha desconectado.',
 };

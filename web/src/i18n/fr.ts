@@ -421,4 +421,11 @@ export const fr: Dict = {
   'privacy.passwordWrong': 'Le mot de passe est incorrect.',
   'privacy.recentSignIn': 'Reconnectez-vous, puis supprimez votre compte dans les 10 minutes.',
   'privacy.erased': 'Votre compte a été supprimé. Une confirmation vous a été envoyée par e-mail.',
+  'connectedApps.intro': 'Les assistants IA que vous avez autorisés à lire vos données (et, si vous l’avez permis, à écrire dans votre journal ou envoyer des messages). En déconnecter un met fin à son accès immédiatement.',
+  'connectedApps.none': 'Vous n’avez connecté aucun assistant.',
+  'connectedApps.scopes': 'peut',
+  'connectedApps.connectedOn': 'connecté le',
+  'connectedApps.lastUsed': 'dernière utilisation',
+  'connectedApps.disconnect': 'Déconnecter',
+  'connectedApps.disconnected': 'L’assistant a été déconnecté.',
 };

@@ -421,4 +421,11 @@ export const it: Dict = {
   'privacy.passwordWrong': 'La password non è corretta.',
   'privacy.recentSignIn': 'Accedi di nuovo, poi elimina l’account entro 10 minuti.',
   'privacy.erased': 'Il tuo account è stato eliminato. Ti abbiamo inviato una conferma via email.',
+  'connectedApps.intro': 'Gli assistenti IA a cui hai consentito di leggere i tuoi dati (e, se l’hai permesso, di scrivere nel diario o inviare messaggi). Scollegarne uno ne termina subito l’accesso.',
+  'connectedApps.none': 'Non hai collegato alcun assistente.',
+  'connectedApps.scopes': 'può',
+  'connectedApps.connectedOn': 'collegato il',
+  'connectedApps.lastUsed': 'ultimo uso',
+  'connectedApps.disconnect': 'Scollega',
+  'connectedApps.disconnected': 'L’assistente è stato scollegato.',
 };

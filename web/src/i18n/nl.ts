@@ -421,4 +421,11 @@ export const nl: Dict = {
   'privacy.passwordWrong': 'Het wachtwoord is onjuist.',
   'privacy.recentSignIn': 'Meld u opnieuw aan en verwijder uw account binnen 10 minuten.',
   'privacy.erased': 'Uw account is verwijderd. Er is een bevestiging per e-mail onderweg.',
+  'connectedApps.intro': 'De AI-assistenten die u toegang gaf tot uw gegevens (en, als u dat toestond, tot uw dagboek of berichten). Ontkoppelen beëindigt de toegang meteen.',
+  'connectedApps.none': 'U heeft geen assistent gekoppeld.',
+  'connectedApps.scopes': 'mag',
+  'connectedApps.connectedOn': 'gekoppeld op',
+  'connectedApps.lastUsed': 'laatst gebruikt',
+  'connectedApps.disconnect': 'Ontkoppelen',
+  'connectedApps.disconnected': 'De assistent is ontkoppeld.',
 };

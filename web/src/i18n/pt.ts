@@ -421,4 +421,11 @@ export const pt: Dict = {
   'privacy.passwordWrong': 'A palavra-passe está incorreta.',
   'privacy.recentSignIn': 'Inicie sessão novamente e apague a conta nos 10 minutos seguintes.',
   'privacy.erased': 'A sua conta foi apagada. Enviámos uma confirmação por email.',
+  'connectedApps.intro': 'Os assistentes de IA a que permitiu ler os seus dados (e, se o permitiu, escrever no diário ou enviar mensagens). Desligar um termina o acesso de imediato.',
+  'connectedApps.none': 'Não ligou nenhum assistente.',
+  'connectedApps.scopes': 'pode',
+  'connectedApps.connectedOn': 'ligado em',
+  'connectedApps.lastUsed': 'última utilização',
+  'connectedApps.disconnect': 'Desligar',
+  'connectedApps.disconnected': 'O assistente foi desligado.',
 };
