@@ -133,6 +133,26 @@ export function redirectUriProblem(uri: string): string | null {
   return 'must use https (or http on a loopback address)';
 }
 
+/**
+ * The authorization request's redirect URI against a registered one: exactly equal, except that an
+ * http loopback URI may use any port (RFC 8252 7.3, OAuth 2.1 native apps: the port is chosen when
+ * the app starts). Scheme, host, path and query must still be equal.
+ */
+export function redirectMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  let a: URL;
+  let b: URL;
+  try {
+    a = new URL(registered);
+    b = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK.has(a.hostname) || a.hostname !== b.hostname) return false;
+  if (requested.includes('#') || b.username || b.password) return false;
+  return a.pathname === b.pathname && a.search === b.search;
+}
+
 // ---------------------------------------------------------------- registration (RFC 7591)
 
 /**
@@ -280,7 +300,7 @@ export async function startAuthorization(deps: Deps, q: AuthorizeQuery, locale: 
   if (!client) return { kind: 'error-page', message: 'unknown_client' };
   // redirect_uri is always required (and then required, equal, at the token endpoint).
   const target = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;
-  if (target === undefined || !client.redirect_uris.includes(target)) return { kind: 'error-page', message: 'bad_redirect_uri' };
+  if (target === undefined || !client.redirect_uris.some((r) => redirectMatches(r, target))) return { kind: 'error-page', message: 'bad_redirect_uri' };
   const state = typeof q.state === 'string' ? q.state : null;
   const fail = (error: string, description: string): AuthorizeOutcome => ({
     kind: 'redirect',

@@ -440,7 +440,8 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const challenge = (error?: { code: string; description: string }) =>
     [
       'Bearer',
-      [error ? `error="${error.code}", error_description="${error.description}"` : '', `resource_metadata="${e.resourceMetadata}"`].filter(Boolean).join(', '),
+      // The scope to ask for (MCP authorization 2025-11-25, scope selection): every connector scope.
+      [error ? `error="${error.code}", error_description="${error.description}"` : '', `resource_metadata="${e.resourceMetadata}"`, `scope="${oauth.SCOPES.join(' ')}"`].filter(Boolean).join(', '),
     ].join(' ');
 
   async function mcpAuth(request: FastifyRequest, reply: FastifyReply): Promise<oauth.McpAuth | undefined> {
