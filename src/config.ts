@@ -141,6 +141,13 @@ const EnvSchema = z.object({
   MCP_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   MCP_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
   MCP_TOOL_CALLS_PER_MINUTE: seconds(60),
+  // Issue 26: the per-patient budget above sits under a larger ceiling per client (every patient of
+  // one assistant platform shares its client), and registrations are budgeted per redirect host.
+  MCP_CLIENT_TOOL_CALLS_PER_MINUTE: seconds(3000),
+  MCP_REGISTRATIONS_PER_HOUR: seconds(1000),
+  // Links the assistant directories require in the authorization server metadata (https URLs).
+  MCP_POLICY_URL: urlOf(['https']).optional(),
+  MCP_TOS_URL: urlOf(['https']).optional(),
   // The seller printed on invoices (docs/billing.md): all four or none; required with NODE_ENV=production.
   SELLER_NAME: z.string().max(200).optional(),
   SELLER_ADDRESS: z.string().max(500).optional(),
@@ -188,6 +195,16 @@ export class ConfigError extends Error {
   }
 }
 
+/** https, or http on a loopback host (never crosses a network). */
+function httpsOrLoopback(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Settings that are valid alone but not together. */
 function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   const problems: string[] = [];
@@ -207,6 +224,14 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   if (c.NODE_ENV === 'production' && c.DATABASE_URL) {
     for (const name of ['JWT_SIGNING_KEYS', 'DATA_ENCRYPTION_KEYS'] as const) {
       if (!c[name]) problems.push(`${name}: required in production (NODE_ENV=production) on PostgreSQL; see docs/operations.md, key rotation`);
+    }
+  }
+  // The connector's authorization server (OAuth 2.1, docs/mcp.md) needs an https issuer in
+  // production; http is accepted on a loopback host only (a local trial such as compose.yaml).
+  if (c.NODE_ENV === 'production') {
+    for (const name of ['PUBLIC_BASE_URL', 'MCP_PUBLIC_URL'] as const) {
+      const v = c[name];
+      if (v && !httpsOrLoopback(v)) problems.push(`${name}: must be an https:// URL in production (NODE_ENV=production): the assistant connector's OAuth authorization server refuses http (http is accepted on localhost only)`);
     }
   }
   const s3Names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;

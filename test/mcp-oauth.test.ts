@@ -73,7 +73,7 @@ describe('discovery', () => {
   it('answers an unauthenticated call with 401 and the resource metadata address', async () => {
     const r = await rpc(undefined);
     expect(r.status).toBe(401);
-    expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/mcp"`);
+    expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="patient:read journal:write messages:write"`);
     // A browser client (the MCP Inspector) may read the challenge.
     const browser = await rpc(undefined, undefined, { origin: 'http://localhost:6274' });
     expect(browser.status).toBe(401);
@@ -270,6 +270,28 @@ describe('the authorization request', () => {
   });
 });
 
+describe('loopback redirect URIs (RFC 8252 7.3)', () => {
+  it('accept any port on the registered loopback host and path, nothing else', async () => {
+    const c = await register({ redirect_uris: ['http://127.0.0.1:1234/cb', REDIRECT] });
+    const at = (redirect_uri: string) => call(ctx, 'GET', authorizeUrl(c.client_id, { redirect_uri }));
+    expect((await at('http://127.0.0.1:59999/cb')).status).toBe(200);
+    expect((await at('http://127.0.0.1/cb')).status).toBe(200);
+    expect((await at('http://127.0.0.1:59999/other')).status).toBe(400);
+    expect((await at('http://localhost:59999/cb')).status).toBe(400);
+    expect((await at('http://127.0.0.1:59999/cb?x=1')).status).toBe(400);
+    expect((await at('https://assistant.example:8443/oauth/callback')).status).toBe(400);
+    // The whole flow with the port chosen now; the token request repeats that exact URI.
+    const redirect = 'http://127.0.0.1:45678/cb';
+    const flow = await pages(c.client_id, { extra: { redirect_uri: redirect } });
+    expect(flow.location!.origin).toBe('http://127.0.0.1:45678');
+    const wrong = await token({ grant_type: 'authorization_code', code: flow.code!, code_verifier: VERIFIER, redirect_uri: 'http://127.0.0.1:1234/cb', client_id: c.client_id });
+    expect(wrong.body.error).toBe('invalid_grant');
+    const flow2 = await pages(c.client_id, { extra: { redirect_uri: redirect } });
+    const ok = await token({ grant_type: 'authorization_code', code: flow2.code!, code_verifier: VERIFIER, redirect_uri: redirect, client_id: c.client_id });
+    expect(ok.status, ok.text).toBe(200);
+  });
+});
+
 describe('the token endpoint', () => {
   it('checks the PKCE verifier, the redirect URI and the client; a code works once and its reuse ends the grant', async () => {
     const c = await register();
@@ -409,7 +431,7 @@ describe('the MCP endpoint', () => {
     expect((await rpc(t.access_token, undefined, { 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
   });
 
-  it('limits tool calls per client', async () => {
+  it('limits tool calls per patient of a client (the per-client ceiling: test/mcp-platform.test.ts)', async () => {
     const c = await register();
     const t = await tokens(c.client_id);
     const callTool = () => rpc(t.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_questionnaires', arguments: {} } });

@@ -153,6 +153,57 @@ describe('the whole flow through the SDK client', () => {
     expect((badTime.content as any)[0].text).toMatch(/UTC offset/);
   });
 
+  it('issue 26 tools: past weights without a plan, document links, side-effect reports, the next injection day', async () => {
+    const mine = structured(await clientA.callTool({ name: 'get_weights', arguments: {} }));
+    expect(mine.results.map((w: any) => w.logged_on)).toContain('2026-01-05');
+    // B has no active plan: get_journal refuses, get_weights answers (B has none of A's weights).
+    const theirs = await clientB.callTool({ name: 'get_weights', arguments: {} });
+    expect(theirs.isError).toBeFalsy();
+    expect(structured(theirs)).toEqual({ count: 0, results: [] });
+
+    const links = structured(await clientA.callTool({ name: 'get_document_links', arguments: {} }));
+    expect(links.invoices).toHaveLength(1);
+    expect(links.invoices[0].api_url).toMatch(/\/v1\/users\/payments\/[0-9a-f-]+\/invoice\/$/);
+    expect(links.invoices[0].page_url).toMatch(/\/payments$/);
+    expect(links.prescriptions).toHaveLength(1);
+    expect(links.prescriptions[0].api_url).toMatch(/\/pdf\/$/);
+    expect(structured(await clientB.callTool({ name: 'get_document_links', arguments: {} }))).toMatchObject({ invoices: [], prescriptions: [] });
+
+    const mild = await clientA.callTool({ name: 'report_side_effect', arguments: { symptom: 'Mild nausea', severity: 'mild' } });
+    expect(structured(mild)).toMatchObject({ emergency: null, report: { symptom: 'Mild nausea', severity: 'mild', flagged: false } });
+    const severe = await clientA.callTool({ name: 'report_side_effect', arguments: { symptom: 'chest pain', severity: 'severe' } });
+    expect(structured(severe).emergency.number).toBe('999');
+    expect(structured(severe).report.flagged).toBe(true);
+    // B was never prescribed anything: refused by the journal's rule.
+    expect((await clientB.callTool({ name: 'report_side_effect', arguments: { symptom: 'x', severity: 'mild' } })).isError).toBe(true);
+
+    const j = structured(await clientA.callTool({ name: 'get_journal', arguments: {} }));
+    expect(j.next_injection_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const weekday = (new Date(`${j.next_injection_on}T00:00:00Z`).getUTCDay() + 6) % 7;
+    expect(weekday).toBe(j.plan.anchor_weekday);
+  });
+
+  it('a red flag in any tool input answers with the notice and raises the desk flag', async () => {
+    const before = (await ctx.db.query("select count(*)::int as n from red_flags where user_id = $1 and source = 'connector'", [a.id]))[0]!.n;
+    const r = await clientA.callTool({ name: 'get_subscriptions', arguments: { category: 'I want to kill myself' } });
+    expect((r.content as any)[0].text).toMatch(/^EMERGENCY: .*999/);
+    const after = (await ctx.db.query("select count(*)::int as n from red_flags where user_id = $1 and source = 'connector'", [a.id]))[0]!.n;
+    expect(after).toBe(before + 1);
+    // No red flag: no notice, nothing on the desk.
+    const calm = await clientA.callTool({ name: 'get_subscriptions', arguments: { category: 'weight_loss' } });
+    expect(JSON.stringify(calm.content)).not.toMatch(/EMERGENCY/);
+    expect((await ctx.db.query("select count(*)::int as n from red_flags where user_id = $1 and source = 'connector'", [a.id]))[0]!.n).toBe(after);
+  });
+
+  it('annotates the tools truthfully: get_messages marks read, log_weight overwrites, send_message reaches people', async () => {
+    const { tools } = await clientA.listTools();
+    const by = new Map(tools.map((t) => [t.name, t.annotations]));
+    expect(by.get('get_messages')).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    expect(by.get('log_weight')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(by.get('send_message')).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(by.get('list_payments')).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+  });
+
   it('records every call (patient, client, tool, time, outcome) without content', async () => {
     const rows = await ctx.db.query('select * from mcp_tool_calls where user_id = $1 order by called_at', [a.id]);
     const tools = new Set(rows.map((r) => r.tool));

@@ -14,4 +14,6 @@ export const appLinks = {
   renewal: (c: Base) => `${c.WEB_APP_URL}/renewal`,
   resetPassword: (c: Base, token: string) => `${c.WEB_APP_URL}/reset-password?token=${encodeURIComponent(token)}`,
   referral: (c: Base, code: string) => `${c.WEB_APP_URL}/r/${encodeURIComponent(code)}`,
+  // The account page (its "Connected assistants" section lists and disconnects the connector's grants).
+  account: (c: Base) => `${c.WEB_APP_URL}/profile`,
 };

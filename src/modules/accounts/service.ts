@@ -42,7 +42,7 @@ import {
   type StaffFlag,
   type UserRow,
 } from './repository.ts';
-import { accessToken, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
+import { accessToken, credentialsRevoked, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
 import { enrolTotpSecret, parseTotpSecret, requireSecondStep, shieldedFromLockout } from './mfa.ts';
 import { appLinks } from '../../mail/links.ts';
 
@@ -442,6 +442,7 @@ export async function changePassword(deps: Deps, userId: string, sessionId: stri
     if (!(await replacePasswordHash(q, userId, expectedHash, newHash))) return false;
     await spendResetTokens(q, userId);
     await revokeOtherSessions(q, userId, sessionId, 'password_change');
+    await credentialsRevoked(q, userId, 'password_change');
     await enqueueMail(q, user.email, passwordChangedSignedInMail, user.locale, {});
     return true;
   });

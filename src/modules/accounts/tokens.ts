@@ -43,7 +43,22 @@ export async function issueTokenPair(deps: Deps, q: Queryable, userId: string): 
   return { access: await accessToken(deps, userId, familyId), refresh: await refreshToken(deps, q, userId, familyId) };
 }
 
-/** Ends every session of an account (disable, password reset). Access tokens die with them. */
+/**
+ * What else must end when the account's credentials change or its sessions are all ended (the
+ * assistant connector's grants, issue 26). The connector registers itself here because it already
+ * depends on accounts (sign-in): accounts calling it directly would be an import cycle.
+ */
+export type CredentialsListener = (q: Queryable, userId: string, reason: string) => Promise<void>;
+const credentialsListeners = new Set<CredentialsListener>();
+export function onCredentialsRevoked(listener: CredentialsListener): void {
+  credentialsListeners.add(listener);
+}
+export async function credentialsRevoked(q: Queryable, userId: string, reason: string): Promise<void> {
+  for (const listener of credentialsListeners) await listener(q, userId, reason);
+}
+
+/** Ends every session of an account (disable, password reset, erasure), and its connector grants. Access tokens die with them. */
 export async function revokeAllSessions(q: Queryable, userId: string, reason: string): Promise<void> {
   await revokeAllFamilies(q, userId, reason);
+  await credentialsRevoked(q, userId, reason);
 }

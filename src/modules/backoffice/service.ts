@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { fieldErrors, notFound } from '../../http/errors.ts';
 import { revokeAllSessions, updateUserFields } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import { revokeAllGrantsForUser } from '../mcp/index.ts';
 import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow } from './repository.ts';
 
 function toStaffUser(u: StaffUserRow) {
@@ -40,6 +41,7 @@ export async function setAccountActive(deps: Deps, actorId: string, userId: stri
       // A repeated disable keeps the first time.
       if (!current?.disabled_at) await updateUserFields(q, userId, { disabled_at: deps.clock.now() });
       await revokeAllSessions(q, userId, 'account_disabled');
+      await revokeAllGrantsForUser(q, userId, 'account_disabled');
     } else {
       await updateUserFields(q, userId, { disabled_at: null });
     }

@@ -70,6 +70,12 @@ export async function requirePrescription(deps: Deps, userId: string, q: Queryab
   return categories;
 }
 
+/** The patient's past weights, newest first, with or without an active plan (the MCP connector: a patient whose plan ended still reads their history). */
+export async function pastWeights(deps: Deps, userId: string, limit: number, offset: number) {
+  const [total, rows] = await Promise.all([repo.count(deps.reader, 'weight_entries', userId), repo.page(deps.reader, 'weight_entries', userId, limit, offset)]);
+  return { count: total, results: rows.map(weightOut) };
+}
+
 export async function list<T extends repo.Table, O>(deps: Deps, table: T, userId: string, limit: number, offset: number, out: (r: repo.Rows[T]) => O) {
   if (table === 'side_effect_reports') await requirePrescription(deps, userId, deps.reader);
   else await requireActivePlan(deps, userId, deps.reader);

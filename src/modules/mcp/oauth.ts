@@ -9,6 +9,9 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto.ts';
 import { isMetadataUrl, metadataClient } from './client-metadata.ts';
+import { appLinks } from '../../mail/links.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { assistantConnectedMail } from './mail.ts';
 import * as repo from './repository.ts';
 
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write'] as const;
@@ -18,6 +21,8 @@ export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'
 /** Lifetimes of the short-lived artefacts (the token lifetimes are in the configuration). */
 export const AUTH_REQUEST_TTL_SECONDS = 15 * 60;
 export const CODE_TTL_SECONDS = 60;
+/** A registration that no patient used for a grant within this time is deleted (mcp.expire-unused-clients). */
+export const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
 /** An OAuth error: `{error, error_description}` with its HTTP status (RFC 6749 5.2). */
 export class OAuthError extends Error {
@@ -79,6 +84,9 @@ export function authorizationServerMetadata(deps: Deps, locales: readonly string
     client_id_metadata_document_supported: true,
     ui_locales_supported: [...locales],
     service_documentation: `${e.issuer}/v1/docs/`,
+    // RFC 8414 2: the privacy policy and terms the assistant directories ask for (when configured).
+    ...(deps.config.MCP_POLICY_URL ? { op_policy_uri: deps.config.MCP_POLICY_URL } : {}),
+    ...(deps.config.MCP_TOS_URL ? { op_tos_uri: deps.config.MCP_TOS_URL } : {}),
   };
 }
 
@@ -90,6 +98,9 @@ export function protectedResourceMetadata(deps: Deps) {
     bearer_methods_supported: ['header'],
     resource_name: 'Patient Treatment Service assistant connector',
     resource_documentation: `${issuerOf(deps)}/v1/docs/`,
+    // RFC 9728 2: the same links for the resource.
+    ...(deps.config.MCP_POLICY_URL ? { resource_policy_uri: deps.config.MCP_POLICY_URL } : {}),
+    ...(deps.config.MCP_TOS_URL ? { resource_tos_uri: deps.config.MCP_TOS_URL } : {}),
   };
 }
 
@@ -122,9 +133,42 @@ export function redirectUriProblem(uri: string): string | null {
   return 'must use https (or http on a loopback address)';
 }
 
+/**
+ * The authorization request's redirect URI against a registered one: exactly equal, except that an
+ * http loopback URI may use any port (RFC 8252 7.3, OAuth 2.1 native apps: the port is chosen when
+ * the app starts). Scheme, host, path and query must still be equal.
+ */
+export function redirectMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  let a: URL;
+  let b: URL;
+  try {
+    a = new URL(registered);
+    b = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK.has(a.hostname) || a.hostname !== b.hostname) return false;
+  if (requested.includes('#') || b.username || b.password) return false;
+  return a.pathname === b.pathname && a.search === b.search;
+}
+
 // ---------------------------------------------------------------- registration (RFC 7591)
 
-export async function registerClient(deps: Deps, body: unknown) {
+/**
+ * The hosts a registration is budgeted under: those of its https redirect URIs (a platform's own
+ * host); none when every redirect URI is loopback (a native app, budgeted per address instead).
+ */
+export function registrationHosts(redirectUris: readonly string[]): string[] {
+  const hosts = new Set<string>();
+  for (const uri of redirectUris) {
+    const u = new URL(uri);
+    if (u.protocol === 'https:') hosts.add(u.host.toLowerCase());
+  }
+  return [...hosts].sort();
+}
+
+export async function registerClient(deps: Deps, body: unknown, budget: (hosts: string[]) => Promise<void> = () => Promise.resolve()) {
   const parsed = OAuthClientMetadataSchema.safeParse(body ?? {});
   if (!parsed.success) throw bad('invalid_client_metadata', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   const meta = parsed.data;
@@ -146,6 +190,7 @@ export async function registerClient(deps: Deps, body: unknown) {
   }
   const scope = meta.scope === undefined ? undefined : parseScopes(meta.scope);
   if (scope === undefined && meta.scope !== undefined) throw bad('invalid_client_metadata', `scope must be made of ${SCOPES.join(', ')}.`);
+  await budget(registrationHosts(meta.redirect_uris));
   const clientName = (meta.client_name ?? '').trim().slice(0, 120);
   const id = `mcp_${randomUUID().replace(/-/g, '')}`;
   const secret = authMethod === 'none' ? null : randomToken(32);
@@ -255,7 +300,7 @@ export async function startAuthorization(deps: Deps, q: AuthorizeQuery, locale: 
   if (!client) return { kind: 'error-page', message: 'unknown_client' };
   // redirect_uri is always required (and then required, equal, at the token endpoint).
   const target = typeof q.redirect_uri === 'string' ? q.redirect_uri : undefined;
-  if (target === undefined || !client.redirect_uris.includes(target)) return { kind: 'error-page', message: 'bad_redirect_uri' };
+  if (target === undefined || !client.redirect_uris.some((r) => redirectMatches(r, target))) return { kind: 'error-page', message: 'bad_redirect_uri' };
   const state = typeof q.state === 'string' ? q.state : null;
   const fail = (error: string, description: string): AuthorizeOutcome => ({
     kind: 'redirect',
@@ -300,7 +345,18 @@ export async function decide(deps: Deps, row: repo.AuthRequestRow, allow: boolea
   return deps.db.tx(async (q) => {
     if (!row.user_id || !(await repo.completeAuthRequest(q, row.id, deps.clock.now()))) return undefined;
     if (!allow) return redirectWith(deps, row.redirect_uri, { error: 'access_denied', error_description: 'The patient denied the request.', state: row.state });
-    const grantId = await repo.upsertGrant(q, row.user_id, row.client_id, row.scopes, row.resource);
+    // A new consent replaces the grant: the old one's access and refresh tokens end here.
+    const { id: grantId } = await repo.replaceGrant(q, row.user_id, row.client_id, row.scopes, row.resource);
+    const patient = await repo.findPatient(q, row.user_id);
+    const client = await repo.findClient(q, row.client_id);
+    if (patient && client) {
+      await enqueueMail(q, patient.email, assistantConnectedMail, patient.locale, {
+        client: client.client_name || client.id,
+        host: new URL(row.redirect_uri).host,
+        scopes: row.scopes.split(' ').join(', '),
+        link: appLinks.account(deps.config),
+      });
+    }
     const code = randomToken(32);
     await repo.insertCode(q, {
       codeHash: sha256(code),

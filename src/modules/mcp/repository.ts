@@ -116,28 +116,6 @@ export async function completeAuthRequest(q: Queryable, id: string, at: Date): P
 
 export type GrantRow = Omit<McpGrantsRow, 'revoke_reason'>;
 
-/** The account's live grant for a client, or a new one; its scopes become the consented ones. */
-export async function upsertGrant(q: Queryable, userId: string, clientId: string, scopes: string, resource: string): Promise<string> {
-  const db = sqlOf(q);
-  const live = await db
-    .selectFrom('mcp_grants')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('client_id', '=', clientId)
-    .where('resource', '=', resource)
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .forUpdate()
-    .executeTakeFirst();
-  if (live) {
-    await db.updateTable('mcp_grants').set({ scopes }).where('id', '=', live.id).execute();
-    return live.id;
-  }
-  const row = await db.insertInto('mcp_grants').values({ user_id: userId, client_id: clientId, scopes, resource }).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
 /** The grant's account and whether it was revoked (the token endpoint checks both). */
 export async function findGrant(q: Queryable, grantId: string): Promise<Pick<McpGrantsRow, 'user_id' | 'revoked_at'> | undefined> {
   return sqlOf(q).selectFrom('mcp_grants').select(['user_id', 'revoked_at']).where('id', '=', grantId).executeTakeFirst();
@@ -155,6 +133,55 @@ export async function revokeGrant(q: Queryable, grantId: string, reason: string)
     .where('revoked_at', 'is', null)
     .execute();
   await revokeGrantTokens(q, grantId);
+}
+
+/**
+ * Every live grant of the account revoked with its access and refresh tokens (password change,
+ * disable, erasure): they stop working at once, and re-enabling the account does not revive them.
+ * Returns how many grants were live.
+ */
+export async function revokeAllGrantsForUser(q: Queryable, userId: string, reason = 'account_security'): Promise<number> {
+  const db = sqlOf(q);
+  const live = await db
+    .updateTable('mcp_grants')
+    .set({ revoked_at: sql<Date>`now()`, revoke_reason: reason.slice(0, 64) })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  if (live.length > 0) {
+    await db
+      .updateTable('mcp_tokens')
+      .set({ revoked_at: sql<Date>`now()` })
+      .where(
+        'grant_id',
+        'in',
+        live.map((g) => g.id),
+      )
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+  return live.length;
+}
+
+/**
+ * A new consent for a client replaces the account's grant with it: the live grant (if any) is
+ * revoked with its tokens (reason `replaced`), so narrower scopes take effect at once and the old
+ * refresh token cannot mint the old scopes again. Returns the new grant's id.
+ */
+export async function replaceGrant(q: Queryable, userId: string, clientId: string, scopes: string, resource: string): Promise<{ id: string; replaced: number }> {
+  const db = sqlOf(q);
+  const live = await db
+    .selectFrom('mcp_grants')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .forUpdate()
+    .execute();
+  for (const g of live) await revokeGrant(q, g.id, 'replaced');
+  const row = await db.insertInto('mcp_grants').values({ user_id: userId, client_id: clientId, scopes, resource }).returning('id').executeTakeFirstOrThrow();
+  return { id: row.id, replaced: live.length };
 }
 
 /** Revokes the account's grant; false when it is not the account's live grant. */
@@ -327,6 +354,20 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
   await db.deleteFrom('mcp_tokens').where('expires_at', '<', before).execute();
 }
 
+/**
+ * Registrations (and cached metadata documents) made before `before` that no patient ever used for a
+ * grant: deleted with their pending requests. Returns how many.
+ */
+export async function deleteUnusedClients(q: Queryable, before: Date): Promise<number> {
+  const rows = await sqlOf(q)
+    .deleteFrom('mcp_clients as c')
+    .where('c.created_at', '<', before)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('mcp_grants as g').select('g.id').whereRef('g.client_id', '=', 'c.id'))))
+    .returning('c.id')
+    .execute();
+  return rows.length;
+}
+
 // ---------------------------------------------------------------- the account's privacy (issue 23)
 
 export interface AccountGrantRow extends McpGrantsRow {
@@ -357,8 +398,7 @@ export async function toolCallsOfAccount(q: Queryable, userId: string) {
  */
 export async function revokeAccountConnectors(q: Queryable, userId: string): Promise<void> {
   const db = sqlOf(q);
-  const live = await db.selectFrom('mcp_grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-  for (const g of live) await revokeGrant(q, g.id, 'account_erased');
+  await revokeAllGrantsForUser(q, userId, 'account_erased');
   await db.deleteFrom('mcp_auth_requests').where('user_id', '=', userId).execute();
   await db.deleteFrom('mcp_tool_calls').where('user_id', '=', userId).execute();
 }

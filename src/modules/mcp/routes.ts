@@ -6,12 +6,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Queryable } from '../../db/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { randomToken } from '../../lib/crypto.ts';
-import { checkCredentials, checkSecondFactor, googleAccount } from '../accounts/index.ts';
+import { checkCredentials, checkSecondFactor, googleAccount, onCredentialsRevoked } from '../accounts/index.ts';
 import { isMetadataUrl } from './client-metadata.ts';
 import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
@@ -53,6 +54,10 @@ interface ToolCallMessage {
 const isToolCall = (msg: unknown): msg is ToolCallMessage =>
   typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'tools/call';
 
+const revokeGrantsOnCredentials = async (q: Queryable, userId: string, reason: string) => {
+  await repo.revokeAllGrantsForUser(q, userId, reason);
+};
+
 const csrfCookieName = (requestId: string) => `mcp_csrf_${requestId.replace(/-/g, '').slice(0, 16)}`;
 
 export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
@@ -67,12 +72,28 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const secure = e.issuer.startsWith('https:');
   const mcpPath = new URL(deps.config.MCP_PUBLIC_URL).pathname.replace(/\/$/, '') || '/mcp';
   const allowedOrigins = new Set([new URL(deps.config.PUBLIC_BASE_URL).origin, new URL(deps.config.MCP_PUBLIC_URL).origin, ...deps.config.MCP_ALLOWED_ORIGINS]);
-  const toolBudget = deps.limiters.budget('mcp-tool-calls', deps.config.MCP_TOOL_CALLS_PER_MINUTE, 60);
+  // Tool calls: a budget per patient of a client (the grant), under a larger ceiling per client
+  // (every patient of one assistant platform shares its client).
+  const toolBudget = deps.limiters.budget('mcp-tool-calls-grant', deps.config.MCP_TOOL_CALLS_PER_MINUTE, 60);
+  const clientToolBudget = deps.limiters.budget('mcp-tool-calls-client', deps.config.MCP_CLIENT_TOOL_CALLS_PER_MINUTE, 60);
   const tokenBudget = deps.limiters.budget('mcp-token-ip', 120, 60);
-  const registerBudget = deps.limiters.budget('mcp-register-ip', 30, 3600);
+  // Registrations: per redirect host (a platform registers per patient from shared addresses, all
+  // with its own redirect host), with a per-address ceiling ten times that; a client that only has
+  // loopback redirect URIs (a native app on the patient's machine) counts per address, 30 an hour.
+  const registerHostBudget = deps.limiters.budget('mcp-register-host', deps.config.MCP_REGISTRATIONS_PER_HOUR, 3600);
+  const registerIpBudget = deps.limiters.budget('mcp-register-ip-ceiling', deps.config.MCP_REGISTRATIONS_PER_HOUR * 10, 3600);
+  const registerLoopbackBudget = deps.limiters.budget('mcp-register-ip', 30, 3600);
   const authorizeBudget = deps.limiters.budget('mcp-authorize-ip', 120, 60);
 
+  // A password change or reset, a disable (back office or CLI), an MFA reset or an erasure ends
+  // every session of the account in the accounts module: every connector grant ends with them.
+  onCredentialsRevoked(revokeGrantsOnCredentials);
   deps.scheduler.register('mcp.purge-expired', () => repo.purgeExpired(deps.db, deps.clock.now()));
+  // Registrations never used for a grant are deleted a day after they were made (docs/mcp.md).
+  deps.scheduler.register('mcp.expire-unused-clients', async () => {
+    const n = await repo.deleteUnusedClients(deps.db, new Date(deps.clock.now().getTime() - oauth.UNUSED_CLIENT_TTL_SECONDS * 1000));
+    if (n > 0) deps.log.info({ clients: n }, 'mcp: unused client registrations deleted');
+  });
   // CORS of the connector (the app's own CORS is same-origin by default): browser-based clients such
   // as the MCP Inspector call the metadata, registration, token and revocation endpoints from any
   // origin (no cookies involved, as the SDK's own router allows), and /mcp from the origins that the
@@ -185,8 +206,11 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       oauthReply(
         reply,
         async () => {
-          await registerBudget.consume(request.ip, oauthThrottle);
-          return oauth.registerClient(deps, request.body);
+          return oauth.registerClient(deps, request.body, async (hosts) => {
+            if (hosts.length === 0) return registerLoopbackBudget.consume(request.ip, oauthThrottle);
+            await registerIpBudget.consume(request.ip, oauthThrottle);
+            for (const host of hosts) await registerHostBudget.consume(host, oauthThrottle);
+          });
         },
         201,
       ),
@@ -416,7 +440,8 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
   const challenge = (error?: { code: string; description: string }) =>
     [
       'Bearer',
-      [error ? `error="${error.code}", error_description="${error.description}"` : '', `resource_metadata="${e.resourceMetadata}"`].filter(Boolean).join(', '),
+      // The scope to ask for (MCP authorization 2025-11-25, scope selection): every connector scope.
+      [error ? `error="${error.code}", error_description="${error.description}"` : '', `resource_metadata="${e.resourceMetadata}"`, `scope="${oauth.SCOPES.join(' ')}"`].filter(Boolean).join(', '),
     ].join(' ');
 
   async function mcpAuth(request: FastifyRequest, reply: FastifyReply): Promise<oauth.McpAuth | undefined> {
@@ -476,12 +501,15 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
         }
       }
       for (let i = 0; i < calls.length; i++) {
+        let who = 'for this patient';
         try {
-          await toolBudget.consume(auth.clientId);
+          await toolBudget.consume(auth.grantId);
+          who = 'from this assistant';
+          await clientToolBudget.consume(auth.clientId);
         } catch (err) {
           if (err instanceof ApiError && err.status === 429) {
             for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-            return reply.code(429).send({ jsonrpc: '2.0', error: { code: -32000, message: 'Too many tool calls from this client; try again later.' }, id: null });
+            return reply.code(429).send({ jsonrpc: '2.0', error: { code: -32000, message: `Too many tool calls ${who}; try again later.` }, id: null });
           }
           throw err;
         }

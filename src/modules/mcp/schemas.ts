@@ -130,6 +130,26 @@ export const JournalOut = z.object({
   injections: z.object({ count: z.number().int(), results: z.array(InjectionOut) }),
   notes: z.object({ count: z.number().int(), results: z.array(NoteOut) }),
   plan: PlanOut,
+  next_injection_on: z
+    .string()
+    .nullable()
+    .describe('The next injection day from the plan (YYYY-MM-DD, UTC calendar): the first plan weekday on or after the plan start, today and the day after the latest injection; null when the plan is paused'),
+});
+export const WeightsOut = z.object({ count: z.number().int(), results: z.array(WeightOut) });
+export const DocumentLinksOut = z.object({
+  note: z.string(),
+  invoices: z.array(z.object({ payment_id: z.string(), description: z.string(), api_url: z.string(), page_url: z.string() })),
+  prescriptions: z.array(z.object({ prescription_id: z.string(), treatment_name: z.string(), api_url: z.string(), page_url: z.string() })),
+});
+export const SideEffectIn = z.object({
+  symptom: z.string().trim().min(1).max(200).describe('What the patient feels, in their words'),
+  severity: z.enum(['mild', 'moderate', 'severe']),
+  started_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('YYYY-MM-DD, not in the future'),
+  note: z.string().max(2000).optional(),
+});
+export const SideEffectOut = z.object({
+  emergency: EmergencyOut.nullable(),
+  report: z.object({ id: z.string(), symptom: z.string(), severity: z.string(), started_on: z.string().nullable(), flagged: z.boolean() }),
 });
 
 export const CatalogueOut = z.object({

@@ -21,6 +21,7 @@ import * as subs from '../subscriptions/index.ts';
 import type { McpAuth, Scope } from './oauth.ts';
 import * as s from './schemas.ts';
 import { iso } from '../../lib/iso.ts';
+import { appLinks } from '../../mail/links.ts';
 
 export const SERVER_INFO = { name: 'patient-treatment-service', version: '1.0.0' };
 
@@ -39,6 +40,12 @@ interface ToolDef<I extends z.ZodObject> {
   input: I;
   output: z.ZodObject;
   readOnly: boolean;
+  /** MCP annotations beyond readOnly (defaults: not destructive, idempotent when read-only, closed world). */
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+  /** The owning service reads the tool's free text for red flags itself; otherwise every string input is screened here. */
+  screensItself?: boolean;
   run: (ctx: ToolContext, args: z.infer<I>) => Promise<ToolResult>;
 }
 
@@ -258,11 +265,13 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'get_messages',
     title: 'Messages with the medical team',
-    description: 'The conversation between the patient and the medical team, oldest first (attachments are only flagged).',
+    description: 'The conversation between the patient and the medical team, oldest first (attachments are only flagged). Reading marks the team’s messages read, as the app does.',
     scope: 'patient:read',
     input: s.EmptyIn,
     output: s.MessagesOut,
-    readOnly: true,
+    // Not read-only: it marks the team's messages read (calling it again changes nothing more).
+    readOnly: false,
+    idempotent: true,
     async run({ deps, auth }) {
       const [conv] = await messages.listForPatient(deps, auth.userId);
       // Every patient has one conversation (an empty one is answered without a stored row).
@@ -297,6 +306,7 @@ export const TOOLS: ToolSpec[] = [
           },
           notes: { count: notes.count, results: notes.results.map((n) => ({ id: n.id, content: n.content, created_at: n.created_at })) },
           plan: { medication: plan.medication, anchor_weekday: plan.anchor_weekday, preferred_time: plan.preferred_time, starts_on: plan.starts_on, active: plan.active },
+          next_injection_on: nextInjectionOn(plan, injections.results[0]?.injected_at ?? null, deps.clock.now()),
         },
         text: `${weights.count} weight(s), ${injections.count} injection(s), ${notes.count} note(s).`,
       };
@@ -330,6 +340,10 @@ export const TOOLS: ToolSpec[] = [
     input: s.LogWeightIn,
     output: s.LogWeightOut,
     readOnly: false,
+    // A second entry for the same day replaces the first: an overwrite, hence destructive.
+    destructive: true,
+    idempotent: true,
+    screensItself: true,
     async run(ctx, args) {
       const r = await journal.createWeight(ctx.deps, ctx.auth.userId, { weight_kg: args.weight_kg, logged_on: args.logged_on, note: args.note });
       const e = r.entry;
@@ -348,6 +362,7 @@ export const TOOLS: ToolSpec[] = [
     input: s.LogInjectionIn,
     output: s.LogInjectionOut,
     readOnly: false,
+    screensItself: true,
     async run(ctx, args) {
       if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(args.injected_at) || Number.isNaN(Date.parse(args.injected_at))) {
         throw new ApiError(400, { injected_at: ['Enter a date and time with its UTC offset, e.g. 2026-11-20T08:00:00+01:00.'] });
@@ -372,6 +387,7 @@ export const TOOLS: ToolSpec[] = [
     input: s.AddNoteIn,
     output: s.AddNoteOut,
     readOnly: false,
+    screensItself: true,
     async run(ctx, args) {
       const n = await journal.createNote(ctx.deps, ctx.auth.userId, args.content);
       return { emergency: n.emergency, data: { note: { id: n.id, content: n.content, created_at: n.created_at } }, text: 'Note added to the journal.' };
@@ -385,6 +401,9 @@ export const TOOLS: ToolSpec[] = [
     input: s.SendMessageIn,
     output: s.SendMessageOut,
     readOnly: false,
+    // The message reaches people outside the system (the medical team).
+    openWorld: true,
+    screensItself: true,
     async run(ctx, args) {
       const [conv] = await messages.listForPatient(ctx.deps, ctx.auth.userId);
       // Every patient has one conversation (an empty one is answered without a stored row).
@@ -397,7 +416,84 @@ export const TOOLS: ToolSpec[] = [
       };
     },
   }),
+  tool({
+    name: 'get_weights',
+    title: 'Past weights',
+    description: 'The patient’s logged weights, newest first; readable with or without an active treatment plan.',
+    scope: 'patient:read',
+    input: s.PageInput,
+    output: s.WeightsOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const { limit, offset } = paging(args);
+      const w = await journal.pastWeights(deps, auth.userId, limit, offset);
+      return { data: { count: w.count, results: w.results.map((x) => ({ id: x.id, weight_kg: x.weight_kg, logged_on: x.logged_on, note: x.note })) }, text: `${w.count} weight(s).` };
+    },
+  }),
+  tool({
+    name: 'get_document_links',
+    title: 'Invoice and prescription downloads',
+    description:
+      'Where the patient downloads their invoices and prescriptions (PDF): the app page to open signed in, and the API address (it needs the patient’s own app session, not this connector’s token). Newest first.',
+    scope: 'patient:read',
+    input: s.PageInput,
+    output: s.DocumentLinksOut,
+    readOnly: true,
+    async run({ deps, auth }, args) {
+      const { limit, offset } = paging(args);
+      const base = deps.config.PUBLIC_BASE_URL;
+      const [payments, prescriptions] = await Promise.all([
+        pagePayments(deps.db, auth.userId, paymentOrder(undefined), limit, offset),
+        pagePrescriptions(deps.db, auth.userId, limit, offset),
+      ]);
+      const invoices = payments
+        .filter((p) => p.status !== 'pending' && p.status !== 'failed')
+        .map((p) => ({ payment_id: p.id, description: p.description, api_url: `${base}/v1/users/payments/${p.id}/invoice/`, page_url: appLinks.payments(deps.config) }));
+      const rx = prescriptions.map((row) => {
+        const p = toPrescription(row, base);
+        return { prescription_id: p.id, treatment_name: p.treatment_name, api_url: p.pdf_url, page_url: appLinks.prescriptions(deps.config) };
+      });
+      return {
+        data: { note: 'Open the page signed in to download; the connector does not hand out the files.', invoices, prescriptions: rx },
+        text: `${invoices.length} invoice(s) and ${rx.length} prescription(s) to download from ${appLinks.payments(deps.config)} and ${appLinks.prescriptions(deps.config)}.`,
+      };
+    },
+  }),
+  tool({
+    name: 'report_side_effect',
+    title: 'Report a side effect',
+    description:
+      'Reports a side effect of a treatment the patient was prescribed. A severe one, or one whose words raise a red flag, is flagged for the medical team and answered with the emergency notice.',
+    scope: 'journal:write',
+    input: s.SideEffectIn,
+    output: s.SideEffectOut,
+    readOnly: false,
+    openWorld: true,
+    screensItself: true,
+    async run(ctx, args) {
+      const r = await journal.reportSideEffect(ctx.deps, ctx.auth.userId, { symptom: args.symptom, severity: args.severity, started_on: args.started_on ?? null, note: args.note });
+      return {
+        emergency: r.emergency,
+        data: { report: { id: r.id, symptom: r.symptom, severity: r.severity, started_on: r.started_on, flagged: r.flagged } },
+        text: r.flagged ? 'Side effect reported and flagged for the medical team.' : 'Side effect reported in the journal.',
+      };
+    },
+  }),
 ];
+
+/**
+ * The next injection day of a weekly plan (UTC calendar days): the first day on the plan's weekday
+ * (0 = Monday) on or after the plan's start, today, and the day after the latest injection.
+ */
+export function nextInjectionOn(plan: { anchor_weekday: number; starts_on: string; active: boolean }, lastInjectedAt: string | null, now: Date): string | null {
+  if (!plan.active) return null;
+  const day = (d: Date) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  let from = Math.max(day(now), Date.parse(`${plan.starts_on.slice(0, 10)}T00:00:00Z`));
+  if (lastInjectedAt) from = Math.max(from, day(new Date(lastInjectedAt)) + 86_400_000);
+  const weekday = (new Date(from).getUTCDay() + 6) % 7; // 0 = Monday
+  const next = new Date(from + (((plan.anchor_weekday - weekday + 7) % 7) * 86_400_000));
+  return next.toISOString().slice(0, 10);
+}
 
 export const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
 
@@ -421,6 +517,24 @@ function refusal(err: ApiError): string {
     .join('; ');
 }
 
+/** A service refusal of a tool whose input raised a red flag: the notice still comes first. */
+class ScreenedRefusal extends Error {
+  constructor(
+    override readonly cause: ApiError,
+    readonly emergency: EmergencyNotice,
+  ) {
+    super('refused');
+  }
+}
+
+/** Every string among a tool's arguments (nested), for the red-flag screening. */
+function stringsOf(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) stringsOf(x, out);
+  return out;
+}
+
 /** One MCP server for one request (stateless): the tools of the authenticated patient. */
 export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, outcome: string) => Promise<void>): McpServer {
   const server = new McpServer(SERVER_INFO, {
@@ -436,19 +550,39 @@ export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, ou
         description: `${tool.description} (scope: ${tool.scope})`,
         inputSchema: tool.input,
         outputSchema: tool.output,
-        annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.readOnly,
+          destructiveHint: tool.destructive ?? false,
+          idempotentHint: tool.idempotent ?? tool.readOnly,
+          openWorldHint: tool.openWorld ?? false,
+        },
       },
       async (args: unknown): Promise<CallToolResult> => {
         try {
-          const r = await tool.run({ deps, auth }, args ?? {});
+          // A red flag in any input (a category, a symptom, a dose...) raises the desk flag and puts
+          // the notice first, even when the tool then refuses. The notice's wording ("passed to the
+          // medical team") is only given when the flag was stored (screenFreeText stores it).
+          const texts = tool.screensItself ? [] : stringsOf(args);
+          const screened = texts.length ? await screenInputs({ deps, auth }, ...texts) : null;
+          const r = await tool.run({ deps, auth }, args ?? {}).catch((err: unknown) => {
+            if (screened && err instanceof ApiError) throw new ScreenedRefusal(err, screened);
+            throw err;
+          });
+          const emergency = r.emergency ?? screened;
           await record(tool.name, 'ok');
-          const structured = tool.readOnly ? r.data : { emergency: r.emergency ?? null, ...r.data };
+          const structured = 'emergency' in tool.output.shape ? { emergency: emergency ?? null, ...r.data } : r.data;
           const content: CallToolResult['content'] = [];
-          if (r.emergency) content.push({ type: 'text', text: `EMERGENCY: ${r.emergency.message} (${r.emergency.number})` });
+          if (emergency) content.push({ type: 'text', text: `EMERGENCY: ${emergency.message} (${emergency.number})` });
           content.push({ type: 'text', text: r.text });
           content.push({ type: 'text', text: JSON.stringify(structured) });
           return { content, structuredContent: structured };
         } catch (err) {
+          if (err instanceof ScreenedRefusal) {
+            await record(tool.name, `refused:${err.cause.status}`);
+            const n = err.emergency;
+            return { isError: true, content: [{ type: 'text', text: `EMERGENCY: ${n.message} (${n.number})` }, { type: 'text', text: refusal(err.cause) }] };
+          }
           if (err instanceof ApiError) {
             await record(tool.name, `refused:${err.status}`);
             return { isError: true, content: [{ type: 'text', text: refusal(err) }] };

@@ -174,8 +174,8 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
       const refunds = await refundConsultationCharges(deps, q, userId, id, 'account_erased');
       await transitionConsultationIfAllowed(q, userId, id, refunds.length ? 'refunded' : 'cancelled');
     }
-    await revokeAllSessions(q, userId, 'account_disabled');
     await revokeAccountConnectors(q, userId);
+    await revokeAllSessions(q, userId, 'account_disabled');
     const keys = await deleteAccountMessages(q, userId);
     await deleteAccountJournal(q, userId);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire

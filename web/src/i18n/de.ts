@@ -480,4 +480,11 @@ export const de: Dict = {
   'consent.healthAgree': 'Ich willige in die Verarbeitung meiner Gesundheitsdaten für meine Behandlung ein.',
   'consent.healthRequired': 'Ohne diese Einwilligung können wir Ihre Antworten nicht entgegennehmen.',
   'consent.healthButton': 'Einwilligen und weiter',
+  'connectedApps.intro': 'Die KI-Assistenten, denen Sie Zugriff auf Ihre Daten gegeben haben (und, falls erlaubt, auf Ihr Tagebuch oder Ihre Nachrichten). Wenn Sie einen trennen, endet sein Zugriff sofort.',
+  'connectedApps.none': 'Sie haben keinen Assistenten verbunden.',
+  'connectedApps.scopes': 'darf',
+  'connectedApps.connectedOn': 'verbunden am',
+  'connectedApps.lastUsed': 'zuletzt verwendet',
+  'connectedApps.disconnect': 'Trennen',
+  'connectedApps.disconnected': 'Der Assistent wurde getrennt.',
 };

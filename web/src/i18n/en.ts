@@ -479,6 +479,13 @@ export const en = {
   'consent.healthAgree': 'I consent to the processing of my health data for my treatment.',
   'consent.healthRequired': 'Without this consent we cannot take your answers.',
   'consent.healthButton': 'Consent and continue',
+  'connectedApps.intro': 'The AI assistants you allowed to read your records (and, if you allowed it, to write in your journal or send messages). Disconnecting one ends its access at once.',
+  'connectedApps.none': 'You have not connected any assistant.',
+  'connectedApps.scopes': 'may',
+  'connectedApps.connectedOn': 'connected on',
+  'connectedApps.lastUsed': 'last used',
+  'connectedApps.disconnect': 'Disconnect',
+  'connectedApps.disconnected': 'The assistant was disconnected.',
 };
 export type Key = keyof typeof en;
 /** A complete dictionary: every key English has. */

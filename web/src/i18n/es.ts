@@ -480,4 +480,11 @@ export const es: Dict = {
   'consent.healthAgree': 'Consiento el tratamiento de mis datos de salud para mi tratamiento.',
   'consent.healthRequired': 'Sin este consentimiento no podemos recoger sus respuestas.',
   'consent.healthButton': 'Consentir y continuar',
+  'connectedApps.intro': 'Los asistentes de IA a los que has permitido leer tus datos (y, si lo permitiste, escribir en tu diario o enviar mensajes). Al desconectar uno, su acceso termina de inmediato.',
+  'connectedApps.none': 'No has conectado ningún asistente.',
+  'connectedApps.scopes': 'puede',
+  'connectedApps.connectedOn': 'conectado el',
+  'connectedApps.lastUsed': 'último uso',
+  'connectedApps.disconnect': 'Desconectar',
+  'connectedApps.disconnected': 'El asistente se ha desconectado.',
 };

@@ -480,4 +480,11 @@ export const fr: Dict = {
   'consent.healthAgree': 'Je consens au traitement de mes données de santé pour mon traitement.',
   'consent.healthRequired': 'Sans ce consentement, nous ne pouvons pas recueillir vos réponses.',
   'consent.healthButton': 'Consentir et continuer',
+  'connectedApps.intro': 'Les assistants IA que vous avez autorisés à lire vos données (et, si vous l’avez permis, à écrire dans votre journal ou envoyer des messages). En déconnecter un met fin à son accès immédiatement.',
+  'connectedApps.none': 'Vous n’avez connecté aucun assistant.',
+  'connectedApps.scopes': 'peut',
+  'connectedApps.connectedOn': 'connecté le',
+  'connectedApps.lastUsed': 'dernière utilisation',
+  'connectedApps.disconnect': 'Déconnecter',
+  'connectedApps.disconnected': 'L’assistant a été déconnecté.',
 };

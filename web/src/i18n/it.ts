@@ -480,4 +480,11 @@ export const it: Dict = {
   'consent.healthAgree': 'Acconsento al trattamento dei miei dati sanitari per il mio trattamento.',
   'consent.healthRequired': 'Senza questo consenso non possiamo raccogliere le tue risposte.',
   'consent.healthButton': 'Acconsenti e continua',
+  'connectedApps.intro': 'Gli assistenti IA a cui hai consentito di leggere i tuoi dati (e, se l’hai permesso, di scrivere nel diario o inviare messaggi). Scollegarne uno ne termina subito l’accesso.',
+  'connectedApps.none': 'Non hai collegato alcun assistente.',
+  'connectedApps.scopes': 'può',
+  'connectedApps.connectedOn': 'collegato il',
+  'connectedApps.lastUsed': 'ultimo uso',
+  'connectedApps.disconnect': 'Scollega',
+  'connectedApps.disconnected': 'L’assistente è stato scollegato.',
 };

@@ -480,4 +480,11 @@ export const nl: Dict = {
   'consent.healthAgree': 'Ik geef toestemming voor de verwerking van mijn gezondheidsgegevens voor mijn behandeling.',
   'consent.healthRequired': 'Zonder deze toestemming kunnen we uw antwoorden niet aannemen.',
   'consent.healthButton': 'Toestemming geven en doorgaan',
+  'connectedApps.intro': 'De AI-assistenten die u toegang gaf tot uw gegevens (en, als u dat toestond, tot uw dagboek of berichten). Ontkoppelen beëindigt de toegang meteen.',
+  'connectedApps.none': 'U heeft geen assistent gekoppeld.',
+  'connectedApps.scopes': 'mag',
+  'connectedApps.connectedOn': 'gekoppeld op',
+  'connectedApps.lastUsed': 'laatst gebruikt',
+  'connectedApps.disconnect': 'Ontkoppelen',
+  'connectedApps.disconnected': 'De assistent is ontkoppeld.',
 };

@@ -480,4 +480,11 @@ export const pt: Dict = {
   'consent.healthAgree': 'Consinto o tratamento dos meus dados de saúde para o meu tratamento.',
   'consent.healthRequired': 'Sem este consentimento não podemos recolher as suas respostas.',
   'consent.healthButton': 'Consentir e continuar',
+  'connectedApps.intro': 'Os assistentes de IA a que permitiu ler os seus dados (e, se o permitiu, escrever no diário ou enviar mensagens). Desligar um termina o acesso de imediato.',
+  'connectedApps.none': 'Não ligou nenhum assistente.',
+  'connectedApps.scopes': 'pode',
+  'connectedApps.connectedOn': 'ligado em',
+  'connectedApps.lastUsed': 'última utilização',
+  'connectedApps.disconnect': 'Desligar',
+  'connectedApps.disconnected': 'O assistente foi desligado.',
 };

@@ -7,6 +7,7 @@ import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '..
 import { countryOptions } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
 import { Link } from '../router';
+import { ConnectedAppsSection } from './connected-apps';
 import { PrivacySection } from './privacy';
 
 type Profile = Schemas['Profile'];
@@ -36,6 +37,7 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
         <h2 id="mfa-h">{t('mfa.accountTitle')}</h2>
         <TwoStepSettings />
       </section>
+      <ConnectedAppsSection />
       <PrivacySection />
     </section>
   );
