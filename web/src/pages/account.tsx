@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, errorText, fieldErrors, type Schemas } from '../api/client';
 import { changePassword } from '../api/change-password';
-import { TwoStepSettings } from '../components/SecondFactor';
+import { PasskeySettings, TwoStepSettings } from '../components/SecondFactor';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { COUNTRIES } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
@@ -35,6 +35,10 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
       <section aria-labelledby="mfa-h">
         <h2 id="mfa-h">{t('mfa.accountTitle')}</h2>
         <TwoStepSettings />
+      </section>
+      <section aria-labelledby="passkeys-h">
+        <h2 id="passkeys-h">{t('mfa.passkeysTitle')}</h2>
+        <PasskeySettings />
       </section>
       <PrivacySection />
     </section>
