@@ -129,6 +129,12 @@ const EnvSchema = z.object({
   SIGNIN_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
   // A second factor for staff accounts (docs/accounts.md): default required with NODE_ENV=production.
   STAFF_MFA: z.enum(['required', 'optional'], { error: 'must be required or optional' }).optional(),
+  // Passkeys (docs/accounts.md, "Passkeys"): the relying party ID (a domain; default: the host of
+  // WEB_APP_URL, i.e. of PUBLIC_BASE_URL unless set) and the origins a passkey ceremony may run on
+  // (comma-separated; default: the origin of WEB_APP_URL). Checked at start: each origin's host
+  // must be the RP ID or under it.
+  WEBAUTHN_RP_ID: z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, { error: 'must be a domain name in lower case, such as example.org (no scheme, port or path)' }).optional(),
+  WEBAUTHN_ORIGINS: origins,
   REGISTRATIONS_PER_IP: seconds(100),
   REGISTRATION_WINDOW_SECONDS: seconds(3600),
   FORGOT_PASSWORD_PER_IP: seconds(20),
@@ -156,13 +162,14 @@ const EnvSchema = z.object({
   SELLER_EMAIL: z.string().email().optional(),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA'> & {
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID'> & {
   PUBLIC_BASE_URL: string;
   DATA_DIR: string;
   MCP_PUBLIC_URL: string;
   WEB_APP_URL: string;
   RATE_LIMIT_KEY_PREFIX: string;
   STAFF_MFA: 'required' | 'optional';
+  WEBAUTHN_RP_ID: string;
 };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -174,9 +181,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const c = parsed.data;
   const problems = crossChecks(c);
+  const webauthn = webauthnSettings(c, problems);
   if (problems.length) throw new ConfigError(problems);
   return {
     ...c,
+    ...webauthn,
     DATA_DIR: resolve(c.DATA_DIR),
     RATE_LIMIT_KEY_PREFIX: c.RATE_LIMIT_KEY_PREFIX ?? `pts:${c.BRAND_SLUG}`,
     STAFF_MFA: c.STAFF_MFA ?? (c.NODE_ENV === 'production' ? 'required' : 'optional'),
@@ -203,6 +212,23 @@ function httpsOrLoopback(v: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The passkey relying party: its ID and the origins allowed, derived from the public URLs unless set.
+ * A browser refuses a ceremony whose RP ID is not the page's host or a parent domain of it, so an
+ * origin outside the RP ID is a set-up mistake, refused at start rather than at the first passkey.
+ */
+function webauthnSettings(c: z.infer<typeof EnvSchema>, problems: string[]): { WEBAUTHN_RP_ID: string; WEBAUTHN_ORIGINS: string[] } {
+  const publicBase = c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`;
+  const origins = c.WEBAUTHN_ORIGINS.length ? c.WEBAUTHN_ORIGINS : [new URL(c.WEB_APP_URL ?? publicBase).origin];
+  const rpId = c.WEBAUTHN_RP_ID ?? new URL(c.WEB_APP_URL ?? publicBase).hostname;
+  const outside = origins.filter((o) => {
+    const host = new URL(o).hostname;
+    return host !== rpId && !host.endsWith(`.${rpId}`);
+  });
+  if (outside.length) problems.push(`WEBAUTHN_RP_ID: ${rpId} is not the host, nor a parent domain of the host, of ${outside.join(', ')} (set WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS to match the web app's address)`);
+  return { WEBAUTHN_RP_ID: rpId, WEBAUTHN_ORIGINS: origins };
 }
 
 /** Settings that are valid alone but not together. */

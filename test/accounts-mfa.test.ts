@@ -337,7 +337,7 @@ describe('STAFF_MFA=required', () => {
     await createStaff(required.deps, { email, password: PASSWORD, role: 'doctor', firstName: 'Zofia', lastName: 'Wójcik', licenseNumber: 'LANR-2' });
     const r = await signIn(email, { c: required });
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ error: expect.any(String), code: 'mfa_enrolment_required', enrolment_token: expect.any(String), methods: ['totp'] });
+    expect(r.body).toEqual({ error: expect.any(String), code: 'mfa_enrolment_required', enrolment_token: expect.any(String), methods: ['totp', 'webauthn'] });
     const enrolment: string = r.body.enrolment_token;
 
     // Not a bearer token, not an mfa_token.

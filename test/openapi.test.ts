@@ -83,6 +83,9 @@ const BRAND_OPERATIONS = [
   'POST /v1/users/token/mfa/',
   'POST /v1/users/token/mfa/enrol/',
   'POST /v1/users/token/mfa/enrol/confirm/',
+  'POST /v1/users/token/mfa/webauthn/options/',
+  'POST /v1/users/token/mfa/enrol/passkey/options/',
+  'POST /v1/users/token/mfa/enrol/passkey/',
 ];
 
 describe('OpenAPI document as a product', () => {
@@ -142,7 +145,7 @@ describe('OpenAPI document as a product', () => {
     expect(params.filter((p: any) => p.schema.type !== 'integer')).toEqual([]);
   });
 
-  it('declares X-Brand-Slug as a required header on the 10 unauthenticated account endpoints, with the brand as example', () => {
+  it('declares X-Brand-Slug as a required header on the 13 unauthenticated account endpoints, with the brand as example', () => {
     const brandParam = doc.components.parameters.BrandSlug;
     expect(brandParam).toMatchObject({ name: 'X-Brand-Slug', in: 'header', required: true, example: TEST_BRAND });
     const withBrand = ops()

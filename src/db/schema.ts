@@ -408,6 +408,22 @@ export type MessagesRow = Selectable<MessagesTable>;
 export type NewMessages = Insertable<MessagesTable>;
 export type MessagesUpdate = Updateable<MessagesTable>;
 
+export interface MfaPasskeysTable {
+  id: Generated<string>;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: Generated<number>;
+  transports: Generated<string[]>;
+  backed_up: Generated<boolean>;
+  name: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type MfaPasskeysRow = Selectable<MfaPasskeysTable>;
+export type NewMfaPasskeys = Insertable<MfaPasskeysTable>;
+export type MfaPasskeysUpdate = Updateable<MfaPasskeysTable>;
+
 export interface MfaRecoveryCodesTable {
   user_id: string;
   code_hash: string;
@@ -773,6 +789,19 @@ export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
 export type UsersUpdate = Updateable<UsersTable>;
 
+export interface WebauthnChallengesTable {
+  challenge_hash: string;
+  user_id: string;
+  purpose: string;
+  ticket_hash: string | null;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type WebauthnChallengesRow = Selectable<WebauthnChallengesTable>;
+export type NewWebauthnChallenges = Insertable<WebauthnChallengesTable>;
+export type WebauthnChallengesUpdate = Updateable<WebauthnChallengesTable>;
+
 export interface WebhookEventsTable {
   provider: string;
   event_id: string;
@@ -824,6 +853,7 @@ export interface Database {
   mcp_tool_calls: McpToolCallsTable;
   message_files: MessageFilesTable;
   messages: MessagesTable;
+  mfa_passkeys: MfaPasskeysTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   mfa_tickets: MfaTicketsTable;
   mfa_totp: MfaTotpTable;
@@ -845,6 +875,7 @@ export interface Database {
   side_effect_reports: SideEffectReportsTable;
   subscriptions: SubscriptionsTable;
   users: UsersTable;
+  webauthn_challenges: WebauthnChallengesTable;
   webhook_events: WebhookEventsTable;
   weight_entries: WeightEntriesTable;
 }

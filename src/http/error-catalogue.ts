@@ -53,6 +53,7 @@ export const ERROR_CATALOGUE = {
   mfa_required: { status: 403, shape: 'error_code', message: 'Enter the code from your authenticator app to finish signing in.' },
   mfa_enrolment_required: { status: 403, shape: 'error_code', message: 'Set up a second factor to finish signing in.' },
   invalid_mfa_code: { status: 401, shape: 'error_code', message: 'The code is not correct, or it was already used.' },
+  invalid_passkey: { status: 401, shape: 'error_code', message: 'The passkey could not be verified, or its challenge was already used or has expired. Try again.' },
   invalid_mfa_token: { status: 401, shape: 'error_code', message: 'This sign-in step has expired or was already used. Sign in again.' },
   mfa_already_enrolled: { status: 409, shape: 'error_code', message: 'A second factor is already set up for this account.' },
   mfa_enrolment_not_started: { status: 409, shape: 'error_code', message: 'Start the set-up first: no authenticator secret is waiting for a code.' },

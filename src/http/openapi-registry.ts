@@ -110,8 +110,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/token/mfa/': {
     id: 'signInSecondStep',
     brand: true,
-    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_code', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
-    descriptions: { 200: 'The token pair', 401: 'A wrong or already used code (`invalid_mfa_code`), or an unknown, expired or used `mfa_token` (`invalid_mfa_token`)' },
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_code', 'invalid_passkey', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The token pair', 400: 'Neither or both of `code` and `webauthn` (`code`), or a missing or wrong `X-Brand-Slug`', 401: 'A wrong or already used code (`invalid_mfa_code`), a refused passkey assertion (`invalid_passkey`), or an unknown, expired or used `mfa_token` (`invalid_mfa_token`)' },
     requestExample: { mfa_token: 'bWZhLXRva2VuLWZyb20tdGhlLTQwMy1hbnN3ZXI', code: '492039' },
     responseExample: { ...tokenPair, is_doctor: true },
   },
@@ -134,6 +134,38 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     descriptions: { 200: 'Enrolled and signed in: the recovery codes (shown once) and the token pair' },
     requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw', code: '492039' },
+  },
+  'POST /v1/users/token/mfa/webauthn/options/': {
+    id: 'passkeySignInOptions',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The request options for `startAuthentication()`: a single-use challenge bound to this `mfa_token`', 409: 'The account has no passkey' },
+    requestExample: { mfa_token: 'bWZhLXRva2VuLWZyb20tdGhlLTQwMy1hbnN3ZXI' },
+  },
+  'POST /v1/users/token/mfa/enrol/passkey/options/': {
+    id: 'startSignInPasskeyEnrolment',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account' },
+    requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw' },
+  },
+  'POST /v1/users/token/mfa/enrol/passkey/': {
+    id: 'confirmSignInPasskeyEnrolment',
+    brand: true,
+    errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_passkey', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+    descriptions: { 200: 'Enrolled and signed in: the recovery codes (shown once) and the token pair', 401: 'A refused credential (`invalid_passkey`), or an unknown, expired or used `enrolment_token` (`invalid_mfa_token`)' },
+  },
+  'GET /v1/users/mfa/passkeys/': { id: 'listPasskeys', descriptions: { 200: 'The account’s passkeys, oldest first' } },
+  'POST /v1/users/mfa/passkeys/options/': { id: 'startPasskeyRegistration', descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account' } },
+  'POST /v1/users/mfa/passkeys/': {
+    id: 'addPasskey',
+    errors: { 400: [fields] },
+    descriptions: { 201: 'The passkey, and the recovery codes when it is the first factor', 400: 'The credential was refused (`credential`)' },
+  },
+  'DELETE /v1/users/mfa/passkeys/{id}/': {
+    id: 'removePasskey',
+    errors: { 403: [{ error: ['mfa_removal_not_allowed'] }], 404: [detail] },
+    descriptions: { 204: 'Removed', 403: 'The last factor of an account that must have one', 404: 'No passkey of this account has this id' },
   },
   'GET /v1/users/mfa/': { id: 'getSecondFactor', descriptions: { 200: 'The confirmed factors, whether one is required, and the recovery codes left' } },
   'POST /v1/users/mfa/totp/': { id: 'startTotpEnrolment', errors: { 409: [{ error: ['mfa_already_enrolled'] }] }, descriptions: { 200: 'A new secret and its otpauth URI' } },
@@ -566,11 +598,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 export const ERROR_EXTRAS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   mfa_required: {
     mfa_token: { type: 'string', description: 'For `POST /v1/users/token/mfa/`: 5 minutes, single use, bound to this account' },
-    methods: { type: 'array', items: { type: 'string', enum: ['totp'] }, description: 'The second factors the account enrolled' },
+    methods: { type: 'array', items: { type: 'string', enum: ['totp', 'webauthn'] }, description: 'The second factors the account enrolled (`webauthn`: a passkey)' },
   },
   mfa_enrolment_required: {
     enrolment_token: { type: 'string', description: 'For `POST /v1/users/token/mfa/enrol/` and `.../enrol/confirm/` only: 15 minutes, single use' },
-    methods: { type: 'array', items: { type: 'string', enum: ['totp'] }, description: 'The factors that can be enrolled' },
+    methods: { type: 'array', items: { type: 'string', enum: ['totp', 'webauthn'] }, description: 'The factors that can be enrolled' },
   },
   REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (also in `Retry-After`)' } },
   PROFILE_INCOMPLETE: { missing_fields: { type: 'array', items: { type: 'string' }, description: 'Profile fields to fill first' } },

@@ -115,4 +115,28 @@ describe('Google sign-in', () => {
     expect(signedIn).not.toHaveBeenCalled();
     expect(auth.get()).toBeNull();
   });
+
+  it('hands a 403 mfa_required or mfa_enrolment_required to the page as the second step, signing nobody in', async () => {
+    for (const [answer, expected] of [
+      [{ error: 'x', code: 'mfa_required', mfa_token: 'tkt', methods: ['totp', 'webauthn'] }, { kind: 'mfa', token: 'tkt', methods: ['totp', 'webauthn'] }],
+      [{ error: 'x', code: 'mfa_enrolment_required', enrolment_token: 'enr', methods: ['totp', 'webauthn'] }, { kind: 'enrol', token: 'enr', methods: ['totp', 'webauthn'] }],
+    ] as const) {
+      const { calls, load } = stubGsi();
+      vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(answer), { status: 403, headers: { 'content-type': 'application/json' } })));
+      const signedIn = vi.fn();
+      const second = vi.fn();
+      render(
+        <I18nProvider value={makeI18n('en')}>
+          <GoogleSignIn mode="signin" clientId="42" load={load} onSignedIn={signedIn} onSecondStep={second} />
+        </I18nProvider>,
+      );
+      await waitFor(() => expect(calls.init).toBeTruthy());
+      await act(async () => calls.init!.callback({ credential: 'header.payload.sig' }));
+      expect(second).toHaveBeenCalledWith(expected);
+      expect(signedIn).not.toHaveBeenCalled();
+      expect(auth.get()).toBeNull();
+      expect(screen.queryByRole('alert')).toBeNull();
+      cleanup();
+    }
+  });
 });

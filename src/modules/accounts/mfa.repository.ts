@@ -2,6 +2,7 @@
 // mfa_recovery_codes and mfa_tickets. Every statement names the account it reads or writes.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { deletePasskeyData } from './passkeys.repository.ts';
 
 const now = sql<Date>`now()`;
 
@@ -143,10 +144,16 @@ export async function countTicketFailure(q: Queryable, tokenHash: string, userId
 
 // ---------------------------------------------------------------- reset (operator)
 
-/** Removes every factor, recovery code and ticket of the account; true when it had a factor. */
+/** Removes every factor (TOTP and passkeys), recovery code, ticket and challenge of the account; true when it had a factor. */
 export async function deleteFactors(q: Queryable, userId: string): Promise<boolean> {
   const totp = await sqlOf(q).deleteFrom('mfa_totp').where('user_id', '=', userId).executeTakeFirst();
+  const passkeys = await deletePasskeyData(q, userId);
   await sqlOf(q).deleteFrom('mfa_recovery_codes').where('user_id', '=', userId).execute();
   await sqlOf(q).deleteFrom('mfa_tickets').where('user_id', '=', userId).execute();
-  return totp.numDeletedRows > 0n;
+  return totp.numDeletedRows > 0n || passkeys;
+}
+
+/** Removes the account's TOTP factor only (its passkeys and recovery codes stay). */
+export async function deleteTotp(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).deleteFrom('mfa_totp').where('user_id', '=', userId).execute();
 }

@@ -2,11 +2,12 @@
 // enrolment it may require (tickets in the body, X-Brand-Slug), and the signed-in account's own
 // factor (bearer). Thin routes over mfa.ts.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { requireBrand } from '../../http/brand.ts';
-import { DetailCodeSchema, ErrorCodeSchema, FieldErrorsSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, fieldErrors } from '../../http/errors.ts';
 import * as mfa from './mfa.ts';
 import {
   EnrolledSchema,
@@ -20,6 +21,14 @@ import {
   TokenPairSchema,
   TotpCodeBody,
   TotpSetupSchema,
+  CreationOptionsSchema,
+  MfaTokenBody,
+  PasskeyCreateBody,
+  PasskeyCreatedSchema,
+  PasskeyEnrolBody,
+  PasskeyIdParams,
+  PasskeyListSchema,
+  RequestOptionsSchema,
 } from './schemas.ts';
 
 const tags = ['accounts'];
@@ -35,16 +44,18 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
       schema: {
         tags,
         security: [],
-        summary: 'Sign in, second step: the `mfa_token` and a TOTP or recovery code -> the token pair',
+        summary: 'Sign in, second step: the `mfa_token` and a TOTP or recovery code, or a passkey assertion -> the token pair',
         description:
-          'Requires `X-Brand-Slug`. After `POST /v1/users/token/` answered 403 `mfa_required`. A wrong code: 401 `invalid_mfa_code` (a code already accepted once, even within its 30 seconds, is wrong; so is a spent recovery code). An unknown, expired (5 minutes), used or wrongly-guessed-5-times `mfa_token`: 401 `invalid_mfa_token` (sign in again). Wrong codes count per account and per address like sign-in failures; over either budget: 429 `throttled`.',
+          'Requires `X-Brand-Slug`. After `POST /v1/users/token/` answered 403 `mfa_required`. Give exactly one of `code` and `webauthn` (else 400 `{code: [...]}`). A wrong code: 401 `invalid_mfa_code` (a code already accepted once, even within its 30 seconds, is wrong; so is a spent recovery code). A passkey assertion that fails (another account’s passkey, a challenge not issued for this `mfa_token`, used or older than 5 minutes, a bad signature or a counter that did not grow): 401 `invalid_passkey`. An unknown, expired (5 minutes), used or wrongly-answered-5-times `mfa_token`: 401 `invalid_mfa_token` (sign in again). Wrong codes and refused assertions count per account and per address like sign-in failures; over either budget: 429 `throttled`.',
         body: MfaSignInBody,
         response: { 200: TokenPairSchema, 400: brandAnd400, 401: ErrorCodeSchema, 429: DetailCodeSchema },
       },
     },
     async (request) => {
       requireBrand(request, brand);
-      return mfa.completeSignIn(deps, request.body.mfa_token, request.body.code, request.ip);
+      const { mfa_token, code, webauthn } = request.body;
+      if ((code === undefined) === (webauthn === undefined)) throw fieldErrors({ code: ['Give the code from your authenticator app, a recovery code, or a passkey assertion (`webauthn`): one of them.'] });
+      return mfa.completeSignIn(deps, mfa_token, webauthn ? { webauthn } : { code: code ?? '' }, request.ip);
     },
   );
 
@@ -159,6 +170,126 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
     async (request) => {
       await mfa.removeTotp(deps, currentUser(request), request.body.code);
       return { message: 'The second factor is turned off.' };
+    },
+  );
+
+  passkeyRoutes(app, deps);
+}
+
+/** Passkeys (docs/accounts.md, "Passkeys"): sign-in with one, enrolment with one, the account's own. */
+function passkeyRoutes(app: ZodApp, deps: Deps): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const brand = deps.config.BRAND_SLUG;
+
+  r.post(
+    '/v1/users/token/mfa/webauthn/options/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Sign in, second step with a passkey: the challenge for this `mfa_token`',
+        description:
+          'Requires `X-Brand-Slug`. After `POST /v1/users/token/` answered 403 `mfa_required` with `webauthn` among the `methods`. The options (for `startAuthentication()` of @simplewebauthn/browser) list the account’s passkeys; the challenge is single-use, valid 5 minutes and good only with this `mfa_token`. Send the assertion to `POST /v1/users/token/mfa/` as `webauthn`. An unknown, expired or used `mfa_token`: 401 `invalid_mfa_token`; an account without a passkey: 409 `mfa_not_enrolled`.',
+        body: MfaTokenBody,
+        response: { 200: RequestOptionsSchema, 400: brandAnd400, 401: ErrorCodeSchema, 409: ErrorCodeSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return mfa.passkeySignInOptions(deps, request.body.mfa_token, request.ip);
+    },
+  );
+
+  r.post(
+    '/v1/users/token/mfa/enrol/passkey/options/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Enrolment during sign-in with a passkey: the options to create one',
+        description:
+          'Requires `X-Brand-Slug`. After `POST /v1/users/token/` answered 403 `mfa_enrolment_required`: the `enrolment_token` allows this instead of an authenticator app. The options are for `startRegistration()` of @simplewebauthn/browser; the challenge is single-use and valid 5 minutes. 401 `invalid_mfa_token` when the token is unknown, expired or used.',
+        body: EnrolmentBody,
+        response: { 200: CreationOptionsSchema, 400: brandAnd400, 401: ErrorCodeSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return mfa.startPasskeyEnrolment(deps, request.body.enrolment_token, request.ip);
+    },
+  );
+
+  r.post(
+    '/v1/users/token/mfa/enrol/passkey/',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: 'Enrolment during sign-in with a passkey: the new passkey -> recovery codes and the token pair',
+        description:
+          'Requires `X-Brand-Slug`. The credential `startRegistration()` returned for the options of `.../enrol/passkey/options/`. Enrolled and signed in: the answer carries the ten recovery codes (shown once). A credential that fails the checks (challenge not issued to this account, used or older than 5 minutes, wrong origin or RP ID, already registered): 401 `invalid_passkey` (counted like a wrong code).',
+        body: PasskeyEnrolBody,
+        response: { 200: EnrolledSchema, 400: brandAnd400, 401: ErrorCodeSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      requireBrand(request, brand);
+      return mfa.confirmPasskeyEnrolment(deps, request.body.enrolment_token, request.body.credential, request.body.name, request.ip);
+    },
+  );
+
+  r.get(
+    '/v1/users/mfa/passkeys/',
+    { schema: { tags, security: bearerSecurity, summary: 'The passkeys of the signed-in account', response: { 200: PasskeyListSchema } } },
+    async (request) => mfa.passkeysOf(deps, currentUser(request).id),
+  );
+
+  r.post(
+    '/v1/users/mfa/passkeys/options/',
+    {
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Start adding a passkey: the options to create one',
+        description: 'Any signed-in account (patients optionally). The options are for `startRegistration()` of @simplewebauthn/browser and exclude the account’s passkeys; the challenge is single-use, valid 5 minutes and bound to the account.',
+        response: { 200: CreationOptionsSchema },
+      },
+    },
+    async (request) => mfa.passkeyOptionsForUser(deps, currentUser(request)),
+  );
+
+  r.post(
+    '/v1/users/mfa/passkeys/',
+    {
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Add a passkey (201): the credential `startRegistration()` returned',
+        description:
+          'From then on sign-in asks for a second factor, and a passkey may give it. When it is the account’s first factor the answer carries ten recovery codes (shown once). A credential that fails the checks (challenge not issued to this account, used or older than 5 minutes, wrong origin or RP ID, already registered): 400 `{credential: [...]}`.',
+        body: PasskeyCreateBody,
+        response: { 201: PasskeyCreatedSchema, 400: FieldErrorsSchema },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await mfa.createPasskeyForUser(deps, currentUser(request).id, request.body.credential, request.body.name)),
+  );
+
+  r.delete(
+    '/v1/users/mfa/passkeys/:id/',
+    {
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Remove a passkey (204)',
+        description:
+          'Another account’s passkey, or none with this id: 404. The account’s last factor where one is required (staff with `STAFF_MFA=required`): 403 `mfa_removal_not_allowed`. With the last factor the recovery codes go too.',
+        params: PasskeyIdParams,
+        response: { 204: z.null(), 403: ErrorCodeSchema, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      await mfa.removePasskey(deps, currentUser(request), request.params.id);
+      return reply.code(204).send(null);
     },
   );
 }

@@ -1,15 +1,17 @@
 // The second factor at sign-in (issue 24, docs/accounts.md "Second factor"): TOTP (RFC 6238, with
 // otpauth), 10 single-use recovery codes, and the tickets that carry a sign-in from the right
 // password to its second step (`mfa_token`) or to the enrolment a staff account must make first
-// (`enrolment_token`).
+// (`enrolment_token`). Passkeys (passkeys.ts) are a second kind of factor beside TOTP.
 import { randomInt } from 'node:crypto';
+import type { z } from 'zod';
 import { Secret, TOTP } from 'otpauth';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { fail, fieldErrors, type ApiError } from '../../http/errors.ts';
+import { fail, fieldErrors, notFound, type ApiError, type ErrorCode } from '../../http/errors.ts';
 import { decrypt, encrypt, keyedHash, randomToken, sha256 } from '../../lib/crypto.ts';
 import {
   claimTotpStep,
+  deleteTotp,
   confirmTotp,
   countTicketFailure,
   countUnusedRecoveryCodes,
@@ -25,10 +27,15 @@ import {
   upsertPendingTotp,
   type TicketPurpose,
 } from './mfa.repository.ts';
+import { authenticationOptions, passkeyOut, type CreationOptions, type RequestOptions, registerCredential, registrationOptions, verifyAssertion } from './passkeys.ts';
+import { deletePasskey, hasPasskey, listPasskeys } from './passkeys.repository.ts';
 import { findUserByEmail, findUserById, type UserRow } from './repository.ts';
+import type { AuthenticationResponseSchema, RegistrationResponseSchema } from './schemas.ts';
 import { issueTokenPair, revokeAllSessions, type TokenPair } from './tokens.ts';
 
-export type MfaMethod = 'totp';
+export type MfaMethod = 'totp' | 'webauthn';
+/** The factors a staff account may enrol at sign-in. */
+const ENROLLABLE: MfaMethod[] = ['totp', 'webauthn'];
 
 const PERIOD_SECONDS = 30;
 const DIGITS = 6;
@@ -107,7 +114,8 @@ async function spendCode(deps: Deps, q: Queryable, userId: string, rawCode: stri
     const step = matchingStep(Secret.fromBase32(decrypt(deps.secrets.documentKeys, totp.secret_enc)), code);
     return step !== undefined && (await claimTotpStep(q, userId, step));
   }
-  if (!opts.recovery || !totp?.confirmed_at || normaliseRecoveryCode(code).length !== 10) return false;
+  if (!opts.recovery || normaliseRecoveryCode(code).length !== 10) return false;
+  if (!totp?.confirmed_at && !(await hasPasskey(q, userId))) return false;
   return spendRecoveryCode(q, userId, recoveryHash(deps, code));
 }
 
@@ -124,7 +132,8 @@ function budgets(deps: Deps) {
 
 /** The factors the account has confirmed. */
 export async function methodsOf(q: Queryable, userId: string): Promise<MfaMethod[]> {
-  return (await hasConfirmedTotp(q, userId)) ? ['totp'] : [];
+  const [totp, passkey] = await Promise.all([hasConfirmedTotp(q, userId), hasPasskey(q, userId)]);
+  return [...(totp ? (['totp'] as const) : []), ...(passkey ? (['webauthn'] as const) : [])];
 }
 
 async function newTicket(deps: Deps, userId: string, purpose: TicketPurpose): Promise<string> {
@@ -141,15 +150,23 @@ async function newTicket(deps: Deps, userId: string, purpose: TicketPurpose): Pr
 export async function requireSecondStep(deps: Deps, user: UserRow): Promise<void> {
   const methods = await methodsOf(deps.db, user.id);
   if (methods.length) throw fail('mfa_required', { extra: { mfa_token: await newTicket(deps, user.id, 'sign_in'), methods } });
-  if (factorRequired(deps, user)) throw fail('mfa_enrolment_required', { extra: { enrolment_token: await newTicket(deps, user.id, 'enrol'), methods: ['totp'] } });
+  if (factorRequired(deps, user)) throw fail('mfa_enrolment_required', { extra: { enrolment_token: await newTicket(deps, user.id, 'enrol'), methods: ENROLLABLE } });
 }
 
 /** Whether anonymous password failures may count against this account (not for staff with a factor). */
 export async function shieldedFromLockout(q: Queryable, user: UserRow | undefined): Promise<boolean> {
-  return Boolean(user && isPrivileged(user) && (await hasConfirmedTotp(q, user.id)));
+  return Boolean(user && isPrivileged(user) && (await methodsOf(q, user.id)).length > 0);
 }
 
-type TicketOutcome<T> = { ok: T } | { error: ApiError } | { wrongCode: string };
+type TicketOutcome<T> = { ok: T } | { error: ApiError } | { wrongCode: string; refusal: WrongFactor };
+/** The refusal of a wrong second factor: a code, or a passkey response. */
+type WrongFactor = Extract<ErrorCode, 'invalid_mfa_code' | 'invalid_passkey'>;
+/** What a ticket's `use` returns for a wrong factor (counted; the answer is `code`). */
+class Refused {
+  constructor(readonly code: WrongFactor) {}
+}
+const WRONG_MFA_CODE = new Refused('invalid_mfa_code');
+const WRONG_PASSKEY = new Refused('invalid_passkey');
 
 /**
  * Runs `use` on the account of a valid ticket inside one transaction. A wrong code counts against
@@ -161,7 +178,7 @@ async function withTicket<T>(
   token: string,
   purpose: TicketPurpose,
   ip: string,
-  use: (q: Queryable, user: UserRow, spend: () => Promise<void>) => Promise<T | 'wrong_code'>,
+  use: (q: Queryable, user: UserRow, spend: () => Promise<void>) => Promise<T | Refused>,
 ): Promise<T> {
   const { perIp, perAccount } = budgets(deps);
   await perIp.check(ip);
@@ -174,16 +191,16 @@ async function withTicket<T>(
     if (!user || user.disabled_at || !user.email_verified_at) return { error: invalidTicket };
     await perAccount.check(user.id);
     const result = await use(q, user, () => markTicketUsed(q, hash, user.id));
-    if (result === 'wrong_code') {
+    if (result instanceof Refused) {
       await countTicketFailure(q, hash, user.id, TICKET_MAX_WRONG);
-      return { wrongCode: user.id };
+      return { wrongCode: user.id, refusal: result.code };
     }
     return { ok: result };
   });
   if ('error' in outcome) throw outcome.error;
   if ('wrongCode' in outcome) {
     await Promise.all([perIp.penalise(ip), perAccount.penalise(outcome.wrongCode)]);
-    throw fail('invalid_mfa_code');
+    throw fail(outcome.refusal);
   }
   return outcome.ok;
 }
@@ -197,10 +214,15 @@ export interface SignedIn extends TokenPair {
 
 const signedIn = (pair: TokenPair, u: UserRow): SignedIn => ({ ...pair, is_doctor: u.is_doctor, is_backoffice_admin: u.is_backoffice_admin, is_marketer: u.is_marketer, is_pharmacist: u.is_pharmacist });
 
-/** POST /v1/users/token/mfa/: the mfa_token and a TOTP or recovery code -> a token pair. */
-export async function completeSignIn(deps: Deps, mfaToken: string, code: string, ip: string): Promise<SignedIn> {
+type Assertion = z.infer<typeof AuthenticationResponseSchema>;
+type NewCredential = z.infer<typeof RegistrationResponseSchema>;
+
+/** POST /v1/users/token/mfa/: the mfa_token and a TOTP or recovery code, or a passkey assertion -> a token pair. */
+export async function completeSignIn(deps: Deps, mfaToken: string, factor: { code: string } | { webauthn: Assertion }, ip: string): Promise<SignedIn> {
   return withTicket(deps, mfaToken, 'sign_in', ip, async (q, user, spendTicket) => {
-    if (!(await spendCode(deps, q, user.id, code, { recovery: true }))) return 'wrong_code';
+    if ('webauthn' in factor) {
+      if (!(await verifyAssertion(deps, q, user.id, sha256(mfaToken), factor.webauthn))) return WRONG_PASSKEY;
+    } else if (!(await spendCode(deps, q, user.id, factor.code, { recovery: true }))) return WRONG_MFA_CODE;
     await spendTicket();
     return signedIn(await issueTokenPair(deps, q, user.id), user);
   });
@@ -239,7 +261,7 @@ export async function startEnrolment(deps: Deps, enrolmentToken: string, ip: str
 export async function confirmEnrolment(deps: Deps, enrolmentToken: string, code: string, ip: string): Promise<SignedIn & { recovery_codes: string[] }> {
   return withTicket(deps, enrolmentToken, 'enrol', ip, async (q, user, spendTicket) => {
     const codes = await confirmPendingTotp(deps, q, user.id, code);
-    if (!codes) return 'wrong_code';
+    if (!codes) return WRONG_MFA_CODE;
     await spendTicket();
     return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
   });
@@ -294,12 +316,82 @@ export async function regenerateRecoveryCodes(deps: Deps, userId: string, code: 
 
 /** Turns the factor off (a TOTP or recovery code confirms it); not where the account must have one. */
 export async function removeTotp(deps: Deps, user: { id: string } & StaffFlags, code: string): Promise<void> {
-  if (factorRequired(deps, user)) throw fail('mfa_removal_not_allowed');
   if (!(await hasConfirmedTotp(deps.db, user.id))) throw fail('mfa_not_enrolled');
+  // Where a factor is required, the authenticator app may go only while a passkey stays.
+  if (factorRequired(deps, user) && !(await hasPasskey(deps.db, user.id))) throw fail('mfa_removal_not_allowed');
   await withCodeBudget(deps, user.id, async (q) => {
     if (!(await spendCode(deps, q, user.id, code, { recovery: true }))) return false;
-    await deleteFactors(q, user.id);
+    // The recovery codes go with the last factor.
+    if (await hasPasskey(q, user.id)) await deleteTotp(q, user.id);
+    else await deleteFactors(q, user.id);
     return 'removed' as const;
+  });
+}
+
+// ---------------------------------------------------------------- passkeys
+
+const PASSKEY_REFUSED = 'The passkey could not be verified. Start again and use the passkey when the browser asks.';
+
+/**
+ * Stores a verified new passkey for the account inside `q`; the recovery codes when it is the
+ * account's first factor (else none); undefined when the response is refused.
+ */
+async function addPasskey(deps: Deps, q: Queryable, userId: string, credential: NewCredential, name: string | undefined) {
+  const first = (await methodsOf(q, userId)).length === 0;
+  const passkey = await registerCredential(deps, q, userId, credential, name);
+  if (!passkey) return undefined;
+  return { passkey: passkeyOut(passkey), recovery_codes: first ? await newRecoveryCodes(deps, q, userId) : [] };
+}
+
+/** POST /v1/users/mfa/passkeys/options/: options to create a passkey (signed in). */
+export async function passkeyOptionsForUser(deps: Deps, user: { id: string; email: string }): Promise<CreationOptions> {
+  return deps.db.tx((q) => registrationOptions(deps, q, user));
+}
+
+/** POST /v1/users/mfa/passkeys/: stores the new passkey (400 `{credential: [...]}` when refused). */
+export async function createPasskeyForUser(deps: Deps, userId: string, credential: NewCredential, name: string | undefined) {
+  const created = await deps.db.tx((q) => addPasskey(deps, q, userId, credential, name));
+  if (!created) throw fieldErrors({ credential: [PASSKEY_REFUSED] });
+  return created;
+}
+
+export async function passkeysOf(deps: Deps, userId: string) {
+  return { results: (await listPasskeys(deps.db, userId)).map(passkeyOut) };
+}
+
+/** DELETE /v1/users/mfa/passkeys/{id}/: not the last factor where one is required; the recovery codes go with the last factor. */
+export async function removePasskey(deps: Deps, user: { id: string } & StaffFlags, id: string): Promise<void> {
+  await deps.db.tx(async (q) => {
+    const mine = (await listPasskeys(q, user.id)).some((p) => p.id === id);
+    if (!mine) throw notFound();
+    const others = (await methodsOf(q, user.id)).includes('totp') || (await listPasskeys(q, user.id)).length > 1;
+    if (!others && factorRequired(deps, user)) throw fail('mfa_removal_not_allowed');
+    await deletePasskey(q, user.id, id);
+    if (!others) await deleteFactors(q, user.id);
+  });
+}
+
+/** POST /v1/users/token/mfa/webauthn/options/: the challenge for signing this sign-in in with a passkey. */
+export async function passkeySignInOptions(deps: Deps, mfaToken: string, ip: string): Promise<RequestOptions> {
+  return withTicket(deps, mfaToken, 'sign_in', ip, async (q, user) => {
+    const options = await authenticationOptions(deps, q, user.id, sha256(mfaToken));
+    if (!options) throw fail('mfa_not_enrolled');
+    return options;
+  });
+}
+
+/** POST /v1/users/token/mfa/enrol/passkey/options/: options to create a passkey with the enrolment token. */
+export async function startPasskeyEnrolment(deps: Deps, enrolmentToken: string, ip: string): Promise<CreationOptions> {
+  return withTicket(deps, enrolmentToken, 'enrol', ip, (q, user) => registrationOptions(deps, q, user));
+}
+
+/** POST /v1/users/token/mfa/enrol/passkey/: the new passkey -> recovery codes and a token pair. */
+export async function confirmPasskeyEnrolment(deps: Deps, enrolmentToken: string, credential: NewCredential, name: string | undefined, ip: string): Promise<SignedIn & { recovery_codes: string[] }> {
+  return withTicket(deps, enrolmentToken, 'enrol', ip, async (q, user, spendTicket) => {
+    const created = await addPasskey(deps, q, user.id, credential, name);
+    if (!created) return WRONG_PASSKEY;
+    await spendTicket();
+    return { recovery_codes: created.recovery_codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
   });
 }
 
@@ -329,7 +421,8 @@ export async function resetMfaByEmail(deps: Deps, email: string): Promise<boolea
  * sign-in step (per account and per address; 429 throttled over them); a TOTP step is used once.
  */
 export async function checkSecondFactor(deps: Deps, userId: string, code: string, ip: string): Promise<'none' | 'ok' | 'wrong'> {
-  if (!(await hasConfirmedTotp(deps.db, userId))) return 'none';
+  // An account with only a passkey answers here with a recovery code (the page has no passkey step).
+  if ((await methodsOf(deps.db, userId)).length === 0) return 'none';
   const { perIp, perAccount } = budgets(deps);
   await perIp.check(ip);
   await perAccount.check(userId);

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, brandParams } from '../api/client';
 import { auth, type Session } from '../auth';
 import { useI18n } from '../i18n';
+import { secondStepOf, type SecondStep } from './SecondFactor';
 import { Alert } from './ui';
 
 /** The part of Google Identity Services the button uses (google.accounts.id). */
@@ -43,7 +44,20 @@ export function loadGsi(): Promise<GsiId> {
   return loading;
 }
 
-export function GoogleSignIn({ mode, onSignedIn, load = loadGsi, clientId = googleClientId() }: { mode: 'signin' | 'signup'; onSignedIn: (s: Session) => void; load?: () => Promise<GsiId>; clientId?: string }) {
+export function GoogleSignIn({
+  mode,
+  onSignedIn,
+  onSecondStep,
+  load = loadGsi,
+  clientId = googleClientId(),
+}: {
+  mode: 'signin' | 'signup';
+  onSignedIn: (s: Session) => void;
+  /** A 403 `mfa_required`/`mfa_enrolment_required`: the page shows that step, as after a password. */
+  onSecondStep?: (step: SecondStep) => void;
+  load?: () => Promise<GsiId>;
+  clientId?: string;
+}) {
   const { t, locale } = useI18n();
   const box = useRef<HTMLDivElement>(null);
   const [error, setError] = useState('');
@@ -61,10 +75,12 @@ export function GoogleSignIn({ mode, onSignedIn, load = loadGsi, clientId = goog
             setError('');
             if (!credential) return setError(t('auth.googleFailed'));
             const { data, error: err } = await api.POST('/v1/users/google-login/', { params: brandParams, body: { credential, locale } });
+            const second = data ? null : secondStepOf(err);
             if (data) {
               auth.set(data);
               onSignedIn(data);
-            } else setError((err as { code?: string } | undefined)?.code === 'user_inactive' ? t('auth.inactive') : t('auth.googleFailed'));
+            } else if (second && onSecondStep) onSecondStep(second);
+            else setError((err as { code?: string } | undefined)?.code === 'user_inactive' ? t('auth.inactive') : t('auth.googleFailed'));
           },
         });
         gsi.renderButton(box.current, { type: 'standard', theme: 'outline', size: 'large', shape: 'rectangular', text: mode === 'signup' ? 'signup_with' : 'signin_with', locale });

@@ -1,12 +1,23 @@
 // Two-step sign-in (docs/accounts.md, "Second factor"): the code step after the password, the
 // enrolment a staff account must make (QR code of the otpauth URI, the secret as text, a first
 // code, the recovery codes), and the account page's own setting.
+import { startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import qrcode from 'qrcode-generator';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText } from '../api/client';
 import type { Session } from '../auth';
 import { useI18n } from '../i18n';
 import { Alert, Field, LoadError, Loading, useLoad } from './ui';
+
+/** The second step a 403 of sign-in asks for (docs/accounts.md, "Second factor"), if any. */
+export type SecondStep = { kind: 'mfa' | 'enrol'; token: string; methods: string[] };
+export function secondStepOf(err: unknown): SecondStep | null {
+  const e = (err ?? {}) as { code?: unknown; mfa_token?: unknown; enrolment_token?: unknown; methods?: unknown };
+  const methods = Array.isArray(e.methods) ? e.methods.filter((m): m is string => typeof m === 'string') : ['totp'];
+  if (e.code === 'mfa_required' && typeof e.mfa_token === 'string') return { kind: 'mfa', token: e.mfa_token, methods };
+  if (e.code === 'mfa_enrolment_required' && typeof e.enrolment_token === 'string') return { kind: 'enrol', token: e.enrolment_token, methods };
+  return null;
+}
 
 type Setup = { secret: string; otpauth_uri: string };
 
@@ -55,8 +66,47 @@ function codeError(t: ReturnType<typeof useI18n>['t'], body: unknown, status: nu
   return errorText(body, t('app.error'));
 }
 
-/** The second step of a sign-in: the authenticator (or a recovery) code for the mfa_token. */
-export function MfaCodeStep({ mfaToken, onSignedIn, onRestart }: { mfaToken: string; onSignedIn: (s: Session) => void; onRestart: () => void }) {
+/** A credential as plain JSON for the API (the extension results without the DOM interface type). */
+const asBody = <T extends { clientExtensionResults: object }>(c: T) => ({ ...c, clientExtensionResults: Object.fromEntries(Object.entries(c.clientExtensionResults)) as Record<string, unknown> });
+
+/** The browser's passkey ceremony failed or was cancelled: nothing to send. */
+async function ceremony<T>(run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch {
+    return null;
+  }
+}
+
+/** Signs the sign-in's challenge with a passkey (docs/accounts.md, "Passkeys"). */
+function PasskeySignIn({ mfaToken, onSignedIn, onError }: { mfaToken: string; onSignedIn: (s: Session) => void; onError: (text: string) => void }) {
+  const { t } = useI18n();
+  const [busy, setBusy] = useState(false);
+  async function use() {
+    setBusy(true);
+    onError('');
+    const options = await api.POST('/v1/users/token/mfa/webauthn/options/', { params: brandParams, body: { mfa_token: mfaToken } });
+    const assertion = options.data ? await ceremony(() => startAuthentication({ optionsJSON: options.data as PublicKeyCredentialRequestOptionsJSON })) : null;
+    if (!assertion) {
+      setBusy(false);
+      return onError(options.data ? t('mfa.passkeyFailed') : codeError(t, options.error, options.response.status));
+    }
+    const { data, error: err, response } = await api.POST('/v1/users/token/mfa/', { params: brandParams, body: { mfa_token: mfaToken, webauthn: asBody(assertion) } });
+    setBusy(false);
+    if (data) return onSignedIn(data);
+    onError((err as { code?: unknown } | undefined)?.code === 'invalid_passkey' ? t('mfa.passkeyFailed') : codeError(t, err, response.status));
+  }
+  return (
+    <p>
+      <button type="button" onClick={use} disabled={busy}>
+        {t('mfa.usePasskey')}
+      </button>
+    </p>
+  );
+}
+
+/** The second step of a sign-in: the authenticator (or a recovery) code for the mfa_token, or a passkey. */
+export function MfaCodeStep({ mfaToken, methods = ['totp'], onSignedIn, onRestart }: { mfaToken: string; methods?: string[]; onSignedIn: (s: Session) => void; onRestart: () => void }) {
   const { t } = useI18n();
   const [code, setCode] = useState('');
   const [error, setError] = useState('');
@@ -75,6 +125,7 @@ export function MfaCodeStep({ mfaToken, onSignedIn, onRestart }: { mfaToken: str
   }
   return (
     <>
+      {methods.includes('webauthn') ? <PasskeySignIn mfaToken={mfaToken} onSignedIn={onSignedIn} onError={setError} /> : null}
       <p>{t('mfa.codeIntro')}</p>
       <form onSubmit={submit} noValidate>
         {error ? <Alert kind="error">{error}</Alert> : null}
@@ -170,10 +221,30 @@ export function EnrolStep({ enrolmentToken, onSignedIn, onRestart }: { enrolment
     else setError(codeError(t, err, response.status));
   }
 
+  async function passkey() {
+    setBusy(true);
+    setError('');
+    const options = await api.POST('/v1/users/token/mfa/enrol/passkey/options/', { params: brandParams, body: { enrolment_token: enrolmentToken } });
+    const credential = options.data ? await ceremony(() => startRegistration({ optionsJSON: options.data as PublicKeyCredentialCreationOptionsJSON })) : null;
+    if (!credential) {
+      setBusy(false);
+      return setError(options.data ? t('mfa.passkeyFailed') : codeError(t, options.error, options.response.status));
+    }
+    const { data, error: err, response } = await api.POST('/v1/users/token/mfa/enrol/passkey/', { params: brandParams, body: { enrolment_token: enrolmentToken, credential: asBody(credential) } });
+    setBusy(false);
+    if (data) setDone(data);
+    else setError((err as { code?: unknown } | undefined)?.code === 'invalid_passkey' ? t('mfa.passkeyFailed') : codeError(t, err, response.status));
+  }
+
   if (done) return <RecoveryCodes codes={done.recovery_codes} onDone={() => onSignedIn(done)} />;
   return (
     <>
       <p>{t('mfa.enrolIntro')}</p>
+      <p>
+        <button type="button" onClick={passkey} disabled={busy}>
+          {t('mfa.enrolPasskey')}
+        </button>
+      </p>
       {setup ? <SetupForm setup={setup} onCode={confirm} busy={busy} error={error} /> : error ? <Alert kind="error">{error}</Alert> : <Loading />}
       <p>
         <button type="button" className="link" onClick={onRestart}>
@@ -260,6 +331,73 @@ export function TwoStepSettings() {
           </button>
         </form>
       )}
+    </>
+  );
+}
+
+type Passkey = { id: string; name: string; backed_up: boolean; created_at: string; last_used_at: string | null };
+
+/** The account page's passkeys: the list, add one (the browser creates it), remove one. */
+export function PasskeySettings() {
+  const { t } = useI18n();
+  const list = useLoad<{ results: Passkey[] }>(() => api.GET('/v1/users/mfa/passkeys/'));
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  if (list.error) return <LoadError error={list.error} />;
+  if (!list.data) return <Loading />;
+  const passkeys = list.data.results;
+
+  async function add() {
+    setBusy(true);
+    setError('');
+    setNotice('');
+    const options = await api.POST('/v1/users/mfa/passkeys/options/');
+    const credential = options.data ? await ceremony(() => startRegistration({ optionsJSON: options.data as PublicKeyCredentialCreationOptionsJSON })) : null;
+    if (!credential) {
+      setBusy(false);
+      return setError(t('mfa.passkeyFailed'));
+    }
+    const { data } = await api.POST('/v1/users/mfa/passkeys/', { body: { credential: asBody(credential) } });
+    setBusy(false);
+    if (!data) return setError(t('mfa.passkeyFailed'));
+    list.setData({ results: [...passkeys, data.passkey] });
+    setNotice(t('mfa.passkeyAdded'));
+    if (data.recovery_codes.length) setCodes(data.recovery_codes);
+  }
+  async function remove(id: string) {
+    setBusy(true);
+    setError('');
+    setNotice('');
+    const { error: err, response } = await api.DELETE('/v1/users/mfa/passkeys/{id}/', { params: { path: { id } } });
+    setBusy(false);
+    if (response.status !== 204) return setError(response.status === 403 ? t('mfa.requiredHint') : errorText(err, t('app.error')));
+    list.setData({ results: passkeys.filter((p) => p.id !== id) });
+  }
+
+  if (codes) return <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />;
+  return (
+    <>
+      {notice ? <Alert kind="success">{notice}</Alert> : null}
+      {error ? <Alert kind="error">{error}</Alert> : null}
+      {passkeys.length ? (
+        <ul className="passkeys">
+          {passkeys.map((p) => (
+            <li key={p.id}>
+              {p.name} ({new Date(p.created_at).toLocaleDateString()}){' '}
+              <button type="button" className="link" onClick={() => remove(p.id)} disabled={busy} aria-label={t('mfa.removePasskey', { name: p.name })}>
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>{t('mfa.noPasskeys')}</p>
+      )}
+      <button type="button" onClick={add} disabled={busy}>
+        {t('mfa.addPasskey')}
+      </button>
     </>
   );
 }

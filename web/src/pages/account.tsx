@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, errorText, fieldErrors, type Schemas } from '../api/client';
 import { changePassword } from '../api/change-password';
-import { TwoStepSettings } from '../components/SecondFactor';
+import { PasskeySettings, TwoStepSettings } from '../components/SecondFactor';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { countryOptions } from '../countries';
 import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
@@ -38,6 +38,10 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
         <TwoStepSettings />
       </section>
       <ConnectedAppsSection />
+      <section aria-labelledby="passkeys-h">
+        <h2 id="passkeys-h">{t('mfa.passkeysTitle')}</h2>
+        <PasskeySettings />
+      </section>
       <PrivacySection />
     </section>
   );

@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText, fieldErrors } from '../api/client';
 import { auth } from '../auth';
 import { GoogleSignIn } from '../components/GoogleSignIn';
-import { EnrolStep, MfaCodeStep } from '../components/SecondFactor';
+import { EnrolStep, MfaCodeStep, secondStepOf, type SecondStep } from '../components/SecondFactor';
 import { Alert, Field, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
@@ -25,7 +25,7 @@ export function SignIn() {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   // The second step the service asked for after the right password (docs/accounts.md, "Second factor").
-  const [step, setStep] = useState<{ kind: 'mfa'; token: string } | { kind: 'enrol'; token: string } | null>(null);
+  const [step, setStep] = useState<SecondStep | null>(null);
   const signedIn = (s: Parameters<typeof auth.set>[0]) => {
     auth.set(s);
     afterSignIn(s, query.get('next'));
@@ -45,8 +45,8 @@ export function SignIn() {
     setBusy(false);
     if (data) return signedIn(data);
     const code = (err as any)?.code;
-    if (code === 'mfa_required' && typeof (err as any).mfa_token === 'string') return setStep({ kind: 'mfa', token: (err as any).mfa_token });
-    if (code === 'mfa_enrolment_required' && typeof (err as any).enrolment_token === 'string') return setStep({ kind: 'enrol', token: (err as any).enrolment_token });
+    const second = secondStepOf(err);
+    if (second) return setStep(second);
     setError(
       code === 'user_inactive' ? t('auth.inactive') : code === 'google_account' ? t('auth.google') : response.status === 429 ? t('auth.rateLimited') : t('auth.invalid'),
     );
@@ -61,7 +61,7 @@ export function SignIn() {
       <section className="narrow">
         <PageTitle>{step.kind === 'mfa' ? t('mfa.codeTitle') : t('mfa.enrolTitle')}</PageTitle>
         {step.kind === 'mfa' ? (
-          <MfaCodeStep mfaToken={step.token} onSignedIn={signedIn} onRestart={restart} />
+          <MfaCodeStep mfaToken={step.token} methods={step.methods} onSignedIn={signedIn} onRestart={restart} />
         ) : (
           <EnrolStep enrolmentToken={step.token} onSignedIn={signedIn} onRestart={restart} />
         )}
@@ -80,7 +80,7 @@ export function SignIn() {
           {t('auth.signInButton')}
         </button>
       </form>
-      <GoogleSignIn mode="signin" onSignedIn={(s) => afterSignIn(s, query.get('next'))} />
+      <GoogleSignIn mode="signin" onSignedIn={(s) => afterSignIn(s, query.get('next'))} onSecondStep={setStep} />
       <p>
         <Link to="/forgot-password">{t('auth.forgot')}</Link>
       </p>
