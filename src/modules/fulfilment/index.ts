@@ -24,6 +24,6 @@ export async function listOrders(q: Queryable, userId: string): Promise<Order[]>
 // The pharmacy desk (docs/pharmacy.md): the status machine, the queue and the moves.
 export { ORDER_STATUSES, ORDER_TRANSITIONS, canOrderTransition, type OrderStatus } from './status.ts';
 export { dispenseOrder, dispatchOrder, deliverOrder, markOrderUndeliverable, EXPECTED_TRANSIT_HOURS, type ArrivalCheck, type LockedOrder } from './desk.ts';
-export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder } from './pharmacy.repository.ts';
+export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder, FULFILMENT_ORDERING } from './pharmacy.repository.ts';
 export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
 export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';
