@@ -94,12 +94,16 @@ export async function patientSummary(q: Queryable, userId: string): Promise<Pati
     .executeTakeFirst();
 }
 
-/** Creates the patient's conversation under the id it was shown with (first write); a no-op when it exists. */
+/**
+ * Creates the patient's conversation under the id it was shown with (first write); a no-op when it
+ * exists. No conflict target: parallel first writes collide on the primary key (the same derived id)
+ * as well as on user_id, and either must be a no-op, never 23505 (issue 28).
+ */
 export async function createConversationForPatient(q: Queryable, userId: string, id: string, createdAt: Date): Promise<void> {
   await sqlOf(q)
     .insertInto('conversations')
     .values({ id, user_id: userId, created_at: createdAt, updated_at: createdAt })
-    .onConflict((oc) => oc.column('user_id').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
