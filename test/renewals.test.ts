@@ -158,8 +158,11 @@ describe('confirming the renewal choice', () => {
     expect(missing.body.code).toBe('renewal_answers_required');
     expect(missing.body.missing_keys.sort()).toEqual(SAFETY.map((a) => a.question_key).sort());
     const changed = await confirm(p, { consultation_id: consultationId, answers: SAFETY, changed: true });
+    // Spec 4.4 outcome 1: the safety answers stay valid; only the review's keys are missing.
+    expect(changed.status).toBe(400);
     expect(changed.body.code).toBe('renewal_answers_required');
     expect(changed.body.missing_keys.length).toBeGreaterThan(0);
+    for (const a of SAFETY) expect(changed.body.missing_keys).not.toContain(a.question_key);
     const variant = await confirm(p, { consultation_id: consultationId, answers: SAFETY, dosage: '3 mg' });
     expect(variant.body.code).toBe('invalid_treatment_variant');
     const skip = await confirm(p, { consultation_id: consultationId, answers: SAFETY, dosage: '1 mg' });

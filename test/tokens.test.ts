@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_ISSUER } from '../src/http/auth.ts';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../src/http/auth.ts';
 import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -51,6 +51,57 @@ describe('bearer token verification', () => {
       expect(res.status, bad).toBe(401);
       expect(res.body).toMatchObject({ code: 'token_not_valid', messages: [{ message: 'Token is invalid or expired' }] });
     }
+  });
+
+  it('requires iss, aud and a string kid of the ring (a numeric or missing kid never falls back to another key)', async () => {
+    const [, body] = patient.access.split('.');
+    const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims.aud).toBe(TOKEN_AUDIENCE);
+    const key = ctx.deps.secrets.jwtKeys.active.key;
+    const { iss: _iss, exp: _exp, aud: _aud, ...rest } = claims;
+    const now = Math.floor(ctx.deps.clock.now().getTime() / 1000);
+    const signed = (header: Record<string, unknown>, extra: Record<string, unknown>) =>
+      new SignJWT({ ...rest, exp: now + 300, ...extra }).setProtectedHeader({ alg: 'HS256', typ: 'JWT', ...header } as { alg: string }).sign(key);
+    const refusals = {
+      'no iss': await signed({ kid: 'k1' }, { aud: TOKEN_AUDIENCE }),
+      'no aud': await signed({ kid: 'k1' }, { iss: TOKEN_ISSUER }),
+      'another aud': await signed({ kid: 'k1' }, { iss: TOKEN_ISSUER, aud: 'another-service' }),
+      'aud as a list with another': await signed({ kid: 'k1' }, { iss: TOKEN_ISSUER, aud: ['another-service'] }),
+      'no kid': await signed({}, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE }),
+      'numeric kid': await signed({ kid: 1 }, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE }),
+      'kid db (the generated key, not this one)': await signed({ kid: 'db' }, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE }),
+      'kid of another shape': await signed({ kid: '../k1' }, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE }),
+    };
+    // The control: the same construction with every claim is accepted.
+    expect((await profile(await signed({ kid: 'k1' }, { iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE }))).status).toBe(200);
+    for (const [why, bad] of Object.entries(refusals)) {
+      const res = await profile(bad);
+      expect(res.status, why).toBe(401);
+      expect(res.body, why).toMatchObject({ code: 'token_not_valid', messages: [{ message: 'Token is invalid or expired' }] });
+      expect(res.headers['www-authenticate'], why).toContain('Bearer');
+    }
+  });
+
+  it('checks the claims’ shapes before any query: a well-signed token with a malformed claim is a 401, never a 500', async () => {
+    const shapes: Record<string, Record<string, unknown>> = {
+      'user_id not a UUID': { user_id: 'not-a-uuid' },
+      'user_id a number': { user_id: 42 },
+      'sid not a UUID': { sid: 'x' },
+      'sid an object': { sid: { $ne: null } },
+      'jti missing': { jti: undefined },
+      'token_type unknown': { token_type: 'admin' },
+      'iat a string': { iat: 'yesterday' },
+    };
+    for (const [why, claims] of Object.entries(shapes)) {
+      const res = await profile(await token({ claims }));
+      expect(res.status, why).toBe(401);
+      expect(res.body.code, why).toBe('token_not_valid');
+    }
+    // As a refresh token too: the refresh route answers the same 401.
+    const bad = await token({ claims: { token_type: 'refresh', user_id: 'not-a-uuid' } });
+    const refreshed = await call(ctx, 'POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: bad } });
+    expect(refreshed.status).toBe(401);
+    expect(refreshed.body.code).toBe('token_not_valid');
   });
 
   it('refuses a refresh token as a bearer', async () => {

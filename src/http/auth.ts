@@ -2,7 +2,7 @@
 // session (refresh family) is not revoked, so disabling an account or resetting a password takes
 // effect on the next request. Only HS256 is accepted (alg allowlist).
 import type { FastifyRequest } from 'fastify';
-import { TokenRejected, verifyServiceToken } from '../lib/jwt.ts';
+import { TokenRejected, verifyServiceToken, type ServiceClaims } from '../lib/jwt.ts';
 import type { Deps } from '../deps.ts';
 import { findSessionAccount } from './auth.repository.ts';
 import { notAuthenticated, tokenNotValid } from './errors.ts';
@@ -25,17 +25,20 @@ declare module 'fastify' {
 }
 
 export const TOKEN_ISSUER = 'patient-treatment-service';
+/** The `aud` of the service's own tokens: this API (checked on every token, src/lib/jwt.ts). */
+export const TOKEN_AUDIENCE = 'patient-treatment-service/api';
 
 export async function verifyAccessToken(deps: Deps, token: string): Promise<AuthUser> {
-  let payload: Record<string, unknown>;
+  let payload: ServiceClaims;
   try {
-    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now());
+    // Signature, key, issuer, audience, expiry and every claim's shape (user_id and sid UUIDs...)
+    // are checked before the session query, so a forged shape is a 401, never a database error.
+    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now(), TOKEN_AUDIENCE);
   } catch (err) {
     if (!(err instanceof TokenRejected)) throw err;
     throw tokenNotValid(err.expired ? 'Token is expired' : 'Token is invalid or expired');
   }
   if (payload.token_type !== 'access') throw tokenNotValid('Token has wrong type');
-  if (typeof payload.user_id !== 'string' || typeof payload.sid !== 'string') throw tokenNotValid();
   const row = await findSessionAccount(deps.db, payload.user_id, payload.sid);
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist };

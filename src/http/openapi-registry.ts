@@ -85,7 +85,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/users/verify-email/': {
     id: 'verifyEmail',
     brand: true,
-    errors: { 400: [{ error_name: ['VERIFY_EMAIL_INVALID_REQUEST', 'VERIFY_EMAIL_INVALID_CODE'] }, invalidBrand, fields], 429: [{ error_name: ['VERIFY_EMAIL_TOO_MANY_ATTEMPTS'] }] },
+    errors: { 400: [{ error_name: ['VERIFY_EMAIL_INVALID_REQUEST', 'VERIFY_EMAIL_INVALID_CODE'] }, invalidBrand, fields], 429: [{ error_name: ['VERIFY_EMAIL_TOO_MANY_ATTEMPTS'] }, { detail_code: ['throttled'] }] },
     descriptions: { 200: 'Verified: the account is active and signed in' },
     requestExample: { email: credentials.email, otp: '123456' },
     responseExample: { message: 'Your email address is verified.', ...tokenPair },

@@ -483,7 +483,6 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /v1/users/token/' },
-          jwtAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Same token; declared for clients generated against the original API' },
         },
       },
       tags: options.tags,

@@ -2,6 +2,7 @@
 // null at the ends, invalid limit/offset fall back to the defaults, `page_size` ignored.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { fieldErrors } from './errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -10,8 +11,63 @@ export const MAX_PAGE_SIZE = 100;
 export const PageQuery = z.object({
   limit: z.string().optional().meta({ description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); an invalid value falls back to the default` }),
   offset: z.string().optional().meta({ description: 'Index of the first result (default 0); an invalid value falls back to 0' }),
-  ordering: z.string().optional().meta({ description: 'Sort field, `-` prefix for descending; unknown values fall back to the default order' }),
 });
+
+/** An `ordering` value: a field, or `-field` for descending. */
+export type OrderValue<F extends string> = F | `-${F}`;
+
+/** The order a list was asked for: one of its whitelisted fields and a direction (the id breaks ties the same way). */
+export interface Order<F extends string> {
+  field: F;
+  direction: 'asc' | 'desc';
+}
+
+/** A list's ordering whitelist: its fields (always with `created_at`) and its default. */
+export interface ListOrdering<F extends string> {
+  fields: readonly F[];
+  fallback: OrderValue<F>;
+  values: readonly string[];
+  /** PageQuery with `ordering` restricted to this list's values (published as an enum in the document). */
+  query: ReturnType<typeof orderingQuery>;
+}
+
+function orderingQuery(values: readonly string[], defaultText: string) {
+  const message = `Select a valid choice. Use one of: ${values.join(', ')}.`;
+  return PageQuery.extend({
+    ordering: z
+      .enum(values as [string, ...string[]], { error: () => message })
+      .optional()
+      .meta({ description: `Sort field, \`-\` prefix for descending (default ${defaultText}); ties are broken by the id in the same direction. Any other value: 400 \`{ordering: [...]}\`.` }),
+  });
+}
+
+/**
+ * Declares a list's ordering: `created_at` plus its own fields, and its default order. A desk whose
+ * default is not one field (urgent first, flagged first...) names it in `defaultText` and reads the
+ * asked order with explicitOrder (undefined when none was asked).
+ */
+export function listOrdering<const F extends string>(fields: readonly F[], fallback: OrderValue<F | 'created_at'>, defaultText?: string): ListOrdering<F | 'created_at'> {
+  const all: (F | 'created_at')[] = ['created_at', ...fields.filter((f) => f !== 'created_at')];
+  const values = all.flatMap((f) => [f, `-${f}`]);
+  return { fields: all, fallback, values, query: orderingQuery(values, defaultText ?? `\`${fallback}\``) };
+}
+
+/**
+ * The order of a list from `?ordering=`, checked against the list's whitelist (own fields only:
+ * `constructor` or `__proto__` are unknown). Absent: the list's default. Anything else: 400
+ * `{ordering: [...]}` (the route's query schema refuses it first; this is the same rule for callers
+ * that read a raw query).
+ */
+export function orderBy<F extends string>(query: Record<string, unknown>, list: ListOrdering<F>): Order<F> {
+  const value = query.ordering === undefined ? list.fallback : query.ordering;
+  const desc = typeof value === 'string' && value.startsWith('-');
+  const key = typeof value === 'string' ? (desc ? value.slice(1) : value) : undefined;
+  const field = list.fields.find((f) => f === key);
+  if (field === undefined) {
+    throw fieldErrors({ ordering: [`Select a valid choice. Use one of: ${list.values.join(', ')}.`] });
+  }
+  return { field, direction: desc ? 'desc' : 'asc' };
+}
 
 export interface PageParams {
   limit: number;
@@ -31,14 +87,9 @@ export function pageParams(query: Record<string, unknown>): PageParams {
   return { limit, offset };
 }
 
-/** An ORDER BY clause from an `ordering` value and a whitelist; the default when unknown. */
-export function orderBy(query: Record<string, unknown>, allowed: Record<string, string>, fallback: string): string {
-  const raw = typeof query.ordering === 'string' ? query.ordering.trim() : '';
-  const desc = raw.startsWith('-');
-  const key = desc ? raw.slice(1) : raw;
-  // Own keys only: `constructor`, `__proto__` or `toString` must not find Object.prototype's members.
-  const column = Object.hasOwn(allowed, key) ? allowed[key] : undefined;
-  return column ? `${column} ${desc ? 'desc' : 'asc'}, id ${desc ? 'desc' : 'asc'}` : fallback;
+/** The order asked with `?ordering=` (checked like orderBy), or undefined when none was asked: the list's own default then applies. */
+export function explicitOrder<F extends string>(query: Record<string, unknown>, list: ListOrdering<F>): Order<F> | undefined {
+  return query.ordering === undefined ? undefined : orderBy(query, list);
 }
 
 export interface Page<T> {

@@ -17,32 +17,70 @@ export class TokenRejected extends Error {
 
 type Verify = (token: string) => Record<string, unknown>;
 
+/** The claims of every token the service signs, checked for shape before anything reads them. */
+export interface ServiceClaims {
+  iss: string;
+  aud: string;
+  token_type: 'access' | 'refresh';
+  user_id: string;
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A key id as JWT_SIGNING_KEYS allows them (src/lib/keys.ts), or the generated key's `db`. */
+const KID = /^[A-Za-z0-9_-]{1,32}$/;
+const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The payload as ServiceClaims, or undefined when a claim is missing or of another shape. */
+function claimsOf(p: Record<string, unknown>, issuer: string, audience: string): ServiceClaims | undefined {
+  const { iss, aud, token_type, user_id, sid, jti, iat, exp } = p;
+  if (iss !== issuer || aud !== audience) return undefined;
+  if (token_type !== 'access' && token_type !== 'refresh') return undefined;
+  if (!isUuid(user_id) || !isUuid(sid) || !isUuid(jti) || !isTime(iat) || !isTime(exp)) return undefined;
+  return { iss, aud, token_type, user_id, sid, jti, iat, exp };
+}
+
 const decodeHeader = createDecoder({ complete: true });
 
 type TokenVerifier = (token: string, now: Date) => Record<string, unknown>;
 const verifiers = new WeakMap<KeyRing, Map<string, TokenVerifier>>();
 
-/** verifyServiceToken for one ring and issuer, made once (the ring lives as long as the process). */
-export function verifyServiceToken(ring: KeyRing, issuer: string, token: string, now: Date): Record<string, unknown> {
+/** verifyServiceToken for one ring, issuer and audience, made once (the ring lives as long as the process). */
+export function verifyServiceToken(ring: KeyRing, issuer: string, token: string, now: Date, audience: string = issuer): ServiceClaims {
   let byIssuer = verifiers.get(ring);
   if (!byIssuer) verifiers.set(ring, (byIssuer = new Map<string, TokenVerifier>()));
-  let verify = byIssuer.get(issuer);
-  if (!verify) byIssuer.set(issuer, (verify = serviceTokenVerifier(ring, issuer)));
-  return verify(token, now);
+  let verify = byIssuer.get(`${issuer} ${audience}`);
+  if (!verify) byIssuer.set(`${issuer} ${audience}`, (verify = serviceTokenVerifier(ring, issuer, audience)));
+  const payload = verify(token, now);
+  const claims = claimsOf(payload, issuer, audience);
+  if (!claims) throw new TokenRejected(false);
+  return claims;
 }
 
 /**
- * A verifier for tokens signed with one of the ring's keys (the token's `kid` picks it; a token
- * without one was signed with the generated key `db`), only HS256, only from `issuer`, with an
- * `exp` in the future of `now`. Returns the payload; throws TokenRejected.
+ * A verifier for tokens signed with one of the ring's keys: the token's `kid` (required, a string
+ * key id; a missing, numeric or unknown one is refused, never a fallback to another key) picks it;
+ * only HS256, only from `issuer` for `audience`, with an `exp` in the future of `now`. Returns the
+ * payload; throws TokenRejected.
  */
-function serviceTokenVerifier(ring: KeyRing, issuer: string): TokenVerifier {
+function serviceTokenVerifier(ring: KeyRing, issuer: string, audience: string): TokenVerifier {
   const byKey = new WeakMap<Key, Verify>();
   const verifierFor = (key: Key): Verify => {
     let verify = byKey.get(key);
     if (!verify) {
       // Expiry is ours (see above); fast-jwt checks signature, algorithm, issuer and `nbf`.
-      verify = createVerifier({ key: key.key, algorithms: ['HS256'], allowedIss: issuer, ignoreExpiration: true }) as Verify;
+      verify = createVerifier({
+        key: key.key,
+        algorithms: ['HS256'],
+        allowedIss: issuer,
+        allowedAud: audience,
+        requiredClaims: ['iss', 'aud', 'exp', 'iat', 'jti'],
+        ignoreExpiration: true,
+      }) as Verify;
       byKey.set(key, verify);
     }
     return verify;
@@ -51,7 +89,7 @@ function serviceTokenVerifier(ring: KeyRing, issuer: string): TokenVerifier {
     let payload: Record<string, unknown>;
     try {
       const { header } = decodeHeader(token) as { header: { kid?: unknown } };
-      const key = ring.byId(typeof header.kid === 'string' ? header.kid : 'db');
+      const key = typeof header.kid === 'string' && KID.test(header.kid) ? ring.byId(header.kid) : undefined;
       if (!key) throw new TokenRejected(false);
       payload = verifierFor(key)(token);
     } catch (err) {

@@ -3,6 +3,7 @@
 // memory limiter stands in, so an outage degrades to per-process budgets rather than no budgets.
 // That is logged at error level when it happens (and when Redis returns) and reported by /readyz
 // ("degraded") and /metrics, since several processes then each allow the full budget.
+import { isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
 import type * as IORedis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -94,22 +95,23 @@ export function createLimiters(config: Partial<Pick<Config, 'REDIS_URL' | 'RATE_
         return res as Error;
       };
       const budget: Budget = {
-        async check(key, makeError) {
+        async check(raw, makeError) {
+          const key = addressKey(raw);
           const res = await limiter.get(key);
           if (res && res.consumedPoints >= points) throw fail(res, makeError);
         },
-        async consume(key, makeError) {
+        async consume(raw, makeError) {
           try {
-            await limiter.consume(key, 1);
+            await limiter.consume(addressKey(raw), 1);
           } catch (res) {
             throw fail(res, makeError);
           }
         },
-        async penalise(key) {
-          await limiter.penalty(key, 1);
+        async penalise(raw) {
+          await limiter.penalty(addressKey(raw), 1);
         },
-        async reset(key) {
-          await limiter.delete(key);
+        async reset(raw) {
+          await limiter.delete(addressKey(raw));
         },
       };
       cache.set(id, budget);
@@ -131,4 +133,20 @@ export function createLimiters(config: Partial<Pick<Config, 'REDIS_URL' | 'RATE_
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * A budget key that is an IPv6 address stands for its /64: one subscriber usually holds a whole /64,
+ * so rotating addresses within it must not give fresh budgets (issue 28). IPv4 (and IPv4-mapped
+ * IPv6) addresses and every other key are kept as they are.
+ */
+export function addressKey(key: string): string {
+  if (isIPv6(key) && !/^::ffff:\d/i.test(key)) {
+    const [head = '', tail = ''] = key.toLowerCase().split('%')[0]!.split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    const groups = key.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+    return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  }
+  return key;
 }

@@ -22,6 +22,9 @@ import {
 import * as accounts from './service.ts';
 import { mfaRoutes } from './mfa.routes.ts';
 
+/** verify-email attempts one client address may make in an hour (any accounts): generous for shared NATs. */
+const VERIFY_EMAIL_PER_ADDRESS_PER_HOUR = 300;
+
 const tags = ['accounts'];
 const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
 
@@ -64,6 +67,8 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request) => {
       requireBrand(request, brand);
+      // Per address: wrong codes spread over many accounts from one client are throttled too (issue 28).
+      await deps.limiters.budget('verify-email-ip', VERIFY_EMAIL_PER_ADDRESS_PER_HOUR, 3600).consume(request.ip);
       return accounts.verifyEmail(deps, request.body.email, request.body.otp);
     },
   );

@@ -1,12 +1,12 @@
 // Account rules: registration with an emailed one-time code, verification with lockout, sign-in with
 // failure budgets, rotating refresh tokens with reuse detection, Google sign-in, password reset,
 // staff accounts and disabling. Design decisions: docs/accounts.md.
-import { TokenRejected, verifyServiceToken } from '../../lib/jwt.ts';
+import { TokenRejected, verifyServiceToken, type ServiceClaims } from '../../lib/jwt.ts';
 import { jwtVerify, createRemoteJWKSet } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, fail, fieldErrors, tokenNotValid } from '../../http/errors.ts';
-import { TOKEN_ISSUER } from '../../http/auth.ts';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail, isSuppressed, suppressEmail } from '../../mail/outbox.ts';
 import { passwordChangedMail, passwordChangedSignedInMail, passwordResetMail, verificationCodeMail } from './mail.ts';
@@ -212,14 +212,14 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
 }
 
 export async function refresh(deps: Deps, token: string) {
-  let payload: Record<string, unknown>;
+  let payload: ServiceClaims;
   try {
-    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now());
+    payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now(), TOKEN_AUDIENCE);
   } catch (err) {
     if (!(err instanceof TokenRejected)) throw err;
     throw tokenNotValid(err.expired ? 'Token is expired' : 'Token is invalid or expired', 'refresh');
   }
-  if (payload.token_type !== 'refresh' || typeof payload.jti !== 'string' || typeof payload.user_id !== 'string') {
+  if (payload.token_type !== 'refresh') {
     throw tokenNotValid('Token has wrong type', 'refresh');
   }
   const jtiHash = sha256(payload.jti);
@@ -248,8 +248,8 @@ export async function logout(deps: Deps, userId: string, sessionId: string, refr
   const families = [sessionId];
   if (refreshTokenValue) {
     try {
-      const payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, refreshTokenValue, deps.clock.now());
-      if (payload.user_id === userId && typeof payload.sid === 'string') families.push(payload.sid);
+      const payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, refreshTokenValue, deps.clock.now(), TOKEN_AUDIENCE);
+      if (payload.user_id === userId) families.push(payload.sid);
     } catch {
       /* an invalid refresh token changes nothing more */
     }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
-import { TOKEN_ISSUER } from '../../http/auth.ts';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../http/auth.ts';
 import { sha256 } from '../../lib/crypto.ts';
 import { insertFamily, insertRefreshToken, revokeAllFamilies } from './repository.ts';
 
@@ -19,6 +19,7 @@ async function sign(deps: Deps, claims: Record<string, unknown>, ttlSeconds: num
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: deps.secrets.jwtKeys.active.id })
     .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_AUDIENCE)
     .setIssuedAt(now)
     .setExpirationTime(now + ttlSeconds)
     .setJti(String(claims.jti))

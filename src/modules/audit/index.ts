@@ -10,6 +10,7 @@ export {
   insertAccess as recordAccess,
   countAccessForPatient,
   pageAccessForPatient,
+  ACCESS_LOG_ORDERING,
   allAccessForPatient,
   deleteAccessLogBefore,
   ACCESS_RESOURCES,

@@ -1,5 +1,6 @@
 // The audit trail: who did what to which record, never the record's content. Owner of audit_log
 // and access_log (the patient-facing "who read my record", append-only in the database).
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 
@@ -97,13 +98,23 @@ export async function countAccessForPatient(q: Queryable, patientId: string): Pr
 }
 
 /** The patient's access log, newest first. */
-export async function pageAccessForPatient(q: Queryable, patientId: string, limit: number, offset: number): Promise<AccessLogRow[]> {
+/** The patient's access log: `ordering` whitelist (default newest first; `created_at` is the entry's time). */
+export const ACCESS_LOG_ORDERING = listOrdering(['action', 'resource_type'], '-created_at');
+const ACCESS_LOG_COLUMNS = { created_at: 'at', action: 'action', resource_type: 'resource_type' } as const;
+
+export async function pageAccessForPatient(
+  q: Queryable,
+  patientId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof ACCESS_LOG_ORDERING.fields)[number]> = orderBy({}, ACCESS_LOG_ORDERING),
+): Promise<AccessLogRow[]> {
   return sqlOf(q)
     .selectFrom('access_log')
     .select(['id', 'at', 'actor_role', 'actor_name', 'action', 'resource_type', 'resource_id'])
     .where('patient_id', '=', patientId)
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy(ACCESS_LOG_COLUMNS[order.field], order.direction)
+    .orderBy('id', order.direction)
     .limit(limit)
     .offset(offset)
     .execute();

@@ -2,6 +2,7 @@
 // consultation count is a read of the consultations table for the list.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { UsersRow } from '../../db/schema.ts';
 
 export type StaffUserRow = Pick<
@@ -46,9 +47,19 @@ export async function countUsersByEmail(q: Queryable, term: string): Promise<num
   return row.n;
 }
 
-/** Accounts whose email contains `term` (case-insensitive), oldest first. */
-export async function pageUsersByEmail(q: Queryable, term: string, limit: number, offset: number): Promise<StaffUserRow[]> {
-  const rows = await staffUsers(q).where(emailContains(containsPattern(term))).orderBy('u.created_at').orderBy('u.id').limit(limit).offset(offset).execute();
+/** The account search's `ordering` whitelist (default oldest first). */
+export const USER_SEARCH_ORDERING = listOrdering(['email'], 'created_at');
+export type UserSearchOrder = Order<(typeof USER_SEARCH_ORDERING.fields)[number]>;
+
+/** Accounts whose email contains `term` (case-insensitive), in the asked order (default oldest first). */
+export async function pageUsersByEmail(q: Queryable, term: string, limit: number, offset: number, order: UserSearchOrder = orderBy({}, USER_SEARCH_ORDERING)): Promise<StaffUserRow[]> {
+  const rows = await staffUsers(q)
+    .where(emailContains(containsPattern(term)))
+    .orderBy(`u.${order.field}`, order.direction)
+    .orderBy('u.id', order.direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
   return rows.map((r) => ({ ...r, consultation_count: r.consultation_count ?? 0 }));
 }
 

@@ -5,12 +5,12 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { refundPayment } from '../checkout/index.ts';
 import { refundUndeliverableOrder } from '../fulfilment/index.ts';
 import { PaymentSchema, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { logStaffRead } from '../audit/index.ts';
-import { userEmail } from './repository.ts';
+import { USER_SEARCH_ORDERING, userEmail } from './repository.ts';
 import { findUsers, setAccountActive } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -55,12 +55,13 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
         summary: 'Find accounts by email',
         description: '`email`: case-insensitive substring (an exact address finds that account). Oldest first.',
         security: bearerSecurity,
-        querystring: PageQuery.extend({ email: z.string().max(320).optional() }),
+        querystring: USER_SEARCH_ORDERING.query.extend({ email: z.string().max(320).optional() }),
         response: { 200: pageSchema(StaffUser), 400: FieldErrorsSchema, ...staffErrors },
       },
     },
     async (request) => {
-      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => findUsers(deps, request.query.email ?? '', limit, offset));
+      const order = orderBy(request.query, USER_SEARCH_ORDERING);
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => findUsers(deps, request.query.email ?? '', limit, offset, order));
       await logStaffRead(deps, request, 'profile', page.results.map((u) => u.id));
       return page;
     },

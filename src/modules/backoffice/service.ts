@@ -4,7 +4,7 @@ import { fieldErrors, notFound } from '../../http/errors.ts';
 import { revokeAllSessions, updateUserFields } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { revokeAllGrantsForUser } from '../mcp/index.ts';
-import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow } from './repository.ts';
+import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow, type UserSearchOrder } from './repository.ts';
 
 function toStaffUser(u: StaffUserRow) {
   return {
@@ -25,9 +25,9 @@ function toStaffUser(u: StaffUserRow) {
 }
 
 /** Accounts whose email contains `email` (case-insensitive; LIKE wildcards escaped), oldest first. */
-export async function findUsers(deps: Deps, email: string, limit: number, offset: number) {
+export async function findUsers(deps: Deps, email: string, limit: number, offset: number, order?: UserSearchOrder) {
   const count = await countUsersByEmail(deps.reader, email);
-  const rows = await pageUsersByEmail(deps.reader, email, limit, offset);
+  const rows = await pageUsersByEmail(deps.reader, email, limit, offset, order);
   return { count, results: rows.map(toStaffUser) };
 }
 

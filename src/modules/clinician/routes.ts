@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts';
+import { QUEUE_ORDERING } from './repository.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
@@ -106,12 +107,13 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         summary: 'Review queue',
         description: 'Consultations, oldest first (the queue order). Filter with `status` (e.g. pending_review) and `category`.',
         security: bearerSecurity,
-        querystring: PageQuery.extend({ status: z.enum(CONSULTATION_STATUSES).optional(), category: z.string().max(64).optional() }),
+        querystring: QUEUE_ORDERING.query.extend({ status: z.enum(CONSULTATION_STATUSES).optional(), category: z.string().max(64).optional() }),
         response: { 200: pageSchema(ConsultationSchema), 400: FieldErrorsSchema, ...staffErrors },
       },
     },
     async (request) => {
-      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => reviewQueue(deps, { status: request.query.status, category: request.query.category, limit, offset }));
+      const order = explicitOrder(request.query, QUEUE_ORDERING);
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => reviewQueue(deps, { status: request.query.status, category: request.query.category, limit, offset, order }));
       await logStaffRead(deps, request, 'consultation', page.results.map((c) => c.id));
       return page;
     },

@@ -6,6 +6,7 @@ import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersR
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { ISO_SQL, iso } from '../../lib/iso.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import { toPrescription, type PrescriptionWithDoctor } from '../fulfilment/index.ts';
 import { toPayment } from '../payments/index.ts';
 import { openConsultation, type ConsultationRow } from './records.repository.ts';
@@ -330,13 +331,28 @@ export async function dataVersionOf(q: Queryable, userId: string): Promise<strin
   return row?.data_version;
 }
 
-export const CONSULTATION_LIST_SQL = `select ${USER_COLUMNS},${SUMMARY_COLUMNS},${DATA_VERSION_COLUMNS},
-       (select coalesce(json_agg(${CONSULTATION_JSON} order by c.created_at desc, c.id desc), '[]'::json)
-          from (select * from consultations where user_id = $1 order by created_at desc, id desc limit $2 offset $3) c
+/** The consultations list's `ordering` whitelist (default: newest first). */
+export const CONSULTATION_ORDERING = listOrdering(['updated_at'], '-created_at');
+export type ConsultationOrder = Order<(typeof CONSULTATION_ORDERING.fields)[number]>;
+
+/** The list statement for an order (whitelisted field and direction only; the id breaks ties the same way). */
+function consultationListSql(order: ConsultationOrder): string {
+  const by = `${order.field} ${order.direction}, id ${order.direction}`;
+  return `select ${USER_COLUMNS},${SUMMARY_COLUMNS},${DATA_VERSION_COLUMNS},
+       (select coalesce(json_agg(${CONSULTATION_JSON} order by ${by.replace(/(\w+) (asc|desc)/g, 'c.$1 $2')}), '[]'::json)
+          from (select * from consultations where user_id = $1 order by ${by} limit $2 offset $3) c
           left join users d on d.id = c.doctor_id
           left join questionnaire_submissions qs on qs.id = c.questionnaire_submission_id) as page
   from users u left join account_totals t on t.user_id = u.id
  where u.id = $1`;
+}
+
+const LIST_SQL = new Map<string, string>(
+  CONSULTATION_ORDERING.fields.flatMap((field) => (['asc', 'desc'] as const).map((direction) => [`${field} ${direction}`, consultationListSql({ field, direction })])),
+);
+
+/** The list statement in the default order (newest first). */
+export const CONSULTATION_LIST_SQL = consultationListSql(orderBy({}, CONSULTATION_ORDERING));
 
 /** One element of the list statement's `page`: CONSULTATION_JSON, timestamps as ISO text. */
 type ConsultationJson = Iso<ConsultationColumns> &
@@ -351,7 +367,7 @@ type ConsultationJson = Iso<ConsultationColumns> &
 type ConsultationListRow = UserSummaryRow & { data_version: string; page: ConsultationJson[] };
 
 /**
- * One page of the account's consultations, newest first, the account's consultation count, and the
+ * One page of the account's consultations in the asked order (default newest first), the account's consultation count, and the
  * data version the page was read at (undefined when the account has no row).
  */
 export async function listForUser(
@@ -360,8 +376,10 @@ export async function listForUser(
   userId: string,
   limit: number,
   offset: number,
+  order: ConsultationOrder = orderBy({}, CONSULTATION_ORDERING),
 ): Promise<{ count: number; results: Consultation[]; dataVersion: string | undefined }> {
-  const [u] = await q.query<ConsultationListRow>(CONSULTATION_LIST_SQL, [userId, limit, offset]);
+  const statement = LIST_SQL.get(`${order.field} ${order.direction}`) ?? CONSULTATION_LIST_SQL;
+  const [u] = await q.query<ConsultationListRow>(statement, [userId, limit, offset]);
   if (!u) return { count: 0, results: [], dataVersion: undefined };
   const base = deps.config.PUBLIC_BASE_URL;
   const user = toUserSummary(deps, u);

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { dataVersionOf, listForUser } from './repository.ts';
+import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { CONSULTATION_ORDERING, dataVersionOf, listForUser } from './repository.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
 
@@ -20,7 +20,7 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
   r.get(
     '/v1/users/consultations/',
     {
-      schema: { tags: ['consultations'], summary: 'Consultations of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ConsultationSchema), 401: TokenErrorSchema } },
+      schema: { tags: ['consultations'], summary: 'Consultations of the account, newest first', security: bearerSecurity, querystring: CONSULTATION_ORDERING.query, response: { 200: pageSchema(ConsultationSchema), 401: TokenErrorSchema } },
       onSend: (request, reply, payload, done) => {
         const slot = toFile.get(request);
         if (cache && slot && request.method === 'GET' && reply.statusCode === 200 && typeof payload === 'string') {
@@ -35,6 +35,7 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
     async (request, reply) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
+      const order = orderBy(request.query, CONSULTATION_ORDERING);
       // The account id comes from the verified session: an entry is only ever served to its account.
       const key = `${user.id} ${request.url}`;
       if (cache) {
@@ -45,7 +46,7 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
       }
       // One statement for the page, its related records, the count, the user summary and the
       // version they were read at.
-      const { count, results, dataVersion } = await listForUser(deps.reader, deps, user.id, p.limit, p.offset);
+      const { count, results, dataVersion } = await listForUser(deps.reader, deps, user.id, p.limit, p.offset, order);
       if (cache && dataVersion !== undefined) toFile.set(request, { key, version: dataVersion });
       return pageEnvelope(request, deps.config.PUBLIC_BASE_URL, p, count, results);
     },

@@ -36,7 +36,7 @@ export {
   type LockedOrder,
   type OrderRefund,
 } from './desk.ts';
-export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder } from './pharmacy.repository.ts';
+export { countFulfilmentQueue, pageFulfilmentQueue, deskOrder, FULFILMENT_ORDERING } from './pharmacy.repository.ts';
 export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
 export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';
 export { prescriptionFile } from './documents.ts';

@@ -3,6 +3,7 @@
 // are read here: the prescription, the order's items and address, and the patient's name.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { OrdersUpdate } from '../../db/schema.ts';
 import { COLLECTION_COLUMNS } from './repository.ts';
 import type { OrderStatus } from './status.ts';
@@ -43,9 +44,23 @@ export async function countFulfilmentQueue(q: Queryable): Promise<number> {
   return Number(r.n);
 }
 
-/** Orders awaiting fulfilment, oldest first (the queue order). */
-export async function pageFulfilmentQueue(q: Queryable, limit: number, offset: number): Promise<DeskOrderRow[]> {
-  return deskOrders(q).where('o.status', '=', 'awaiting_fulfilment').orderBy('o.created_at', 'asc').orderBy('o.id', 'asc').limit(limit).offset(offset).execute();
+/** The fulfilment queue's `ordering` whitelist (default oldest first: the queue order). */
+export const FULFILMENT_ORDERING = listOrdering(['updated_at'], 'created_at');
+
+/** Orders awaiting fulfilment in the asked order (default oldest first). */
+export async function pageFulfilmentQueue(
+  q: Queryable,
+  limit: number,
+  offset: number,
+  order: Order<(typeof FULFILMENT_ORDERING.fields)[number]> = orderBy({}, FULFILMENT_ORDERING),
+): Promise<DeskOrderRow[]> {
+  return deskOrders(q)
+    .where('o.status', '=', 'awaiting_fulfilment')
+    .orderBy(`o.${order.field}`, order.direction)
+    .orderBy('o.id', order.direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function deskOrder(q: Queryable, id: string): Promise<DeskOrderRow | null> {

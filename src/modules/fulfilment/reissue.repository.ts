@@ -1,6 +1,7 @@
 // Prescription reissue requests (docs/pharmacy.md). Patient reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { PrescriptionReissueRequestsRow } from '../../db/schema.ts';
 
 export type ReissueRow = PrescriptionReissueRequestsRow;
@@ -27,8 +28,27 @@ export async function countReissueRequests(q: Queryable, userId: string): Promis
   return Number(r.n);
 }
 
-export async function pageReissueRequests(q: Queryable, userId: string, limit: number, offset: number): Promise<ReissueRow[]> {
-  return sqlOf(q).selectFrom('prescription_reissue_requests').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+/** The patient's reissue requests: `ordering` whitelist (default newest first). */
+export const REISSUE_ORDERING = listOrdering(['decided_at'], '-created_at');
+/** The doctor's pending requests: `ordering` whitelist (default oldest first). */
+export const PENDING_REISSUE_ORDERING = listOrdering([], 'created_at');
+
+export async function pageReissueRequests(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof REISSUE_ORDERING.fields)[number]> = orderBy({}, REISSUE_ORDERING),
+): Promise<ReissueRow[]> {
+  return sqlOf(q)
+    .selectFrom('prescription_reissue_requests')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy(order.field, order.direction)
+    .orderBy('id', order.direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 // ---- the doctor's side (a staff desk: across accounts)
@@ -39,7 +59,7 @@ export async function countPendingReissues(q: Queryable): Promise<number> {
 }
 
 /** Pending requests, oldest first, with the prescription and the patient's name. */
-export async function pagePendingReissues(q: Queryable, limit: number, offset: number) {
+export async function pagePendingReissues(q: Queryable, limit: number, offset: number, order: Order<'created_at'> = orderBy({}, PENDING_REISSUE_ORDERING)) {
   return sqlOf(q)
     .selectFrom('prescription_reissue_requests as x')
     .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
@@ -47,8 +67,8 @@ export async function pagePendingReissues(q: Queryable, limit: number, offset: n
     .selectAll('x')
     .select(['r.treatment_name', 'r.dosage', 'r.valid_until', 'u.first_name', 'u.last_name'])
     .where('x.status', '=', 'pending')
-    .orderBy('x.created_at', 'asc')
-    .orderBy('x.id', 'asc')
+    .orderBy(`x.${order.field}`, order.direction)
+    .orderBy('x.id', order.direction)
     .limit(limit)
     .offset(offset)
     .execute();

@@ -7,11 +7,11 @@ import type { Deps } from '../../deps.ts';
 import type { ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { iso } from '../../lib/iso.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { approveReissue, declineReissue, requestReissue } from './reissue.ts';
-import { countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './reissue.repository.ts';
+import { PENDING_REISSUE_ORDERING, REISSUE_ORDERING, countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './reissue.repository.ts';
 import { ReissueRequestSchema, toReissue } from './reissue.schemas.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -52,13 +52,14 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.get(
     '/v1/users/prescriptions/reissue-requests/',
     {
-      schema: { tags: ['billing'], summary: 'Reissue requests of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ReissueRequestSchema), ...auth401 } },
+      schema: { tags: ['billing'], summary: 'Reissue requests of the account, newest first', security: bearerSecurity, querystring: REISSUE_ORDERING.query, response: { 200: pageSchema(ReissueRequestSchema), ...auth401 } },
     },
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
+      const order = orderBy(request.query, REISSUE_ORDERING);
       const n = await countReissueRequests(deps.reader, user.id);
-      const rows = await pageReissueRequests(deps.reader, user.id, p.limit, p.offset);
+      const rows = await pageReissueRequests(deps.reader, user.id, p.limit, p.offset, order);
       return pageEnvelope(request, base, p, n, rows.map(toReissue));
     },
   );
@@ -66,12 +67,13 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.get(
     '/v1/clinician/reissue-requests/',
     {
-      schema: { tags: ['clinician'], summary: 'Pending prescription reissue requests, oldest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(ClinicianReissueSchema), 400: FieldErrorsSchema, ...staffErrors } },
+      schema: { tags: ['clinician'], summary: 'Pending prescription reissue requests, oldest first', security: bearerSecurity, querystring: PENDING_REISSUE_ORDERING.query, response: { 200: pageSchema(ClinicianReissueSchema), 400: FieldErrorsSchema, ...staffErrors } },
     },
     async (request) => {
       const p = pageParams(request.query);
+      const order = orderBy(request.query, PENDING_REISSUE_ORDERING);
       const n = await countPendingReissues(deps.reader);
-      const rows = await pagePendingReissues(deps.reader, p.limit, p.offset);
+      const rows = await pagePendingReissues(deps.reader, p.limit, p.offset, order);
       await logStaffRead(deps, request, 'prescription', rows.map((x) => x.prescription_id));
       return pageEnvelope(
         request,

@@ -1,6 +1,7 @@
 // Prescriptions and orders (owner: fulfilment). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
 import type { OrderItem } from './schemas.ts';
 
@@ -132,8 +133,23 @@ export async function countPrescriptions(q: Queryable, userId: string): Promise<
   return Number(r.n);
 }
 
-export async function pagePrescriptions(q: Queryable, userId: string, limit: number, offset: number): Promise<PrescriptionWithDoctor[]> {
-  return prescriptionsWithDoctor(q).where('r.user_id', '=', userId).orderBy('r.issued_at', 'desc').orderBy('r.id', 'desc').limit(limit).offset(offset).execute();
+/** The prescriptions list's `ordering` whitelist (default: latest issued first). */
+export const PRESCRIPTION_ORDERING = listOrdering(['issued_at', 'valid_until'], '-issued_at');
+
+export async function pagePrescriptions(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof PRESCRIPTION_ORDERING.fields)[number]> = orderBy({}, PRESCRIPTION_ORDERING),
+): Promise<PrescriptionWithDoctor[]> {
+  return prescriptionsWithDoctor(q)
+    .where('r.user_id', '=', userId)
+    .orderBy(`r.${order.field}`, order.direction)
+    .orderBy('r.id', order.direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 /** One of the account's prescriptions with the prescriber's and the patient's details for its PDF. */

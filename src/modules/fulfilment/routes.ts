@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { prescriptionFile } from './documents.ts';
-import { countPrescriptions, ordersOf, pagePrescriptions } from './repository.ts';
+import { PRESCRIPTION_ORDERING, countPrescriptions, ordersOf, pagePrescriptions } from './repository.ts';
 import { OrderSchema, PrescriptionSchema, toOrder, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
 
@@ -29,13 +29,14 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/users/prescriptions/',
     {
-      schema: { tags: ['billing'], summary: 'Prescriptions of the account, newest first', security: bearerSecurity, querystring: PageQuery, response: { 200: pageSchema(PrescriptionSchema), ...auth401 } },
+      schema: { tags: ['billing'], summary: 'Prescriptions of the account, newest first', security: bearerSecurity, querystring: PRESCRIPTION_ORDERING.query, response: { 200: pageSchema(PrescriptionSchema), ...auth401 } },
     },
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
+      const order = orderBy(request.query, PRESCRIPTION_ORDERING);
       const n = await countPrescriptions(deps.reader, user.id);
-      const rows = await pagePrescriptions(deps.reader, user.id, p.limit, p.offset);
+      const rows = await pagePrescriptions(deps.reader, user.id, p.limit, p.offset, order);
       return pageEnvelope(request, base, p, n, rows.map((row) => toPrescription(row, base)));
     },
   );

@@ -2,6 +2,7 @@
 // side_effect_reports): every statement is scoped by the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { listOrdering, type ListOrdering, type Order } from '../../http/pagination.ts';
 import type {
   InjectionPlansRow,
   InjectionPlansUpdate,
@@ -39,28 +40,39 @@ export async function count(q: Queryable, table: Table, userId: string): Promise
   return Number(row.n);
 }
 
-type Pager<T extends Table> = (q: Queryable, userId: string, limit: number, offset: number) => Promise<Rows[T][]>;
+/** Each list's `ordering` whitelist and default: weight by day, injections by time, notes and reports by creation. */
+export const ORDERINGS = {
+  weight_entries: listOrdering(['logged_on', 'weight_kg'], '-logged_on'),
+  injections: listOrdering(['injected_at'], '-injected_at'),
+  journal_notes: listOrdering([], '-created_at'),
+  side_effect_reports: listOrdering([], '-created_at'),
+} satisfies { [K in Table]: ListOrdering<string> };
 
-// Each list's own order: weight by day, injections by time, notes and reports by creation.
+export type JournalOrder = Order<string>;
+
+type Pager<T extends Table> = (q: Queryable, userId: string, order: JournalOrder, limit: number, offset: number) => Promise<Rows[T][]>;
+
 const PAGERS: { [K in Table]: Pager<K> } = {
-  weight_entries: (q, userId, limit, offset) =>
-    sqlOf(q).selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy('logged_on', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-  injections: (q, userId, limit, offset) =>
-    sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy('injected_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-  journal_notes: async (q, userId, limit, offset) =>
-    (await sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()).map(
+  weight_entries: (q, userId, o, limit, offset) =>
+    sqlOf(q).selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
+  injections: (q, userId, o, limit, offset) =>
+    sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
+  journal_notes: async (q, userId, o, limit, offset) =>
+    (await sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()).map(
       (r) => noteOf(q, r),
     ),
-  side_effect_reports: async (q, userId, limit, offset) =>
+  side_effect_reports: async (q, userId, o, limit, offset) =>
     (
-      await sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+      await sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()
     ).map((r) => reportOf(q, r)),
 };
 
-/** A page of the account's entries, newest first. */
-export function page<T extends Table>(q: Queryable, table: T, userId: string, limit: number, offset: number): Promise<Rows[T][]> {
+/** A page of the account's entries in the asked order (a field of the table's whitelist, then the id the same way). */
+export function page<T extends Table>(q: Queryable, table: T, userId: string, order: JournalOrder, limit: number, offset: number): Promise<Rows[T][]> {
+  // The field is interpolated as an identifier: only the table's own whitelist reaches SQL.
+  if (!ORDERINGS[table].fields.some((f) => f === order.field)) throw new Error(`not an ordering of ${table}: ${order.field}`);
   const pager: Pager<T> = PAGERS[table];
-  return pager(q, userId, limit, offset);
+  return pager(q, userId, order, limit, offset);
 }
 
 export async function deleteOwn(q: Queryable, table: Table, userId: string, id: string): Promise<boolean> {

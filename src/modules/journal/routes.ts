@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import {
   IdParams,
   InjectionCreate,
@@ -26,7 +26,7 @@ import {
   WeightSchema,
   WeightWrittenSchema,
 } from './schemas.ts';
-import type { Rows, Table } from './repository.ts';
+import { ORDERINGS, type Rows, type Table } from './repository.ts';
 import * as journal from './service.ts';
 
 const BASE = '/v1/users/journal';
@@ -42,9 +42,10 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
 
   // Collections with paginated lists.
   const listRoute = <T extends Table, O>(path: string, table: T, schema: z.ZodType, out: (row: Rows[T]) => O, summary: string) =>
-    r.get(`${BASE}/${path}/`, { schema: { ...common, summary, querystring: PageQuery, response: { 200: pageSchema(schema), ...errors } } }, async (request) =>
-      respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out)),
-    );
+    r.get(`${BASE}/${path}/`, { schema: { ...common, summary, querystring: ORDERINGS[table].query, response: { 200: pageSchema(schema), ...errors } } }, async (request) => {
+      const order = orderBy(request.query, ORDERINGS[table]);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => journal.list(deps, table, uid(request), limit, offset, out, order));
+    });
   listRoute('weight-entries', 'weight_entries', WeightSchema, journal.weightOut, 'Weight entries, newest day first');
   listRoute('injections', 'injections', InjectionSchema, journal.injectionOut, 'Injections, most recent first');
   listRoute('notes', 'journal_notes', NoteSchema, journal.noteOut, 'Notes, newest first');

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { InjectionPlansRow, InjectionsRow, WeightEntriesRow } from '../../db/schema.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
+import { orderBy } from '../../http/pagination.ts';
 import { mentionsDehydration } from '../../lib/emergency.ts';
 import { prescribedCategories, screenFreeText } from '../redflags/index.ts';
 import { nameUuid } from '../../lib/name-uuid.ts';
@@ -72,14 +73,24 @@ export async function requirePrescription(deps: Deps, userId: string, q: Queryab
 
 /** The patient's past weights, newest first, with or without an active plan (the MCP connector: a patient whose plan ended still reads their history). */
 export async function pastWeights(deps: Deps, userId: string, limit: number, offset: number) {
-  const [total, rows] = await Promise.all([repo.count(deps.reader, 'weight_entries', userId), repo.page(deps.reader, 'weight_entries', userId, limit, offset)]);
+  const order = orderBy({}, repo.ORDERINGS.weight_entries);
+  const [total, rows] = await Promise.all([repo.count(deps.reader, 'weight_entries', userId), repo.page(deps.reader, 'weight_entries', userId, order, limit, offset)]);
   return { count: total, results: rows.map(weightOut) };
 }
 
-export async function list<T extends repo.Table, O>(deps: Deps, table: T, userId: string, limit: number, offset: number, out: (r: repo.Rows[T]) => O) {
+/** A page of a journal list in the asked order (default: the list's own, newest first). */
+export async function list<T extends repo.Table, O>(
+  deps: Deps,
+  table: T,
+  userId: string,
+  limit: number,
+  offset: number,
+  out: (r: repo.Rows[T]) => O,
+  order: repo.JournalOrder = orderBy({}, repo.ORDERINGS[table]),
+) {
   if (table === 'side_effect_reports') await requirePrescription(deps, userId, deps.reader);
   else await requireActivePlan(deps, userId, deps.reader);
-  const [total, rows] = await Promise.all([repo.count(deps.reader, table, userId), repo.page(deps.reader, table, userId, limit, offset)]);
+  const [total, rows] = await Promise.all([repo.count(deps.reader, table, userId), repo.page(deps.reader, table, userId, order, limit, offset)]);
   return { count: total, results: rows.map(out) };
 }
 

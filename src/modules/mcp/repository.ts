@@ -3,6 +3,7 @@
 // takes the account id. Statements go through the typed query layer (src/db/kysely.ts), so rows
 // carry the column types generated from the migrations; the few columns the schema cannot describe
 // (jsonb lists, the token kind) are narrowed here, once.
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { McpAuthCodesRow, McpAuthRequestsRow, McpClientsRow, McpGrantsRow } from '../../db/schema.ts';
@@ -214,15 +215,24 @@ export async function countLiveGrants(q: Queryable, userId: string): Promise<num
   return r.n;
 }
 
-export async function pageLiveGrants(q: Queryable, userId: string, limit: number, offset: number): Promise<ConnectedAppRow[]> {
+/** The connected apps list's `ordering` whitelist (default: newest first). */
+export const GRANT_ORDERING = listOrdering(['last_used_at'], '-created_at');
+
+export async function pageLiveGrants(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof GRANT_ORDERING.fields)[number]> = orderBy({}, GRANT_ORDERING),
+): Promise<ConnectedAppRow[]> {
   const rows = await sqlOf(q)
     .selectFrom('mcp_grants as g')
     .innerJoin('mcp_clients as c', 'c.id', 'g.client_id')
     .select(['g.id', 'g.user_id', 'g.client_id', 'g.scopes', 'g.resource', 'g.created_at', 'g.last_used_at', 'g.revoked_at', 'c.client_name', 'c.redirect_uris'])
     .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
-    .orderBy('g.created_at', 'desc')
-    .orderBy('g.id', 'desc')
+    .orderBy(`g.${order.field}`, order.direction)
+    .orderBy('g.id', order.direction)
     .limit(limit)
     .offset(offset)
     .execute();

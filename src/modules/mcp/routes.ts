@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailSchema, UnauthorisedResponses, notFound } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { checkCredentials, checkSecondFactor, googleAccount, onCredentialsRevoked } from '../accounts/index.ts';
 import { isMetadataUrl } from './client-metadata.ts';
@@ -564,15 +564,16 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
         tags: ['accounts'],
         summary: 'Assistants connected to the account through the MCP connector, newest first',
         security: bearerSecurity,
-        querystring: PageQuery,
+        querystring: repo.GRANT_ORDERING.query,
         response: { 200: pageSchema(ConnectedAppSchema), ...UnauthorisedResponses },
       },
     },
     async (request) => {
       const user = currentUser(request);
+      const order = orderBy(request.query, repo.GRANT_ORDERING);
       return respondPage(request, deps.config.PUBLIC_BASE_URL, async ({ limit, offset }) => ({
         count: await repo.countLiveGrants(deps.db, user.id),
-        results: (await repo.pageLiveGrants(deps.db, user.id, limit, offset)).map(appOut),
+        results: (await repo.pageLiveGrants(deps.db, user.id, limit, offset, order)).map(appOut),
       }));
     },
   );

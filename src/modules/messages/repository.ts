@@ -2,6 +2,7 @@
 // Patient-side functions take the account id and put it in the SQL, so another account's
 // conversation, message or file is simply not found. The medical team's functions are named
 // `...ForClinician`: the team reads every conversation (access control is the route's doctor rule).
+import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
@@ -103,12 +104,16 @@ export async function patientSummary(q: Queryable, userId: string): Promise<Pati
     .executeTakeFirst();
 }
 
-/** Creates the patient's conversation under the id it was shown with (first write); a no-op when it exists. */
+/**
+ * Creates the patient's conversation under the id it was shown with (first write); a no-op when it
+ * exists. No conflict target: parallel first writes collide on the primary key (the same derived id)
+ * as well as on user_id, and either must be a no-op, never 23505 (issue 28).
+ */
 export async function createConversationForPatient(q: Queryable, userId: string, id: string, createdAt: Date): Promise<void> {
   await sqlOf(q)
     .insertInto('conversations')
     .values({ id, user_id: userId, created_at: createdAt, updated_at: createdAt })
-    .onConflict((oc) => oc.column('user_id').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
@@ -209,12 +214,23 @@ export async function countConversationsForClinician(q: Queryable): Promise<numb
   return row.n;
 }
 
-/** A page of conversations: flagged (emergency wording) first, then the most recently active. */
-export async function pageConversationsForClinician(q: Queryable, limit: number, offset: number): Promise<ConversationView[]> {
-  const rows = await conversations(q, 'USER')
-    .orderBy(sql`c.flagged_at desc nulls last`)
-    .orderBy('c.updated_at', 'desc')
-    .orderBy('c.id')
+/** The desk's `ordering` whitelist; without one: flagged (emergency wording) first, then the most recently active. */
+export const DESK_CONVERSATION_ORDERING = listOrdering(['updated_at'], '-updated_at', 'flagged (emergency wording) first, then `-updated_at`');
+/** The patient's conversation list (always one conversation): `ordering` whitelist. */
+export const PATIENT_CONVERSATION_ORDERING = listOrdering([], '-created_at');
+
+/** A page of conversations in the asked order, else flagged (emergency wording) first, then the most recently active. */
+export async function pageConversationsForClinician(
+  q: Queryable,
+  limit: number,
+  offset: number,
+  order?: Order<(typeof DESK_CONVERSATION_ORDERING.fields)[number]>,
+): Promise<ConversationView[]> {
+  const base = conversations(q, 'USER');
+  const ordered = order
+    ? base.orderBy(`c.${order.field}`, order.direction).orderBy('c.id', order.direction)
+    : base.orderBy(sql`c.flagged_at desc nulls last`).orderBy('c.updated_at', 'desc').orderBy('c.id');
+  const rows = await ordered
     .limit(limit)
     .offset(offset)
     .execute();

@@ -6,7 +6,8 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { refuseNul } from '../../http/input-guard.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { explicitOrder, orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
+import { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
@@ -54,9 +55,11 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/conversations/',
     {
-      schema: { ...patient, summary: 'The patient’s conversation with the medical team (always one; stored at its first message)', querystring: PageQuery, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
+      schema: { ...patient, summary: 'The patient’s conversation with the medical team (always one; stored at its first message)', querystring: PATIENT_CONVERSATION_ORDERING.query, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
     },
     async (request) => {
+      // One conversation: every allowed order is the same page; an unknown one is still refused.
+      orderBy(request.query, PATIENT_CONVERSATION_ORDERING);
       const results = await messages.listForPatient(deps, currentUser(request).id);
       return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => Promise.resolve({ count: results.length, results: results.slice(offset, offset + limit) }));
     },
@@ -118,12 +121,13 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
       schema: {
         ...doctor,
         summary: 'Patient conversations, flagged (emergency wording) first, then most recent',
-        querystring: PageQuery,
+        querystring: DESK_CONVERSATION_ORDERING.query,
         response: { 200: pageSchema(ClinicianConversationSchema), 403: DetailCodeSchema, ...unauthorised },
       },
     },
     async (request) => {
-      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset));
+      const order = explicitOrder(request.query, DESK_CONVERSATION_ORDERING);
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => messages.listForClinician(deps, limit, offset, order));
       await logStaffRead(deps, request, 'conversation', page.results.map((c) => c.id));
       return page;
     },

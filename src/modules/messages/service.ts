@@ -167,9 +167,9 @@ export async function patientFile(deps: Deps, userId: string, id: string, messag
 // ---------------------------------------------------------------- the medical team
 
 /** Read-only: one statement for the page (with last messages and unread counts) and one for the count. */
-export async function listForClinician(deps: Deps, limit: number, offset: number) {
+export async function listForClinician(deps: Deps, limit: number, offset: number, order?: Parameters<typeof repo.pageConversationsForClinician>[3]) {
   const count = await repo.countConversationsForClinician(deps.reader);
-  const rows = await repo.pageConversationsForClinician(deps.reader, limit, offset);
+  const rows = await repo.pageConversationsForClinician(deps.reader, limit, offset, order);
   return { count, results: rows.map((c) => conversationOut(deps, c, false)) };
 }
 

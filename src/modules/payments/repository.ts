@@ -3,6 +3,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { PaymentsRow } from '../../db/schema.ts';
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import { storedRefunds, type RefundEntry } from './refund-entries.ts';
 
 export type PaymentStatus = 'succeeded' | 'failed' | 'partially_refunded' | 'refunded';
@@ -94,19 +95,11 @@ export async function updateRefund(q: Queryable, paymentId: string, total: numbe
 
 // ------------------------------------------------------------------ reads
 
-export interface PaymentOrder {
-  column: 'created_at' | 'amount_cents';
-  direction: 'asc' | 'desc';
-}
-
-/** The payments list's order from `ordering` (whitelisted; unknown values: newest first). */
-export function paymentOrder(ordering: unknown): PaymentOrder {
-  const raw = typeof ordering === 'string' ? ordering.trim() : '';
-  const direction = raw.startsWith('-') ? 'desc' : 'asc';
-  const key = raw.replace(/^-/, '');
-  if (key === 'created_at' || key === 'amount_cents') return { column: key, direction };
-  return { column: 'created_at', direction: 'desc' };
-}
+/** The payments list's `ordering` whitelist (default: newest first). */
+export const PAYMENT_ORDERING = listOrdering(['amount_cents'], '-created_at');
+export type PaymentOrder = Order<(typeof PAYMENT_ORDERING.fields)[number]>;
+/** A payments order for in-process callers (an export, a tool): one of the list's values, or its default. */
+export const paymentOrder = (ordering?: (typeof PAYMENT_ORDERING.values)[number]): PaymentOrder => orderBy(ordering === undefined ? {} : { ordering }, PAYMENT_ORDERING);
 
 export async function countPayments(q: Queryable, userId: string): Promise<number> {
   const r = await sqlOf(q)
@@ -122,7 +115,7 @@ export async function pagePayments(q: Queryable, userId: string, order: PaymentO
     .selectFrom('payments')
     .selectAll()
     .where('user_id', '=', userId)
-    .orderBy(order.column, order.direction)
+    .orderBy(order.field, order.direction)
     .orderBy('id', order.direction)
     .limit(limit)
     .offset(offset)

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { invoiceFile } from './documents.ts';
-import { countPayments, pagePayments, paymentOrder } from './repository.ts';
+import { PAYMENT_ORDERING, countPayments, pagePayments } from './repository.ts';
 import { PaymentSchema, toPayment } from './schemas.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -22,17 +22,17 @@ export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Pr
       schema: {
         tags: ['billing'],
         summary: 'Payments of the account, newest first',
-        description: 'Ordering: `ordering=created_at|-created_at|amount_cents|-amount_cents` (default -created_at).',
         security: bearerSecurity,
-        querystring: PageQuery,
+        querystring: PAYMENT_ORDERING.query,
         response: { 200: pageSchema(PaymentSchema), ...auth401 },
       },
     },
     async (request) => {
       const user = currentUser(request);
       const p = pageParams(request.query);
+      const order = orderBy(request.query, PAYMENT_ORDERING);
       const n = await countPayments(deps.reader, user.id);
-      const rows = await pagePayments(deps.reader, user.id, paymentOrder(request.query.ordering), p.limit, p.offset);
+      const rows = await pagePayments(deps.reader, user.id, order, p.limit, p.offset);
       return pageEnvelope(request, base, p, n, rows.map((row) => toPayment(row, user.email, base)));
     },
   );

@@ -8,11 +8,12 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
-import { PageQuery, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
+import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { logStaffRead } from '../audit/index.ts';
 import {
   PharmacyOrderSchema,
   countFulfilmentQueue,
+  FULFILMENT_ORDERING,
   deliverOrder,
   deskOrder,
   dispatchOrder,
@@ -69,14 +70,15 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
         summary: 'Fulfilment queue',
         description: 'Orders awaiting fulfilment, oldest first: what dispensing needs (prescription, items, address, patient name), no health answers.',
         security: bearerSecurity,
-        querystring: PageQuery,
+        querystring: FULFILMENT_ORDERING.query,
         response: { 200: pageSchema(PharmacyOrderSchema), 400: FieldErrorsSchema, ...staffErrors },
       },
     },
     async (request) => {
       const p = pageParams(request.query);
+      const order = orderBy(request.query, FULFILMENT_ORDERING);
       const n = await countFulfilmentQueue(deps.reader);
-      const rows = await pageFulfilmentQueue(deps.reader, p.limit, p.offset);
+      const rows = await pageFulfilmentQueue(deps.reader, p.limit, p.offset, order);
       await logStaffRead(deps, request, 'order', rows.map((o) => o.id));
       return pageEnvelope(request, base, p, n, rows.map(toPharmacyOrder));
     },

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
+import { ACCESS_LOG_ORDERING } from '../audit/index.ts';
 import { exportAccountZip } from './export-zip.ts';
 import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportQuery, ExportSchema } from './schemas.ts';
 import { registerRetentionJobs } from './retention.ts';
@@ -55,11 +56,14 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
         ...common,
         summary: 'Who of the staff read or changed the account’s record, newest first',
         description: 'Every read of a consultation, conversation, file, journal, prescription or profile by a doctor or the back office, and every change they made.',
-        querystring: PageQuery,
+        querystring: ACCESS_LOG_ORDERING.query,
         response: { 200: pageSchema(AccessLogEntrySchema), ...UnauthorisedResponses },
       },
     },
-    async (request) => respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => privacy.accessLog(deps, currentUser(request).id, limit, offset)),
+    async (request) => {
+      const order = orderBy(request.query, ACCESS_LOG_ORDERING);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => privacy.accessLog(deps, currentUser(request).id, limit, offset, order));
+    },
   );
 
   r.get(

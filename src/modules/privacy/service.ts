@@ -73,9 +73,9 @@ const accessOut = (r: AccessLogRow) => ({
   resource_id: r.resource_id,
 });
 
-export async function accessLog(deps: Deps, userId: string, limit: number, offset: number) {
+export async function accessLog(deps: Deps, userId: string, limit: number, offset: number, order?: Parameters<typeof pageAccessForPatient>[4]) {
   const count = await countAccessForPatient(deps.db, userId);
-  const rows = await pageAccessForPatient(deps.db, userId, limit, offset);
+  const rows = await pageAccessForPatient(deps.db, userId, limit, offset, order);
   return { count, results: rows.map(accessOut) };
 }
 

@@ -115,21 +115,32 @@ export async function emptyDraftBasis(q: Queryable, userId: string, category: st
 }
 
 /** Replaces the answers of the patient's draft; the first save inserts it under `newId` (the id the empty draft was shown with). */
+// Parallel first saves collide on the primary key (the same derived id) as well as on (user_id,
+// category); an upsert names one target only, so the other answered 23505 (issue 28). Insert with no
+// conflict target (any conflict: nothing), then update the stored row.
 export async function saveDraft(q: Queryable, userId: string, category: string, versionId: string, data: AnswerItem[], now: Date, newId: string): Promise<Draft> {
-  const row = await sqlOf(q)
-    .insertInto('questionnaire_drafts')
-    .values({ id: newId, user_id: userId, category, version_id: versionId, data: null, data_enc: sealJson(q, data), updated_at: now })
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'category']).doUpdateSet((eb) => ({
-        version_id: eb.ref('excluded.version_id'),
-        data: null,
-        data_enc: eb.ref('excluded.data_enc'),
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
-    )
-    .returning(DRAFT_COLUMNS)
-    .executeTakeFirstOrThrow();
-  return draftOf(q, row);
+  const db = sqlOf(q);
+  const sealed = sealJson(q, data);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db
+      .insertInto('questionnaire_drafts')
+      .values({ id: newId, user_id: userId, category, version_id: versionId, data: null, data_enc: sealed, updated_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .returning(DRAFT_COLUMNS)
+      .executeTakeFirst();
+    const row =
+      inserted ??
+      (await db
+        .updateTable('questionnaire_drafts')
+        .set({ version_id: versionId, data: null, data_enc: sealed, updated_at: now })
+        .where('user_id', '=', userId)
+        .where('category', '=', category)
+        .returning(DRAFT_COLUMNS)
+        .executeTakeFirst());
+    // Neither: the conflicting row went away in between (a submit deleted it); insert again.
+    if (row) return draftOf(q, row);
+  }
+  throw new Error('questionnaire draft: no row after three attempts');
 }
 
 /** The draft, locked until the end of the transaction (parallel submits of one draft store one submission). */

@@ -1,5 +1,6 @@
 // SQL of the red-flag desk (owner of red_flags). Patient-side writes are scoped by the account id;
 // the desk's reads and its resolution act on any patient's flag by design (doctors only).
+import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { RedFlagsRow, UsersRow } from '../../db/schema.ts';
@@ -49,14 +50,17 @@ export async function countForClinician(q: Queryable, status: DeskStatus): Promi
   return Number(row.n);
 }
 
-/** Emergencies first, then the oldest: the order a person works through them. */
-export async function pageForClinician(q: Queryable, status: DeskStatus, limit: number, offset: number): Promise<DeskRow[]> {
-  return desk(q, status)
-    .selectAll('f')
-    .select(['u.email', 'u.first_name', 'u.last_name'])
-    .orderBy(sql`(f.kind = 'emergency')`, 'desc')
-    .orderBy('f.created_at', 'asc')
-    .orderBy('f.id', 'asc')
+/** The desk's `ordering` whitelist; without one: emergencies first, then the oldest. */
+export const DESK_ORDERING = listOrdering(['resolved_at'], 'created_at', 'emergencies first, then `created_at`');
+export type DeskOrder = Order<(typeof DESK_ORDERING.fields)[number]>;
+
+/** In the asked order, else emergencies first, then the oldest: the order a person works through them. */
+export async function pageForClinician(q: Queryable, status: DeskStatus, limit: number, offset: number, order?: DeskOrder): Promise<DeskRow[]> {
+  const base = desk(q, status).selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']);
+  const ordered = order
+    ? base.orderBy(`f.${order.field}`, order.direction).orderBy('f.id', order.direction)
+    : base.orderBy(sql`(f.kind = 'emergency')`, 'desc').orderBy('f.created_at', 'asc').orderBy('f.id', 'asc');
+  return ordered
     .limit(limit)
     .offset(offset)
     .execute();

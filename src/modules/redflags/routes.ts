@@ -4,7 +4,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts';
+import { DESK_ORDERING } from './repository.ts';
 import { DeskQuery, IdParams, RedFlagSchema, ResolveBody } from './schemas.ts';
 import { listForClinician, resolveForClinician } from './service.ts';
 
@@ -21,12 +22,14 @@ export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         summary: 'Red flags raised by patients’ free text',
         description: 'Every message, journal note, weight or injection note, side-effect report, questionnaire text answer or connector input that raised a red flag: emergencies first, then the oldest. `status`: open (default), resolved or all.',
         security: bearerSecurity,
-        querystring: PageQuery.extend(DeskQuery.shape),
+        querystring: DESK_ORDERING.query.extend(DeskQuery.shape),
         response: { 200: pageSchema(RedFlagSchema), 400: FieldErrorsSchema, ...staffErrors },
       },
     },
-    async (request) =>
-      respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listForClinician(deps, request.query.status ?? 'open', limit, offset)),
+    async (request) => {
+      const order = explicitOrder(request.query, DESK_ORDERING);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listForClinician(deps, request.query.status ?? 'open', limit, offset, order));
+    },
   );
   r.post(
     '/v1/clinician/red-flags/:id/resolve/',

@@ -80,8 +80,8 @@ const deskOut = (r: repo.DeskRow) => ({
   resolution: r.resolution,
 });
 
-export async function listForClinician(deps: Deps, status: repo.DeskStatus, limit: number, offset: number) {
-  const [count, rows] = await Promise.all([repo.countForClinician(deps.reader, status), repo.pageForClinician(deps.reader, status, limit, offset)]);
+export async function listForClinician(deps: Deps, status: repo.DeskStatus, limit: number, offset: number, order?: repo.DeskOrder) {
+  const [count, rows] = await Promise.all([repo.countForClinician(deps.reader, status), repo.pageForClinician(deps.reader, status, limit, offset, order)]);
   return { count, results: rows.map(deskOut) };
 }
 

@@ -1,5 +1,6 @@
 // SQL of referrals. A referrer sees only people whose referred_by is the referrer's id, and of them
 // only initials and money figures.
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
 import type { PaymentsRow, UsersRow } from '../../db/schema.ts';
@@ -39,7 +40,20 @@ export async function countReferred(q: Queryable, referrerId: string): Promise<n
   return row?.n ?? 0;
 }
 
-export async function referredPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferredRow[]> {
+/** The referred people list's `ordering` whitelist (default: newest first; `created_at` is the sign-up). */
+export const REFERRED_ORDERING = listOrdering(['joined_at'], '-created_at');
+/** The commission payments list's `ordering` whitelist (default: newest first). */
+export const REFERRAL_TX_ORDERING = listOrdering(['amount_cents'], '-created_at');
+const REFERRED_COLUMNS = { created_at: 'u.created_at', joined_at: 'u.email_verified_at' } as const;
+
+export async function referredPage(
+  q: Queryable,
+  referrerId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof REFERRED_ORDERING.fields)[number]> = orderBy({}, REFERRED_ORDERING),
+): Promise<ReferredRow[]> {
+  const by = `${REFERRED_COLUMNS[order.field]} ${order.direction}, u.id ${order.direction}`;
   return q.query<ReferredRow>(
     `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${WITHHELD} as withheld,
             coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
@@ -47,7 +61,7 @@ export async function referredPage(q: Queryable, referrerId: string, limit: numb
             (count(p.id) filter (where ${COUNTED}))::int as tx_count
        from users u join users r on r.id = u.referred_by left join payments p on p.user_id = u.id
       where u.referred_by = $1 and u.email_verified_at is not null
-      group by u.id, r.id, r.email order by u.created_at desc, u.id desc limit $2 offset $3`,
+      group by u.id, r.id, r.email order by ${by} limit $2 offset $3`,
     [referrerId, limit, offset],
   );
 }
@@ -74,12 +88,19 @@ export async function countTransactions(q: Queryable, referrerId: string): Promi
   return row?.n ?? 0;
 }
 
-export async function transactionsPage(q: Queryable, referrerId: string, limit: number, offset: number): Promise<ReferralTransactionRow[]> {
+export async function transactionsPage(
+  q: Queryable,
+  referrerId: string,
+  limit: number,
+  offset: number,
+  order: Order<(typeof REFERRAL_TX_ORDERING.fields)[number]> = orderBy({}, REFERRAL_TX_ORDERING),
+): Promise<ReferralTransactionRow[]> {
+  const by = `p.${order.field} ${order.direction}, p.id ${order.direction}`;
   return q.query<ReferralTransactionRow>(
     `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${WITHHELD} as withheld
        from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
       where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}
-      order by p.created_at desc, p.id desc limit $2 offset $3`,
+      order by ${by} limit $2 offset $3`,
     [referrerId, limit, offset],
   );
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
+import { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './repository.ts';
 import * as referrals from './service.ts';
 
 const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
@@ -82,10 +83,11 @@ export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): P
   r.get(
     '/v1/users/referrals/me/referred/',
     {
-      schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: PageQuery, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
+      schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: REFERRED_ORDERING.query, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
     },
     async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.referred(deps, currentUser(request).id, limit, offset));
+      const order = orderBy(request.query, REFERRED_ORDERING);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.referred(deps, currentUser(request).id, limit, offset, order));
     },
   );
 
@@ -98,10 +100,11 @@ export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): P
   r.get(
     '/v1/users/referrals/me/transactions/',
     {
-      schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: PageQuery, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
+      schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: REFERRAL_TX_ORDERING.query, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
     },
     async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.transactions(deps, currentUser(request).id, limit, offset));
+      const order = orderBy(request.query, REFERRAL_TX_ORDERING);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => referrals.transactions(deps, currentUser(request).id, limit, offset, order));
     },
   );
 

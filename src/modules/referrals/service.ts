@@ -23,8 +23,8 @@ export function initials(first: string, last: string): string {
  */
 const withheld = (r: { withheld: 'self_referral' | 'same_payment_card' | null }) => r.withheld ?? null;
 
-export async function referred(deps: Deps, userId: string, limit: number, offset: number) {
-  const [count, rows] = await Promise.all([repo.countReferred(deps.db, userId), repo.referredPage(deps.db, userId, limit, offset)]);
+export async function referred(deps: Deps, userId: string, limit: number, offset: number, order?: Parameters<typeof repo.referredPage>[4]) {
+  const [count, rows] = await Promise.all([repo.countReferred(deps.db, userId), repo.referredPage(deps.db, userId, limit, offset, order)]);
   return {
     count,
     results: rows.map((r) => ({
@@ -57,8 +57,8 @@ export async function summary(deps: Deps, userId: string) {
   };
 }
 
-export async function transactions(deps: Deps, userId: string, limit: number, offset: number) {
-  const [count, rows] = await Promise.all([repo.countTransactions(deps.db, userId), repo.transactionsPage(deps.db, userId, limit, offset)]);
+export async function transactions(deps: Deps, userId: string, limit: number, offset: number, order?: Parameters<typeof repo.transactionsPage>[4]) {
+  const [count, rows] = await Promise.all([repo.countTransactions(deps.db, userId), repo.transactionsPage(deps.db, userId, limit, offset, order)]);
   return {
     count,
     results: rows.map((r) => {

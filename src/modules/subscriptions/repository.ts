@@ -2,6 +2,7 @@
 // take the account id and put it in the SQL; the scheduler's and the provider webhooks' functions
 // act on any plan by design and say so in their names (`...ForScheduler`, `...ByProvider`).
 // Every status change goes through the machine in status.ts (`where status = <from>`).
+import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { readJson } from '../../lib/sealed.ts';
@@ -115,13 +116,17 @@ export async function countPlans(q: Queryable, userId: string): Promise<number> 
   return Number(row.n);
 }
 
-export async function pagePlans(q: Queryable, userId: string, limit: number, offset: number): Promise<PlanRow[]> {
+/** The subscriptions list's `ordering` whitelist (default: newest first). */
+export const PLAN_ORDERING = listOrdering(['current_period_end'], '-created_at');
+export type PlanOrder = Order<(typeof PLAN_ORDERING.fields)[number]>;
+
+export async function pagePlans(q: Queryable, userId: string, limit: number, offset: number, order: PlanOrder = orderBy({}, PLAN_ORDERING)): Promise<PlanRow[]> {
   return sqlOf(q)
     .selectFrom('subscriptions')
     .selectAll()
     .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy(order.field, order.direction)
+    .orderBy('id', order.direction)
     .limit(limit)
     .offset(offset)
     .execute();

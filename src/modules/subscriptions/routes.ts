@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
-import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
+import { PLAN_ORDERING } from './repository.ts';
 import { pickLocale } from '../questionnaires/index.ts';
 import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
 import * as subs from './service.ts';
@@ -59,9 +60,10 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
 
   r.get(
     '/v1/users/subscriptions/',
-    { schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PageQuery, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
+    { schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PLAN_ORDERING.query, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
     async (request) => {
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => subs.listSubscriptions(deps, currentUser(request).id, limit, offset));
+      const order = orderBy(request.query, PLAN_ORDERING);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => subs.listSubscriptions(deps, currentUser(request).id, limit, offset, order));
     },
   );
 

@@ -538,9 +538,9 @@ async function ownSubscription(q: Queryable, userId: string, id: string, lock = 
   return s;
 }
 
-export async function listSubscriptions(deps: Deps, userId: string, limit: number, offset: number) {
+export async function listSubscriptions(deps: Deps, userId: string, limit: number, offset: number, order?: repo.PlanOrder) {
   const n = await repo.countPlans(deps.reader, userId);
-  const rows = await repo.pagePlans(deps.reader, userId, limit, offset);
+  const rows = await repo.pagePlans(deps.reader, userId, limit, offset, order);
   const now = deps.clock.now();
   return { count: n, results: rows.map((s) => subscriptionOut(s, now)) };
 }
