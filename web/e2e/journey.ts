@@ -97,7 +97,9 @@ async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0
 
 // ---- the server ------------------------------------------------------------------------------------
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND, STAFF_MFA: 'required' };
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND, STAFF_MFA: 'required',
+    // Browsers refuse passkeys on an IP address: the passkey step opens the app as http://localhost.
+    WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: `http://localhost:${port}` };
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret], { cwd: ROOT, env, encoding: 'utf8' });
   if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
   const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret], { cwd: ROOT, env, encoding: 'utf8' });
@@ -256,6 +258,39 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   await check(page, 'home-after-rejection');
 }
 
+/**
+ * Passkeys (WebAuthn) with Chromium's virtual authenticator (DevTools protocol): the patient adds a
+ * passkey on the account page, signs out, signs in with the password and then the passkey as the
+ * second step. On http://localhost: a browser refuses a passkey whose relying party is an IP address.
+ */
+async function passkeyStep(browser: Awaited<ReturnType<typeof chromium.launch>>, base: string, email: string, password: string, pages: Page[]) {
+  const pctx = await newContext(browser, base);
+  const pk = await pctx.newPage();
+  pages.push(pk);
+  const cdp = await pctx.newCDPSession(pk);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  await pk.goto('/profile');
+  await signIn(pk, email, password);
+  await pk.getByRole('heading', { name: 'Passkeys' }).waitFor();
+  await pk.getByRole('button', { name: 'Add a passkey' }).click();
+  await pk.getByText('Passkey added.').waitFor();
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  if (credentials.length !== 1) fail(`the virtual authenticator holds ${credentials.length} credential(s)`);
+  await check(pk, 'passkey-added');
+  await pk.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(pk, email, password);
+  await pk.getByRole('button', { name: 'Use a passkey' }).waitFor();
+  await check(pk, 'sign-in-passkey-step');
+  await pk.getByRole('button', { name: 'Use a passkey' }).click();
+  await pk.getByRole('heading', { name: 'Hello Ada' }).waitFor();
+  const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  if ((after.credentials[0]?.signCount ?? 0) < 1) fail('the passkey was not used to sign in');
+  await pctx.close();
+}
+
 async function main() {
   if (!existsSync(join(WEB, 'dist', 'index.html'))) fail('web/dist is missing: run `npm run build:web` first');
   rmSync(SHOTS, { recursive: true, force: true });
@@ -279,8 +314,10 @@ async function main() {
 
     log('patient: landing and sign-up');
     await page.goto('/');
-    await page.getByRole('heading', { name: 'Treatments' }).waitFor();
-    await check(page, 'landing-treatments');
+    await page.getByRole('heading', { name: 'Treatment from a registered doctor, delivered to your door' }).waitFor();
+    await page.getByRole('heading', { name: 'Weight loss' }).waitFor();
+    await page.getByText(/One-off supply from €/).first().waitFor();
+    await check(page, 'landing');
     await page.goto('/sign-in');
     await check(page, 'sign-in');
     await page.getByRole('link', { name: 'Create account' }).first().click();
@@ -664,6 +701,9 @@ async function main() {
     const tel = await page.getByRole('link', { name: /Call 112/ }).getAttribute('href');
     if (tel !== 'tel:112') fail(`emergency link is ${tel}`);
     await check(page, 'emergency-screen');
+
+    log('passkey: the patient adds one (Chromium virtual authenticator) and signs in with it');
+    await passkeyStep(browser, `http://localhost:${port}`, email, NEW_PASSWORD, pages);
 
     log('privacy: consents, who read my record, the data export, erasure');
     await page.goto('/profile');

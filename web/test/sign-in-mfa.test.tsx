@@ -46,7 +46,8 @@ describe('sign-in with a second factor', () => {
     signIn();
     await waitFor(() => expect(screen.getByRole('heading', { name: 'Enter your authenticator code' })).toBeTruthy());
     expect(auth.get()).toBeNull();
-    fireEvent.change(screen.getByLabelText('Authenticator code'), { target: { value: ' 123456 ' } });
+    // The step's form is its own chunk (loaded when a second step is asked for).
+    fireEvent.change(await screen.findByLabelText('Authenticator code'), { target: { value: ' 123456 ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Verify and sign in' }));
     await waitFor(() => expect(screen.getByText(/This code is not correct or was already used/)).toBeTruthy());
     fireEvent.change(screen.getByLabelText('Authenticator code'), { target: { value: '654321' } });

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, brandParams } from '../api/client';
 import { auth, type Session } from '../auth';
 import { useI18n } from '../i18n';
-import { secondStepOf, type SecondStep } from './SecondFactor';
+import { secondStepOf, type SecondStep } from './second-step';
 import { Alert } from './ui';
 
 /** The part of Google Identity Services the button uses (google.accounts.id). */

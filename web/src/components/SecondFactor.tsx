@@ -9,15 +9,7 @@ import type { Session } from '../auth';
 import { useI18n } from '../i18n';
 import { Alert, Field, LoadError, Loading, useLoad } from './ui';
 
-/** The second step a 403 of sign-in asks for (docs/accounts.md, "Second factor"), if any. */
-export type SecondStep = { kind: 'mfa' | 'enrol'; token: string; methods: string[] };
-export function secondStepOf(err: unknown): SecondStep | null {
-  const e = (err ?? {}) as { code?: unknown; mfa_token?: unknown; enrolment_token?: unknown; methods?: unknown };
-  const methods = Array.isArray(e.methods) ? e.methods.filter((m): m is string => typeof m === 'string') : ['totp'];
-  if (e.code === 'mfa_required' && typeof e.mfa_token === 'string') return { kind: 'mfa', token: e.mfa_token, methods };
-  if (e.code === 'mfa_enrolment_required' && typeof e.enrolment_token === 'string') return { kind: 'enrol', token: e.enrolment_token, methods };
-  return null;
-}
+export { secondStepOf, type SecondStep } from './second-step';
 
 type Setup = { secret: string; otpauth_uri: string };
 

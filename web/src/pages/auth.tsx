@@ -1,13 +1,17 @@
 // Sign-up with the emailed code, sign-in, forgot and reset password, the referral landing.
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText, fieldErrors } from '../api/client';
 import { auth } from '../auth';
 import { GoogleSignIn } from '../components/GoogleSignIn';
-import { EnrolStep, MfaCodeStep, secondStepOf, type SecondStep } from '../components/SecondFactor';
-import { Alert, Field, PageTitle } from '../components/ui';
+import { secondStepOf, type SecondStep } from '../components/second-step';
+import { Alert, Field, Loading, PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
-import { CONSENT_VERSION } from './privacy';
+import { CONSENT_VERSION } from '../consent';
+
+// The second step's components (QR code, passkeys) load only when a sign-in asks for one.
+const MfaCodeStep = lazy(() => import('../components/SecondFactor').then((m) => ({ default: m.MfaCodeStep })));
+const EnrolStep = lazy(() => import('../components/SecondFactor').then((m) => ({ default: m.EnrolStep })));
 
 const REFERRAL_KEY = 'pts.referral';
 
@@ -60,11 +64,13 @@ export function SignIn() {
     return (
       <section className="narrow">
         <PageTitle>{step.kind === 'mfa' ? t('mfa.codeTitle') : t('mfa.enrolTitle')}</PageTitle>
-        {step.kind === 'mfa' ? (
-          <MfaCodeStep mfaToken={step.token} methods={step.methods} onSignedIn={signedIn} onRestart={restart} />
-        ) : (
-          <EnrolStep enrolmentToken={step.token} onSignedIn={signedIn} onRestart={restart} />
-        )}
+        <Suspense fallback={<Loading />}>
+          {step.kind === 'mfa' ? (
+            <MfaCodeStep mfaToken={step.token} methods={step.methods} onSignedIn={signedIn} onRestart={restart} />
+          ) : (
+            <EnrolStep enrolmentToken={step.token} onSignedIn={signedIn} onRestart={restart} />
+          )}
+        </Suspense>
       </section>
     );
 

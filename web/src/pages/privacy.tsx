@@ -6,12 +6,13 @@ import { auth } from '../auth';
 import { Alert, Field, LoadError, Loading, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
+import { CONSENT_VERSION } from '../consent';
 
 type Consents = Schemas['Consents'];
 type Kind = Consents['current'][number]['kind'];
 const KINDS: Kind[] = ['health_data_processing', 'terms', 'privacy', 'marketing'];
 /** The version of the texts this build of the app shows. */
-export const CONSENT_VERSION = '2025-01';
+export { CONSENT_VERSION };
 
 export function PrivacySection() {
   const { t } = useI18n();

@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, errorText } from '../api/client';
 import { Alert, Loading } from '../components/ui';
 import { useI18n } from '../i18n';
-import { CONSENT_VERSION } from '../pages/privacy';
+import { CONSENT_VERSION } from '../consent';
 
 export function HealthConsentGate({ children }: { children: ReactNode }) {
   const { t } = useI18n();
