@@ -140,6 +140,20 @@ describe('a passkey from the account page', () => {
   });
 });
 
+describe('erasure', () => {
+  it('removes the passkeys, their challenges and the recovery codes with the account', async () => {
+    const { p } = await patientWithPasskey('erase');
+    const { p: other } = await patientWithPasskey('erase-other');
+    const count = async (table: string, id: string) => firstRow(await ctx.db.query(`select count(*)::int as n from ${table} where user_id = $1`, [id])).n;
+    expect(await count('mfa_passkeys', p.id)).toBe(1);
+    const erased = await call(ctx, 'DELETE', '/v1/users/me/', { token: p.access, json: { password: PASSWORD } });
+    expect(erased.status, erased.text).toBe(204);
+    for (const table of ['mfa_passkeys', 'webauthn_challenges', 'mfa_recovery_codes']) expect(await count(table, p.id), table).toBe(0);
+    // Another account's factors stay.
+    expect(await count('mfa_passkeys', other.id)).toBe(1);
+  });
+});
+
 describe('the second step with a passkey', () => {
   it('refuses a replayed assertion (its challenge is used once), also with a new mfa_token', async () => {
     const { p, a } = await patientWithPasskey('replay');

@@ -3,6 +3,6 @@
 export { findUserById, updateUserFields, normaliseEmail, pseudonymiseUser, sessionStartedAt, type UserFields, type UserRow } from './repository.ts';
 export { addSuppression, checkCredentials, confirmOwnPassword, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
 export { onCredentialsRevoked, revokeAllSessions, type CredentialsListener } from './tokens.ts';
-export { checkSecondFactor, parseTotpSecret, resetMfaByEmail } from './mfa.ts';
+export { checkSecondFactor, eraseSecondFactors, parseTotpSecret, resetMfaByEmail } from './mfa.ts';
 // Retention sweeps (src/modules/privacy/retention.ts, docs/privacy.md).
 export { deleteUnverifiedAccounts, deleteExpiredSessions, deleteExpiredOneTimeTokens } from './repository.ts';

@@ -403,6 +403,11 @@ export async function enrolTotpSecret(deps: Deps, q: Queryable, userId: string, 
   await replaceRecoveryCodes(q, userId, []);
 }
 
+/** Erasure (DELETE /v1/users/me/): the account's TOTP secret, passkeys, recovery codes and tickets go with it. */
+export async function eraseSecondFactors(q: Queryable, userId: string): Promise<void> {
+  await deleteFactors(q, userId);
+}
+
 /** reset-mfa: removes every factor and recovery code of the account and ends its sessions; false for no account. */
 export async function resetMfaByEmail(deps: Deps, email: string): Promise<boolean> {
   return deps.db.tx(async (q) => {

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors } from '../../http/errors.ts';
 import { deleteMailTo, enqueueMail } from '../../mail/outbox.ts';
 import { providerFor } from '../../payment-providers/index.ts';
-import { confirmOwnPassword, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
+import { confirmOwnPassword, eraseSecondFactors, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
 import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow } from '../audit/index.ts';
 import { checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from '../checkout/index.ts';
 import { openConsultationsOfAccount, pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
@@ -176,6 +176,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     }
     await revokeAccountConnectors(q, userId);
     await revokeAllSessions(q, userId, 'account_disabled');
+    await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
     await deleteAccountJournal(q, userId);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
