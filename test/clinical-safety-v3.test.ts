@@ -3,6 +3,7 @@
 // eating-disorder screen and BMI floor at a weight-loss renewal), and an interaction strength limit
 // enforced at a renewal (sildenafil with ritonavir: the prescribing catalogue's renewal screen asks
 // the interactions at every renewal).
+import { decrypt } from '../src/lib/crypto.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAsFresh, paySandbox, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
@@ -138,8 +139,10 @@ describe('weight-loss renewal: the eating-disorder screen and the BMI floor (ver
     const { p, consultationId } = await pendingRenewal('weight_loss', 'semaglutide', '0.25 mg', { date_of_birth: '1948-03-01' });
     const r = await confirm(p, { consultation_id: consultationId, answers: WEIGHT_LOSS_RENEWAL_SAFETY });
     expect(r.status, r.text).toBe(200);
-    const row = firstRow(await ctx.db.query('select renewal_details from consultations where id = $1', [consultationId]));
-    expect(codes(row.renewal_details.verdict.cautions)).toContain('GLP1_AGE_75_OR_OVER');
+    // Renewal details are sealed at rest (docs/privacy.md, "Encryption at rest").
+    const row = firstRow(await ctx.db.query('select renewal_details_enc from consultations where id = $1', [consultationId]));
+    const details = JSON.parse(decrypt(ctx.deps.secrets.documentKeys, row.renewal_details_enc));
+    expect(codes(details.verdict.cautions)).toContain('GLP1_AGE_75_OR_OVER');
   });
 
   it('another account’s renewal (its real id) is 404 {} and stays pending', async () => {

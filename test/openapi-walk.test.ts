@@ -10,11 +10,15 @@ import { createStaff } from '../src/modules/accounts/service.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
-import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, TEST_BASE_URL, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { SoftAuthenticator } from './support/webauthn.ts';
 import { DocumentChecker } from './support/openapi.ts';
 
 /** Operations the walk does not reach, each with the reason. */
-const EXCUSED: Record<string, string> = {};
+const EXCUSED: Record<string, string> = {
+  'POST /v1/users/token/mfa/enrol/passkey/options/': 'needs an enrolment token (STAFF_MFA=required): test/accounts-passkeys.test.ts, "staff with passkeys"',
+  'POST /v1/users/token/mfa/enrol/passkey/': 'needs an enrolment token (STAFF_MFA=required): test/accounts-passkeys.test.ts, "staff with passkeys"',
+};
 
 let ctx: TestContext;
 let checker: DocumentChecker;
@@ -118,6 +122,20 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: '123456' } })).status).toBe(400);
     expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: recovery.body.recovery_codes[0] } })).status).toBe(200);
     expect((await api('POST', '/v1/users/mfa/totp/remove/', { token, json: { code: '123456' } })).status).toBe(409);
+
+    // A passkey from the account page (a software authenticator), a sign-in with it, its removal.
+    const authenticator = new SoftAuthenticator(new URL(TEST_BASE_URL).origin, new URL(TEST_BASE_URL).hostname);
+    const creation = await api('POST', '/v1/users/mfa/passkeys/options/', { token });
+    expect(creation.status).toBe(200);
+    expect((await api('POST', '/v1/users/mfa/passkeys/', { token, json: { credential: authenticator.create(creation.body) } })).status).toBe(201);
+    const passkeys = await api('GET', '/v1/users/mfa/passkeys/', { token });
+    expect(passkeys.status).toBe(200);
+    const passkeyStep = await api('POST', '/v1/users/token/', { brand: true, json: { email, password: 'Harbour-Lantern-Quiet-44' } });
+    expect(passkeyStep.status).toBe(403);
+    const assertion = await api('POST', '/v1/users/token/mfa/webauthn/options/', { brand: true, json: { mfa_token: passkeyStep.body.mfa_token } });
+    expect(assertion.status).toBe(200);
+    expect((await api('POST', '/v1/users/token/mfa/', { brand: true, json: { mfa_token: passkeyStep.body.mfa_token, webauthn: authenticator.get(assertion.body) } })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/mfa/passkeys/${passkeys.body.results[0].id}/`, { token })).status).toBe(204);
 
     // Staff enrolment during sign-in where a second factor is required.
     const strict = await createTestContext({ STAFF_MFA: 'required' });
