@@ -276,6 +276,10 @@ async function passkeyStep(browser: Awaited<ReturnType<typeof chromium.launch>>,
   await signIn(pk, email, password);
   await pk.getByRole('heading', { name: 'Passkeys' }).waitFor();
   await pk.getByRole('button', { name: 'Add a passkey' }).click();
+  // The account's first factor comes with its recovery codes, shown once.
+  await pk.getByRole('button', { name: 'I have saved my recovery codes' }).waitFor();
+  await check(pk, 'passkey-recovery-codes');
+  await pk.getByRole('button', { name: 'I have saved my recovery codes' }).click();
   await pk.getByText('Passkey added.').waitFor();
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   if (credentials.length !== 1) fail(`the virtual authenticator holds ${credentials.length} credential(s)`);
