@@ -1,8 +1,8 @@
 // The front page for a visitor: what is treated and for how much (prices from the catalogue), how it
 // works, the doctor's review and delivery, then sign-up. A signed-in visitor goes to their own start.
-import { api } from '../api/client';
 import { useSession } from '../auth';
-import { LoadError, Loading, PageTitle, useLoad } from '../components/ui';
+import { CategoryCards } from '../components/CategoryCards';
+import { PageTitle } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link, Redirect } from '../router';
 
@@ -15,9 +15,7 @@ export function Landing() {
 }
 
 function Welcome() {
-  const { t, locale } = useI18n();
-  const cats = useLoad(() => api.GET('/v1/users/questionnaires/categories/', { params: { query: { locale } } }), [locale]);
-  const money = (cents: number, currency: string) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(cents / 100);
+  const { t } = useI18n();
   return (
     <div className="landing">
       <section className="hero">
@@ -35,29 +33,7 @@ function Welcome() {
 
       <section id="treatments" aria-labelledby="landing-treatments">
         <h2 id="landing-treatments">{t('landing.categoriesTitle')}</h2>
-        <LoadError error={cats.error} />
-        {cats.loading && !cats.data ? <Loading /> : null}
-        <ul className="cards cards-grid">
-          {cats.data?.categories.map((c) => (
-            <li key={c.slug} className="card">
-              <h3>{c.title}</h3>
-              <p>{c.description}</p>
-              <p className="price">
-                {t('landing.priceFrom', { price: money(c.price_from.one_off_cents, c.price_from.currency) })}
-                {c.price_from.plan_cents !== null ? (
-                  <>
-                    <br />
-                    {t('landing.planFrom', { price: money(c.price_from.plan_cents, c.price_from.currency) })}
-                  </>
-                ) : null}
-              </p>
-              <Link className="button" to={`/questionnaire/${c.slug}`}>
-                {t('treatments.start')}
-                <span className="visually-hidden">: {c.title}</span>
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <CategoryCards heading="h3" />
       </section>
 
       <section aria-labelledby="landing-how">

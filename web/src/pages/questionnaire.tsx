@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
 import { useSession } from '../auth';
+import { CategoryCards } from '../components/CategoryCards';
 import { useEmergency } from '../components/Emergency';
 import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
@@ -14,26 +15,12 @@ import { Link, useLocation } from '../router';
 import { countryOptions } from '../countries';
 
 export function Treatments() {
-  const { t, locale } = useI18n();
-  const cats = useLoad(() => api.GET('/v1/users/questionnaires/categories/', { params: { query: { locale } } }), [locale]);
+  const { t } = useI18n();
   return (
     <section>
       <PageTitle>{t('treatments.title')}</PageTitle>
       <p>{t('treatments.intro')}</p>
-      <LoadError error={cats.error} />
-      {cats.loading && !cats.data ? <Loading /> : null}
-      <ul className="cards">
-        {cats.data?.categories.map((c) => (
-          <li key={c.slug} className="card">
-            <h2>{c.title}</h2>
-            <p>{c.description}</p>
-            <Link className="button" to={`/questionnaire/${c.slug}`}>
-              {t('treatments.start')}
-              <span className="visually-hidden">: {c.title}</span>
-            </Link>
-          </li>
-        ))}
-      </ul>
+      <CategoryCards heading="h2" />
     </section>
   );
 }
