@@ -142,6 +142,18 @@ describe('the whole flow through the SDK client', () => {
     expect(structured(weight).emergency.number).toBe('999');
   });
 
+  it('get_privacy_record: who read the record (a doctor opening the consultation), the connected assistants, the account page; nothing of another patient', async () => {
+    const doctor = await staff(ctx, 'doctor');
+    expect((await call(ctx, 'GET', `/v1/clinician/consultations/${consultationId}/`, { token: doctor.access })).status).toBe(200);
+    const mine = structured(await clientA.callTool({ name: 'get_privacy_record', arguments: {} }));
+    expect(mine.access_log.count).toBeGreaterThan(0);
+    expect(mine.access_log.results).toContainEqual(expect.objectContaining({ actor_role: 'doctor', action: 'read', resource_type: 'consultation', resource_id: consultationId }));
+    expect(mine.connected_assistants.some((g: { revoked_at: string | null }) => g.revoked_at === null)).toBe(true);
+    expect(mine.page_url).toMatch(/\/profile$/);
+    const theirs = structured(await clientB.callTool({ name: 'get_privacy_record', arguments: {} }));
+    expect(theirs.access_log.results.map((r: { resource_id: string }) => r.resource_id)).not.toContain(consultationId);
+  });
+
   it('answers a service refusal as a tool error, and invalid arguments without running the tool', async () => {
     const noPlan = await clientB.callTool({ name: 'get_journal', arguments: {} });
     expect(noPlan.isError).toBe(true);

@@ -141,6 +141,15 @@ export const DocumentLinksOut = z.object({
   invoices: z.array(z.object({ payment_id: z.string(), description: z.string(), api_url: z.string(), page_url: z.string() })),
   prescriptions: z.array(z.object({ prescription_id: z.string(), treatment_name: z.string(), api_url: z.string(), page_url: z.string() })),
 });
+export const PrivacyOut = z.object({
+  note: z.string(),
+  access_log: z.object({
+    count: z.number().int(),
+    results: z.array(z.object({ at: z.string(), actor_role: z.string(), actor_name: z.string(), action: z.string(), resource_type: z.string(), resource_id: z.string() })),
+  }),
+  connected_assistants: z.array(z.object({ client_name: z.string(), scopes: z.array(z.string()), connected_at: z.string(), revoked_at: z.string().nullable() })),
+  page_url: z.string(),
+});
 export const SideEffectIn = z.object({
   symptom: z.string().trim().min(1).max(200).describe('What the patient feels, in their words'),
   severity: z.enum(['mild', 'moderate', 'severe']),
