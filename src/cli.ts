@@ -10,6 +10,7 @@ import { backupEmbedded, BackupError, restoreEmbedded } from './db/backup.ts';
 import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-columns.repository.ts';
+import { resealStoredFiles } from './modules/messages/index.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -98,6 +99,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const sealed = await sealPlaintextRows(runtime.deps.db);
       const resealed = await resealRows(runtime.deps.db);
       const counts = await sealedKeyCounts(runtime.deps.db);
+      const files = await resealStoredFiles(runtime.deps);
       return {
         code: 0,
         out: [
@@ -105,6 +107,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           `sealed from plaintext: ${JSON.stringify(sealed)}`,
           `re-sealed with the active key: ${JSON.stringify(resealed)}`,
           `values per key: ${JSON.stringify(counts)}`,
+          `attachments re-sealed: ${files.database} in the database, ${files.s3} in the bucket; blobs per key: ${JSON.stringify(files.blobsPerKey)}`,
         ].join('\n'),
       };
     } finally {

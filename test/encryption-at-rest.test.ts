@@ -2,10 +2,11 @@
 // notes and side-effect notes are sealed with the data keys. Written through HTTP, the raw rows hold
 // no plaintext, the API answers the plaintext; rows from before are sealed by the start-up pass;
 // `reencrypt` moves every value to the active key; another account still sees nothing.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resealRows, sealedKeyCounts, sealPlaintextRows } from '../src/lib/sealed-columns.repository.ts';
 import { decrypt } from '../src/lib/crypto.ts';
+import { resealStoredFiles } from '../src/modules/messages/index.ts';
 import { addSubmission, paySandbox, readyPatient, staff } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
 import { anotherInstance, call, createTestContext, firstRow, seedPatient, type Patient, type TestContext } from './support/harness.ts';
@@ -170,6 +171,18 @@ describe('rows from before encryption at rest, and key rotation', () => {
   it('reencrypt moves every sealed value to the active key; the API still reads them', async () => {
     const p = await patient();
     await sendMessage(p, 'before the rotation 3m');
+    // An attachment (file_blobs, sealed with the same key ring).
+    const thread = (await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+    const boundary = `----pts${randomUUID()}`;
+    const payload = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="content"\r\n\r\nmy results\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="r.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+      pdf,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const uploaded = await call(ctx, 'POST', `/v1/users/conversations/${thread}/messages/`, { token: p.access, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const filePath = String(uploaded.body.last_message.file).replace(/^https?:\/\/[^/]+/, '');
     await call(ctx, 'PATCH', '/v1/users/profile/me/', { token: p.access, json: { document_type: 'ID_CARD', document_number: 'C01X00T47' } });
     // A process with a new key first (the generated key `db` stays readable after it).
     const next = await anotherInstance(ctx, { DATA_ENCRYPTION_KEYS: `k2:${randomBytes(32).toString('base64url')}` });
@@ -184,10 +197,18 @@ describe('rows from before encryption at rest, and key rotation', () => {
       expect(firstRow(rows).content_enc).toMatch(/^v2\.k2\./);
       const id = (await call(next, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
       const read = await call(next, 'GET', `/v1/users/conversations/${id}/messages/`, { token: p.access });
-      expect(read.body.map((m: any) => m.content)).toEqual(['before the rotation 3m']);
+      expect(read.body.map((m: any) => m.content)).toEqual(['before the rotation 3m', 'my results']);
       expect((await call(next, 'GET', '/v1/users/profile/me/', { token: p.access })).body.document_number).toBe('C01X00T47');
+      // Attachments too: every blob under k2 afterwards, the file still downloads the same bytes.
+      const files = await resealStoredFiles(next.deps);
+      expect(files.database).toBeGreaterThanOrEqual(1);
+      expect(Object.keys(files.blobsPerKey)).toEqual(['k2']);
+      const dl = await call(next, 'GET', filePath, { token: p.access });
+      expect(dl.status).toBe(200);
+      expect(dl.text.startsWith('%PDF-1.4')).toBe(true);
       // Nothing left for a second run.
       expect(await resealRows(next.deps.db)).toEqual({});
+      expect((await resealStoredFiles(next.deps)).database).toBe(0);
     } finally {
       await next.close();
     }

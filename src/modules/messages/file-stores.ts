@@ -147,6 +147,40 @@ export function objectStoreOf(deps: Pick<Deps, 'config' | 'reader'>): ObjectStor
   return { kind: 's3', put: (q, key, sealed) => s3.put(q, key, sealed), get: async (key) => (await s3.get(key)) ?? (await database.get(key)), remove: (key) => s3.remove(key) };
 }
 
+/**
+ * reencrypt (docs/operations.md, "Key rotation"): every attachment sealed with another key than the
+ * active one is opened and sealed again with it, so the old key can be dropped. Blobs in the
+ * database are replaced in place; with FILE_STORE=s3, every file row's object in the bucket too.
+ * Answers how many were re-sealed where, and the database's blobs per key afterwards.
+ */
+export async function resealStoredFiles(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number; blobsPerKey: Record<string, number> }> {
+  const keys = deps.secrets.documentKeys;
+  const active = keys.active.id;
+  let database = 0;
+  for (let batch = await blobs.blobsNotUnderKey(deps.db, active, 100); batch.length; batch = await blobs.blobsNotUnderKey(deps.db, active, 100)) {
+    for (const key of batch) {
+      const sealed = await blobs.readBlob(deps.db, key);
+      if (!sealed) continue;
+      await blobs.replaceBlob(deps.db, key, active, sealBytes(keys, openBytes(keys, sealed, key), key));
+      database++;
+    }
+  }
+  let s3 = 0;
+  if (deps.config.FILE_STORE === 's3') {
+    const bucket = s3Objects(deps.config);
+    for (let after = '', batch = await blobs.fileKeysAfter(deps.db, after, 100); batch.length; batch = await blobs.fileKeysAfter(deps.db, after, 100)) {
+      for (const key of batch) {
+        const sealed = await bucket.get(key);
+        if (!sealed || sealedKeyId(sealed) === active) continue;
+        await bucket.put(deps.db, key, sealBytes(keys, openBytes(keys, sealed, key), key));
+        s3++;
+      }
+      after = batch[batch.length - 1]!;
+    }
+  }
+  return { database, s3, blobsPerKey: await blobs.blobCountsByKey(deps.db) };
+}
+
 // One store per set of dependencies (the S3 client keeps its connections).
 const stores = new WeakMap<object, FileStore>();
 export function fileStoreOf(deps: Pick<Deps, 'config' | 'reader' | 'secrets'>): FileStore {

@@ -25,3 +25,26 @@ export async function fileRowExists(q: Queryable, storageKey: string): Promise<b
 export async function blobExists(q: Queryable, storageKey: string): Promise<boolean> {
   return (await sqlOf(q).selectFrom('file_blobs').select('storage_key').where('storage_key', '=', storageKey).executeTakeFirst()) !== undefined;
 }
+
+/** Storage keys of blobs sealed with another key than `keyId` (reencrypt), a batch at a time. */
+export async function blobsNotUnderKey(q: Queryable, keyId: string, limit: number): Promise<string[]> {
+  const rows = await sqlOf(q).selectFrom('file_blobs').select('storage_key').where('key_id', '<>', keyId).orderBy('storage_key').limit(limit).execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/** Replaces a blob's sealed bytes (re-sealed with another key: the same plaintext). */
+export async function replaceBlob(q: Queryable, storageKey: string, keyId: string, sealed: Buffer): Promise<void> {
+  await sqlOf(q).updateTable('file_blobs').set({ key_id: keyId, sealed }).where('storage_key', '=', storageKey).execute();
+}
+
+/** Storage keys of the file rows after `after`, in order (reencrypt over an object store). */
+export async function fileKeysAfter(q: Queryable, after: string, limit: number): Promise<string[]> {
+  const rows = await sqlOf(q).selectFrom('message_files').select('storage_key').where('storage_key', '>', after).orderBy('storage_key').limit(limit).execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/** How many blobs each key sealed. */
+export async function blobCountsByKey(q: Queryable): Promise<Record<string, number>> {
+  const rows = await sqlOf(q).selectFrom('file_blobs').select(['key_id', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('key_id').execute();
+  return Object.fromEntries(rows.map((r) => [r.key_id, Number(r.n)]));
+}

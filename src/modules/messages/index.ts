@@ -4,4 +4,4 @@
 // file store (runtime.ts). Everything else in this folder is internal.
 export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, patientFile, type Upload } from './service.ts';
 export { conversationsOfAccount, deleteAccountMessages } from './repository.ts';
-export { importDiskUploads } from './file-stores.ts';
+export { importDiskUploads, resealStoredFiles } from './file-stores.ts';
