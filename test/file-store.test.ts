@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/index.ts';
-import { openBytes, sealBytes } from '../src/lib/crypto.ts';
+import { openBytes, sealBytes, sealedKeyId } from '../src/lib/crypto.ts';
 import { keyRing } from '../src/lib/keys.ts';
 import { memoryTransport } from '../src/mail/transports.ts';
-import { fileStoreOf } from '../src/modules/messages/file-stores.ts';
+import { fileStoreOf, resealStoredFiles } from '../src/modules/messages/file-stores.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { startFakeS3, type FakeS3 } from './support/fake-s3.ts';
 import { anotherInstance, call, createTestContext, firstRow, newStaff, seedPatient, type Instance, type Patient, type TestContext } from './support/harness.ts';
@@ -203,6 +203,24 @@ describe('in an S3-compatible store (FILE_STORE=s3)', () => {
     const put = s3.requests.find((r) => r.method === 'PUT' && r.path === `/${bucket}/${key}`);
     expect(put?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIATESTFAKE0001\//);
     expect(Object.keys(put!.headers).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([]);
+  });
+
+  it('reencrypt re-seals the bucket\'s objects with the active key; the files still download', async () => {
+    const p = await seedPatient(ctx);
+    const { id, path } = await uploadThrough(ctx, p);
+    const { storage_key: key } = firstRow(await ctx.db.query('select f.storage_key from message_files f join messages m on m.file_id = f.id where m.conversation_id = $1', [id]));
+    const rotated = await anotherInstance(ctx, { ...env, DATA_ENCRYPTION_KEYS: `k9:${randomBytes(32).toString('base64url')}` });
+    try {
+      const report = await resealStoredFiles(rotated.deps);
+      expect(report.s3).toBeGreaterThanOrEqual(1);
+      expect(sealedKeyId(s3.objects.get(`${bucket}/${key}`)!)).toBe('k9');
+      const dl = await download(rotated, path, p.access);
+      expect(dl.statusCode).toBe(200);
+      expect(dl.rawPayload.equals(PDF)).toBe(true);
+      expect((await resealStoredFiles(rotated.deps)).s3).toBe(0);
+    } finally {
+      await rotated.close();
+    }
   });
 
   it('files stored in the database before the switch to s3 stay readable', async () => {
