@@ -79,14 +79,19 @@ const credentialType = z.literal('public-key');
 const attachment = z.enum(['platform', 'cross-platform']).optional();
 const extensionResults = z.record(z.string(), z.unknown()).meta({ description: 'The client extension results (`getClientExtensionResults()`)' });
 
+/** The fields every WebAuthn credential JSON carries around its `response`. */
+const credentialEnvelope = {
+  id: b64url(1400),
+  rawId: b64url(1400),
+  type: credentialType,
+  authenticatorAttachment: attachment,
+  clientExtensionResults: extensionResults,
+};
+
 /** What `startRegistration()` of @simplewebauthn/browser returns (WebAuthn RegistrationResponseJSON). */
 export const RegistrationResponseSchema = z
   .object({
-    id: b64url(1400),
-    rawId: b64url(1400),
-    type: credentialType,
-    authenticatorAttachment: attachment,
-    clientExtensionResults: extensionResults,
+    ...credentialEnvelope,
     response: z.object({
       clientDataJSON: b64url(8192),
       attestationObject: b64url(65536),
@@ -101,11 +106,7 @@ export const RegistrationResponseSchema = z
 /** What `startAuthentication()` of @simplewebauthn/browser returns (WebAuthn AuthenticationResponseJSON). */
 export const AuthenticationResponseSchema = z
   .object({
-    id: b64url(1400),
-    rawId: b64url(1400),
-    type: credentialType,
-    authenticatorAttachment: attachment,
-    clientExtensionResults: extensionResults,
+    ...credentialEnvelope,
     response: z.object({
       clientDataJSON: b64url(8192),
       authenticatorData: b64url(65536),
