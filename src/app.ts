@@ -11,6 +11,7 @@ import type { Deps } from './deps.ts';
 import { installAccessControl, type Access } from './http/access.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installRouteBudgets } from './http/budgets.ts';
 import { installInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
@@ -72,6 +73,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const accessLevels = installAccessControl(app, deps);
   // Idempotency-Key on the routes that opt in (config: { idempotent: true }): src/http/idempotency.ts.
   installIdempotency(app, deps);
+  // Request budgets per account and address on the routes src/http/budgets.ts lists (issue 28).
+  installRouteBudgets(app, deps);
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {

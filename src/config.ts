@@ -140,6 +140,23 @@ const EnvSchema = z.object({
   FORGOT_PASSWORD_PER_IP: seconds(20),
   FORGOT_PASSWORD_WINDOW_SECONDS: seconds(3600),
   MAIL_DISPATCH_INTERVAL_MS: seconds(500),
+  // Overrides of the per-route request budgets (src/http/budgets.ts, docs/rate-limits.md):
+  // `name=points/seconds,...`, e.g. `messages-account=240/3600`. An unknown name stops the start.
+  ROUTE_BUDGETS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out = new Map<string, { points: number; seconds: number }>();
+      for (const item of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+        const m = /^([a-z0-9-]+)=(\d{1,9})\/(\d{1,9})$/.exec(item);
+        if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
+          ctx.addIssue({ code: 'custom', message: 'must be name=points/seconds pairs separated by commas, such as messages-account=240/3600' });
+          return z.NEVER;
+        }
+        out.set(m[1]!, { points: Number(m[2]), seconds: Number(m[3]) });
+      }
+      return out;
+    }),
   SCHEDULER_INTERVAL_MS: seconds(30_000),
   // The assistant connector (docs/mcp.md).
   MCP_PUBLIC_URL: z.string().url().optional(),

@@ -103,7 +103,8 @@ describe('the zip export', () => {
     expect(bad.body).toEqual({ format: [expect.any(String)] });
     expect((await call(ctx, 'GET', '/v1/users/me/export/?format=zip')).status).toBe(401);
 
-    for (let i = 0; i < EXPORTS_PER_HOUR; i++) {
+    // The refused request counted too: budgets are spent before the request is validated (src/http/budgets.ts).
+    for (let i = 0; i < EXPORTS_PER_HOUR - 1; i++) {
       const format = i % 2 ? 'zip' : 'json';
       expect((await call(ctx, 'GET', `/v1/users/me/export/?format=${format}`, { token: p.access })).status).toBe(200);
     }

@@ -11,6 +11,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { budgetKey, ROUTE_BUDGETS } from './budgets.ts';
 import { accessFor } from './access.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
@@ -273,6 +274,12 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     const current = existing ? (isArray(existing.anyOf) && !existing.$ref ? existing.anyOf : [existing]) : [];
     responses[status] = { ...recordOf(responses[status]), content: { 'application/json': { schema: anyOf([...current, ...schemas]) } } };
   };
+  // The request budgets of src/http/budgets.ts: the same table that installs them declares their 429.
+  // (The route schema's generic 429 shape, added by the same table, gives way to the enumerated one.)
+  if (ROUTE_BUDGETS[budgetKey(method, path)] && !JSON.stringify(responses[429] ?? {}).includes('Throttled')) {
+    if (reg.errors?.[429]) addError(429, [ref('Throttled')]);
+    else responses[429] = { content: { 'application/json': { schema: ref('Throttled') } } };
+  }
   if (bearer) responses[401] = { content: { 'application/json': { schema: anyOf([ref('TokenNotValid'), ref('NotAuthenticated')]) } } };
   if (access === 'doctor' || access === 'backoffice_admin' || access === 'pharmacist') {
     if (reg.errors?.[403]) addError(403, [ref('PermissionDenied')]);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
+import { budgetsOf } from '../../http/budgets.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ACCESS_LOG_ORDERING } from '../audit/index.ts';
 import { exportAccountZip } from './export-zip.ts';
@@ -13,13 +14,12 @@ import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, Erase
 import { registerRetentionJobs } from './retention.ts';
 import * as privacy from './service.ts';
 
-/** Exports per account and hour (each reads every record of the account). */
-export const EXPORTS_PER_HOUR = 5;
+/** Exports per account and hour (each reads every record of the account): the budget in src/http/budgets.ts. */
+export const EXPORTS_PER_HOUR = budgetsOf('GET /v1/users/me/export/').find((b) => b.per === 'account')?.points ?? 0;
 
 export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['privacy'], security: bearerSecurity };
-  const exportBudget = deps.limiters.budget('data-export', EXPORTS_PER_HOUR, 3600);
   registerRetentionJobs(deps);
 
   r.get(
@@ -79,7 +79,6 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
     },
     async (request, reply) => {
       const user = currentUser(request);
-      await exportBudget.consume(user.id);
       if (request.query.format === 'zip') {
         const zip = await exportAccountZip(deps, user.id);
         // A Buffer is sent as it is (the JSON serialiser of the 200 schema does not run on it).
