@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DETECTOR_LOCALES, EMERGENCY_CATEGORIES, normaliseText, readRedFlags, repairTypos, RULES } from '../src/lib/emergency.ts';
+import { detectEmergency, DETECTOR_LOCALES, EMERGENCY_CATEGORIES, normaliseText, readRedFlags, repairTypos, RULES } from '../src/lib/emergency.ts';
 
 export interface CorpusItem {
   locale: string;
@@ -157,4 +157,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log(`\nPatterns: ${coverage.length}; matching no labelled phrase: ${dead.length}; nowhere the only match of their category: ${redundant.length}`);
   for (const d of dead) console.log(`  DEAD [${d.locale}] ${d.category}: ${d.pattern}`);
   for (const d of redundant) console.log(`  REDUNDANT [${d.locale}] ${d.category}: ${d.pattern}`);
+  // Speed on a long message and on repeated trigger words (the windowed patterns' worst case); moved
+  // here from the unit test (no wall clock in unit tests). Goal: < 250 ms and < 1 s on a 5000-character text.
+  const long = 'lorem ipsum dolor sit amet stomach erection hours chest my the '.repeat(80).slice(0, 5000);
+  const timed = (label: string, text: string, goalMs: number) => {
+    const started = performance.now();
+    detectEmergency(text);
+    const ms = performance.now() - started;
+    console.log(`  ${label.padEnd(28)}${ms.toFixed(1).padStart(8)} ms  (goal < ${goalMs} ms${ms < goalMs ? '' : ', NOT MET'})`);
+  };
+  console.log('\nSpeed, 5000 characters:');
+  timed('mixed words', long, 250);
+  for (const w of ['stomach ', 'douleur au ventre ', 'dolor ', 'cant ', 'erection ']) timed(`"${w.trim()}" repeated`, w.repeat(Math.ceil(5000 / w.length)).slice(0, 5000), 1000);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type TestContext, firstRow } from './support/harness.ts';
-import { addSubmission, approveRenewalOfPeriod, paySandbox, readyPatient } from './billing-fixtures.ts';
+import { addSubmission, approveRenewalOfPeriod, paySandbox, readyPatient, staff } from './billing-fixtures.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -198,13 +198,27 @@ describe('the paid journey (sandbox)', () => {
     expect(viaStripePath.status).toBe(404);
   });
 
-  it("another account's payment, invoice, consultation and prescription are 404", async () => {
+  it("another account's payment, invoice, consultation and prescription are 404, exactly like missing ones", async () => {
     const owner = await readyPatient(ctx);
     const other = await seedPatient(ctx);
     const { session } = await paySandbox(ctx, owner, { category: 'weight_loss', plan: 'one_off' });
-    expect((await call(ctx, 'GET', `/v1/users/payments/${session.payment_id}/invoice/`, { token: other.access })).status).toBe(404);
-    expect((await call(ctx, 'GET', `/v1/users/consultations/${session.consultation_id}/`, { token: other.access })).status).toBe(404);
-    expect((await call(ctx, 'GET', `/v1/users/prescriptions/${randomUUID()}/pdf/`, { token: other.access })).status).toBe(404);
+    const doctor = await staff(ctx, 'doctor');
+    expect((await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: {} })).status).toBe(200);
+    const rx = await call(ctx, 'GET', '/v1/users/prescriptions/', { token: owner.access });
+    expect(rx.body.count).toBe(1);
+    const rxId: string = rx.body.results[0].id;
+    // The owner reads all three; the other account gets the answer a missing id gets.
+    const paths = [`/v1/users/payments/${session.payment_id}/invoice/`, `/v1/users/consultations/${session.consultation_id}/`, `/v1/users/prescriptions/${rxId}/pdf/`];
+    const missingPaths = [`/v1/users/payments/${randomUUID()}/invoice/`, `/v1/users/consultations/${randomUUID()}/`, `/v1/users/prescriptions/${randomUUID()}/pdf/`];
+    for (const [k, path] of paths.entries()) {
+      expect((await call(ctx, 'GET', path, { token: owner.access })).status, path).toBe(200);
+      const theirs = await call(ctx, 'GET', path, { token: other.access });
+      const missing = await call(ctx, 'GET', missingPaths[k]!, { token: other.access });
+      expect(theirs.status, path).toBe(404);
+      expect(missing.status, path).toBe(404);
+      expect(theirs.body, path).toEqual(missing.body);
+    }
+    expect((await call(ctx, 'GET', '/v1/users/prescriptions/', { token: other.access })).body.count).toBe(0);
     expect((await call(ctx, 'GET', '/v1/users/payments/', { token: other.access })).body.count).toBe(0);
     expect((await call(ctx, 'GET', '/v1/users/orders/', { token: other.access })).body).toEqual([]);
     expect((await call(ctx, 'GET', '/v1/users/payments/not-a-uuid/invoice/', { token: owner.access })).status).toBe(404);

@@ -83,10 +83,22 @@ describe('the labelled corpora', () => {
     const coverage = patternCoverage(main);
     expect(coverage.length).toBe(Object.values(RULES).flat().length);
     expect(coverage.filter((p) => p.matches === 0).map((p) => `${p.locale} ${p.category}: ${p.pattern}`)).toEqual([]);
-    // Deleting a pattern loses its sole phrases: the recall (or history) assertion above then fails.
+    // Deleting a pattern loses its sole phrases: the phrase-by-phrase (or history) assertion then fails.
     expect(coverage.filter((p) => p.sole === 0).map((p) => `${p.locale} ${p.category}: ${p.pattern}`)).toEqual([]);
   });
 
+
+  // Each labelled phrase on its own, not a rate: the recall threshold above (>= 0.95) absorbs a deleted
+  // pattern, whose sole phrases (every pattern has one, see below) then go unread. Here that fails.
+  it('main corpus, phrase by phrase: every emergency is read with its category, every benign phrase raises nothing but the two known false positives', () => {
+    const missed = main
+      .filter((i) => i.emergency && !readRedFlags(i.text).emergencies.some((m) => m.category === i.category))
+      .map((i) => `${i.locale} ${i.category}: ${i.text}`);
+    expect(missed).toEqual([]);
+    const raised = main.filter((i) => !i.emergency && readRedFlags(i.text).emergencies.length > 0).map((i) => i.text);
+    // Known and accepted (a breathless patient is read as one): listed so that a widened pattern fails.
+    expect(raised.sort()).toEqual(['I dreamt I was suffocating under paperwork, funny', 'Je suis essoufflée quand je monte les escaliers depuis toujours']);
+  });
 
   it('held-out corpus: printed per locale; overall recall >= 0.9 and false positives <= 0.1 (a regression guard, never a tuning target)', () => {
     const report = evaluateCorpus(heldout);
@@ -192,18 +204,15 @@ describe('the detector', () => {
     expect(mentionsEmergency('')).toBe(false);
   });
 
-  it('is deterministic and fast on a 5000-character message', () => {
+  // Its speed on long and adversarial input (the windowed patterns' worst case) is measured by
+  // `npm run emergency-report` (bench/emergency-report.ts), not asserted here: no wall clock in unit tests.
+  it('is deterministic on a 5000-character message and on repeated trigger words', () => {
     const long = 'lorem ipsum dolor sit amet stomach erection hours chest my the '.repeat(80).slice(0, 5000);
-    const started = performance.now();
     const a = detectEmergency(long);
-    expect(performance.now() - started).toBeLessThan(250);
     expect(detectEmergency(long)).toEqual(a);
-    // Repeated trigger words (the windowed patterns' worst case) stay well under a second.
     for (const w of ['stomach ', 'douleur au ventre ', 'dolor ', 'cant ', 'erection ']) {
       const t = w.repeat(Math.ceil(5000 / w.length)).slice(0, 5000);
-      const s = performance.now();
-      detectEmergency(t);
-      expect(performance.now() - s, w).toBeLessThan(1000);
+      expect(detectEmergency(t), w).toEqual(detectEmergency(t));
     }
   });
 

@@ -1,6 +1,7 @@
 // Progress journal over HTTP: the active-plan gate, every collection, validation and account scoping.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATETIME_FORMAT_MESSAGE } from '../src/http/fields.ts';
 import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -89,10 +90,29 @@ describe('weight entries', () => {
       expect(r.body.weight_kg).toEqual([expect.any(String)]);
     }
     expect((await call(ctx, 'PATCH', `${J}/weight-entries/${e.id}/`, { token: p.access, json: { weight_kg: 'heavy' } })).body.weight_kg[0]).toBe('A valid number is required.');
-    const future = await call(ctx, 'POST', `${J}/weight-entries/`, { token: p.access, json: { weight_kg: 80, logged_on: '2999-01-01' } });
-    expect(future.body.logged_on).toBeDefined();
     expect((await call(ctx, 'DELETE', `${J}/weight-entries/${e.id}/`, { token: p.access })).status).toBe(204);
     expect((await call(ctx, 'DELETE', `${J}/weight-entries/${e.id}/`, { token: p.access })).status).toBe(404);
+  });
+
+  it('refuses a weight logged on a future day with a field-keyed 400 (create and patch); today is accepted', async () => {
+    const p = await onPlan();
+    const now = ctx.deps.clock.now();
+    const today = now.toISOString().slice(0, 10);
+    const tomorrow = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
+    const future = { logged_on: ['The date cannot be in the future.'] };
+    for (const logged_on of [tomorrow, '2999-01-01']) {
+      const r = await call(ctx, 'POST', `${J}/weight-entries/`, { token: p.access, json: { weight_kg: 80, logged_on } });
+      expect(r.status, logged_on).toBe(400);
+      expect(r.body, logged_on).toEqual(future);
+    }
+    expect((await call(ctx, 'GET', `${J}/weight-entries/`, { token: p.access })).body.count).toBe(0);
+    const e = await call(ctx, 'POST', `${J}/weight-entries/`, { token: p.access, json: { weight_kg: 80, logged_on: today } });
+    expect(e.status).toBe(201);
+    expect(e.body.logged_on).toBe(today);
+    const moved = await call(ctx, 'PATCH', `${J}/weight-entries/${e.body.id}/`, { token: p.access, json: { logged_on: tomorrow } });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toEqual(future);
+    expect((await call(ctx, 'GET', `${J}/weight-entries/`, { token: p.access })).body.results.map((w: { logged_on: string }) => w.logged_on)).toEqual([today]);
   });
 });
 
@@ -103,11 +123,15 @@ describe('injections and the plan', () => {
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body).sort()).toEqual(['dose', 'injected_at']);
     const naive = await call(ctx, 'POST', `${J}/injections/`, { token: p.access, json: { dose: '0.25 mg', injected_at: '2026-11-20T08:00:00' } });
-    expect(naive.body.injected_at).toBeDefined();
+    expect(naive.status).toBe(400);
+    expect(naive.body).toEqual({ injected_at: [DATETIME_FORMAT_MESSAGE] });
     const site = await call(ctx, 'POST', `${J}/injections/`, { token: p.access, json: { dose: '0.25 mg', injected_at: '2026-11-20T08:00:00Z', injection_site: 'arm' } });
-    expect(site.body.injection_site).toBeDefined();
+    expect(site.status).toBe(400);
+    expect(site.body).toEqual({ injection_site: ['Must be one of abdomen, thigh, upper_arm.'] });
     const long = await call(ctx, 'POST', `${J}/injections/`, { token: p.access, json: { dose: 'x'.repeat(81), injected_at: '2026-11-20T08:00:00Z', medication: 'y'.repeat(65) } });
-    expect(Object.keys(long.body).sort()).toEqual(['dose', 'medication']);
+    expect(long.status).toBe(400);
+    expect(long.body).toEqual({ dose: ['Ensure this field has no more than 80 characters.'], medication: ['Ensure this field has no more than 64 characters.'] });
+    expect((await call(ctx, 'GET', `${J}/injections/`, { token: p.access })).body.count).toBe(0);
     const body = { dose: '0.25 mg', injected_at: '2026-11-20T08:00:00+01:00', injection_site: 'thigh', medication: 'Wegovy' };
     const a = await call(ctx, 'POST', `${J}/injections/`, { token: p.access, json: body });
     const b = await call(ctx, 'POST', `${J}/injections/`, { token: p.access, json: body });
@@ -155,7 +179,14 @@ describe('notes and side effects', () => {
     expect(severe.status).toBe(201);
     expect(severe.body).toMatchObject({ flagged: true, emergency: { number: '999' } });
     expect((await call(ctx, 'GET', `${J}/side-effects/`, { token: p.access })).body.count).toBe(2);
-    expect((await call(ctx, 'POST', `${J}/side-effects/`, { token: p.access, json: { symptom: 'x', severity: 'deadly' } })).body.severity).toBeDefined();
+    const unknown = await call(ctx, 'POST', `${J}/side-effects/`, { token: p.access, json: { symptom: 'x', severity: 'deadly' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ severity: ['Must be one of mild, moderate, severe.'] });
+    const tomorrow = new Date(ctx.deps.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);
+    const ahead = await call(ctx, 'POST', `${J}/side-effects/`, { token: p.access, json: { symptom: 'nausea', severity: 'mild', started_on: tomorrow } });
+    expect(ahead.status).toBe(400);
+    expect(ahead.body).toEqual({ started_on: ['The date cannot be in the future.'] });
+    expect((await call(ctx, 'GET', `${J}/side-effects/`, { token: p.access })).body.count).toBe(2);
   });
 });
 

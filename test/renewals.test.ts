@@ -292,11 +292,23 @@ describe('plan management and the test clock', () => {
     expect(new Date(moved.body.current_period_end).getTime()).toBe(new Date(before).getTime() + 14 * DAY);
     expect((await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 1 })).body.code).toBe('already_postponed');
     expect((await as(p, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 15 })).status).toBe(400);
+    // Another account asks for this plan's real id on every route: the answer a missing id gets.
     const other = await seedPatient(ctx);
-    expect((await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 1 })).status).toBe(404);
-    for (const path of [`/v1/users/subscriptions/${subscriptionId}/`]) expect((await call(ctx, 'GET', path, { token: other.access })).status).toBe(404);
-    expect((await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/cancel/`)).status).toBe(404);
+    const missing = await call(ctx, 'GET', `/v1/users/subscriptions/${randomUUID()}/`, { token: other.access });
+    expect(missing.status).toBe(404);
+    for (const r of [
+      await call(ctx, 'GET', `/v1/users/subscriptions/${subscriptionId}/`, { token: other.access }),
+      await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/postpone/`, { days: 1 }),
+      await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/cancel/`),
+      await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/resume/`),
+      await as(other, 'POST', `/v1/users/subscriptions/${subscriptionId}/early-order/`),
+    ]) {
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual(missing.body);
+    }
     expect((await as(other, 'GET', '/v1/users/subscriptions/')).body.count).toBe(0);
+    // Untouched: still the owner's, not cancelled, postponed once.
+    expect((await as(p, 'GET', `/v1/users/subscriptions/${subscriptionId}/`)).body).toMatchObject({ cancel_at_period_end: false, current_period_end: moved.body.current_period_end });
   });
 
   it('the test clock is for the back office only', async () => {

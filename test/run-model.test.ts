@@ -98,7 +98,6 @@ describe('npm start', () => {
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(child.pid);
     expect(readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0')).toEqual([expect.stringMatching(/node$/), 'dist/main.js', '']);
 
-    const signalled = Date.now();
     process.kill(child.pid!, 'SIGTERM');
     let readyz: { status: number; body: any } | undefined;
     for (let i = 0; i < 20; i++) {
@@ -107,12 +106,11 @@ describe('npm start', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(readyz).toEqual({ status: 503, body: { status: 'unavailable', checks: expect.objectContaining({ shutting_down: true }) } });
-    expect(Date.now() - signalled).toBeLessThan(2500); // within the drain, before the listener closes
+    // Within the drain, before the listener closes: counted in polls (at most 20), not measured on a wall clock.
     expect((await get(`http://127.0.0.1:${port}/healthz`))?.status).toBe(200); // still serving
 
     const result = await Promise.race([exited(child), new Promise((r) => setTimeout(() => r('timeout'), 15_000))]);
-    expect(result).toEqual({ code: 0, signal: null });
-    expect(Date.now() - signalled).toBeLessThan(15_000);
+    expect(result).toEqual({ code: 0, signal: null }); // 'timeout' if it took more than 15 s
     expect(alive(serverPid)).toBe(false);
     expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
     expect(output()).toMatch(/shutting down/);

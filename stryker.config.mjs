@@ -1,0 +1,61 @@
+// Mutation testing (StrykerJS) of the safety-critical code: `npm run mutation` runs every target,
+// `MUTATION_TARGET=emergency npm run mutation` one of them (targets below). Each target mutates one
+// file (or the part of a file that is the safety rule) and runs only the test files that exercise it,
+// with per-test coverage, so a mutant runs only the tests that reach it. Slow (minutes to an hour
+// per target on a shared 2-core machine): not part of .ci/run. Scores: docs/testing.md.
+// Reports and the sandbox go to .tmp/ (ignored by git).
+
+/** @type {Record<string, { mutate: string[]; testFiles: string[] }>} */
+export const TARGETS = {
+  emergency: {
+    mutate: ['src/lib/emergency.ts'],
+    testFiles: ['test/emergency-detector.test.ts'],
+  },
+  engine: {
+    mutate: ['src/modules/questionnaires/engine.ts'],
+    testFiles: ['test/engine.test.ts', 'test/engine-prescribing.test.ts'],
+  },
+  prescribing: {
+    mutate: ['src/modules/questionnaires/prescribing.ts'],
+    testFiles: ['test/prescribing-rules.test.ts', 'test/engine-prescribing.test.ts'],
+  },
+  finalise: {
+    mutate: ['src/modules/checkout/finalise.ts'],
+    testFiles: ['test/billing.test.ts', 'test/billing-duplicates.test.ts', 'test/billing-consultation-status.test.ts'],
+  },
+  // Token rotation: issuing a pair (tokens.ts) and the refresh route's rotation and reuse detection
+  // (the `refresh` function of the accounts service).
+  refresh: {
+    mutate: ['src/modules/accounts/tokens.ts', 'src/modules/accounts/service.ts:214-244'],
+    testFiles: ['test/tokens.test.ts', 'test/accounts.test.ts'],
+  },
+};
+
+const name = process.env.MUTATION_TARGET;
+if (name && !TARGETS[name]) throw new Error(`MUTATION_TARGET must be one of: ${Object.keys(TARGETS).join(', ')}`);
+const chosen = name ? [TARGETS[name]] : Object.values(TARGETS);
+const label = name ?? 'all';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.config.ts', related: false },
+  mutate: chosen.flatMap((t) => t.mutate),
+  testFiles: [...new Set(chosen.flatMap((t) => t.testFiles))],
+  coverageAnalysis: 'perTest',
+  // The machine is shared: one test process (override with --concurrency).
+  concurrency: 1,
+  // Database-backed HTTP tests are slow; a mutant that loops is cut off after this much extra time.
+  timeoutMS: 60_000,
+  timeoutFactor: 2,
+  checkers: [],
+  // The web app, its build and data are not needed to run the tests.
+  ignorePatterns: ['web', 'dist', '.data', 'artifacts', 'coverage', 'bench/results', 'docs', '.tmp', '.ci'],
+  tempDirName: '.tmp/stryker',
+  cleanTempDir: 'always',
+  reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
+  jsonReporter: { fileName: `.tmp/mutation/${label}.json` },
+  htmlReporter: { fileName: `.tmp/mutation/${label}.html` },
+  thresholds: { high: 90, low: 75, break: null },
+};
