@@ -133,6 +133,8 @@ export async function unpausePlan(deps: Deps, userId: string, id: string) {
     const next = new Date(Math.max(new Date(s.current_period_end).getTime(), soonest.getTime()));
     const row = await repo.transitionPlan(q, userId, id, 'paused', 'active', { paused_at: null, paused_by_patient: false, next_delivery_at: next.getTime() === new Date(s.current_period_end).getTime() ? null : next });
     if (!row) throw fail('subscription_not_paused');
+    // A skip made before the pause is over with it: deliveries resume from the new date.
+    if (row.skipped_period_end) await repo.updatePlanDetails(q, userId, id, { skipped_period_end: null });
   });
   return changed(deps, userId, id);
 }

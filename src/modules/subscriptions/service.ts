@@ -583,6 +583,8 @@ export async function postpone(deps: Deps, userId: string, id: string, days: num
     if (sub.postponed_period_end && new Date(sub.postponed_period_end).getTime() === new Date(sub.current_period_end).getTime()) {
       throw fail('already_postponed');
     }
+    // The next delivery was already moved (skip or a new date: docs/plan-management.md); move it there.
+    if (sub.next_delivery_at) throw fail('already_postponed', { message: 'The next delivery was already moved: change its date instead.' });
     const end = new Date(new Date(sub.current_period_end).getTime() + days * DAY);
     await moveRenewalPeriod(q, userId, id, sub.current_period_end, end);
     const row = await repo.updatePlanDetails(q, userId, id, { current_period_end: end, postponed_period_end: end });
