@@ -226,6 +226,23 @@ describe('pause', () => {
   });
 });
 
+describe('pause and the other plan actions', () => {
+  it('an early order does not end a patient’s pause; a skip before the pause ends with the unpause; postpone refuses a moved delivery', async () => {
+    const { p, id, periodEnd } = await withPlan(8, '0.5 mg');
+    expect((await as(p, 'POST', `/v1/users/subscriptions/${id}/skip/`)).status).toBe(200);
+    const postpone = await as(p, 'POST', `/v1/users/subscriptions/${id}/postpone/`, { days: 3 });
+    expect(postpone.status).toBe(409);
+    expect(postpone.body.code).toBe('already_postponed');
+    expect((await as(p, 'POST', `/v1/users/subscriptions/${id}/pause/`, {})).status).toBe(200);
+    const early = await as(p, 'POST', `/v1/users/subscriptions/${id}/early-order/`);
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('subscription_paused');
+    expect(await count("select count(*) as n from payments where subscription_id = $1", [id])).toBe(0);
+    const back = await as(p, 'POST', `/v1/users/subscriptions/${id}/unpause/`);
+    expect(back.body.subscription).toMatchObject({ status: 'active', delivery_skipped: false, paused_by_patient: false, next_delivery_at: periodEnd.toISOString() });
+  });
+});
+
 describe('the next delivery date', () => {
   it('moves inside the window; outside it, or not a date, is a 400 on `date`', async () => {
     const { p, id, periodEnd } = await withPlan(20);

@@ -331,6 +331,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       402: [{ error: ['payment_failed'] }],
       404: [detail],
       409: [
+        { error: ['subscription_paused'] },
         {
           code: [
             'early_order_unavailable',

@@ -56,6 +56,7 @@ export async function chargeSubscriptionCycle(
         current_period_start: periodStart,
         current_period_end: new Date(periodStart.getTime() + sub.cycle_days * DAY_MS),
         next_delivery_at: null,
+        paused_by_patient: false,
       });
       return { outcome: 'charged' as const, paymentId: charge.paymentId };
     }

@@ -16,10 +16,13 @@ export const EARLIEST_BEFORE_END_DAYS = 10;
 const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 export const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 
+/** Paused by the patient (the flag counts only while the plan is `paused`). */
+export const isPatientPaused = (s: Pick<PlanRow, 'status' | 'paused_by_patient'>) => s.status === 'paused' && s.paused_by_patient;
+
 /** When the plan's next cycle starts (its renewal opens RENEWAL_WINDOW_DAYS before, its charge is due then); null: paused until resumed. */
 export function nextDeliveryOf(s: Pick<PlanRow, 'next_delivery_at' | 'current_period_end' | 'status' | 'paused_by_patient'>): Date | null {
   if (s.status === 'canceled') return null;
-  if (s.paused_by_patient && !s.next_delivery_at) return null;
+  if (isPatientPaused(s) && !s.next_delivery_at) return null;
   return new Date(s.next_delivery_at ?? s.current_period_end);
 }
 
@@ -43,8 +46,8 @@ export function managementOut(s: PlanRow, now: Date) {
   return {
     next_delivery_at: iso(next),
     delivery_skipped: live && Boolean(s.skipped_period_end) && new Date(s.skipped_period_end ?? 0).getTime() === new Date(s.current_period_end).getTime(),
-    paused_by_patient: s.paused_by_patient,
-    resumes_at: s.paused_by_patient ? iso(s.next_delivery_at) : null,
+    paused_by_patient: isPatientPaused(s),
+    resumes_at: isPatientPaused(s) ? iso(s.next_delivery_at) : null,
     next_cycle_dosage: s.next_cycle_dosage,
     delivery_date_window: window && window.earliest <= window.latest ? window : null,
   };

@@ -16,7 +16,7 @@ import * as repo from './repository.ts';
 import type { PlanRow } from './repository.ts';
 import * as doses from './dose-changes.repository.ts';
 import type { DoseChangeRow } from './dose-changes.repository.ts';
-import { DAY_MS, dayOf, DELIVERY_LEAD_DAYS, deliveryWindow, nextDeliveryOf } from './management-state.ts';
+import { DAY_MS, dayOf, DELIVERY_LEAD_DAYS, deliveryWindow, isPatientPaused, nextDeliveryOf } from './management-state.ts';
 import { doseChangeDecidedMail } from './mail.ts';
 import { RENEWAL_WINDOW_DAYS, subscriptionOut } from './service.ts';
 
@@ -37,7 +37,7 @@ async function lockForChange(q: Queryable, userId: string, id: string, action: A
   if (s.provider === 'stripe') throw fail('managed_by_provider');
   if (s.status === 'past_due') throw fail('subscription_not_active', { message: 'A payment of this plan failed: update the card in the billing portal first.' });
   if (s.status === 'paused') {
-    if (s.paused_by_patient) throw fail('subscription_paused');
+    if (isPatientPaused(s)) throw fail('subscription_paused');
     throw fail('subscription_not_active', { message: 'This plan is paused until you confirm its renewal.' });
   }
   if (renewal?.status === 'approved') throw fail('next_delivery_approved');
@@ -128,7 +128,7 @@ export async function unpausePlan(deps: Deps, userId: string, id: string) {
   await deps.db.tx(async (q) => {
     const s = await repo.findOwnPlan(q, userId, id, true);
     if (!s) throw notFound();
-    if (s.status !== 'paused' || !s.paused_by_patient) throw fail('subscription_not_paused');
+    if (!isPatientPaused(s)) throw fail('subscription_not_paused');
     const soonest = new Date(now.getTime() + DELIVERY_LEAD_DAYS * DAY_MS);
     const next = new Date(Math.max(new Date(s.current_period_end).getTime(), soonest.getTime()));
     const row = await repo.transitionPlan(q, userId, id, 'paused', 'active', { paused_at: null, paused_by_patient: false, next_delivery_at: next.getTime() === new Date(s.current_period_end).getTime() ? null : next });

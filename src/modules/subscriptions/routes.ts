@@ -126,7 +126,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
           400: CodeSchema,
           402: ErrorCodeSchema,
           404: DetailSchema,
-          409: CodeSchema,
+          409: CodeSchema.or(ErrorCodeSchema),
           ...unauthorised,
         },
       },

@@ -48,7 +48,7 @@ import type { PlanRow } from './repository.ts';
 import { iso } from '../../lib/iso.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { isPlanStatus } from './status.ts';
-import { managementOut } from './management-state.ts';
+import { isPatientPaused, managementOut } from './management-state.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -466,7 +466,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
     await updateRenewalFields(q, userId, c.id, { patient_choice_status: 'confirmed', treatment_id: treatmentId, dosage, renewal_details: details, form_snapshot: items, collection_pharmacy_id: collectionPharmacyId });
     // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
-    if (sub?.status === 'paused' && !sub.paused_by_patient) await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
+    if (sub?.status === 'paused' && !isPatientPaused(sub)) await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
     return {
       result: {
         consultation_id: c.id,
@@ -597,6 +597,8 @@ export async function postpone(deps: Deps, userId: string, id: string, days: num
 /** Early order: the next supply now (charged, then reviewed and ordered), once per period, inside the window. */
 export async function earlyOrder(deps: Deps, userId: string, id: string) {
   const sub = await ownSubscription(deps.db, userId, id);
+  // A patient's pause ends with unpause, not with an early order (docs/plan-management.md).
+  if (isPatientPaused(sub)) throw fail('subscription_paused');
   const options = await renewalOptions(deps, userId, sub.category, 'en');
   if (options.mode !== 'early_order' || options.subscription?.id !== id) {
     throw fail(options.blocked_code ?? 'early_order_unavailable', { message: 'An early order is not possible for this plan now.' });
