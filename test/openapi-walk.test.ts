@@ -258,6 +258,16 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(200);
     expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(409);
     expect([200, 402, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/early-order/`, { token })).status);
+    // Plan management (issue 27): skip, pause then unpause (the plan stays active for the journal below), delivery date, dose change.
+    expect([200, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/skip/`, { token })).status);
+    expect([400, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/delivery-date/`, { token, json: { date: '2000-01-01' } })).status);
+    const paused = await api('POST', `/v1/users/subscriptions/${subId}/pause/`, { token, json: { cycles: 1 } });
+    expect([200, 409]).toContain(paused.status);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/unpause/`, { token })).status).toBe(paused.status);
+    expect((await api('POST', `/v1/users/subscriptions/${subId}/dose-change-requests/`, { token, json: { dosage: 'lots' } })).status).toBe(400);
+    expect((await api('GET', `/v1/users/subscriptions/${subId}/dose-change-requests/`, { token })).status).toBe(200);
+    expect((await api('GET', '/v1/clinician/dose-change-requests/', { token: doctor.access })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/dose-change-requests/${randomUUID()}/decide/`, { token: doctor.access, json: { decision: 'approve' } })).status).toBe(404);
     expect((await api('POST', '/v1/users/subscriptions/pending-choice/confirm/', { token, json: { consultation_id: randomUUID() } })).status).toBe(404);
 
     // Messages, both sides, with a file.

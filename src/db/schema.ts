@@ -560,6 +560,26 @@ export type PaymentsRow = Selectable<PaymentsTable>;
 export type NewPayments = Insertable<PaymentsTable>;
 export type PaymentsUpdate = Updateable<PaymentsTable>;
 
+export interface PlanDoseChangeRequestsTable {
+  id: Generated<string>;
+  user_id: string;
+  subscription_id: string;
+  treatment_id: string;
+  from_dosage: string;
+  requested_dosage: string;
+  note_enc: string | null;
+  status: Generated<string>;
+  decided_dosage: string | null;
+  decision_note_enc: string | null;
+  decided_by: string | null;
+  decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PlanDoseChangeRequestsRow = Selectable<PlanDoseChangeRequestsTable>;
+export type NewPlanDoseChangeRequests = Insertable<PlanDoseChangeRequestsTable>;
+export type PlanDoseChangeRequestsUpdate = Updateable<PlanDoseChangeRequestsTable>;
+
 export interface PrescribingOverridesTable {
   id: Generated<string>;
   consultation_id: string;
@@ -748,6 +768,10 @@ export interface SubscriptionsTable {
   renewal_reminded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   postponed_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
   held_provider_invoice_id: string | null;
+  next_delivery_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  skipped_period_end: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  paused_by_patient: Generated<boolean>;
+  next_cycle_dosage: string | null;
 }
 export type SubscriptionsRow = Selectable<SubscriptionsTable>;
 export type NewSubscriptions = Insertable<SubscriptionsTable>;
@@ -862,6 +886,7 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
+  plan_dose_change_requests: PlanDoseChangeRequestsTable;
   prescribing_overrides: PrescribingOverridesTable;
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescriptions: PrescriptionsTable;

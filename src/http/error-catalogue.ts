@@ -122,6 +122,17 @@ export const ERROR_CATALOGUE = {
   subscription_not_active: { status: 409, shape: 'error_code' },
   already_postponed: { status: 409, shape: 'error_code', message: 'This period was already postponed once.' },
   payment_failed: { status: 402, shape: 'error_code', message: 'The payment for the early order failed. Update the card in the billing portal and try again.' },
+  // Skip, pause, delivery date and dose-change requests (issue 27, docs/plan-management.md)
+  subscription_ending: { status: 409, shape: 'error_code', message: 'This plan ends at the period end. Keep the plan first.' },
+  renewal_rejected: { status: 409, shape: 'error_code', message: 'The doctor did not renew this plan: it ends at the period end.' },
+  next_delivery_approved: { status: 409, shape: 'error_code', message: 'The next supply was already approved by the doctor and is being prepared: it can no longer be skipped or moved.' },
+  already_skipped: { status: 409, shape: 'error_code', message: 'The next delivery of this period is already skipped.' },
+  subscription_paused: { status: 409, shape: 'error_code', message: 'This plan is paused. Resume it first.' },
+  subscription_not_paused: { status: 409, shape: 'error_code', message: 'This plan is not paused by you.' },
+  managed_by_provider: { status: 409, shape: 'error_code', message: 'This plan is billed by the payment provider: manage it in the billing portal.' },
+  dose_change_pending: { status: 409, shape: 'error_code', message: 'A dose change request for this plan is already waiting for a doctor.' },
+  renewal_open: { status: 409, shape: 'error_code', message: 'The renewal of this plan is open: choose the dose on the renewal screen.' },
+  dose_change_not_pending: { status: 409, shape: 'detail_code', message: 'This dose change request was already decided.' },
 
   // Messages
   file_too_large: { status: 413, shape: 'error_code' },

@@ -331,6 +331,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       402: [{ error: ['payment_failed'] }],
       404: [detail],
       409: [
+        { error: ['subscription_paused'] },
         {
           code: [
             'early_order_unavailable',
@@ -345,6 +346,43 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       ],
     },
     descriptions: { 200: 'The early order: charged and waiting for a doctor' },
+  },
+  // Plan management (issue 27, docs/plan-management.md)
+  'POST /v1/users/subscriptions/{id}/skip/': {
+    id: 'skipNextDelivery',
+    errors: { 404: [detail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved', 'already_skipped'] }] },
+    descriptions: { 200: 'The plan with its next delivery one cycle later, and the restart dose' },
+  },
+  'POST /v1/users/subscriptions/{id}/pause/': {
+    id: 'pauseSubscription',
+    errors: { 400: [fields], 404: [detail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved'] }] },
+    descriptions: { 200: 'The paused plan, and the restart dose' },
+    requestExample: { cycles: 2 },
+  },
+  'POST /v1/users/subscriptions/{id}/unpause/': {
+    id: 'unpauseSubscription',
+    errors: { 404: [detail], 409: [{ error: ['subscription_not_paused'] }] },
+    descriptions: { 200: 'The plan, active again, and the restart dose' },
+  },
+  'POST /v1/users/subscriptions/{id}/delivery-date/': {
+    id: 'setNextDeliveryDate',
+    errors: { 400: [fields], 404: [detail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved'] }] },
+    descriptions: { 200: 'The plan with its new next delivery, and the restart dose' },
+    requestExample: { date: '2026-12-24' },
+  },
+  'POST /v1/users/subscriptions/{id}/dose-change-requests/': {
+    id: 'requestDoseChange',
+    errors: { 400: [{ code: ['dose_step_not_allowed'] }, fields], 404: [detail], 409: [{ error: ['renewal_open', 'dose_change_pending', 'subscription_not_active', 'subscription_ending', 'renewal_rejected'] }] },
+    descriptions: { 201: 'The request, waiting for a doctor' },
+    requestExample: { dosage: '0.25 mg', note: 'Nausea most days since the last step up.' },
+  },
+  'GET /v1/users/subscriptions/{id}/dose-change-requests/': { id: 'listDoseChangeRequests', errors: { 404: [detail] }, descriptions: { 200: 'The plan’s requests, newest first (bare array)' } },
+  'GET /v1/clinician/dose-change-requests/': { id: 'listDoseChangeQueue', descriptions: { 200: 'A page of requests waiting for a doctor' } },
+  'POST /v1/clinician/dose-change-requests/{id}/decide/': {
+    id: 'decideDoseChangeRequest',
+    errors: { 400: [{ code: ['dose_step_not_allowed'] }, fields], 404: [detail], 409: [{ detail_code: ['dose_change_not_pending'] }, { error: ['subscription_not_active'] }] },
+    descriptions: { 200: 'The decided request' },
+    requestExample: { decision: 'approve', note: 'Stay at 0.25 mg for four more weeks.' },
   },
   'GET /v1/backoffice/test-clock/': { id: 'getTestClock', errors: { 404: [{ code: ['test_clock_unavailable'] }] }, descriptions: { 200: 'The service clock' } },
   'POST /v1/backoffice/test-clock/advance/': {

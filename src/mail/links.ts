@@ -12,6 +12,7 @@ export const appLinks = {
   orders: (c: Base) => `${c.WEB_APP_URL}/orders`,
   prescriptions: (c: Base) => `${c.WEB_APP_URL}/prescriptions`,
   renewal: (c: Base) => `${c.WEB_APP_URL}/renewal`,
+  plan: (c: Base) => `${c.WEB_APP_URL}/plan`,
   resetPassword: (c: Base, token: string) => `${c.WEB_APP_URL}/reset-password?token=${encodeURIComponent(token)}`,
   referral: (c: Base, code: string) => `${c.WEB_APP_URL}/r/${encodeURIComponent(code)}`,
   // The account page (its "Connected assistants" section lists and disconnects the connector's grants).

@@ -40,6 +40,7 @@ export { prescribingFor, ruleFacts, type PrescribingCategory, type RuleFacts } f
 export {
   doseVerdict,
   exclusionCodes,
+  lastDayAtCurrentDose,
   prescribingVerdict,
   renewalRuleSet,
   strengthLimits,

@@ -24,6 +24,17 @@ export const DAY_MS = 86_400_000;
 export const NO_STEP_UP_MAX_DAYS = 14;
 export const STEP_DOWN_MAX_DAYS = 28;
 
+/**
+ * A planned break in supply (a skipped delivery, a pause, a later delivery date: docs/plan-management.md):
+ * the last day the supply may resume at the current dose. Later than that, more than two weekly doses
+ * were missed and the restart is one step lower, after STEP_DOWN_MAX_DAYS at the first step
+ * (`doseVerdict` decides; UNSOURCED, conservative, as above). The renewal that resumes the supply is
+ * reviewed by a doctor, who prescribes the restart dose.
+ */
+export function lastDayAtCurrentDose(suppliedUntil: Date): Date {
+  return new Date(suppliedUntil.getTime() + NO_STEP_UP_MAX_DAYS * DAY_MS);
+}
+
 export type LadderTreatment = Pick<Treatment, 'treatment_id' | 'dosage_ladder' | 'strengths' | 'min_weeks_per_step'>;
 
 /** The patient's last supply of one treatment: its dose, since when at that dose, until when supplied. */

@@ -1,7 +1,7 @@
 // The recurring-charge scan (any account, the scheduler's): plans whose period has ended and that
 // this service bills itself.
 import type { Queryable } from '../../db/index.ts';
-import { sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
 
 /**
  * Plans due for a charge now (not the ones the provider bills itself), oldest period end first.
@@ -16,7 +16,8 @@ export async function plansDueForChargeForScheduler(q: Queryable, now: Date, bil
     .where('s.status', 'in', ['active', 'past_due'])
     .where('s.provider', '<>', billedByProvider)
     .where('s.cancel_at_period_end', '=', false)
-    .where('s.current_period_end', '<=', now)
+    // The next cycle starts at next_delivery_at when the patient moved it (docs/plan-management.md).
+    .where(sql<boolean>`coalesce(s.next_delivery_at, s.current_period_end) <= ${now}`)
     .where((eb) => eb.or([eb('s.next_charge_attempt_at', 'is', null), eb('s.next_charge_attempt_at', '<=', now)]))
     .where((eb) =>
       eb.exists(

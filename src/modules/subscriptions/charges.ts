@@ -35,9 +35,12 @@ export async function chargeSubscriptionCycle(
     const sub = await lockPlanForScheduler(q, subscriptionId);
     if (!sub || !isPlanStatus(sub.status)) return { outcome: 'not_found' as const };
     const now = deps.clock.now();
-    if (!options.force && (new Date(sub.current_period_end) > now || !['active', 'past_due'].includes(sub.status))) return { outcome: 'not_due' as const };
+    // The next cycle starts at the period end, or at the date the patient moved it to (skip, pause, date change).
+    const due = new Date(sub.next_delivery_at ?? sub.current_period_end);
+    if (!options.force && (due > now || !['active', 'past_due'].includes(sub.status))) return { outcome: 'not_due' as const };
     if (sub.next_charge_attempt_at && new Date(sub.next_charge_attempt_at) > now && !options.force) return { outcome: 'not_due' as const };
-    let periodStart = new Date(sub.current_period_end);
+    // An early order (force) starts its period at the period end, as before; it ends a moved date.
+    let periodStart = options.force ? new Date(sub.current_period_end) : due;
     if (!options.force) {
       const approvedAt = await renewalApprovalOf(q, sub.id);
       if (!approvedAt) return { outcome: 'not_due' as const };
@@ -52,6 +55,8 @@ export async function chargeSubscriptionCycle(
         next_charge_attempt_at: null,
         current_period_start: periodStart,
         current_period_end: new Date(periodStart.getTime() + sub.cycle_days * DAY_MS),
+        next_delivery_at: null,
+        paused_by_patient: false,
       });
       return { outcome: 'charged' as const, paymentId: charge.paymentId };
     }

@@ -24,3 +24,15 @@ export const renewalPausedMail: MailTemplate<{ link: string }> = {
   nl: mail('Uw behandelplan is gepauzeerd', 'We hebben uw bevestiging niet ontvangen. Uw plan is daarom gepauzeerd en er is niets afgeschreven. Bevestig de verlenging om door te gaan:'),
   pt: mail('O seu plano de tratamento está em pausa', 'Não recebemos a sua confirmação, por isso o plano está em pausa e não foi cobrado. Confirme a renovação para continuar:'),
 };
+
+/** A doctor decided the patient's dose-change request (the outcome is shown on the plan page, not in the mail). */
+export const doseChangeDecidedMail: MailTemplate<{ link: string }> = {
+  name: 'dose_change_decided',
+  en: mail('A doctor answered your request about your plan', 'A doctor has answered your request to change your treatment plan. See the answer on your plan page:'),
+  de: mail('Eine Ärztin oder ein Arzt hat Ihre Anfrage zu Ihrem Plan beantwortet', 'Ihre Anfrage zur Änderung Ihres Behandlungsplans wurde ärztlich beantwortet. Die Antwort finden Sie auf Ihrer Planseite:'),
+  es: mail('Un médico ha respondido a tu solicitud sobre tu plan', 'Un médico ha respondido a tu solicitud de cambio de tu plan de tratamiento. Consulta la respuesta en la página de tu plan:'),
+  fr: mail('Un médecin a répondu à votre demande concernant votre plan', 'Un médecin a répondu à votre demande de modification de votre plan de traitement. Consultez la réponse sur la page de votre plan :'),
+  it: mail('Un medico ha risposto alla tua richiesta sul piano', 'Un medico ha risposto alla tua richiesta di modifica del piano di trattamento. Trovi la risposta nella pagina del tuo piano:'),
+  nl: mail('Een arts heeft uw verzoek over uw plan beantwoord', 'Een arts heeft uw verzoek om uw behandelplan te wijzigen beantwoord. U vindt het antwoord op de pagina van uw plan:'),
+  pt: mail('Um médico respondeu ao seu pedido sobre o plano', 'Um médico respondeu ao seu pedido de alteração do plano de tratamento. Veja a resposta na página do seu plano:'),
+};

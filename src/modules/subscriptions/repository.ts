@@ -135,7 +135,7 @@ export async function pagePlans(q: Queryable, userId: string, limit: number, off
 /** Columns a status move may set along with the status. */
 export type PlanFields = Pick<
   SubscriptionsUpdate,
-  'failed_attempts' | 'next_charge_attempt_at' | 'current_period_start' | 'current_period_end' | 'canceled_at' | 'paused_at' | 'cancel_at_period_end'
+  'failed_attempts' | 'next_charge_attempt_at' | 'current_period_start' | 'current_period_end' | 'canceled_at' | 'paused_at' | 'cancel_at_period_end' | 'next_delivery_at' | 'paused_by_patient'
 >;
 
 /**
@@ -166,7 +166,7 @@ export async function transitionPlan(
 /** Plan columns that are not its status: treatment and dose, the period, early-order marks. */
 export type PlanDetails = Pick<
   SubscriptionsUpdate,
-  'treatment_id' | 'dosage' | 'current_period_end' | 'postponed_period_end' | 'early_ordered_period_end'
+  'treatment_id' | 'dosage' | 'current_period_end' | 'postponed_period_end' | 'early_ordered_period_end' | 'next_delivery_at' | 'skipped_period_end' | 'next_cycle_dosage'
 >;
 
 export async function updatePlanDetails(q: Queryable, userId: string, planId: string, fields: PlanDetails): Promise<PlanRow | null> {
@@ -271,7 +271,8 @@ export async function plansDueForRenewalForScheduler(q: Queryable, now: Date, wi
     .selectAll('s')
     .where('s.status', '=', 'active')
     .where('s.cancel_at_period_end', '=', false)
-    .where(sql<boolean>`s.current_period_end - make_interval(days => ${windowDays}) <= ${now}`)
+    // The next cycle starts at next_delivery_at when the patient moved it (skip, pause, date change).
+    .where(sql<boolean>`coalesce(s.next_delivery_at, s.current_period_end) - make_interval(days => ${windowDays}) <= ${now}`)
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -317,7 +318,7 @@ export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): 
     .updateTable('subscriptions as s')
     .set({ status: 'paused', paused_at: now, updated_at: sql<Date>`now()` })
     .where('s.status', '=', 'active')
-    .where('s.current_period_end', '<=', now)
+    .where(sql<boolean>`coalesce(s.next_delivery_at, s.current_period_end) <= ${now}`)
     .where((eb) =>
       eb.exists(
         eb
@@ -428,4 +429,52 @@ export async function livePlansOfAccount(q: Queryable, userId: string) {
     .where('user_id', '=', userId)
     .where('status', 'in', ['active', 'past_due', 'paused'])
     .execute();
+}
+
+// ---------------------------------------------------------------- plan management (issue 27)
+
+/** The renewal of one of the account's plans for a period end (skip, pause and date change check it). */
+export async function renewalOfPeriod(q: Queryable, userId: string, planId: string, periodEnd: Date) {
+  const row = await sqlOf(q)
+    .selectFrom('consultations')
+    .select(['id', 'status', 'patient_choice_status'])
+    .where('user_id', '=', userId)
+    .where('subscription_id', '=', planId)
+    .where('origin', '=', 'renewal')
+    .where('renewal_period_end', '=', periodEnd)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Whether one of the account's plans has a renewal not decided yet (the patient's choice or the doctor's). */
+export async function openRenewalOf(q: Queryable, userId: string, planId: string) {
+  const row = await sqlOf(q)
+    .selectFrom('consultations')
+    .select(['id', 'status', 'patient_choice_status'])
+    .where('user_id', '=', userId)
+    .where('subscription_id', '=', planId)
+    .where('origin', '=', 'renewal')
+    .where('status', 'in', ['pending_review', 'needs_information'])
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Patients' pauses whose resume date is RENEWAL_WINDOW_DAYS away (any account: the scheduler):
+ * `paused` -> `active`, keeping next_delivery_at, so the renewal job opens the renewal of that date.
+ */
+export async function resumePatientPausesForScheduler(q: Queryable, now: Date, windowDays: number): Promise<number> {
+  assertPlanTransition('paused', 'active');
+  const rows = await sqlOf(q)
+    .updateTable('subscriptions')
+    .set({ status: 'active', paused_by_patient: false, paused_at: null, updated_at: sql<Date>`now()` })
+    .where('status', '=', 'paused')
+    .where('paused_by_patient', '=', true)
+    .where('next_delivery_at', 'is not', null)
+    .where(sql<boolean>`next_delivery_at - make_interval(days => ${windowDays}) <= ${now}`)
+    .returning('id')
+    .execute();
+  return rows.length;
 }

@@ -7,8 +7,22 @@ import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldError
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { PLAN_ORDERING } from './repository.ts';
 import { pickLocale } from '../questionnaires/index.ts';
-import { ConfirmBody, ConfirmResultSchema, RenewalOptionsSchema, SubscriptionSchema } from './schemas.ts';
+import {
+  ConfirmBody,
+  ConfirmResultSchema,
+  DeliveryDateBody,
+  DeskDoseChangeSchema,
+  DoseChangeBody,
+  DoseChangeSchema,
+  DoseDecisionBody,
+  PauseBody,
+  PlanChangeSchema,
+  RenewalOptionsSchema,
+  SubscriptionSchema,
+} from './schemas.ts';
 import * as subs from './service.ts';
+import * as manage from './management.ts';
+import { logStaffRead } from '../audit/index.ts';
 
 const unauthorised = UnauthorisedResponses;
 const IdParams = z.object({ id: z.uuid() });
@@ -112,12 +126,141 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
           400: CodeSchema,
           402: ErrorCodeSchema,
           404: DetailSchema,
-          409: CodeSchema,
+          409: CodeSchema.or(ErrorCodeSchema),
           ...unauthorised,
         },
       },
     },
     async (request) => subs.earlyOrder(deps, currentUser(request).id, request.params.id),
+  );
+
+  // Plan management (issue 27, docs/plan-management.md): not shown in spec — our design.
+  const planChange = { 200: PlanChangeSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised };
+  r.post(
+    '/v1/users/subscriptions/:id/skip/',
+    {
+      config: { idempotent: true },
+      schema: {
+        ...common,
+        summary: 'Skip the next delivery: that cycle is neither charged nor shipped, the following one is (once per period)',
+        description: 'Not shown in spec — our design (docs/plan-management.md). An open renewal of the period is withdrawn and reopens before the new date. 409: `subscription_not_active`, `renewal_rejected`, `subscription_ending`, `managed_by_provider`, `subscription_paused`, `next_delivery_approved`, `already_skipped`.',
+        params: IdParams,
+        response: planChange,
+      },
+    },
+    async (request) => manage.skipNextDelivery(deps, currentUser(request).id, request.params.id),
+  );
+  r.post(
+    '/v1/users/subscriptions/:id/pause/',
+    {
+      config: { idempotent: true },
+      schema: {
+        ...common,
+        summary: 'Pause the plan for 1 to 6 cycles or until resumed: nothing is charged or shipped',
+        description: 'Not shown in spec — our design (docs/plan-management.md). `restart` says what the break means for the dose: after more than 14 days without doses a titrated medicine (semaglutide, tirzepatide) restarts lower, as the doctor prescribes at the renewal. 409 as skip.',
+        params: IdParams,
+        body: PauseBody,
+        response: { ...planChange, 400: FieldErrorsSchema },
+      },
+    },
+    async (request) => manage.pausePlan(deps, currentUser(request).id, request.params.id, request.body.cycles ?? null),
+  );
+  r.post(
+    '/v1/users/subscriptions/:id/unpause/',
+    {
+      schema: {
+        ...common,
+        summary: 'End the patient’s pause now: the renewal opens for the next delivery',
+        description: 'Not shown in spec — our design. 409 `subscription_not_paused` unless the patient paused it.',
+        params: IdParams,
+        response: planChange,
+      },
+    },
+    async (request) => manage.unpausePlan(deps, currentUser(request).id, request.params.id),
+  );
+  r.post(
+    '/v1/users/subscriptions/:id/delivery-date/',
+    {
+      schema: {
+        ...common,
+        summary: 'Move the next delivery to a date inside the plan’s delivery_date_window',
+        description: 'Not shown in spec — our design (docs/plan-management.md). Outside the window: 400 `{date: [...]}`. 409 as skip.',
+        params: IdParams,
+        body: DeliveryDateBody,
+        response: { ...planChange, 400: FieldErrorsSchema },
+      },
+    },
+    async (request) => manage.setDeliveryDate(deps, currentUser(request).id, request.params.id, request.body.date),
+  );
+  r.post(
+    '/v1/users/subscriptions/:id/dose-change-requests/',
+    {
+      config: { idempotent: true },
+      schema: {
+        ...common,
+        summary: 'Ask the doctor for another dose between renewals',
+        description:
+          'Not shown in spec — our design (docs/plan-management.md). The dose must be on the treatment’s ladder and allowed by the prescribing rule for the next delivery (400 `dose_step_not_allowed` + `allowed_dosages`). 409 `renewal_open` (use the renewal screen), `dose_change_pending`, `subscription_not_active`, `subscription_ending`, `renewal_rejected`.',
+        params: IdParams,
+        body: DoseChangeBody,
+        response: { 201: DoseChangeSchema, 400: CodeSchema.or(FieldErrorsSchema), 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised },
+      },
+    },
+    async (request, reply) => {
+      const out = await manage.requestDoseChange(deps, currentUser(request).id, request.params.id, request.body);
+      return reply.code(201).send(out);
+    },
+  );
+  r.get(
+    '/v1/users/subscriptions/:id/dose-change-requests/',
+    {
+      schema: {
+        ...common,
+        summary: 'The plan’s dose change requests and their outcomes, newest first',
+        description: 'Not shown in spec — our design.',
+        params: IdParams,
+        response: { 200: z.array(DoseChangeSchema), 404: DetailSchema, ...unauthorised },
+      },
+    },
+    async (request) => manage.listDoseChanges(deps, currentUser(request).id, request.params.id),
+  );
+
+  // The review desk's side of dose-change requests (doctors only: /v1/clinician/).
+  const desk = { tags: ['clinician'], security: bearerSecurity };
+  r.get(
+    '/v1/clinician/dose-change-requests/',
+    {
+      schema: {
+        ...desk,
+        summary: 'Dose change requests waiting for a doctor, oldest first',
+        description: 'Not shown in spec — our design (docs/plan-management.md). Each with the engine’s check of the requested dose for the next delivery.',
+        response: { 200: pageSchema(DeskDoseChangeSchema), 401: UnauthorisedResponses[401], 403: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => manage.doseChangeQueue(deps, limit, offset));
+      await logStaffRead(deps, request, 'profile', page.results.map((x) => x.user_id));
+      return page;
+    },
+  );
+  r.post(
+    '/v1/clinician/dose-change-requests/:id/decide/',
+    {
+      schema: {
+        ...desk,
+        summary: 'Approve (the dose becomes the next cycle’s) or decline a dose change request',
+        description:
+          'Not shown in spec — our design. An approved dose is re-checked by the prescribing rule for the next delivery (400 `dose_step_not_allowed`) and becomes the open renewal’s dose, else the next renewal’s (`next_cycle_dosage`). The patient is emailed (no health details). 409 `dose_change_not_pending`.',
+        params: IdParams,
+        body: DoseDecisionBody,
+        response: { 200: DeskDoseChangeSchema, 400: CodeSchema.or(FieldErrorsSchema), 401: UnauthorisedResponses[401], 403: DetailCodeSchema, 404: DetailSchema, 409: DetailCodeSchema.or(ErrorCodeSchema) },
+      },
+    },
+    async (request) => {
+      const out = await manage.decideDoseChange(deps, currentUser(request).id, request.params.id, request.body);
+      await logStaffRead(deps, request, 'profile', out.user_id);
+      return out;
+    },
   );
 
   // The sandbox test clock: back office only, sandbox provider only.

@@ -24,8 +24,82 @@ export const SubscriptionSchema = z
     payment_method_last4: z.string().nullable(),
     early_order_locked_until: z.string().nullable(),
     early_order_locked: z.boolean(),
+    // Plan management (issue 27): not shown in spec — our design (docs/plan-management.md).
+    next_delivery_at: z.string().nullable().meta({ description: 'Not shown in spec — our design. When the next cycle starts (its renewal opens 7 days before, it is charged then): the period end unless the patient skipped, paused or moved it; null while paused until resumed or once ended' }),
+    delivery_skipped: z.boolean().meta({ description: 'Not shown in spec — our design. The delivery after the current period is skipped' }),
+    paused_by_patient: z.boolean().meta({ description: 'Not shown in spec — our design. Paused by the patient (status `paused`); a plan paused for a missed renewal has false' }),
+    resumes_at: z.string().nullable().meta({ description: 'Not shown in spec — our design. When a patient’s pause ends by itself (null: until resumed)' }),
+    next_cycle_dosage: z.string().nullable().meta({ description: 'Not shown in spec — our design. A dose the doctor approved on a dose-change request, for the next renewal' }),
+    delivery_date_window: z
+      .object({ earliest: z.string(), latest: z.string() })
+      .nullable()
+      .meta({ description: 'Not shown in spec — our design. The dates (YYYY-MM-DD) the next delivery may move to (active plans only)' }),
   })
   .meta({ id: 'Subscription' });
+
+/** What a planned break in supply means for the dose (the engine's rule; null for medicines without a dose ladder). */
+export const RestartSchema = z
+  .object({
+    at: z.string().nullable().meta({ description: 'The next delivery (null: paused until resumed)' }),
+    current_dosage: z.string(),
+    resume_dosage: z.string().nullable().meta({ description: 'The dose the supply may resume at on that date (the doctor prescribes it at the renewal)' }),
+    dose_lowered: z.boolean(),
+    supply_gap_days: z.number().int().nullable(),
+    last_day_at_current_dose: z.string().meta({ description: 'YYYY-MM-DD: after it (more than 14 days without doses) the restart is at a lower dose' }),
+    codes: z.array(z.string()).meta({ description: 'SUPPLY_BREAK_NO_STEP_UP, SUPPLY_BREAK_STEP_DOWN, SUPPLY_BREAK_RESTART_TITRATION' }),
+    explanation: z.array(z.string()),
+  })
+  .meta({ id: 'PlanRestart' });
+
+export const PlanChangeSchema = z
+  .object({ subscription: SubscriptionSchema, restart: RestartSchema.nullable() })
+  .meta({ id: 'PlanChange', description: 'Not shown in spec — our design. The plan after the change, and what the break in supply means for the restart dose' });
+
+export const PauseBody = z.object({
+  cycles: z.number().int().min(1).max(6).optional().meta({ description: '1 to 6 cycles, then the plan resumes by itself; omitted: until resumed' }),
+});
+
+export const DeliveryDateBody = z.object({
+  date: z.iso.date().meta({ description: 'YYYY-MM-DD inside the plan’s `delivery_date_window`' }),
+});
+
+export const DoseChangeBody = z.object({
+  dosage: z.string().min(1).max(255).meta({ description: 'A dose of the plan’s treatment (its ladder or strengths), not the current one' }),
+  note: z.string().max(1000).default('').meta({ description: 'Why (e.g. side effects): for the doctor' }),
+});
+
+export const DoseChangeSchema = z
+  .object({
+    id: z.uuid(),
+    subscription_id: z.uuid(),
+    treatment_id: z.string(),
+    from_dosage: z.string(),
+    requested_dosage: z.string(),
+    note: z.string(),
+    status: z.string().meta({ description: 'pending, approved or declined' }),
+    decided_dosage: z.string().nullable(),
+    decision_note: z.string(),
+    decided_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'DoseChangeRequest', description: 'Not shown in spec — our design. A dose change asked between renewals, decided by a doctor' });
+
+export const DeskDoseChangeSchema = DoseChangeSchema.extend({
+  user_id: z.uuid(),
+  category: z.string(),
+  plan_status: z.string(),
+  next_delivery_at: z.string().nullable(),
+  prescribing_check: z
+    .object({ ok: z.boolean(), reason_codes: z.array(z.string()), allowed_dosages: z.array(z.string()), explanation: z.array(z.string()) })
+    .nullable()
+    .meta({ description: 'The engine on the requested dose for the next delivery date' }),
+}).meta({ id: 'DeskDoseChangeRequest' });
+
+export const DoseDecisionBody = z.object({
+  decision: z.enum(['approve', 'decline']),
+  dosage: z.string().min(1).max(255).optional().meta({ description: 'Approve another dose of the ladder than the requested one' }),
+  note: z.string().max(2000).default('').meta({ description: 'Shown to the patient' }),
+});
 
 export const PriceSchema = z.object({
   amount_cents: z.number().int(),

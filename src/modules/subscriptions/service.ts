@@ -48,6 +48,7 @@ import type { PlanRow } from './repository.ts';
 import { iso } from '../../lib/iso.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { isPlanStatus } from './status.ts';
+import { isPatientPaused, managementOut } from './management-state.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -89,6 +90,7 @@ export function subscriptionOut(s: PlanRow, now: Date) {
     payment_method_last4: s.payment_method_last4,
     early_order_locked_until: iso(advanced ? s.current_period_end : lockedUntil),
     early_order_locked: locked,
+    ...managementOut(s, now),
   };
 }
 
@@ -426,7 +428,11 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
 
     // Dose rules (titration and breaks in supply): questionnaires/prescribing.ts, one rule for every path.
     const sideEffects = truthy(items.find((a) => a.question_key === 'significant_side_effects')?.value);
-    const dosage = input.dosage ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0] ?? '';
+    // Without a dose: the doctor's decided dose (a dose-change request approved between renewals) when
+    // the rule allows it now, else the dose to continue with (lower after a break in supply).
+    const decided = typeof details.decided_dosage === 'string' && treatmentId === fromTreatment && dosages.includes(details.decided_dosage) ? details.decided_dosage : null;
+    const decidedAllowed = decided !== null && input.dosage === undefined && (await verdictFor(q, { userId, category: c.category, treatmentId, dosage: decided, engine, now, sideEffects })).ok;
+    const dosage = input.dosage ?? (decidedAllowed ? decided : null) ?? (await defaultDosage(q, userId, c.category, treatmentId, now)) ?? dosages[0] ?? '';
     const verdict = await verdictFor(q, { userId, category: c.category, treatmentId, dosage, engine, now, sideEffects });
     if (!verdict.ok) {
       return {
@@ -460,7 +466,7 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     // Every confirmed renewal goes to the doctor's review desk (no auto-approval).
     await updateRenewalFields(q, userId, c.id, { patient_choice_status: 'confirmed', treatment_id: treatmentId, dosage, renewal_details: details, form_snapshot: items, collection_pharmacy_id: collectionPharmacyId });
     // A plan paused for a missed renewal resumes: the charge follows the doctor's approval.
-    if (sub?.status === 'paused') await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
+    if (sub?.status === 'paused' && !isPatientPaused(sub)) await repo.transitionPlan(q, userId, sub.id, 'paused', 'active', { paused_at: null });
     return {
       result: {
         consultation_id: c.id,
@@ -482,11 +488,15 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
 /** Opens the renewal screen RENEWAL_WINDOW_DAYS before a period ends: one renewal per period. */
 export async function openRenewals(deps: Deps): Promise<number> {
   const now = deps.clock.now();
+  // A patient's pause whose resume date is within the window becomes active again (its renewal opens below).
+  await repo.resumePatientPausesForScheduler(deps.db, now, RENEWAL_WINDOW_DAYS);
   const due = await repo.plansDueForRenewalForScheduler(deps.db, now, RENEWAL_WINDOW_DAYS);
   let opened = 0;
   for (const s of due) {
     try {
       await deps.db.tx(async (q) => {
+        // A dose change the doctor approved between renewals is this renewal's dose (docs/plan-management.md).
+        const decided = s.next_cycle_dosage;
         const c = await createConsultation(q, {
           userId: s.user_id,
           category: s.category,
@@ -494,14 +504,15 @@ export async function openRenewals(deps: Deps): Promise<number> {
           origin: 'renewal',
           supplyDays: s.cycle_days,
           treatmentId: s.treatment_id,
-          dosage: s.dosage,
+          dosage: decided ?? s.dosage,
           subscriptionId: s.id,
           formSnapshot: [],
           patientChoiceStatus: 'pending',
-          renewalDetails: { period_end: new Date(s.current_period_end).toISOString() },
+          renewalDetails: { period_end: new Date(s.current_period_end).toISOString(), ...(decided ? { decided_dosage: decided } : {}) },
           renewalPeriodEnd: s.current_period_end,
         });
         void c;
+        if (decided) await repo.updatePlanDetails(q, s.user_id, s.id, { next_cycle_dosage: null });
         const u = await repo.ownerContact(q, s.user_id);
         if (u) await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: appLinks.renewal(deps.config) });
       });
@@ -572,6 +583,8 @@ export async function postpone(deps: Deps, userId: string, id: string, days: num
     if (sub.postponed_period_end && new Date(sub.postponed_period_end).getTime() === new Date(sub.current_period_end).getTime()) {
       throw fail('already_postponed');
     }
+    // The next delivery was already moved (skip or a new date: docs/plan-management.md); move it there.
+    if (sub.next_delivery_at) throw fail('already_postponed', { message: 'The next delivery was already moved: change its date instead.' });
     const end = new Date(new Date(sub.current_period_end).getTime() + days * DAY);
     await moveRenewalPeriod(q, userId, id, sub.current_period_end, end);
     const row = await repo.updatePlanDetails(q, userId, id, { current_period_end: end, postponed_period_end: end });
@@ -584,6 +597,8 @@ export async function postpone(deps: Deps, userId: string, id: string, days: num
 /** Early order: the next supply now (charged, then reviewed and ordered), once per period, inside the window. */
 export async function earlyOrder(deps: Deps, userId: string, id: string) {
   const sub = await ownSubscription(deps.db, userId, id);
+  // A patient's pause ends with unpause, not with an early order (docs/plan-management.md).
+  if (isPatientPaused(sub)) throw fail('subscription_paused');
   const options = await renewalOptions(deps, userId, sub.category, 'en');
   if (options.mode !== 'early_order' || options.subscription?.id !== id) {
     throw fail(options.blocked_code ?? 'early_order_unavailable', { message: 'An early order is not possible for this plan now.' });

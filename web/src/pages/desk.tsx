@@ -7,6 +7,7 @@ import { useI18n } from '../i18n';
 import { countryName } from '../countries';
 import { Link } from '../router';
 import { MessageList } from './messages';
+import { DoseChangeDesk } from '../components/DoseChangeDesk';
 import type { QuestionnaireSchema } from '../questionnaire/model';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
@@ -53,6 +54,7 @@ export function Desk() {
           </tbody>
         </table>
       ) : null}
+      <DoseChangeDesk />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 // Renewal (options, the dose ladder, the confirm screen with its required answers) and plan
-// management (postpone, cancel, resume, billing portal, early order).
+// management (postpone, cancel, resume, billing portal, early order; skip, pause, delivery date and
+// dose-change requests: docs/plan-management.md).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
 import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
@@ -211,6 +212,7 @@ export function PlanPage() {
               ) : null}
             </div>
           ) : null}
+          <PlanManagement plan={s} onChanged={() => subs.reload()} />
           {s.status === 'active' ? (
             <form
               className="inline-form"
@@ -228,5 +230,164 @@ export function PlanPage() {
         </article>
       ))}
     </section>
+  );
+}
+
+type Plan = Schemas['Subscription'];
+type Restart = Schemas['PlanRestart'];
+type DoseRequest = Schemas['DoseChangeRequest'];
+
+/**
+ * Skip the next delivery, pause (for some deliveries or until resumed), move the next delivery date,
+ * and ask the doctor for another dose. After a change the page says what the break means for the
+ * dose (the server's `restart`: a lower restart dose after more than 14 days without doses).
+ */
+export function PlanManagement({ plan: s, onChanged }: { plan: Plan; onChanged: () => void }) {
+  const { t, date } = useI18n();
+  const [cycles, setCycles] = useState('1');
+  const [when, setWhen] = useState('');
+  const [restart, setRestart] = useState<Restart | null>(null);
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const live = s.status !== 'canceled';
+  const manageable = s.status === 'active' && !s.cancel_at_period_end;
+  async function change(p: Promise<{ data?: { restart: Restart | null }; error?: unknown }>) {
+    setMessage(null);
+    const r = await p;
+    if (r.data) {
+      setRestart(r.data.restart);
+      setMessage({ kind: 'success', text: t('app.saved') });
+      onChanged();
+    } else setMessage({ kind: 'error', text: errorText(r.error, t('app.error')) });
+  }
+  const path = { params: { path: { id: s.id } } };
+  return (
+    <div className="plan-management">
+      {live ? (
+        <p>
+          {s.paused_by_patient
+            ? s.resumes_at
+              ? t('plan.pausedUntil', { date: date(s.resumes_at) })
+              : t('plan.pausedOpen')
+            : s.next_delivery_at
+              ? t('plan.nextDelivery', { date: date(s.next_delivery_at) })
+              : null}
+          {s.delivery_skipped ? ` ${t('plan.skipped')}` : ''}
+          {s.next_cycle_dosage ? ` ${t('plan.doseDecided', { dose: s.next_cycle_dosage })}` : ''}
+        </p>
+      ) : null}
+      {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
+      {restart?.dose_lowered && restart.resume_dosage ? <Alert>{t('plan.restartLower', { dose: restart.resume_dosage })}</Alert> : null}
+      {restart && !restart.at ? <Alert>{t('plan.restartWarn', { date: date(restart.last_day_at_current_dose) })}</Alert> : null}
+      {s.paused_by_patient ? (
+        <div className="actions">
+          <button type="button" onClick={() => change(api.POST('/v1/users/subscriptions/{id}/unpause/', path))}>
+            {t('plan.unpause')}
+          </button>
+        </div>
+      ) : null}
+      {manageable ? (
+        <>
+          <div className="actions">
+            {!s.delivery_skipped ? (
+              <button type="button" className="secondary" onClick={() => change(api.POST('/v1/users/subscriptions/{id}/skip/', path))}>
+                {t('plan.skip')}
+              </button>
+            ) : null}
+          </div>
+          <form
+            className="inline-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void change(api.POST('/v1/users/subscriptions/{id}/pause/', { ...path, body: cycles === 'open' ? {} : { cycles: Number(cycles) } }));
+            }}
+          >
+            <Select
+              label={t('plan.pauseFor')}
+              name={`pause-${s.id}`}
+              value={cycles}
+              options={[
+                { value: '1', label: t('plan.pauseOne') },
+                ...[2, 3, 4, 5, 6].map((n) => ({ value: String(n), label: t('plan.pauseMany', { n }) })),
+                { value: 'open', label: t('plan.pauseOpen') },
+              ]}
+              onChange={(e) => setCycles(e.target.value)}
+            />
+            <button type="submit" className="secondary">
+              {t('plan.pause')}
+            </button>
+          </form>
+          {s.delivery_date_window ? (
+            <form
+              className="inline-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (when) void change(api.POST('/v1/users/subscriptions/{id}/delivery-date/', { ...path, body: { date: when } }));
+              }}
+            >
+              <Field
+                label={t('plan.deliveryDate')}
+                hint={t('plan.dateWindow', { from: date(s.delivery_date_window.earliest), to: date(s.delivery_date_window.latest) })}
+                name={`date-${s.id}`}
+                type="date"
+                min={s.delivery_date_window.earliest}
+                max={s.delivery_date_window.latest}
+                value={when}
+                onChange={(e) => setWhen(e.target.value)}
+              />
+              <button type="submit" className="secondary">
+                {t('plan.changeDate')}
+              </button>
+            </form>
+          ) : null}
+        </>
+      ) : null}
+      {live && !s.cancel_at_period_end ? <DoseChange plan={s} onChanged={onChanged} /> : null}
+    </div>
+  );
+}
+
+/** Ask the doctor for another dose between renewals; the latest request and the doctor's answer. */
+function DoseChange({ plan: s, onChanged }: { plan: Plan; onChanged: () => void }) {
+  const { t, date } = useI18n();
+  const path = { params: { path: { id: s.id } } };
+  const requests = useLoad<DoseRequest[]>(() => api.GET('/v1/users/subscriptions/{id}/dose-change-requests/', path), [s.id]);
+  const opts = useLoad<Options>(() => api.GET('/v1/users/subscriptions/renewal-options/', { params: { query: { category: s.category } } }), [s.category]);
+  const doses = (opts.data?.ladder?.dosages ?? []).filter((d) => d !== s.dosage);
+  const [dosage, setDosage] = useState('');
+  const [note, setNote] = useState('');
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const latest = requests.data?.[0];
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    setMessage(null);
+    const { data, error } = await api.POST('/v1/users/subscriptions/{id}/dose-change-requests/', { ...path, body: { dosage: dosage || doses[0], note } });
+    if (data) {
+      setMessage({ kind: 'success', text: t('plan.doseSent') });
+      setNote('');
+      requests.reload();
+      onChanged();
+    } else setMessage({ kind: 'error', text: errorText(error, t('app.error')) });
+  }
+  return (
+    <div className="dose-change">
+      <h3>{t('plan.doseTitle')}</h3>
+      {latest ? (
+        <p>
+          {t('plan.doseStatus', { from: latest.from_dosage, to: latest.requested_dosage, status: t(latest.status === 'approved' ? 'plan.doseApproved' : latest.status === 'declined' ? 'plan.doseDeclined' : 'plan.dosePending') })}
+          {latest.decided_at ? ` (${date(latest.decided_at)})` : ''}
+          {latest.decision_note ? ` ${t('plan.doctorNote')}: ${latest.decision_note}` : ''}
+        </p>
+      ) : null}
+      {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
+      {doses.length && latest?.status !== 'pending' ? (
+        <form onSubmit={send} noValidate>
+          <Select label={t('plan.doseLabel')} name={`dose-${s.id}`} value={dosage || doses[0]} options={doses.map((d) => ({ value: d, label: d }))} onChange={(e) => setDosage(e.target.value)} />
+          <TextArea label={t('plan.doseNote')} name={`dose-note-${s.id}`} maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} />
+          <button type="submit" className="secondary">
+            {t('plan.doseSend')}
+          </button>
+        </form>
+      ) : null}
+    </div>
   );
 }
