@@ -25,7 +25,7 @@ async function submit(p: Patient, slug: string, data: unknown[], locale = 'en') 
   return r.body as { id: string; outcome: string; reasons: { code: string; message: string }[]; alternative: { code: string; message: string } | null };
 }
 
-type Item = { id: string; category: string; outcome: string; reasons: { code: string; message: string }[]; alternative: { code: string; message: string } | null; created_at: string };
+type Item = { id: string; category: string; outcome: string; treatments: string[]; reasons: { code: string; message: string }[]; alternative: { code: string; message: string } | null; created_at: string };
 
 describe('questionnaire history', () => {
   it('keeps a not-suitable outcome with its reason codes, worded in the language asked for', async () => {
@@ -42,6 +42,7 @@ describe('questionnaire history', () => {
     expect(item).toMatchObject({ id: first.id, category: 'weight_loss', outcome: 'ineligible' });
     expect(item.reasons.map((r) => r.code)).toEqual(first.reasons.map((r) => r.code));
     expect(item.alternative?.code ?? null).toBe(first.alternative?.code ?? null);
+    expect(item.treatments).toEqual([]);
     // Never the answers.
     expect(JSON.stringify(item)).not.toContain('weight_kg');
 
@@ -62,6 +63,8 @@ describe('questionnaire history', () => {
     const all = await call(ctx, 'GET', URL, { token: p.access });
     expect((all.body.results as Item[]).map((x) => x.id)).toEqual([c.id, b.id, a.id]);
     expect((all.body.results as Item[]).map((x) => x.outcome)).toEqual(['held_for_review', b.outcome, 'ineligible']);
+    // Held for a doctor: checkout stays open, with the treatments it allows.
+    expect((all.body.results[0] as Item).treatments.length).toBeGreaterThan(0);
     const page = await call(ctx, 'GET', `${URL}?limit=1&offset=1`, { token: p.access });
     expect(page.body.count).toBe(3);
     expect((page.body.results as Item[]).map((x) => x.id)).toEqual([b.id]);

@@ -116,6 +116,7 @@ export const SubmissionHistoryItemSchema = z
     outcome: z.enum(['eligible', 'ineligible', 'emergency', 'held_for_review']),
     reasons: z.array(z.object({ code: z.string(), message: z.string() })).meta({ description: 'Why an outcome was ineligible (or a treatment excluded): stable rule codes with their localised text' }),
     alternative: z.object({ code: z.string(), message: z.string() }).nullable(),
+    treatments: z.array(z.string()).meta({ description: 'The treatment ids the outcome allows (empty unless eligible or held for review): checkout takes the latest such submission of the category' }),
     created_at: z.string(),
   })
   .meta({ id: 'QuestionnaireSubmissionSummary' });

@@ -324,6 +324,7 @@ export async function timeWindowRecheck(q: Queryable, userId: string, submission
 }
 
 const OUTCOMES = ['eligible', 'ineligible', 'emergency', 'held_for_review'] as const;
+const treatmentIds = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const isOutcome = (o: string): o is (typeof OUTCOMES)[number] => (OUTCOMES as readonly string[]).includes(o);
 
 /**
@@ -344,6 +345,7 @@ export async function submissionHistory(deps: Deps, userId: string, locale: Loca
         outcome: isOutcome(s.outcome) ? s.outcome : 'ineligible',
         reasons: (s.result.reasons ?? []).flatMap((r) => (r.code ? [{ code: r.code, message: storedReasonText(locale, r.code, r.kind) }] : [])),
         alternative: altCode ? { code: altCode, message: alternativeText(locale, altCode) } : null,
+        treatments: s.outcome === 'eligible' || s.outcome === 'held_for_review' ? treatmentIds(s.result.treatments) : [],
         created_at: s.created_at.toISOString(),
       };
     }),
