@@ -9,7 +9,7 @@ import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, Tok
 import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
 import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmissionHistoryItemSchema, SubmitResponseSchema } from './schemas.ts';
 import { categoryOr404, getProgress, patchProgress, submissionHistory, submit, treatmentOut } from './service.ts';
-import { pageSchema, respondPage } from '../../http/pagination.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 
 const LocaleQuery = z.object({ locale: z.string().max(10).optional() });
 const SlugParams = z.object({ slug: z.string().max(64) });
@@ -151,7 +151,7 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
         summary: 'The account\'s questionnaire outcomes, newest first (history)',
         description:
           'Every submission of the account, of every category, with its outcome (`eligible`, `ineligible`, `emergency`, `held_for_review`), the reasons as stable rule codes with their text in `?locale=` (or Accept-Language), and the alternative offered. Never the answers. A "not suitable" result that never became a consultation stays in the history here. Paginated (`limit`, `offset`).',
-        querystring: LocaleQuery.extend({ limit: z.string().max(10).optional(), offset: z.string().max(10).optional() }),
+        querystring: LocaleQuery.extend(PageQuery.shape),
         response: { 200: pageSchema(SubmissionHistoryItemSchema), ...unauthorised },
       },
     },
