@@ -333,7 +333,7 @@ describe('messages', () => {
       },
     });
     render(wrap(<Messages />));
-    await screen.findByRole('button', { name: 'Download rash-photo.png' });
+    await screen.findByRole('button', { name: 'Download attachment rash-photo.png' });
     expect((await screen.findByRole('img', { name: 'Preview of rash-photo.png' })).getAttribute('src')).toBe('blob:preview');
 
     const box = screen.getByLabelText('Your message') as HTMLTextAreaElement;

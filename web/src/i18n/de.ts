@@ -495,7 +495,7 @@ export const de: Dict = {
   'connectedApps.lastUsed': 'zuletzt verwendet',
   'connectedApps.disconnect': 'Trennen',
   'connectedApps.disconnected': 'Der Assistent wurde getrennt.',
-  'home.consultations': 'Ihre Konsultationen',
+  'home.consultations': 'Neueste Konsultationen',
   'home.history': 'Alle Konsultationen und Ergebnisse',
   'home.endsOn': 'Endet am {date}',
   'home.step.pay': 'Bezahlen und Ihre Antworten an eine Ärztin oder einen Arzt senden',
@@ -536,6 +536,6 @@ export const de: Dict = {
   'journal.gained': '{pct} % seit Ihrem ersten Eintrag zugenommen',
   'journal.nextInjection': 'Nächste Injektion: {date}',
   'journal.doseFromPlan': 'Die Dosis, die Ihre Ärztin oder Ihr Arzt für diesen Plan freigegeben hat.',
-  'messages.downloadFile': '{name} herunterladen',
+  'messages.downloadFile': 'Anhang {name} herunterladen',
   'messages.preview': 'Vorschau von {name}',
 };

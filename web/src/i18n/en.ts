@@ -494,7 +494,7 @@ export const en = {
   'connectedApps.lastUsed': 'last used',
   'connectedApps.disconnect': 'Disconnect',
   'connectedApps.disconnected': 'The assistant was disconnected.',
-  'home.consultations': 'Your consultations',
+  'home.consultations': 'Latest consultations',
   'home.history': 'All consultations and results',
   'home.endsOn': 'Ends on {date}',
   'home.step.pay': 'Pay to send your answers to a doctor',
@@ -527,7 +527,7 @@ export const en = {
   'result.otherTreatments': 'See our other treatments',
   'result.kept': 'This result is kept in your consultation history.',
   'result.payGone': 'This result can no longer be paid: a newer one exists, or it did not allow a treatment. Please answer the questionnaire again.',
-  'journal.goal': 'Goal weight (kg)',
+  'journal.goal': 'Your goal (kg)',
   'journal.goalHint': 'Kept on this device only.',
   'journal.setGoal': 'Set goal',
   'journal.goalLine': 'Goal {kg} kg',
@@ -535,7 +535,7 @@ export const en = {
   'journal.gained': '{pct} % gained since your first entry',
   'journal.nextInjection': 'Next injection: {date}',
   'journal.doseFromPlan': 'The dose your doctor approved for this plan.',
-  'messages.downloadFile': 'Download {name}',
+  'messages.downloadFile': 'Download attachment {name}',
   'messages.preview': 'Preview of {name}',
 };
 export type Key = keyof typeof en;

@@ -495,7 +495,7 @@ export const es: Dict = {
   'connectedApps.lastUsed': 'último uso',
   'connectedApps.disconnect': 'Desconectar',
   'connectedApps.disconnected': 'El asistente se ha desconectado.',
-  'home.consultations': 'Sus consultas',
+  'home.consultations': 'Últimas consultas',
   'home.history': 'Todas las consultas y resultados',
   'home.endsOn': 'Termina el {date}',
   'home.step.pay': 'Pague para enviar sus respuestas a un médico',
@@ -536,6 +536,6 @@ export const es: Dict = {
   'journal.gained': '{pct} % ganado desde su primer registro',
   'journal.nextInjection': 'Próxima inyección: {date}',
   'journal.doseFromPlan': 'La dosis que su médico aprobó para este plan.',
-  'messages.downloadFile': 'Descargar {name}',
+  'messages.downloadFile': 'Descargar el adjunto {name}',
   'messages.preview': 'Vista previa de {name}',
 };

@@ -495,7 +495,7 @@ export const fr: Dict = {
   'connectedApps.lastUsed': 'dernière utilisation',
   'connectedApps.disconnect': 'Déconnecter',
   'connectedApps.disconnected': 'L’assistant a été déconnecté.',
-  'home.consultations': 'Vos consultations',
+  'home.consultations': 'Dernières consultations',
   'home.history': 'Toutes les consultations et tous les résultats',
   'home.endsOn': 'Se termine le {date}',
   'home.step.pay': 'Payer pour envoyer vos réponses à un médecin',
@@ -536,6 +536,6 @@ export const fr: Dict = {
   'journal.gained': '{pct} % pris depuis votre première saisie',
   'journal.nextInjection': 'Prochaine injection : {date}',
   'journal.doseFromPlan': 'La dose que votre médecin a approuvée pour cette formule.',
-  'messages.downloadFile': 'Télécharger {name}',
+  'messages.downloadFile': 'Télécharger la pièce jointe {name}',
   'messages.preview': 'Aperçu de {name}',
 };

@@ -495,7 +495,7 @@ export const it: Dict = {
   'connectedApps.lastUsed': 'ultimo uso',
   'connectedApps.disconnect': 'Scollega',
   'connectedApps.disconnected': 'L’assistente è stato scollegato.',
-  'home.consultations': 'Le sue consulenze',
+  'home.consultations': 'Ultime consulenze',
   'home.history': 'Tutte le consulenze e i risultati',
   'home.endsOn': 'Termina il {date}',
   'home.step.pay': 'Paghi per inviare le sue risposte a un medico',
@@ -536,6 +536,6 @@ export const it: Dict = {
   'journal.gained': '{pct} % guadagnato dalla prima registrazione',
   'journal.nextInjection': 'Prossima iniezione: {date}',
   'journal.doseFromPlan': 'La dose che il suo medico ha approvato per questo piano.',
-  'messages.downloadFile': 'Scarica {name}',
+  'messages.downloadFile': 'Scarica l’allegato {name}',
   'messages.preview': 'Anteprima di {name}',
 };

@@ -495,7 +495,7 @@ export const nl: Dict = {
   'connectedApps.lastUsed': 'laatst gebruikt',
   'connectedApps.disconnect': 'Ontkoppelen',
   'connectedApps.disconnected': 'De assistent is ontkoppeld.',
-  'home.consultations': 'Uw consulten',
+  'home.consultations': 'Recente consulten',
   'home.history': 'Alle consulten en uitslagen',
   'home.endsOn': 'Eindigt op {date}',
   'home.step.pay': 'Betaal om uw antwoorden naar een arts te sturen',
@@ -536,6 +536,6 @@ export const nl: Dict = {
   'journal.gained': '{pct} % aangekomen sinds uw eerste meting',
   'journal.nextInjection': 'Volgende injectie: {date}',
   'journal.doseFromPlan': 'De dosis die uw arts voor dit abonnement heeft goedgekeurd.',
-  'messages.downloadFile': '{name} downloaden',
+  'messages.downloadFile': 'Bijlage {name} downloaden',
   'messages.preview': 'Voorbeeld van {name}',
 };

@@ -495,7 +495,7 @@ export const pt: Dict = {
   'connectedApps.lastUsed': 'última utilização',
   'connectedApps.disconnect': 'Desligar',
   'connectedApps.disconnected': 'O assistente foi desligado.',
-  'home.consultations': 'As suas consultas',
+  'home.consultations': 'Consultas mais recentes',
   'home.history': 'Todas as consultas e resultados',
   'home.endsOn': 'Termina a {date}',
   'home.step.pay': 'Pague para enviar as suas respostas a um médico',
@@ -536,6 +536,6 @@ export const pt: Dict = {
   'journal.gained': '{pct} % ganho desde o primeiro registo',
   'journal.nextInjection': 'Próxima injeção: {date}',
   'journal.doseFromPlan': 'A dose que o seu médico aprovou para este plano.',
-  'messages.downloadFile': 'Transferir {name}',
+  'messages.downloadFile': 'Transferir o anexo {name}',
   'messages.preview': 'Pré-visualização de {name}',
 };

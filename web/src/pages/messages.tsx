@@ -48,12 +48,11 @@ function Attachment({ path }: { path: string }) {
       if (url) URL.revokeObjectURL(url);
     };
   }, [path]);
-  const label = name ?? t('messages.file');
   return (
     <div className="attachment" data-testid="attachment">
-      {preview ? <img src={preview} alt={t('messages.preview', { name: label })} /> : null}
+      {preview ? <img src={preview} alt={t('messages.preview', { name: name ?? t('messages.file') })} /> : null}
       <button type="button" className="link" onClick={() => void download(path, name ?? 'attachment')}>
-        {t('messages.downloadFile', { name: label })}
+        {t('messages.downloadFile', { name: name ?? '' }).replace(/\s+/g, ' ').trim()}
       </button>
     </div>
   );
