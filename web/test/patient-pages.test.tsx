@@ -325,8 +325,7 @@ describe('messages', () => {
     const sent = serve({
       'GET /v1/users/conversations/': () => [200, page([{ id: ID(30), unread_count: 0 }])],
       [`GET ${URL_}`]: () => [200, msgs],
-      [`HEAD ${URL_}${ID(31)}/file/`]: () => [200, new Blob([]), { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="rash-photo.png"' }],
-      [`GET ${URL_}${ID(31)}/file/`]: () => [200, new Blob([new Uint8Array([137, 80, 78, 71])], { type: 'image/png' }), { 'content-type': 'image/png' }],
+      [`GET ${URL_}${ID(31)}/file/`]: () => [200, new Blob([new Uint8Array([137, 80, 78, 71])], { type: 'image/png' }), { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="rash-photo.png"' }],
       [`POST ${URL_}`]: async () => {
         await gate;
         return [201, { id: ID(32), sender_type: 'USER', content: 'first', file: null, created_at: '2026-11-05T11:00:00Z', emergency: null }];

@@ -22,36 +22,45 @@ export function dispositionName(header: string | null): string | null {
 }
 
 /**
- * An attachment with its name and, for an image, a preview. A HEAD request reads the name and type
- * (no body); only an image is downloaded, to show it.
+ * An attachment with its name and, for an image, a preview. The file is read once with the session
+ * (the service answers HEAD without it, so the name comes with the file); the download button then
+ * saves that copy.
  */
 function Attachment({ path }: { path: string }) {
   const { t } = useI18n();
-  const [name, setName] = useState<string | null>(null);
-  const [preview, setPreview] = useState<string | null>(null);
+  const [file, setFile] = useState<{ name: string | null; blob: Blob; preview: string | null } | null>(null);
   useEffect(() => {
     let live = true;
     let url: string | null = null;
     void (async () => {
-      const head = await authFetch(path, { method: 'HEAD' }).catch(() => null);
-      if (!live || !head?.ok) return;
-      setName(dispositionName(head.headers.get('content-disposition')));
-      const type = head.headers.get('content-type') ?? '';
-      if (!/^image\/(png|jpeg|gif|webp)/i.test(type)) return;
       const r = await authFetch(path).catch(() => null);
       if (!live || !r?.ok) return;
-      url = URL.createObjectURL(await r.blob());
-      if (live) setPreview(url);
+      const blob = await r.blob();
+      const type = r.headers.get('content-type') ?? blob.type;
+      if (/^image\/(png|jpeg|gif|webp)/i.test(type)) url = URL.createObjectURL(blob);
+      if (live) setFile({ name: dispositionName(r.headers.get('content-disposition')), blob, preview: url });
     })();
     return () => {
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
   }, [path]);
+  const name = file?.name ?? null;
+  function save() {
+    if (!file) return void download(path, 'attachment');
+    const url = URL.createObjectURL(file.blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = file.name ?? 'attachment';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
   return (
     <div className="attachment" data-testid="attachment">
-      {preview ? <img src={preview} alt={t('messages.preview', { name: name ?? t('messages.file') })} /> : null}
-      <button type="button" className="link" onClick={() => void download(path, name ?? 'attachment')}>
+      {file?.preview ? <img src={file.preview} alt={t('messages.preview', { name: name ?? t('messages.file') })} /> : null}
+      <button type="button" className="link" onClick={save}>
         {t('messages.downloadFile', { name: name ?? '' }).replace(/\s+/g, ' ').trim()}
       </button>
     </div>
