@@ -257,6 +257,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: { 400: [{ error_name: ['PROFILE_INCOMPLETE', 'QUESTIONNAIRE_INCOMPLETE', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] }], 403: null, 404: [detail] },
     descriptions: { 200: 'The outcome: eligible, ineligible, emergency or held for review' },
   },
+  'GET /v1/users/questionnaires/submissions/': { id: 'listQuestionnaireSubmissions', errors: { 403: null }, descriptions: { 200: 'A page of the account\'s questionnaire outcomes, newest first' } },
 
   // Billing
   'POST /v1/users/checkout/': {

@@ -114,6 +114,16 @@ export const HELD_FOR_REVIEW: T = {
 };
 
 /** Explanations of single rules where the kind's general text would not say enough (the patient needs the options). */
+const GENERAL_REASON: T = {
+  en: 'Your answers show that this treatment is not suitable for you online.',
+  de: 'Ihre Antworten zeigen, dass diese Behandlung online für Sie nicht geeignet ist.',
+  es: 'Sus respuestas indican que este tratamiento no es adecuado para usted en línea.',
+  fr: 'Vos réponses indiquent que ce traitement ne vous convient pas en ligne.',
+  it: 'Le sue risposte indicano che questo trattamento non è adatto a lei online.',
+  nl: 'Uw antwoorden laten zien dat deze behandeling online niet geschikt voor u is.',
+  pt: 'As suas respostas indicam que este tratamento não é adequado para si online.',
+};
+
 const RULE_TEXT: Record<string, T> = {
   COUNTRY_NO_ONLINE_PRESCRIBING: {
     en: 'This service is not available in your country of residence for legal reasons.', de: 'Dieser Dienst ist in Ihrem Wohnsitzland aus rechtlichen Gründen nicht verfügbar.', es: 'Este servicio no está disponible en su país de residencia por motivos legales.',
@@ -166,6 +176,9 @@ export const HELD_FOR_DRAFT_RED_FLAG: T = {
 };
 
 export const reasonText = (locale: Locale, rule: Rule) => (RULE_TEXT[rule.code] ?? KIND[rule.kind])[locale];
+/** A stored reason's text in another language (the history shows it in the patient's current language). */
+export const storedReasonText = (locale: Locale, code: string, kind: string | undefined): string =>
+  (RULE_TEXT[code] ?? (kind && kind in KIND ? KIND[kind as Rule['kind']] : GENERAL_REASON))[locale];
 export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? GENERAL_PRACTITIONER)[locale];
 export const emergencyText = (locale: Locale, number: string) => EMERGENCY[locale].replace('{n}', number);
 export const ALTERNATIVE_CODES = Object.keys(ALTERNATIVES);

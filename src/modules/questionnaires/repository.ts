@@ -32,7 +32,7 @@ const answersOf = (json: unknown): StoredAnswer[] => StoredAnswers.parse(json ??
 
 // The parts of a stored result that the service reads back (anti-gaming, re-checks). The rest of the
 // object is kept as stored (loose), so callers that pass it on see every field.
-const StoredReason = z.looseObject({ kind: z.string().optional(), treatments: z.array(z.string()).optional() });
+const StoredReason = z.looseObject({ code: z.string().optional(), kind: z.string().optional(), treatments: z.array(z.string()).optional() });
 const StoredResult = z.looseObject({
   deciding_keys: z.array(z.string()).optional(),
   profile: z
@@ -264,4 +264,29 @@ export async function deleteAbandonedDrafts(q: Queryable, before: Date, batch: n
     [before, batch],
   );
   return rowCount;
+}
+
+/** One stored outcome as the patient's history lists it (no answers: the verdict only). */
+export interface SubmissionSummary {
+  id: string;
+  category: string;
+  outcome: string;
+  result: StoredResult;
+  created_at: Date;
+}
+
+/** The account's submissions (every category), newest first, a page at a time; scoped by the account id. */
+export async function listSubmissions(q: Queryable, userId: string, limit: number, offset: number): Promise<{ count: number; results: SubmissionSummary[] }> {
+  const db = sqlOf(q);
+  const total = await db.selectFrom('questionnaire_submissions').select((e) => e.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirst();
+  const rows = await db
+    .selectFrom('questionnaire_submissions')
+    .select(['id', 'category', 'outcome', 'result', 'created_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return { count: Number(total?.n ?? 0), results: rows.map((r) => ({ ...r, result: StoredResult.parse(r.result ?? {}) })) };
 }

@@ -7,8 +7,9 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
-import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmitResponseSchema } from './schemas.ts';
-import { categoryOr404, getProgress, patchProgress, submit, treatmentOut } from './service.ts';
+import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmissionHistoryItemSchema, SubmitResponseSchema } from './schemas.ts';
+import { categoryOr404, getProgress, patchProgress, submissionHistory, submit, treatmentOut } from './service.ts';
+import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 
 const LocaleQuery = z.object({ locale: z.string().max(10).optional() });
 const SlugParams = z.object({ slug: z.string().max(64) });
@@ -139,6 +140,26 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
       },
     },
     async (request) => submit(deps, currentUser(request).id, request.params.slug, localeOf(request)),
+  );
+
+  r.get(
+    '/v1/users/questionnaires/submissions/',
+    {
+      schema: {
+        tags: ['questionnaires'],
+        security: bearerSecurity,
+        summary: 'The account\'s questionnaire outcomes, newest first (history)',
+        description:
+          'Every submission of the account, of every category, with its outcome (`eligible`, `ineligible`, `emergency`, `held_for_review`), the reasons as stable rule codes with their text in `?locale=` (or Accept-Language), and the alternative offered. Never the answers. A "not suitable" result that never became a consultation stays in the history here. Paginated (`limit`, `offset`).',
+        querystring: LocaleQuery.extend(PageQuery.shape),
+        response: { 200: pageSchema(SubmissionHistoryItemSchema), ...unauthorised },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      const locale = localeOf(request);
+      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => submissionHistory(deps, currentUser(request).id, locale, limit, offset));
+    },
   );
   return Promise.resolve();
 }

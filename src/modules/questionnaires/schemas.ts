@@ -103,3 +103,20 @@ export const SubmitResponseSchema = z
     created_at: z.string(),
   })
   .meta({ id: 'QuestionnaireSubmission' });
+
+/**
+ * One outcome of the patient's questionnaire history (GET /v1/users/questionnaires/submissions/):
+ * the verdict only, never the answers. Reasons are stable codes with their text in the language
+ * asked for (not the one of the day it was submitted).
+ */
+export const SubmissionHistoryItemSchema = z
+  .object({
+    id: z.string(),
+    category: z.string(),
+    outcome: z.enum(['eligible', 'ineligible', 'emergency', 'held_for_review']),
+    reasons: z.array(z.object({ code: z.string(), message: z.string() })).meta({ description: 'Why an outcome was ineligible (or a treatment excluded): stable rule codes with their localised text' }),
+    alternative: z.object({ code: z.string(), message: z.string() }).nullable(),
+    treatments: z.array(z.string()).meta({ description: 'The treatment ids the outcome allows (empty unless eligible or held for review): checkout takes the latest such submission of the category' }),
+    created_at: z.string(),
+  })
+  .meta({ id: 'QuestionnaireSubmissionSummary' });

@@ -11,9 +11,9 @@ import {
   answerMap, emergencyNotice, evaluate, evaluateAt, hasElapsingAnswers, keysOf, missingAnswers, onlinePrescribingRefusal, PROFILE_DECIDING_KEYS, redFlags,
   type AnswerItem, type EngineProfile, type QuestionSet,
 } from './engine.ts';
-import { ELIGIBLE, HELD_FOR_DRAFT_RED_FLAG, HELD_FOR_REVIEW, NOT_AVAILABLE_IN_COUNTRY } from './messages.ts';
+import { alternativeText, ELIGIBLE, HELD_FOR_DRAFT_RED_FLAG, HELD_FOR_REVIEW, NOT_AVAILABLE_IN_COUNTRY, storedReasonText } from './messages.ts';
 import {
-  deleteDraft, draftRedFlags, emptyDraftBasis, findDraft, insertSubmission, latestSubmission, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags,
+  deleteDraft, draftRedFlags, emptyDraftBasis, findDraft, insertSubmission, latestSubmission, listSubmissions, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags,
   saveDraft, submissionById, type Draft, type Submission,
 } from './repository.ts';
 import type { AnswerItemInput } from './schemas.ts';
@@ -320,5 +320,34 @@ export async function timeWindowRecheck(q: Queryable, userId: string, submission
     hours_since_submission: Math.round(((now.getTime() - answeredAt.getTime()) / 3_600_000) * 10) / 10,
     reason_codes: later.reasons.filter((r) => !before.has(r.code)).map((r) => r.code),
     allowed_treatments: later.treatments,
+  };
+}
+
+const OUTCOMES = ['eligible', 'ineligible', 'emergency', 'held_for_review'] as const;
+const treatmentIds = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const isOutcome = (o: string): o is (typeof OUTCOMES)[number] => (OUTCOMES as readonly string[]).includes(o);
+
+/**
+ * The patient's questionnaire outcomes, newest first (read by deps.reader): what the history shows,
+ * including the "not suitable" ones that never became a consultation. Reasons and the alternative
+ * are re-worded in `locale` from their stable codes.
+ */
+export async function submissionHistory(deps: Deps, userId: string, locale: Locale, limit: number, offset: number) {
+  const page = await listSubmissions(deps.reader, userId, limit, offset);
+  return {
+    count: page.count,
+    results: page.results.map((s) => {
+      const alt = s.result.alternative as { code?: unknown } | null | undefined;
+      const altCode = alt && typeof alt.code === 'string' ? alt.code : null;
+      return {
+        id: s.id,
+        category: s.category,
+        outcome: isOutcome(s.outcome) ? s.outcome : 'ineligible',
+        reasons: (s.result.reasons ?? []).flatMap((r) => (r.code ? [{ code: r.code, message: storedReasonText(locale, r.code, r.kind) }] : [])),
+        alternative: altCode ? { code: altCode, message: alternativeText(locale, altCode) } : null,
+        treatments: s.outcome === 'eligible' || s.outcome === 'held_for_review' ? treatmentIds(s.result.treatments) : [],
+        created_at: s.created_at.toISOString(),
+      };
+    }),
   };
 }

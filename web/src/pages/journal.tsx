@@ -1,12 +1,37 @@
 // The progress journal: weight (with the chart), injections, the injection plan, notes and side effects.
 import { useState, type FormEvent } from 'react';
-import { api, errorText, fieldErrors } from '../api/client';
+import { api, errorText, fieldErrors, type Schemas } from '../api/client';
+import { useCatalogue } from '../components/catalogue';
 import { useEmergency } from '../components/Emergency';
 import { WeightChart } from '../components/WeightChart';
 import { Alert, Field, Loading, PageTitle, Select, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 
 const today = () => new Date().toISOString().slice(0, 10);
+const GOAL_KEY = 'pts.journal.goalKg';
+
+/** The goal weight the patient set on this device (kept in the browser: the service has no goal field yet). */
+function readGoal(): number | null {
+  const n = Number(typeof localStorage !== 'undefined' ? localStorage.getItem(GOAL_KEY) : '');
+  return Number.isFinite(n) && n >= 20 && n <= 500 ? n : null;
+}
+
+/**
+ * The next injection day of the plan: its weekday (0 = Monday) on or after today, the plan's start and
+ * the day after the last injection (the rule the assistant connector uses, src/modules/mcp/tools.ts).
+ */
+export function nextInjectionOn(plan: { anchor_weekday: number; starts_on: string; active: boolean }, lastInjectedAt: string | null, now: Date): string | null {
+  if (!plan.active) return null;
+  const day = (d: Date) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  let from = Math.max(day(now), Date.parse(`${plan.starts_on.slice(0, 10)}T00:00:00Z`));
+  if (lastInjectedAt) from = Math.max(from, day(new Date(lastInjectedAt)) + 86_400_000);
+  const weekday = (new Date(from).getUTCDay() + 6) % 7;
+  return new Date(from + ((plan.anchor_weekday - weekday + 7) % 7) * 86_400_000).toISOString().slice(0, 10);
+}
+
+type Subscription = Schemas['Subscription'];
+/** The plans whose prescribed treatment is injected now (not ended): the injection form picks from them. */
+const supplyingPlans = (subs: Subscription[] | undefined) => (subs ?? []).filter((s) => s.status !== 'canceled' && s.treatment_id);
 
 export default function Journal() {
   const { t } = useI18n();
@@ -36,6 +61,16 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
   const showEmergency = useEmergency();
   const [form, setForm] = useState({ weight_kg: '', logged_on: today(), note: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [goal, setGoal] = useState<number | null>(readGoal);
+  const [goalText, setGoalText] = useState(goal ? String(goal) : '');
+  function saveGoal(e: FormEvent) {
+    e.preventDefault();
+    const n = Number(goalText.replace(',', '.'));
+    const ok = goalText.trim() !== '' && Number.isFinite(n) && n >= 20 && n <= 500;
+    if (goalText.trim() === '') localStorage.removeItem(GOAL_KEY);
+    else if (ok) localStorage.setItem(GOAL_KEY, String(n));
+    setGoal(ok ? n : null);
+  }
   async function submit(e: FormEvent) {
     e.preventDefault();
     const { data, error } = await api.POST('/v1/users/journal/weight-entries/', { body: { weight_kg: Number(form.weight_kg), logged_on: form.logged_on, note: form.note } });
@@ -50,7 +85,13 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
   return (
     <section aria-labelledby="weight-h">
       <h2 id="weight-h">{t('journal.weight')}</h2>
-      <WeightChart points={entries} />
+      <WeightChart points={entries} goal={goal} />
+      <form onSubmit={saveGoal} className="inline-form" noValidate>
+        <Field label={t('journal.goal')} name="goal_kg" type="number" inputMode="decimal" step="0.1" min="20" max="500" value={goalText} onChange={(e) => setGoalText(e.target.value)} hint={t('journal.goalHint')} />
+        <button type="submit" className="secondary">
+          {t('journal.setGoal')}
+        </button>
+      </form>
       <form onSubmit={submit} className="inline-form" noValidate>
         <Field label={t('journal.weightKg')} name="weight_kg" type="number" inputMode="decimal" step="0.1" min="20" max="400" required value={form.weight_kg} onChange={(e) => setForm({ ...form, weight_kg: e.target.value })} error={errors.weight_kg} />
         <Field label={t('journal.date')} name="logged_on" type="date" required value={form.logged_on} onChange={(e) => setForm({ ...form, logged_on: e.target.value })} error={errors.logged_on} />
@@ -80,16 +121,27 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
 }
 
 function Injections() {
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, date } = useI18n();
   const showEmergency = useEmergency();
   const list = useLoad(() => api.GET('/v1/users/journal/injections/', { params: { query: { limit: 20 } } }));
+  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 50 } } }));
+  const plan = useLoad(() => api.GET('/v1/users/journal/injection-plan/'));
+  const plans = supplyingPlans(subs.data?.results);
+  const cat = useCatalogue(plans.map((p) => p.category));
+  const [choice, setChoice] = useState('');
   const [form, setForm] = useState({ dose: '', medication: '', injected_at: '', injection_site: 'abdomen' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // The medication and dose come from the plan the doctor approved (its current dose); free text only without one.
+  const chosen = plans.find((p) => p.id === choice) ?? plans[0];
+  const medication = chosen ? cat.treatment(chosen.category, chosen.treatment_id) : form.medication;
+  const dose = chosen ? chosen.dosage : form.dose;
+  const last = list.data?.results[0]?.injected_at ?? null;
+  const next = plan.data ? nextInjectionOn(plan.data, last, new Date()) : null;
   async function submit(e: FormEvent) {
     e.preventDefault();
     const at = form.injected_at ? new Date(form.injected_at).toISOString() : '';
     const { data, error } = await api.POST('/v1/users/journal/injections/', {
-      body: { dose: form.dose, medication: form.medication || undefined, injected_at: at, injection_site: form.injection_site as 'abdomen' },
+      body: { dose, medication: medication.slice(0, 64) || undefined, injected_at: at, injection_site: form.injection_site as 'abdomen' },
     });
     setErrors(data ? {} : fieldErrors(error));
     if (data) list.reload();
@@ -98,9 +150,30 @@ function Injections() {
   return (
     <section aria-labelledby="inj-h">
       <h2 id="inj-h">{t('journal.injections')}</h2>
+      {next ? (
+        <p data-testid="next-injection">
+          <strong>{t('journal.nextInjection', { date: date(next) })}</strong>
+        </p>
+      ) : null}
       <form onSubmit={submit} className="inline-form" noValidate>
-        <Field label={t('journal.dose')} name="dose" required maxLength={80} value={form.dose} onChange={(e) => setForm({ ...form, dose: e.target.value })} error={errors.dose} />
-        <Field label={t('journal.medication')} name="medication" maxLength={64} value={form.medication} onChange={(e) => setForm({ ...form, medication: e.target.value })} error={errors.medication} />
+        {plans.length ? (
+          <>
+            <Select
+              label={t('journal.medication')}
+              name="plan"
+              value={chosen?.id ?? ''}
+              options={plans.map((p) => ({ value: p.id, label: cat.treatment(p.category, p.treatment_id) }))}
+              onChange={(e) => setChoice(e.target.value)}
+              error={errors.medication}
+            />
+            <Field label={t('journal.dose')} name="dose" value={dose} readOnly error={errors.dose} hint={t('journal.doseFromPlan')} />
+          </>
+        ) : (
+          <>
+            <Field label={t('journal.dose')} name="dose" required maxLength={80} value={form.dose} onChange={(e) => setForm({ ...form, dose: e.target.value })} error={errors.dose} />
+            <Field label={t('journal.medication')} name="medication" maxLength={64} value={form.medication} onChange={(e) => setForm({ ...form, medication: e.target.value })} error={errors.medication} />
+          </>
+        )}
         <Field label={t('journal.injectedAt')} name="injected_at" type="datetime-local" required value={form.injected_at} onChange={(e) => setForm({ ...form, injected_at: e.target.value })} error={errors.injected_at} />
         <Select
           label={t('journal.site')}
@@ -114,7 +187,7 @@ function Injections() {
       <ul className="list compact">
         {list.data?.results.map((i) => (
           <li key={i.id}>
-            {dateTime(i.injected_at)}: {i.medication} {i.dose} · {t(`journal.site.${i.injection_site}` as 'journal.site.thigh')}
+            {dateTime(i.injected_at)}: {i.medication} {i.dose} {i.injection_site ? `· ${t(`journal.site.${i.injection_site}`)}` : ''}
           </li>
         ))}
       </ul>

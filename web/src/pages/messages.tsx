@@ -7,6 +7,66 @@ import { useI18n } from '../i18n';
 
 type Msg = { id: string; sender_type: 'USER' | 'DOCTOR'; content: string; file: string | null; created_at: string };
 
+/** The file name of a download answer (Content-Disposition, RFC 6266 filename* first). */
+export function dispositionName(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header)?.[1];
+  if (star) {
+    try {
+      return decodeURIComponent(star.trim());
+    } catch {
+      /* fall through to the plain name */
+    }
+  }
+  return /filename\s*=\s*"?([^";]+)"?/.exec(header)?.[1]?.trim() ?? null;
+}
+
+/**
+ * An attachment with its name and, for an image, a preview. The file is read once with the session
+ * (the service answers HEAD without it, so the name comes with the file); the download button then
+ * saves that copy.
+ */
+function Attachment({ path }: { path: string }) {
+  const { t } = useI18n();
+  const [file, setFile] = useState<{ name: string | null; blob: Blob; preview: string | null } | null>(null);
+  useEffect(() => {
+    let live = true;
+    let url: string | null = null;
+    void (async () => {
+      const r = await authFetch(path).catch(() => null);
+      if (!live || !r?.ok) return;
+      const blob = await r.blob();
+      const type = r.headers.get('content-type') ?? blob.type;
+      if (/^image\/(png|jpeg|gif|webp)/i.test(type)) url = URL.createObjectURL(blob);
+      if (live) setFile({ name: dispositionName(r.headers.get('content-disposition')), blob, preview: url });
+    })();
+    return () => {
+      live = false;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [path]);
+  const name = file?.name ?? null;
+  function save() {
+    if (!file) return void download(path, 'attachment');
+    const url = URL.createObjectURL(file.blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = file.name ?? 'attachment';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+  return (
+    <div className="attachment" data-testid="attachment">
+      {file?.preview ? <img src={file.preview} alt={t('messages.preview', { name: name ?? t('messages.file') })} /> : null}
+      <button type="button" className="link" onClick={save}>
+        {t('messages.downloadFile', { name: name ?? '' }).replace(/\s+/g, ' ').trim()}
+      </button>
+    </div>
+  );
+}
+
 export function MessageList({ messages, mine, filePath }: { messages: Msg[]; mine: 'USER' | 'DOCTOR'; filePath: (m: Msg) => string }) {
   const { t, dateTime } = useI18n();
   if (!messages.length) return <p>{t('messages.empty')}</p>;
@@ -18,11 +78,7 @@ export function MessageList({ messages, mine, filePath }: { messages: Msg[]; min
             {m.sender_type === 'USER' ? (mine === 'USER' ? t('messages.you') : t('desk.patient')) : t('messages.team')} · <time dateTime={m.created_at}>{dateTime(m.created_at)}</time>
           </p>
           {m.content ? <p className="content">{m.content}</p> : null}
-          {m.file ? (
-            <button type="button" className="link" onClick={() => void download(filePath(m), 'attachment')}>
-              {t('messages.file')}
-            </button>
-          ) : null}
+          {m.file ? <Attachment path={filePath(m)} /> : null}
         </li>
       ))}
     </ol>
@@ -56,17 +112,19 @@ export function Messages() {
     if (!content.trim() && !file) return;
     setBusy(true);
     setError('');
+    // What is sent now: anything typed while it sends stays in the box afterwards.
+    const sent = content;
     let body: any;
     let ok = false;
     if (file) {
       const fd = new FormData();
-      if (content.trim()) fd.append('content', content);
+      if (sent.trim()) fd.append('content', sent);
       fd.append('file', file);
       const r = await authFetch(`/v1/users/conversations/${conv.id}/messages/`, { method: 'POST', body: fd });
       body = await r.json().catch(() => ({}));
       ok = r.ok;
     } else {
-      const r = await api.POST('/v1/users/conversations/{id}/messages/', { params: { path: { id: conv.id } }, body: { content } });
+      const r = await api.POST('/v1/users/conversations/{id}/messages/', { params: { path: { id: conv.id } }, body: { content: sent } });
       body = r.data ?? r.error;
       ok = Boolean(r.data);
     }
@@ -75,7 +133,7 @@ export function Messages() {
       setError(errorText(body, t('app.error')));
       return;
     }
-    setContent('');
+    setContent((now) => (now.startsWith(sent) ? now.slice(sent.length).replace(/^\s+/, '') : now));
     if (fileRef.current) fileRef.current.value = '';
     await load(conv.id);
     // The service's EmergencyNotice (one typed shape for every emergency answer): numbers and all.

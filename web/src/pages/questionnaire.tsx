@@ -75,6 +75,7 @@ export function ProfileGate({ profile, onDone }: { profile: Profile; onDone: (p:
 export function Questionnaire({ slug }: { slug: string }) {
   const { t, locale } = useI18n();
   const session = useSession();
+  const pay = useLocation().query.get('pay');
   const schema = useLoad(() => api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug }, query: { locale } } }), [slug, locale]);
   const profile = useLoad<Profile>(() => (session ? api.GET('/v1/users/profile/') : Promise.resolve({})), [Boolean(session)]);
 
@@ -106,6 +107,7 @@ export function Questionnaire({ slug }: { slug: string }) {
         <ProfileGate profile={p} onDone={(np) => profile.setData(np)} />
       </section>
     );
+  if (pay) return <PayEarlier schema={s} submissionId={pay} />;
   // The health-data consent comes before the first answer (the wizard saves drafts as it goes).
   return (
     <HealthConsentGate>
@@ -123,6 +125,7 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
   const [errors, setErrors] = useState<StepErrors>({});
   const [saveState, setSaveState] = useState<'' | 'saving' | 'saved'>('');
   const [resumed, setResumed] = useState(false);
+  const [correcting, setCorrecting] = useState(false);
   const [result, setResult] = useState<Submission | null>(null);
   const [error, setError] = useState('');
   const dirty = useRef(false);
@@ -169,7 +172,26 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
     return () => clearTimeout(timer);
   }, [answers, save]);
 
-  if (result) return <Result submission={result} schema={schema} />;
+  if (result)
+    return (
+      <Result
+        submission={result}
+        schema={schema}
+        onCorrect={
+          result.outcome === 'ineligible' && answers
+            ? () => {
+                // The submitted answers become the draft again (submitting deleted it); the patient
+                // corrects one and resubmits. A changed deciding answer is held for a doctor (server).
+                void save(answers);
+                setResult(null);
+                setCorrecting(true);
+                setIndex(0);
+                window.scrollTo(0, 0);
+              }
+            : undefined
+        }
+      />
+    );
   if (!answers) return <Loading />;
   const step = steps[Math.min(index, steps.length - 1)];
   const last = index >= steps.length - 1;
@@ -213,7 +235,12 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
   return (
     <section className="narrow">
       <PageTitle>{schema.title}</PageTitle>
-      {resumed ? <Alert>{t('q.resumed')}</Alert> : null}
+      {resumed && !correcting ? <Alert>{t('q.resumed')}</Alert> : null}
+      {correcting ? (
+        <Alert>
+          <span data-testid="hold-notice">{t('result.holdExplained')}</span>
+        </Alert>
+      ) : null}
       <p className="progress" aria-live="polite">
         {t('q.step', { n: index + 1, total: steps.length })}
         <progress max={steps.length} value={index + 1} aria-label={t('q.step', { n: index + 1, total: steps.length })} />
@@ -242,7 +269,7 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
   );
 }
 
-function Result({ submission: s, schema }: { submission: Submission; schema: QuestionnaireSchema }) {
+function Result({ submission: s, schema, onCorrect }: { submission: Submission; schema: QuestionnaireSchema; onCorrect?: () => void }) {
   const { t, money } = useI18n();
   const payable = s.outcome === 'eligible' || s.outcome === 'held_for_review';
   const [plan, setPlan] = useState<'one_off' | 'subscription'>(schema.default_plan === 'subscription' ? 'subscription' : 'one_off');
@@ -280,7 +307,9 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
   return (
     <section className="narrow result">
       <PageTitle>{payable ? (s.outcome === 'eligible' ? t('result.eligible') : t('result.held')) : t('result.ineligible')}</PageTitle>
-      <p>{s.message}</p>
+      {/* Not suitable: the message is the first reason and the alternative, both shown below (once). */}
+      {payable && s.message ? <p>{s.message}</p> : null}
+      {!payable && !s.reasons.length && s.message ? <p>{s.message}</p> : null}
       {s.reasons.length ? (
         <>
           <h2>{t('result.reasons')}</h2>
@@ -301,12 +330,28 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
           </ul>
         </>
       ) : null}
+      {onCorrect ? (
+        <>
+          <h2>{t('result.correctTitle')}</h2>
+          <p>{t('result.correctText')}</p>
+          <p className="hint">{t('result.holdExplained')}</p>
+          <p>
+            <button type="button" className="secondary" onClick={onCorrect}>
+              {t('result.correct')}
+            </button>
+          </p>
+        </>
+      ) : null}
       {s.alternative ? (
         <>
           <h2>{t('result.alternative')}</h2>
           <p>{s.alternative.message}</p>
+          <p>
+            <Link to="/treatments">{t('result.otherTreatments')}</Link>
+          </p>
         </>
       ) : null}
+      {!payable ? <p className="hint">{t('result.kept')}</p> : null}
       {payable && s.treatments.length ? (
         <form onSubmit={checkout}>
           <fieldset>
@@ -345,11 +390,49 @@ function Result({ submission: s, schema }: { submission: Submission; schema: Que
         </form>
       ) : (
         <p>
-          <Link to="/home">{t('nav.home')}</Link>
+          <Link to="/home">{t('nav.home')}</Link> · <Link to="/consultations">{t('consultations.title')}</Link>
         </p>
       )}
     </section>
   );
+}
+
+/**
+ * Paying for an earlier outcome (home's "pay" step): the latest eligible or held submission of the
+ * category, with the treatments it allows; checkout takes that submission (no need to answer again).
+ */
+function PayEarlier({ schema, submissionId }: { schema: QuestionnaireSchema; submissionId: string }) {
+  const { t, locale } = useI18n();
+  const list = useLoad(() => api.GET('/v1/users/questionnaires/submissions/', { params: { query: { limit: 50, locale } } }), [locale]);
+  if (list.error) return <LoadError error={list.error} />;
+  if (!list.data) return <Loading />;
+  const latest = list.data.results.find((x) => x.category === schema.slug);
+  if (!latest || latest.id !== submissionId || !latest.treatments.length)
+    return (
+      <section className="narrow">
+        <PageTitle>{schema.title}</PageTitle>
+        <Alert>{t('result.payGone')}</Alert>
+        <p>
+          <Link to={`/questionnaire/${schema.slug}`}>{t('home.start')}</Link>
+        </p>
+      </section>
+    );
+  const submission: Submission = {
+    id: latest.id,
+    category: schema.slug,
+    category_id: schema.id,
+    version: schema.version,
+    outcome: latest.outcome,
+    next_step: 'checkout',
+    message: '',
+    treatments: schema.treatments.filter((x) => latest.treatments.includes(x.treatment_id)),
+    reasons: [],
+    cautions: [],
+    alternative: null,
+    emergency: null,
+    created_at: latest.created_at,
+  };
+  return <Result submission={submission} schema={schema} />;
 }
 
 /** Back from the provider's page: the session check (which may finalise the consultation). */
