@@ -62,8 +62,6 @@ export default tseslint.config(
       'web/src/pages/patient.tsx',
       'web/src/pages/plans.tsx',
       'web/src/pages/questionnaire.tsx',
-      'web/src/pages/journal.tsx',
-      'web/test/consent.test.tsx',
     ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'warn',
