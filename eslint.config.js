@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'coverage/**', '.tmp/**', 'dist/**', 'dist.*/**', 'web/node_modules/**', 'web/dist/**', 'web/src/api/schema.d.ts', 'artifacts/**'] },
@@ -35,6 +36,38 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  // The web app: React's rules of hooks and the React Compiler's checks (eslint-plugin-react-hooks,
+  // recommended), effect dependencies complete, and no `any` (issue 29).
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs['recommended-latest'].rules,
+      'react-hooks/exhaustive-deps': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  // Files that still break those rules, each owned by a change under way (issue 27/29): warned, not
+  // failed, until their owner fixes them; remove a file from this list when it lints clean.
+  {
+    files: [
+      'web/src/App.tsx',
+      'web/src/components/GoogleSignIn.tsx',
+      'web/src/components/Supply.tsx',
+      'web/src/components/ui.tsx',
+      'web/src/questionnaire/model.ts',
+      'web/src/pages/messages.tsx',
+      'web/src/pages/patient.tsx',
+      'web/src/pages/plans.tsx',
+      'web/src/pages/questionnaire.tsx',
+    ],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'warn',
+      'react-hooks/exhaustive-deps': 'warn',
+      'react-hooks/set-state-in-effect': 'warn',
+      'react-hooks/purity': 'warn',
     },
   },
   { files: ['src/cli.ts', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },

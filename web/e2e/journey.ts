@@ -169,6 +169,22 @@ const axeSource = readFileSync(join(WEB, 'node_modules', 'axe-core', 'axe.min.js
 let shot = 0;
 const report: { page: string; violations: number }[] = [];
 
+/** The parts of the account export the journey reads. */
+interface ExportFile {
+  [key: string]: unknown;
+  profile: { email: string };
+  consultations: unknown[];
+  payments: unknown[];
+  access_log: unknown[];
+  journal: { weight_entries: unknown[] };
+  consents: { kind: string; granted: boolean }[];
+}
+
+/** The part of axe-core's API the check uses (the script is injected into the page, not imported). */
+interface AxeRunner {
+  run(context: Document, options: { runOnly: { type: 'tag'; values: string[] } }): Promise<{ violations: { id: string; impact?: string | null; help: string; nodes: { target: string[] }[] }[] }>;
+}
+
 async function settle(page: Page) {
   await page.waitForLoadState('networkidle').catch(() => undefined);
   await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 10_000 }).catch(() => undefined);
@@ -179,11 +195,11 @@ async function check(page: Page, name: string) {
   await settle(page);
   await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
-    const axe = (window as any).axe;
+    const axe = (window as unknown as { axe: AxeRunner }).axe;
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3) }));
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
   });
-  const bad = violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   const file = join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   report.push({ page: name, violations: bad.length });
@@ -210,7 +226,7 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!r.ok) fail(`${method} ${path}: ${r.status} ${await r.text()}`);
-    return (await r.json()) as Record<string, any>;
+    return (await r.json()) as Record<string, unknown>;
   };
   const v = (step_id: number, question_key: string, value: unknown) => ({ step_id, question_key, value });
   const m = (step_id: number, question_key: string, options: string[]) => ({ step_id, question_key, values: Object.fromEntries(options.map((o) => [o, true])) });
@@ -233,7 +249,11 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   await doc.getByRole('heading', { name: 'Eligibility result' }).waitFor();
   const earlier = doc.getByRole('region', { name: 'Earlier submissions' });
   await earlier.getByRole('table', { name: 'Answers that changed' }).waitFor();
-  if ((await earlier.getByRole('article').count()) !== 1) fail('the desk does not show exactly one earlier submission');
+  // Side by side: one column for this submission, one for each earlier one.
+  if ((await earlier.locator('thead th[data-submission]').count()) !== 1) fail('the desk does not show exactly one earlier submission');
+  // The answer with the question's text and the option's label (no raw keys such as `hair loss pattern`).
+  const changedRow = await earlier.locator('tbody tr').first().innerText();
+  if (/hair_loss_pattern|hair loss pattern|sudden_or_patchy/.test(changedRow)) fail(`the desk shows raw keys: "${changedRow}"`);
   const changedRows = earlier.locator('tbody tr');
   if ((await changedRows.count()) !== 1) fail(`the earlier submission shows ${await changedRows.count()} changed answers, not 1`);
   if ((await changedRows.locator('mark').count()) !== 1) fail('the changed answer is not highlighted');
@@ -721,11 +741,11 @@ async function main() {
     await page.getByRole('region', { name: 'Who read my record' }).getByText(/\(doctor\)/).first().waitFor();
     const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download my data' }).click()]);
     if (!/^account-export-\d{4}-\d{2}-\d{2}\.json$/.test(exported.suggestedFilename())) fail(`export file name ${exported.suggestedFilename()}`);
-    const data = JSON.parse(readFileSync(await exported.path(), 'utf8')) as Record<string, any>;
+    const data = JSON.parse(readFileSync(await exported.path(), 'utf8')) as ExportFile;
     for (const key of ['profile', 'consultations', 'payments', 'prescriptions', 'conversations', 'journal', 'consents', 'access_log', 'exported_at'])
       if (!(key in data)) fail(`export without ${key}`);
     for (const kind of ['terms', 'privacy', 'health_data_processing'])
-      if (!data.consents.some((c: { kind: string; granted: boolean }) => c.kind === kind && c.granted)) fail(`export without the ${kind} consent`);
+      if (!data.consents.some((c) => c.kind === kind && c.granted)) fail(`export without the ${kind} consent`);
     if (data.profile.email !== email || data.consultations.length < 1 || data.journal.weight_entries.length < 1) fail('export lacks the journey’s records');
     log(`  export: ${data.consultations.length} consultation(s), ${data.payments.length} payment(s), ${data.access_log.length} access-log entries`);
     await check(page, 'privacy');

@@ -125,7 +125,7 @@ describe('sign-up', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Verify and continue' }));
     await waitFor(() => expect(calls.filter((c) => c.path === '/v1/users/me/consents/')).toHaveLength(2));
     const recordedConsents = calls.filter((c) => c.path === '/v1/users/me/consents/');
-    expect(recordedConsents.map((c) => c.body).sort((a: any, b: any) => a.kind.localeCompare(b.kind))).toEqual([
+    expect(recordedConsents.map((c) => c.body).sort((a, b) => String((a as { kind?: string }).kind).localeCompare(String((b as { kind?: string }).kind)))).toEqual([
       { kind: 'privacy', version: CONSENT_VERSION, granted: true },
       { kind: 'terms', version: CONSENT_VERSION, granted: true },
     ]);

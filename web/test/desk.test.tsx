@@ -4,7 +4,7 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { I18nProvider, makeI18n } from '../src/i18n';
-import { Desk, DeskConsultation } from '../src/pages/desk';
+import { Desk, DeskConsultation, InboxConversation } from '../src/pages/desk';
 
 afterEach(() => {
   cleanup();
@@ -148,6 +148,96 @@ describe('desk', () => {
     render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
     await screen.findByRole('heading', { name: 'Override recorded' });
     expect(screen.getByText('Documented tolerance at 0.5 mg before a short break.')).toBeTruthy();
-    expect(screen.getByText(/by doctor abcdef12: semaglutide 0.5 mg/)).toBeTruthy();
+    expect(screen.getByText(/by doctor abcdef12: Semaglutide pen 0.5 mg/)).toBeTruthy(); // the catalogue label, not the id
+  });
+});
+
+describe('desk: answers with the catalogue texts, earlier submissions side by side, conversations', () => {
+  const schema = {
+    version: 'v1',
+    steps: [
+      {
+        step_id: 2,
+        title: 'Health',
+        questions: [
+          { question_key: 'bph_5ari', type: 'boolean', text: 'Do you take a 5-alpha-reductase inhibitor for the prostate?', required: true },
+          { question_key: 'hair_loss_pattern', type: 'single_choice', text: 'How did your hair loss start?', required: true, options: [{ value: 'gradual', label: 'Gradually' }, { value: 'sudden_or_patchy', label: 'Suddenly or in patches' }] },
+        ],
+      },
+    ],
+  };
+  const held = () =>
+    consultation({
+      origin: 'checkout',
+      category: 'hair_growth',
+      renewal: null,
+      prescribing_check: null,
+      form_snapshot: [
+        { step_id: 2, question_key: 'bph_5ari', value: false },
+        { step_id: 2, question_key: 'hair_loss_pattern', value: 'gradual' },
+      ],
+      questionnaire_submission: { id: 's2', category: 'hair_growth', version: '00000000-0000-4000-8000-0000000000aa', outcome: 'held_for_review', eligibility: { reasons: [{ code: 'RESUBMITTED_AFTER_INELIGIBLE', message: 'Resubmitted at once' }], cautions: [] }, created_at: '2026-11-20T10:00:00Z' },
+      earlier_submissions: [
+        {
+          id: 's1',
+          outcome: 'ineligible',
+          created_at: '2026-11-20T09:50:00Z',
+          version_id: 'v1',
+          reason_codes: ['SUDDEN_HAIR_LOSS'],
+          changed_answers: [{ question_key: 'hair_loss_pattern', before: 'sudden_or_patchy', after: 'gradual', deciding: true }],
+        },
+      ],
+    });
+
+  it('shows no answer until the question texts have loaded, then the texts and option labels (no raw keys)', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((ok) => (release = ok));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (req: Request) => {
+        const path = new URL(req.url).pathname;
+        if (path.includes('/schema/')) await gate;
+        const body = path.startsWith('/v1/clinician/consultations/') ? held() : path.includes('/schema/') ? schema : { categories: [{ slug: 'hair_growth', title: 'Hair loss', description: '', price_from: { one_off_cents: 1, plan_cents: null, currency: 'EUR' } }] };
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    await waitFor(() => expect((fetch as unknown as { mock: { calls: unknown[] } }).mock.calls.length).toBeGreaterThanOrEqual(3));
+    // The consultation is there, the texts are not yet: nothing of the answers is shown.
+    expect(screen.queryByText('bph 5ari')).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Answers' })).toBeNull();
+    release();
+    await screen.findByText('Do you take a 5-alpha-reductase inhibitor for the prostate?');
+    expect(document.body.textContent).not.toMatch(/bph 5ari|bph_5ari|hair loss pattern/);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toContain('Hair loss');
+  });
+
+  it('puts the earlier submission next to this one: one column each, the changed answer highlighted with its label', async () => {
+    serve({
+      'GET /v1/clinician/consultations/': () => [200, held()],
+      'GET /v1/users/questionnaires/hair_growth/schema/': () => [200, schema],
+      'GET /v1/users/questionnaires/categories/': () => [200, { categories: [] }],
+    });
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    const table = await screen.findByRole('table', { name: 'Answers that changed' });
+    const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
+    expect(heads).toHaveLength(3); // question, this submission, the earlier one
+    expect(heads[2]).toContain('SUDDEN_HAIR_LOSS');
+    const row = table.querySelector('tbody tr')!;
+    expect([...row.children].map((c) => c.textContent)).toEqual(['How did your hair loss start?', 'Gradually', 'Suddenly or in patches']);
+    expect(row.querySelector('mark')?.textContent).toBe('Suddenly or in patches');
+    expect(row.className).toBe('urgent'); // the answer whose change held the consultation
+    expect(screen.getByText('RESUBMITTED_AFTER_INELIGIBLE')).toBeTruthy();
+  });
+
+  it('a conversation names its patient', async () => {
+    const conv = { id: '00000000-0000-4000-8000-0000000000c1', user: user('Ada'), flagged_at: null, last_message_sender_type: 'USER', last_message_created_at: '2026-11-20T10:00:00Z', unread_count: 0, created_at: '2026-11-19T10:00:00Z' };
+    serve({
+      'GET /v1/clinician/conversations/00000000-0000-4000-8000-0000000000c1/messages/': () => [200, [{ id: 'm1', sender: conv.user.id, sender_type: 'USER', content: 'Hello doctor', file: null, is_read: true, created_at: '2026-11-20T10:00:00Z' }]],
+      'GET /v1/clinician/conversations/': () => [200, { count: 1, next: null, previous: null, results: [conv] }],
+    });
+    render(wrap(<InboxConversation id={conv.id} />));
+    await screen.findByRole('heading', { level: 1, name: 'Conversations: Ada Test' });
+    expect(screen.getByText('Hello doctor')).toBeTruthy();
   });
 });

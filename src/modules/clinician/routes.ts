@@ -9,6 +9,7 @@ import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts
 import { QUEUE_ORDERING } from './repository.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
+import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -55,9 +56,9 @@ const ClinicianConsultation = ConsultationSchema.extend({
   renewal: z
     .object({
       patient_choice_status: z.string().nullable(),
-      choice: z.record(z.string(), z.unknown()).nullable().meta({ description: 'treatment_id, dosage, changed, change_note, answers, dose_change, treatment_change, confirmed_at' }),
-      verdict: z.record(z.string(), z.unknown()).nullable().meta({ description: "The engine's result over the renewal answers and the dose rule's explanation" }),
-      red_flags: z.array(z.unknown()).meta({ description: 'Red flags raised on this renewal screen (nothing was confirmed then)' }),
+      choice: RenewalChoiceSchema.nullable(),
+      verdict: RenewalVerdictSchema.nullable(),
+      red_flags: z.array(RenewalRedFlagSchema).meta({ description: 'Red flags raised on this renewal screen (nothing was confirmed then)' }),
       latest_weight: WeightPoint.nullable(),
       weight_trend: z
         .object({ from: WeightPoint, to: WeightPoint, entries: z.number().int(), days: z.number().int(), change_kg: z.number(), change_percent: z.number(), kg_per_week: z.number().nullable() })

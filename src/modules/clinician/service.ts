@@ -18,9 +18,9 @@ import {
 import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
 import { weightSummary } from '../journal/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
+import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema, readStored } from './schemas.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
-const asRecord = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...v } : null);
 
 export type { QueueFilter } from './repository.ts';
 
@@ -51,9 +51,9 @@ export async function consultationForReview(deps: Deps, id: string) {
   const renewal = ['renewal', 'early_order'].includes(row.origin)
     ? {
         patient_choice_status: row.patient_choice_status ?? null,
-        choice: asRecord(details.choice),
-        verdict: asRecord(details.verdict),
-        red_flags: Array.isArray(details.red_flags) ? details.red_flags : [],
+        choice: readStored(RenewalChoiceSchema, details.choice),
+        verdict: readStored(RenewalVerdictSchema, details.verdict),
+        red_flags: (Array.isArray(details.red_flags) ? details.red_flags : []).flatMap((f) => readStored(RenewalRedFlagSchema, f) ?? []),
         ...(await weightSummary(deps.db, row.user_id)),
       }
     : null;

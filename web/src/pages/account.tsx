@@ -93,7 +93,7 @@ function ProfileForm({ profile: p, onSaved }: { profile: Profile; onSaved: (p: P
         document_type: (f.document_type || null) as 'PASSPORT' | null,
         document_number: f.document_number, // "" clears it
         issuing_state: f.issuing_state,
-        addresses: addresses as any,
+        addresses,
       },
     });
     setErrors(data ? {} : fieldErrors(error));
@@ -224,7 +224,7 @@ export function ChangePasswordPage() {
 export function Referrals() {
   const { t, money, date } = useI18n();
   const me = useLoad(() => api.GET('/v1/users/referrals/me/'));
-  const people = useLoad(() => api.GET('/v1/users/referrals/me/referred/', { params: { query: { limit: '50' } as any } }));
+  const people = useLoad(() => api.GET('/v1/users/referrals/me/referred/', { params: { query: { limit: 50 } } }));
   const [copied, setCopied] = useState(false);
   if (me.error) return <LoadError error={me.error} />;
   if (!me.data) return <Loading />;

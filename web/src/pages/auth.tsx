@@ -1,6 +1,7 @@
 // Sign-up with the emailed code, sign-in, forgot and reset password, the referral landing.
 import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { api, brandParams, errorText, fieldErrors } from '../api/client';
+import { errorCode } from '../api/typing';
 import { auth } from '../auth';
 import { GoogleSignIn } from '../components/GoogleSignIn';
 import { secondStepOf, type SecondStep } from '../components/second-step';
@@ -48,7 +49,7 @@ export function SignIn() {
     const { data, error: err, response } = await api.POST('/v1/users/token/', { params: brandParams, body: { email, password } });
     setBusy(false);
     if (data) return signedIn(data);
-    const code = (err as any)?.code;
+    const code = errorCode(err);
     const second = secondStepOf(err);
     if (second) return setStep(second);
     setError(

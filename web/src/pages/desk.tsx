@@ -1,21 +1,33 @@
 // The clinician desk (doctor role): review queue, consultation page with the answers and the engine's
 // verdict, approve / reject / request information; the conversations inbox with replies.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
+import { engineReasons, errorCode } from '../api/typing';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { countryName } from '../countries';
 import { Link } from '../router';
 import { MessageList } from './messages';
 import { DoseChangeDesk } from '../components/DoseChangeDesk';
-import type { QuestionnaireSchema } from '../questionnaire/model';
+import type { Question } from '../questionnaire/model';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
 // server's order and only marks those rows).
 const URGENT = 'emergency_contraception';
 
+/** The catalogue's category titles in the desk's language (slug -> title); the slug until they load. */
+function useCategoryTitle() {
+  const { locale } = useI18n();
+  const cats = useLoad(() => api.GET('/v1/users/questionnaires/categories/', { params: { query: { locale } } }), [locale]);
+  const titles = new Map((cats.data?.categories ?? []).map((c) => [c.slug, c.title] as const));
+  return (slug: string) => titles.get(slug) ?? slug.replace(/_/g, ' ');
+}
+
+const personName = (u: { first_name?: string | null; last_name?: string | null; email: string }) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
+
 export function Desk() {
   const { t, dateTime } = useI18n();
+  const categoryTitle = useCategoryTitle();
   const queue = useLoad(() => api.GET('/v1/clinician/consultations/', { params: { query: { status: 'pending_review', limit: 100 } } }));
   const rows = queue.data?.results ?? [];
   return (
@@ -39,11 +51,11 @@ export function Desk() {
               <tr key={c.id} className={c.category === URGENT ? 'urgent' : undefined}>
                 <td>
                   <Link to={`/desk/consultations/${c.id}`}>
-                    {[c.user.first_name, c.user.last_name].filter(Boolean).join(' ') || c.user.email}
+                    {personName(c.user)}
                   </Link>
                 </td>
                 <td>
-                  {c.category.replace(/_/g, ' ')} {c.origin === 'renewal' || c.origin === 'early_order' ? <span className="badge">{t('desk.renewal')}</span> : null}
+                  {categoryTitle(c.category)} {c.origin === 'renewal' || c.origin === 'early_order' ? <span className="badge">{t('desk.renewal')}</span> : null}
                 </td>
                 <td>{dateTime(c.created_at)}</td>
                 <td>
@@ -62,15 +74,19 @@ export function Desk() {
 type ClinicianConsultation = Schemas['ClinicianConsultation'];
 
 export function DeskConsultation({ id }: { id: string }) {
-  const { t, date, dateTime } = useI18n();
+  const { t, date, dateTime, locale } = useI18n();
+  const categoryTitle = useCategoryTitle();
   const c = useLoad<ClinicianConsultation>(() => api.GET('/v1/clinician/consultations/{id}/', { params: { path: { id } } }), [id]);
-  const { locale } = useI18n();
-  // The question texts of the category (public schema), to show answers as the patient saw them.
+  // The question texts of the category (public schema) in the desk's language, to show the answers as
+  // the patient saw them. Loaded before the answers are shown: the result names the category and
+  // locale it was loaded for, so answers never render with the previous (or no) texts.
   const category = c.data?.category;
-  const schema = useLoad<QuestionnaireSchema>(
-    () => (category ? api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug: category }, query: { locale } } }) : Promise.resolve({})),
-    [category, locale],
-  );
+  const schema = useLoad(async () => {
+    if (!category) return { data: undefined };
+    const r = await api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug: category }, query: { locale } } });
+    // A category without a questionnaire (or an error): the answers are shown by their keys.
+    return { data: { category, locale, questions: (r.data?.steps ?? []).flatMap((st) => st.questions) } };
+  }, [category, locale]);
   const [treatment, setTreatment] = useState('');
   const [dosage, setDosage] = useState('');
   const [note, setNote] = useState('');
@@ -81,24 +97,22 @@ export function DeskConsultation({ id }: { id: string }) {
   const [overrideAsked, setOverrideAsked] = useState(false);
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
-  useEffect(() => {
-    if (c.data) {
-      setTreatment(c.data.treatment_id);
-      setDosage(c.data.dosage);
-    }
-  }, [c.data?.id]);
   if (c.error) return <Alert kind="error">{t('app.notFound')}</Alert>;
-  if (!c.data) return <Loading />;
+  if (!c.data || schema.data?.category !== c.data.category || schema.data.locale !== locale) return <Loading />;
   const x = c.data;
   const options = x.treatment_options ?? [];
-  const dosages = options.find((o) => o.id === treatment)?.dosages ?? [];
-  const eligibility = (x.questionnaire_submission?.eligibility ?? {}) as Record<string, any>;
+  const treatmentName = (tid: string) => options.find((o) => o.id === tid)?.name ?? tid;
+  // Until the doctor picks another, the consultation's own treatment and dose are the choice (a dose
+  // the newly picked treatment does not have falls back to its first step).
+  const chosenTreatment = treatment || x.treatment_id;
+  const dosages = options.find((o) => o.id === chosenTreatment)?.dosages ?? [];
+  const chosenDosage = dosage || (chosenTreatment === x.treatment_id || !dosages.length ? x.dosage : (dosages[0] ?? x.dosage));
+  const eligibility = x.questionnaire_submission?.eligibility;
+  const reasons = engineReasons(eligibility, 'reasons');
+  const cautions = engineReasons(eligibility, 'cautions');
   const check = x.prescribing_check;
   // Outside the engine's verdict: the consultation's own choice when the check failed, or a treatment
   // or dose the check does not allow. The API decides (override_required); this only asks up front.
-  // Until the form state is filled from the consultation, its own treatment and dose are the choice.
-  const chosenTreatment = treatment || x.treatment_id;
-  const chosenDosage = dosage || x.dosage;
   const outside =
     overrideAsked ||
     (check
@@ -108,20 +122,24 @@ export function DeskConsultation({ id }: { id: string }) {
       : false);
   const overrideShort = outside && overrideReason.trim().length < 20;
   const open = x.status === 'pending_review' || x.status === 'needs_information';
-  const questions = new Map((schema.data?.steps ?? []).flatMap((st) => st.questions.map((q) => [q.question_key, q] as const)));
+  const questions = new Map<string, Question>(schema.data.questions.map((q) => [q.question_key, q] as const));
+  const questionText = (key: string) => questions.get(key)?.text ?? key.replace(/_/g, ' ');
   const label = (key: string, value: unknown) => {
     const q = questions.get(key);
     if (typeof value === 'boolean') return value ? t('q.yes') : t('q.no');
     return q?.options?.find((o) => o.value === value)?.label ?? String(value ?? '—');
   };
-
-  const changedSinceLast = new Set((x.earlier_submissions[0]?.changed_answers ?? []).map((c) => c.question_key));
-  // An answer of an earlier submission as the patient saw it (a list: the chosen options).
+  const unit = (key: string) => {
+    const u = questions.get(key)?.unit;
+    return u ? ` ${u}` : '';
+  };
+  // An answer as the patient saw it (a list: the chosen options).
   const shown = (key: string, value: EarlierValue) => {
     if (value === null) return '—';
     const text = Array.isArray(value) ? value.map((v) => label(key, v)).join(', ') || '—' : label(key, value);
-    return `${text}${questions.get(key)?.unit ? ` ${questions.get(key)!.unit}` : ''}`;
+    return `${text}${unit(key)}`;
   };
+  const changedSinceLast = new Set((x.earlier_submissions[0]?.changed_answers ?? []).map((a) => a.question_key));
 
   async function act(kind: 'approve' | 'reject' | 'request', e?: FormEvent) {
     e?.preventDefault();
@@ -132,8 +150,8 @@ export function DeskConsultation({ id }: { id: string }) {
         ? await api.POST('/v1/clinician/consultations/{id}/approve/', {
             ...path,
             body: {
-              treatment_id: treatment || undefined,
-              dosage: dosage || undefined,
+              treatment_id: chosenTreatment || undefined,
+              dosage: chosenDosage || undefined,
               note: note || undefined,
               instructions: instructions || undefined,
               override_reason: outside && overrideReason.trim() ? overrideReason.trim() : undefined,
@@ -146,7 +164,7 @@ export function DeskConsultation({ id }: { id: string }) {
       setDone(t('desk.done'));
       setOverrideAsked(false);
       c.reload(); // the detail (prescribing_override, status) as the API has it now
-    } else if ((r.error as { code?: string } | undefined)?.code === 'override_required') {
+    } else if (errorCode(r.error) === 'override_required') {
       setOverrideAsked(true);
       setError(t('desk.overrideRequired'));
     } else setError(errorText(r.error, t('app.error')));
@@ -154,7 +172,7 @@ export function DeskConsultation({ id }: { id: string }) {
 
   return (
     <section>
-      <PageTitle>{`${x.category.replace(/_/g, ' ')}: ${[x.user.first_name, x.user.last_name].filter(Boolean).join(' ') || x.user.email}`}</PageTitle>
+      <PageTitle>{`${categoryTitle(x.category)}: ${personName(x.user)}`}</PageTitle>
       <p>
         <Link to="/desk">{t('app.back')}</Link>
       </p>
@@ -171,7 +189,7 @@ export function DeskConsultation({ id }: { id: string }) {
         <dd>{dateTime(x.created_at)}</dd>
         <dt>{t('consultations.treatment')}</dt>
         <dd>
-          {x.treatment_id} {x.dosage} ({x.plan}, {x.origin})
+          {treatmentName(x.treatment_id)} {x.dosage} ({x.plan}, {x.origin})
         </dd>
       </dl>
       {x.questionnaire_submission || !x.renewal ? (
@@ -182,30 +200,30 @@ export function DeskConsultation({ id }: { id: string }) {
           </p>
         </>
       ) : null}
-      {Array.isArray(eligibility.reasons) && eligibility.reasons.length ? (
+      {reasons.length ? (
         <ul>
-          {eligibility.reasons.map((r: any) => (
+          {reasons.map((r) => (
             <li key={r.code}>
               <code>{r.code}</code> {r.message} {r.source ? <small>({r.source})</small> : null}
             </li>
           ))}
         </ul>
       ) : null}
-      {Array.isArray(eligibility.cautions) && eligibility.cautions.length ? (
+      {cautions.length ? (
         <ul>
-          {eligibility.cautions.map((r: any) => (
+          {cautions.map((r) => (
             <li key={r.code}>
               <code>{r.code}</code> {r.message}
             </li>
           ))}
         </ul>
       ) : null}
-      {check ? <PrescribingCheck check={check} /> : null}
+      {check ? <PrescribingCheck check={check} treatmentName={treatmentName} /> : null}
       {x.prescribing_override ? (
         <>
           <h2>{t('desk.override')}</h2>
           <Alert>
-            {t('desk.overrideBy', { date: dateTime(x.prescribing_override.created_at), doctor: x.prescribing_override.doctor_id.slice(0, 8), treatment: x.prescribing_override.treatment_id, dosage: x.prescribing_override.dosage })}
+            {t('desk.overrideBy', { date: dateTime(x.prescribing_override.created_at), doctor: x.prescribing_override.doctor_id.slice(0, 8), treatment: treatmentName(x.prescribing_override.treatment_id), dosage: x.prescribing_override.dosage })}
           </Alert>
           <blockquote className="override-reason">{x.prescribing_override.reason}</blockquote>
           {x.prescribing_override.reason_codes.length ? (
@@ -215,22 +233,15 @@ export function DeskConsultation({ id }: { id: string }) {
           ) : null}
         </>
       ) : null}
-      {x.renewal ? <RenewalDetails renewal={x.renewal} /> : null}
+      {x.renewal ? <RenewalDetails renewal={x.renewal} treatmentName={treatmentName} /> : null}
       <h2>{t('desk.answers')}</h2>
       <table>
         <tbody>
           {x.form_snapshot.map((a) => {
-            const text = `${
-              a.values
-                ? Object.entries(a.values)
-                    .filter(([, v]) => v === true)
-                    .map(([k]) => label(a.question_key, k))
-                    .join(', ') || '—'
-                : label(a.question_key, a.value)
-            }${questions.get(a.question_key)?.unit ? ` ${questions.get(a.question_key)!.unit}` : ''}`;
+            const text = shown(a.question_key, answerValue(a));
             return (
               <tr key={a.question_key}>
-                <th scope="row">{questions.get(a.question_key)?.text ?? a.question_key.replace(/_/g, ' ')}</th>
+                <th scope="row">{questionText(a.question_key)}</th>
                 {/* Changed since the newest earlier submission: highlighted. */}
                 <td>{changedSinceLast.has(a.question_key) ? <mark>{text}</mark> : text}</td>
               </tr>
@@ -238,7 +249,7 @@ export function DeskConsultation({ id }: { id: string }) {
           })}
         </tbody>
       </table>
-      {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} question={(key) => questions.get(key)?.text ?? key.replace(/_/g, ' ')} show={(key, value) => shown(key, value)} /> : null}
+      {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} current={x.form_snapshot} question={questionText} show={shown} /> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}
       {open ? (
@@ -246,14 +257,23 @@ export function DeskConsultation({ id }: { id: string }) {
           <form className="card" onSubmit={(e) => act('approve', e)}>
             <h2>{t('desk.approve')}</h2>
             {options.length ? (
-              <Select label={t('desk.treatment')} name="treatment_id" value={treatment} options={options.map((o) => ({ value: o.id, label: o.name }))} onChange={(e) => setTreatment(e.target.value)} />
+              <Select
+                label={t('desk.treatment')}
+                name="treatment_id"
+                value={chosenTreatment}
+                options={options.map((o) => ({ value: o.id, label: o.name }))}
+                onChange={(e) => {
+                  setTreatment(e.target.value);
+                  setDosage('');
+                }}
+              />
             ) : (
-              <Field label={t('desk.treatment')} name="treatment_id" value={treatment} onChange={(e) => setTreatment(e.target.value)} />
+              <Field label={t('desk.treatment')} name="treatment_id" value={chosenTreatment} onChange={(e) => setTreatment(e.target.value)} />
             )}
             {dosages.length ? (
-              <Select label={t('desk.dosage')} name="dosage" value={dosage} options={dosages.map((d) => ({ value: d, label: d }))} onChange={(e) => setDosage(e.target.value)} />
+              <Select label={t('desk.dosage')} name="dosage" value={chosenDosage} options={dosages.map((d) => ({ value: d, label: d }))} onChange={(e) => setDosage(e.target.value)} />
             ) : (
-              <Field label={t('desk.dosage')} name="dosage" value={dosage} onChange={(e) => setDosage(e.target.value)} />
+              <Field label={t('desk.dosage')} name="dosage" value={chosenDosage} onChange={(e) => setDosage(e.target.value)} />
             )}
             <TextArea label={t('desk.instructions')} name="instructions" value={instructions} onChange={(e) => setInstructions(e.target.value)} />
             <TextArea label={t('desk.note')} name="note" value={note} onChange={(e) => setNote(e.target.value)} />
@@ -296,61 +316,83 @@ export function DeskConsultation({ id }: { id: string }) {
 
 type Earlier = ClinicianConsultation['earlier_submissions'];
 type EarlierValue = Earlier[number]['changed_answers'][number]['before'];
+type Snapshot = ClinicianConsultation['form_snapshot'];
 
-/** The patient's earlier submissions of the category (newest first) and what changed since each one. */
-function EarlierSubmissions({ earlier, question, show }: { earlier: Earlier; question: (key: string) => string; show: (key: string, value: EarlierValue) => string }) {
+/** A stored answer as the API compares them: its value, or a multiple choice's chosen options (sorted). */
+function answerValue(a: Snapshot[number] | undefined): EarlierValue {
+  if (!a) return null;
+  if (a.values)
+    return Object.entries(a.values)
+      .filter(([, chosen]) => chosen === true)
+      .map(([k]) => k)
+      .sort();
+  return a.value ?? null;
+}
+
+/**
+ * The patient's earlier submissions of the category side by side with this one (newest first): one
+ * column per submission, one row per answer that differs in any of them; an earlier answer that
+ * differs from this submission's is highlighted, and the answers whose change held the consultation
+ * are marked. The column head names the submission's date, outcome and the engine's reasons.
+ */
+function EarlierSubmissions({ earlier, current, question, show }: { earlier: Earlier; current: Snapshot; question: (key: string) => string; show: (key: string, value: EarlierValue) => string }) {
   const { t, dateTime } = useI18n();
+  const now = new Map(current.map((a) => [a.question_key, answerValue(a)] as const));
+  const changed = earlier.map((s) => new Map(s.changed_answers.map((c) => [c.question_key, c] as const)));
+  const keys = [...new Set(earlier.flatMap((s) => s.changed_answers.map((c) => c.question_key)))];
+  const deciding = new Set(earlier.flatMap((s) => s.changed_answers.filter((c) => c.deciding).map((c) => c.question_key)));
   return (
     <section aria-labelledby="earlier-h">
       <h2 id="earlier-h">{t('desk.earlier')}</h2>
       {!earlier.length ? <p>{t('desk.earlier.none')}</p> : null}
-      {earlier.map((s) => (
-        <article key={s.id} aria-label={`${t('desk.earlier')}: ${dateTime(s.created_at)}`}>
-          <h3>
-            {dateTime(s.created_at)} <StatusBadge status={s.outcome} />
-          </h3>
-          {s.reason_codes.length ? (
-            <p>
-              {t('desk.codes')}: {s.reason_codes.map((code) => <code key={code}>{code} </code>)}
-            </p>
-          ) : null}
-          {s.changed_answers.length ? (
-            <table>
-              <caption>{t('desk.earlier.changed')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('desk.earlier.question')}</th>
-                  <th scope="col">{t('desk.earlier.before')}</th>
-                  <th scope="col">{t('desk.earlier.after')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.changed_answers.map((c) => (
-                  <tr key={c.question_key} className={c.deciding ? 'urgent' : undefined}>
-                    <th scope="row">{question(c.question_key)}</th>
-                    <td>{show(c.question_key, c.before)}</td>
-                    <td>
-                      <mark>{show(c.question_key, c.after)}</mark>
-                    </td>
-                  </tr>
+      {earlier.length && !keys.length ? <p>{t('desk.earlier.noChange')}</p> : null}
+      {keys.length ? (
+        <div className="table-scroll">
+          <table className="side-by-side">
+            <caption>{t('desk.earlier.changed')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('desk.earlier.question')}</th>
+                <th scope="col">{t('desk.earlier.after')}</th>
+                {earlier.map((s) => (
+                  <th scope="col" key={s.id} data-submission={s.id}>
+                    {dateTime(s.created_at)} <StatusBadge status={s.outcome} />
+                    {s.reason_codes.length ? (
+                      <small className="codes">
+                        {' '}
+                        {s.reason_codes.map((code) => (
+                          <code key={code}>{code} </code>
+                        ))}
+                      </small>
+                    ) : null}
+                  </th>
                 ))}
-              </tbody>
-            </table>
-          ) : (
-            <p>{t('desk.earlier.noChange')}</p>
-          )}
-        </article>
-      ))}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key} className={deciding.has(key) ? 'urgent' : undefined}>
+                  <th scope="row">{question(key)}</th>
+                  <td>{show(key, now.get(key) ?? null)}</td>
+                  {earlier.map((s, i) => {
+                    const c = changed[i]?.get(key);
+                    return <td key={s.id}>{c ? <mark>{show(key, c.before)}</mark> : show(key, now.get(key) ?? null)}</td>;
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
     </section>
   );
 }
 
 type Check = NonNullable<ClinicianConsultation['prescribing_check']>;
 type RenewalInfo = NonNullable<ClinicianConsultation['renewal']>;
-type Reason = { code?: string; message?: string; source?: string };
 
 /** The engine's verdict now on the consultation's treatment and dose, with its explanation. */
-function PrescribingCheck({ check }: { check: Check }) {
+function PrescribingCheck({ check, treatmentName }: { check: Check; treatmentName: (id: string) => string }) {
   const { t } = useI18n();
   return (
     <>
@@ -365,7 +407,7 @@ function PrescribingCheck({ check }: { check: Check }) {
       ) : null}
       <dl className="facts">
         <dt>{t('desk.allowedTreatments')}</dt>
-        <dd>{check.allowed_treatments.join(', ') || '—'}</dd>
+        <dd>{check.allowed_treatments.map(treatmentName).join(', ') || '—'}</dd>
         <dt>{t('desk.allowedDosages')}</dt>
         <dd>{check.allowed_dosages.join(', ') || '—'}</dd>
         {check.reason_codes.length ? (
@@ -383,21 +425,16 @@ function PrescribingCheck({ check }: { check: Check }) {
   );
 }
 
-const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const fmt = (n: number, digits = 1) => (Math.round(n * 10 ** digits) / 10 ** digits).toString();
 
 /** A renewal: the patient's choice, the engine's result over the renewal answers, red flags and the weight trend. */
-function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
+function RenewalDetails({ renewal: r, treatmentName }: { renewal: RenewalInfo; treatmentName: (id: string) => string }) {
   const { t, date, dateTime } = useI18n();
-  const choice = (r.choice ?? null) as Record<string, unknown> | null;
-  const verdict = (r.verdict ?? null) as Record<string, unknown> | null;
-  const doseChange = choice?.dose_change as { from: string; to: string } | null | undefined;
-  const treatmentChange = choice?.treatment_change as { from: string; to: string } | null | undefined;
-  const explanation = Array.isArray(verdict?.explanation) ? (verdict.explanation as unknown[]).map(str).filter(Boolean) : [];
-  const reasons = (Array.isArray(verdict?.reasons) ? verdict.reasons : []) as Reason[];
-  const cautions = (Array.isArray(verdict?.cautions) ? verdict.cautions : []) as Reason[];
-  const flags = r.red_flags as { codes?: string[]; at?: string }[];
-  const trend = r.weight_trend;
+  const { choice, verdict, red_flags: flags, weight_trend: trend } = r;
+  const doseChange = choice?.dose_change ?? null;
+  const treatmentChange = choice?.treatment_change ?? null;
+  const explanation = verdict?.explanation ?? [];
+  const findings = [...(verdict?.reasons ?? []), ...(verdict?.cautions ?? [])];
   const status = r.patient_choice_status ?? '';
   return (
     <section aria-labelledby="renewal-h">
@@ -409,7 +446,7 @@ function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
         <dl className="facts">
           <dt>{t('desk.treatment')}</dt>
           <dd>
-            {str(choice.treatment_id)} {str(choice.dosage)}
+            {treatmentName(choice.treatment_id)} {choice.dosage}
           </dd>
           {doseChange ? (
             <>
@@ -420,13 +457,13 @@ function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
           {treatmentChange ? (
             <>
               <dt>{t('desk.treatment')}</dt>
-              <dd>{t('desk.treatmentChange', { from: treatmentChange.from, to: treatmentChange.to })}</dd>
+              <dd>{t('desk.treatmentChange', { from: treatmentName(treatmentChange.from), to: treatmentName(treatmentChange.to) })}</dd>
             </>
           ) : null}
           <dt>{t('desk.confirmedAt')}</dt>
-          <dd>{dateTime(str(choice.confirmed_at) || null)}</dd>
+          <dd>{dateTime(choice.confirmed_at ?? null)}</dd>
           <dt>{t('desk.changeNote')}</dt>
-          <dd>{choice.changed ? `${t('desk.changed')}${str(choice.change_note) ? `: ${str(choice.change_note)}` : ''}` : t('desk.unchanged')}</dd>
+          <dd>{choice.changed ? `${t('desk.changed')}${choice.change_note ? `: ${choice.change_note}` : ''}` : t('desk.unchanged')}</dd>
         </dl>
       ) : (
         <p>{t('desk.noChoice')}</p>
@@ -435,7 +472,7 @@ function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
         <>
           <h3>{t('desk.renewalVerdict')}</h3>
           <p>
-            <StatusBadge status={str(verdict.outcome) || 'none'} />
+            <StatusBadge status={verdict.outcome || 'none'} />
           </p>
           {explanation.length ? (
             <ul>
@@ -444,9 +481,9 @@ function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
               ))}
             </ul>
           ) : null}
-          {[...reasons, ...cautions].length ? (
+          {findings.length ? (
             <ul>
-              {[...reasons, ...cautions].map((x, i) => (
+              {findings.map((x, i) => (
                 <li key={`${x.code}-${i}`}>
                   <code>{x.code}</code> {x.message}
                 </li>
@@ -461,7 +498,7 @@ function RenewalDetails({ renewal: r }: { renewal: RenewalInfo }) {
           <ul>
             {flags.map((f, i) => (
               <li key={i} className="urgent">
-                {dateTime(f.at ?? null)}: {(f.codes ?? []).join(', ')}
+                {dateTime(f.at)}: {f.codes.join(', ')}
               </li>
             ))}
           </ul>
@@ -500,7 +537,7 @@ export function Inbox() {
       <ul className="list">
         {list.data?.results.map((c) => (
           <li key={c.id} className={c.flagged_at ? 'urgent' : undefined}>
-            <Link to={`/desk/conversations/${c.id}`}>{[c.user.first_name, c.user.last_name].filter(Boolean).join(' ') || c.user.email}</Link>{' '}
+            <Link to={`/desk/conversations/${c.id}`}>{personName(c.user)}</Link>{' '}
             {/* The API's unread_count counts the team's messages the patient has not read; a thread whose
                 last message is the patient's is waiting for a reply. */}
             {c.last_message_sender_type === 'USER' ? <span className="badge">{t('desk.awaiting')}</span> : null} {c.flagged_at ? <span className="badge badge-rejected">{t('desk.flagged')}</span> : null}{' '}
@@ -512,11 +549,12 @@ export function Inbox() {
   );
 }
 
-type Msg = { id: string; sender_type: 'USER' | 'DOCTOR'; content: string; file: string | null; created_at: string };
-
 export function InboxConversation({ id }: { id: string }) {
   const { t } = useI18n();
   const msgs = useLoad(() => api.GET('/v1/clinician/conversations/{id}/messages/', { params: { path: { id } } }), [id]);
+  // The patient's name: the conversations list carries it (the messages do not).
+  const list = useLoad(() => api.GET('/v1/clinician/conversations/', { params: { query: { limit: 100 } } }));
+  const patient = list.data?.results.find((c) => c.id === id)?.user;
   const [content, setContent] = useState('');
   const [error, setError] = useState('');
   async function reply(e: FormEvent) {
@@ -530,11 +568,11 @@ export function InboxConversation({ id }: { id: string }) {
   if (msgs.error) return <Alert kind="error">{t('app.notFound')}</Alert>;
   return (
     <section>
-      <PageTitle>{t('nav.inbox')}</PageTitle>
+      <PageTitle>{patient ? `${t('nav.inbox')}: ${personName(patient)}` : t('nav.inbox')}</PageTitle>
       <p>
         <Link to="/desk/conversations">{t('app.back')}</Link>
       </p>
-      {msgs.data ? <MessageList messages={msgs.data as Msg[]} mine="DOCTOR" filePath={(m) => `/v1/clinician/conversations/${id}/messages/${m.id}/file/`} /> : <Loading />}
+      {msgs.data ? <MessageList messages={msgs.data} mine="DOCTOR" filePath={(m) => `/v1/clinician/conversations/${id}/messages/${m.id}/file/`} /> : <Loading />}
       <form onSubmit={reply}>
         {error ? <Alert kind="error">{error}</Alert> : null}
         <TextArea label={t('desk.reply')} name="reply" required value={content} onChange={(e) => setContent(e.target.value)} />
