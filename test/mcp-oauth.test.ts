@@ -73,7 +73,7 @@ describe('discovery', () => {
   it('answers an unauthenticated call with 401 and the resource metadata address', async () => {
     const r = await rpc(undefined);
     expect(r.status).toBe(401);
-    expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="patient:read journal:write messages:write"`);
+    expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="patient:read journal:write messages:write treatment:write"`);
     // A browser client (the MCP Inspector) may read the challenge.
     const browser = await rpc(undefined, undefined, { origin: 'http://localhost:6274' });
     expect(browser.status).toBe(401);
@@ -102,7 +102,7 @@ describe('discovery', () => {
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
       const r = await call(ctx, 'GET', path);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ resource: MCP, authorization_servers: [TEST_BASE_URL], scopes_supported: ['patient:read', 'journal:write', 'messages:write'], bearer_methods_supported: ['header'] });
+      expect(r.body).toMatchObject({ resource: MCP, authorization_servers: [TEST_BASE_URL], scopes_supported: ['patient:read', 'journal:write', 'messages:write', 'treatment:write'], bearer_methods_supported: ['header'] });
     }
     const as = await call(ctx, 'GET', '/.well-known/oauth-authorization-server');
     expect(as.body).toMatchObject({

@@ -160,7 +160,7 @@ describe('revocation that holds', () => {
     const redirect = 'https://reconsent.example/cb';
     const id = (await registerRaw(redirect)).body.client_id as string;
     const full = await tokensFor(id, redirect, p);
-    expect(full.scope).toBe('patient:read journal:write messages:write');
+    expect(full.scope).toBe('patient:read journal:write messages:write treatment:write');
     const narrow = await tokensFor(id, redirect, p, 'patient:read');
     expect(narrow.scope).toBe('patient:read');
     expect((await listTools(full.access_token)).status).toBe(401);

@@ -52,7 +52,7 @@ const structured = (r: any) => r.structuredContent as any;
 describe('the whole flow through the SDK client', () => {
   it('registered the client dynamically, got a bound token pair, and lists every tool with input and output schemas', async () => {
     expect(providerA.info?.client_id).toMatch(/^mcp_/);
-    expect(providerA.saved).toMatchObject({ token_type: 'Bearer', scope: 'patient:read journal:write messages:write' });
+    expect(providerA.saved).toMatchObject({ token_type: 'Bearer', scope: 'patient:read journal:write messages:write treatment:write' });
     expect(providerA.saved!.access_token).toMatch(/^mcp_at_/);
     expect(providerA.saved!.refresh_token).toMatch(/^mcp_rt_/);
     const { tools } = await clientA.listTools();
@@ -216,6 +216,16 @@ describe('the whole flow through the SDK client', () => {
     expect(by.get('list_payments')).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
   });
 
+  it('the questionnaire and renewal tools (their confirmation steps: test/mcp-confirm.test.ts)', async () => {
+    expect(structured(await clientA.callTool({ name: 'get_questionnaire', arguments: { category: 'hair_growth' } })).category).toBe('hair_growth');
+    const saved = structured(await clientA.callTool({ name: 'save_questionnaire_draft', arguments: { category: 'hair_growth', data: [{ step_id: 2, question_key: 'hair_loss_pattern', value: 'gradual' }] } }));
+    expect(saved.draft.answers).toHaveLength(1);
+    expect(structured(await clientA.callTool({ name: 'submit_questionnaire', arguments: { category: 'hair_growth' } })).status).toBe('confirmation_required');
+    // A has no pending renewal: refused, nothing offered.
+    const r = await clientA.callTool({ name: 'confirm_renewal', arguments: { consultation_id: consultationId, answers: [] } });
+    expect(r.isError).toBe(true);
+  });
+
   it('records every call (patient, client, tool, time, outcome) without content', async () => {
     const rows = await ctx.db.query('select * from mcp_tool_calls where user_id = $1 order by called_at', [a.id]);
     const tools = new Set(rows.map((r) => r.tool));
@@ -282,6 +292,12 @@ describe('scopes', () => {
     const msg = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_message', arguments: { content: 'x' } } });
     expect(msg.status).toBe(403);
     expect(msg.headers.get('www-authenticate')).toContain('scope="patient:read messages:write"');
+    // The submitting tools (behind a confirmation) need treatment:write.
+    for (const [id, name] of [[4, 'confirm_renewal'], [5, 'submit_questionnaire'], [6, 'save_questionnaire_draft']] as const) {
+      const step = await rpc({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+      expect(step.status).toBe(403);
+      expect(step.headers.get('www-authenticate')).toContain('scope="patient:read treatment:write"');
+    }
   });
 });
 
@@ -295,7 +311,7 @@ describe('connected apps', () => {
     expect(list.headers['cache-control']).toBe('no-store');
     expect(list.body.count).toBe(1);
     const app = list.body.results[0];
-    expect(app).toMatchObject({ client_id: provider.info!.client_id, client_name: 'Revocable', redirect_hosts: ['localhost:7777'], scopes: ['patient:read', 'journal:write', 'messages:write'] });
+    expect(app).toMatchObject({ client_id: provider.info!.client_id, client_name: 'Revocable', redirect_hosts: ['localhost:7777'], scopes: ['patient:read', 'journal:write', 'messages:write', 'treatment:write'] });
     expect(app.last_used_at).not.toBeNull();
 
     const theirs = await call(ctx, 'GET', '/v1/users/connected-apps/', { token: other.access });

@@ -335,6 +335,20 @@ export type McpClientsRow = Selectable<McpClientsTable>;
 export type NewMcpClients = Insertable<McpClientsTable>;
 export type McpClientsUpdate = Updateable<McpClientsTable>;
 
+export interface McpConfirmationsTable {
+  token_hash: string;
+  user_id: string;
+  grant_id: string;
+  tool: string;
+  input_hash: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type McpConfirmationsRow = Selectable<McpConfirmationsTable>;
+export type NewMcpConfirmations = Insertable<McpConfirmationsTable>;
+export type McpConfirmationsUpdate = Updateable<McpConfirmationsTable>;
+
 export interface McpGrantsTable {
   id: Generated<string>;
   user_id: string;
@@ -345,6 +359,7 @@ export interface McpGrantsTable {
   last_used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   revoked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   revoke_reason: string | null;
+  client_capabilities: Json;
 }
 export type McpGrantsRow = Selectable<McpGrantsTable>;
 export type NewMcpGrants = Insertable<McpGrantsTable>;
@@ -872,6 +887,7 @@ export interface Database {
   mcp_auth_codes: McpAuthCodesTable;
   mcp_auth_requests: McpAuthRequestsTable;
   mcp_clients: McpClientsTable;
+  mcp_confirmations: McpConfirmationsTable;
   mcp_grants: McpGrantsTable;
   mcp_tokens: McpTokensTable;
   mcp_tool_calls: McpToolCallsTable;

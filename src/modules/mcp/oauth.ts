@@ -14,7 +14,7 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { assistantConnectedMail } from './mail.ts';
 import * as repo from './repository.ts';
 
-export const SCOPES = ['patient:read', 'journal:write', 'messages:write'] as const;
+export const SCOPES = ['patient:read', 'journal:write', 'messages:write', 'treatment:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 

@@ -115,7 +115,7 @@ export async function completeAuthRequest(q: Queryable, id: string, at: Date): P
 
 // ---------------------------------------------------------------- grants (connected apps)
 
-export type GrantRow = Omit<McpGrantsRow, 'revoke_reason'>;
+export type GrantRow = Omit<McpGrantsRow, 'revoke_reason' | 'client_capabilities'>;
 
 /** The grant's account and whether it was revoked (the token endpoint checks both). */
 export async function findGrant(q: Queryable, grantId: string): Promise<Pick<McpGrantsRow, 'user_id' | 'revoked_at'> | undefined> {
@@ -362,6 +362,7 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
   await db.deleteFrom('mcp_auth_requests').where('expires_at', '<', before).execute();
   await db.deleteFrom('mcp_auth_codes').where('expires_at', '<', before).execute();
   await db.deleteFrom('mcp_tokens').where('expires_at', '<', before).execute();
+  await db.deleteFrom('mcp_confirmations').where('expires_at', '<', before).execute();
 }
 
 /**
@@ -411,4 +412,44 @@ export async function revokeAccountConnectors(q: Queryable, userId: string): Pro
   await revokeAllGrantsForUser(q, userId, 'account_erased');
   await db.deleteFrom('mcp_auth_requests').where('user_id', '=', userId).execute();
   await db.deleteFrom('mcp_tool_calls').where('user_id', '=', userId).execute();
+  await db.deleteFrom('mcp_confirmations').where('user_id', '=', userId).execute();
+}
+
+// ---------------------------------------------------------------- client capabilities, confirmations
+
+/** The capabilities the client declared in its last `initialize` on this grant (the endpoint is stateless). */
+export async function setGrantCapabilities(q: Queryable, userId: string, grantId: string, capabilities: Record<string, unknown>): Promise<void> {
+  await sqlOf(q).updateTable('mcp_grants').set({ client_capabilities: JSON.stringify(capabilities) }).where('id', '=', grantId).where('user_id', '=', userId).execute();
+}
+
+export async function grantCapabilities(q: Queryable, userId: string, grantId: string): Promise<Record<string, unknown>> {
+  const row = await sqlOf(q).selectFrom('mcp_grants').select('client_capabilities').where('id', '=', grantId).where('user_id', '=', userId).executeTakeFirst();
+  return jsonObject(row?.client_capabilities);
+}
+
+export async function insertConfirmation(q: Queryable, c: { tokenHash: string; userId: string; grantId: string; tool: string; inputHash: string; expiresAt: Date }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('mcp_confirmations')
+    .values({ token_hash: c.tokenHash, user_id: c.userId, grant_id: c.grantId, tool: c.tool, input_hash: c.inputHash, expires_at: c.expiresAt })
+    .execute();
+}
+
+/**
+ * Uses a confirmation token once: only the patient and grant it was issued to, for the same tool and
+ * the same input, before it expires. True when it was live (and is now used).
+ */
+export async function useConfirmation(q: Queryable, c: { tokenHash: string; userId: string; grantId: string; tool: string; inputHash: string; now: Date }): Promise<boolean> {
+  const row = await sqlOf(q)
+    .updateTable('mcp_confirmations')
+    .set({ used_at: c.now })
+    .where('token_hash', '=', c.tokenHash)
+    .where('user_id', '=', c.userId)
+    .where('grant_id', '=', c.grantId)
+    .where('tool', '=', c.tool)
+    .where('input_hash', '=', c.inputHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', c.now)
+    .returning('token_hash')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -18,7 +18,8 @@ import * as oauth from './oauth.ts';
 import { GOOGLE_GSI_CLIENT, PAGE_LOCALES, asLocale, consentPage, errorPage, pageLocale, signInPage, type ErrorKey, type PageLocale } from './pages.ts';
 import * as repo from './repository.ts';
 import { ConnectedAppSchema } from './schemas.ts';
-import { TOOL_SCOPES, buildServer } from './tools.ts';
+import { deliverResponses, elicitsForms, onlyResponses, routeServerRequests } from './confirmation.ts';
+import { CONFIRMING_TOOLS, TOOL_SCOPES, buildServer } from './tools.ts';
 
 const tags = ['mcp'];
 const OAuthErrorSchema = z.object({ error: z.string(), error_description: z.string().optional() });
@@ -481,7 +482,7 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       schema: {
         ...mcpSchema('MCP endpoint (Streamable HTTP, stateless)'),
         body: McpBody,
-        response: { 200: z.unknown(), 202: z.unknown(), 401: OAuthErrorSchema, 403: z.unknown(), 429: z.unknown() },
+        response: { 200: z.unknown(), 202: z.unknown(), 401: OAuthErrorSchema, 403: z.unknown(), 404: z.unknown(), 429: z.unknown() },
       },
     },
     async (request, reply) => {
@@ -514,12 +515,33 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
           throw err;
         }
       }
-      const server = buildServer(deps, auth, (tool, outcome) =>
-        repo.recordToolCall(deps.db, { userId: auth.userId, clientId: auth.clientId, grantId: auth.grantId, tool, outcome, at: deps.clock.now() }),
+      // The client answering a request of the server (an elicitation of a waiting tool call): handed
+      // to that call when it waits in this process for this grant (docs/mcp.md, "Steps behind a confirmation").
+      if (onlyResponses(messages)) {
+        if (deliverResponses(auth.grantId, messages)) return reply.code(202).send();
+        return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'No tool call of this connection is waiting for this answer (it ended, or timed out).' }, id: null });
+      }
+      // The capabilities of `initialize` are kept on the grant: later (stateless) requests need `elicitation`.
+      const init = messages.find((m): m is { method: 'initialize'; params?: { capabilities?: unknown } } => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
+      if (init) {
+        const caps = init.params?.capabilities;
+        await repo.setGrantCapabilities(deps.db, auth.userId, auth.grantId, caps && typeof caps === 'object' && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {});
+      }
+      const confirming = calls.some((c) => CONFIRMING_TOOLS.has(String(c.params?.name)));
+      const elicits = confirming && elicitsForms(await repo.grantCapabilities(deps.db, auth.userId, auth.grantId));
+      const server = buildServer(
+        deps,
+        auth,
+        (tool, outcome) => repo.recordToolCall(deps.db, { userId: auth.userId, clientId: auth.clientId, grantId: auth.grantId, tool, outcome, at: deps.clock.now() }),
+        { elicits },
       );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // JSON answers, except for a confirming call of a client that elicits: its answer is an SSE
+      // stream that can carry the elicitation request before the result.
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !elicits });
+      const unroute = elicits ? routeServerRequests(transport, auth.grantId) : () => undefined;
       await server.connect(transport);
       reply.raw.on('close', () => {
+        unroute();
         void transport.close();
         void server.close();
       });

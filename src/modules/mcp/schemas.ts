@@ -207,3 +207,100 @@ export const ConnectedAppSchema = z
     last_used_at: z.string().nullable(),
   })
   .meta({ id: 'ConnectedApp' });
+
+// ---------------------------------------------------------------- steps behind a confirmation
+
+const confirm = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('The confirmation_token of the first call (two-step confirmation): the same input with this token submits. Leave it out on the first call.');
+
+export const ConfirmRenewalIn = z.object({
+  consultation_id: z.uuid().describe('The pending renewal (get_subscriptions: renewal_options[].pending_consultation_id)'),
+  treatment_id: z.string().max(255).optional().describe('Another treatment of the category (default: the current one)'),
+  dosage: z.string().max(255).optional().describe('The dose to continue with (default: the plan’s dose rules pick it)'),
+  changed: z.boolean().optional().describe('Something changed since the last review (health, medicines): the broader review questions are then asked too'),
+  answers: z
+    .array(z.object({ question_key: z.string().max(100), values: z.record(z.string(), z.unknown()) }))
+    .max(200)
+    .optional()
+    .describe('The renewal screen’s answers, as the API takes them: {question_key, values: {value: …}}'),
+  change_note: z.string().max(1000).optional(),
+  fulfilment: z
+    .discriminatedUnion('method', [z.object({ method: z.literal('delivery') }), z.object({ method: z.literal('collection'), pharmacy_id: z.uuid() })])
+    .optional()
+    .describe('Delivery (default) or collection at a partner pharmacy'),
+  confirm,
+});
+
+export const QuestionnaireIn = z.object({ category: z.string().max(64).describe('A category slug (see list_questionnaires)') });
+
+const AnswerIn = z
+  .object({
+    step_id: z.number().int(),
+    question_key: z.string().min(1).max(100),
+    value: z.union([z.string().max(2000), z.number(), z.boolean()]).optional(),
+    values: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export const SaveDraftIn = z.object({
+  category: QuestionnaireIn.shape.category,
+  data: z.array(AnswerIn).max(200).describe('Every answer of the draft (the whole set: answers left out are erased)'),
+});
+export const SubmitQuestionnaireIn = z.object({ category: QuestionnaireIn.shape.category, confirm });
+
+const Answer = z.object({ step_id: z.number(), question_key: z.string(), value: z.unknown().optional(), values: z.record(z.string(), z.unknown()).optional() });
+export const QuestionnaireOut = z.object({
+  category: z.string(),
+  locale: z.string(),
+  steps: z.array(
+    z.object({
+      step_id: z.number(),
+      title: z.string(),
+      questions: z.array(
+        z.object({
+          question_key: z.string(),
+          type: z.string(),
+          required: z.boolean(),
+          text: z.string(),
+          options: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
+          unit: z.string().optional(),
+          min: z.number().optional(),
+          max: z.number().optional(),
+        }).catchall(z.unknown()),
+      ),
+    }),
+  ),
+  draft: z.object({ id: z.string(), answers: z.array(Answer), updated_at: z.string() }),
+});
+export const SaveDraftOut = z.object({ emergency: EmergencyOut.nullable(), draft: z.object({ id: z.string(), answers: z.array(Answer), updated_at: z.string() }) });
+
+const confirmation = {
+  emergency: EmergencyOut.nullable(),
+  status: z
+    .enum(['submitted', 'confirmation_required', 'not_submitted', 'emergency'])
+    .describe('submitted; confirmation_required (call again with confirm = confirmation_token); not_submitted (the patient declined); emergency (a red flag: nothing submitted)'),
+  summary: z.string().describe('What is (or would be) submitted, to show the patient'),
+  confirmation_token: z.string().nullable(),
+  expires_at: z.string().nullable(),
+};
+export const ConfirmRenewalOut = z.object({
+  ...confirmation,
+  renewal: z
+    .object({
+      consultation_id: z.string(),
+      patient_choice_status: z.string(),
+      treatment_id: z.string(),
+      dosage: z.string(),
+      dose_change: z.object({ from: z.string(), to: z.string(), direction: z.string() }).nullable(),
+      treatment_change: z.object({ from: z.string(), to: z.string() }).nullable(),
+    })
+    .nullable(),
+});
+export const SubmitQuestionnaireOut = z.object({
+  ...confirmation,
+  submission: z
+    .object({ id: z.string(), outcome: z.string(), next_step: z.string().nullable(), message: z.string(), treatments: z.array(z.string()), created_at: z.string() })
+    .nullable(),
+});

@@ -3,7 +3,7 @@
 // content plus a short text; free text that the emergency detector flags puts the emergency notice
 // (the patient's country's number) first. Every call is recorded (no content) by the caller.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -16,10 +16,22 @@ import { countForUser, pageForUser, serialiseConsultations } from '../consultati
 import * as journal from '../journal/index.ts';
 import * as messages from '../messages/index.ts';
 import { getProfile } from '../profile/index.ts';
-import { listCategories, type Locale } from '../questionnaires/index.ts';
+import {
+  currentVersion,
+  getProgress,
+  listCategories,
+  localisedSteps,
+  patchProgress,
+  prescribingFor,
+  redFlags,
+  renewalRuleSet,
+  submitQuestionnaire,
+  type Locale,
+} from '../questionnaires/index.ts';
 import { screenFreeText } from '../redflags/index.ts';
 import * as subs from '../subscriptions/index.ts';
 import type { McpAuth, Scope } from './oauth.ts';
+import { ELICITATION_TIMEOUT_MS, confirmStep, type Confirmation, type Elicit } from './confirmation.ts';
 import { grantsOfAccount } from './repository.ts';
 import * as s from './schemas.ts';
 import { iso } from '../../lib/iso.ts';
@@ -64,6 +76,8 @@ function tool<I extends z.ZodObject>(def: ToolDef<I>): ToolSpec {
 export interface ToolContext {
   deps: Deps;
   auth: McpAuth;
+  /** Asks the patient through the client (MCP elicitation), when the client declared it. */
+  elicit?: Elicit | undefined;
 }
 
 const locale = (ctx: ToolContext): Locale => (isLocale(ctx.auth.locale) ? ctx.auth.locale : 'en');
@@ -510,6 +524,148 @@ export const TOOLS: ToolSpec[] = [
       };
     },
   }),
+
+  tool({
+    name: 'get_questionnaire',
+    title: 'A questionnaire and its saved draft',
+    description:
+      'The questions of a category’s current questionnaire (steps, types, options, bounds, in the patient’s language) and the patient’s saved draft answers. Answer with save_questionnaire_draft, then submit with submit_questionnaire.',
+    scope: 'patient:read',
+    input: s.QuestionnaireIn,
+    output: s.QuestionnaireOut,
+    readOnly: true,
+    async run(ctx, args) {
+      const l = locale(ctx);
+      const p = await getProgress(ctx.deps, ctx.auth.userId, args.category, l);
+      const steps = localisedSteps(currentVersion(args.category)?.steps ?? [], l);
+      return {
+        data: { category: args.category, locale: l, steps, draft: { id: p.progress.id, answers: p.progress.data, updated_at: p.progress.updated_at } },
+        text: `${steps.reduce((n, st) => n + st.questions.length, 0)} question(s) in ${steps.length} step(s); ${p.progress.data.length} answer(s) saved.`,
+      };
+    },
+  }),
+  tool({
+    name: 'save_questionnaire_draft',
+    title: 'Save questionnaire answers (draft)',
+    description:
+      'Saves the patient’s answers as the questionnaire draft (the whole answer set: answers left out are erased). Nothing is submitted. An answer that raises a red flag is answered with the emergency notice and put on the medical team’s red-flag desk.',
+    scope: 'treatment:write',
+    input: s.SaveDraftIn,
+    output: s.SaveDraftOut,
+    readOnly: false,
+    destructive: true,
+    idempotent: true,
+    openWorld: true,
+    // The questionnaire service reads the text answers itself; the engine's red flags are filed below.
+    screensItself: true,
+    async run(ctx, args) {
+      const p = await patchProgress(ctx.deps, ctx.auth.userId, args.category, args.data, locale(ctx));
+      const emergency = p.emergency ? await fileRedFlag(ctx, p.progress.id, p.emergency.codes) : null;
+      return {
+        emergency,
+        data: { draft: { id: p.progress.id, answers: p.progress.data, updated_at: p.progress.updated_at } },
+        text: `Draft saved with ${p.progress.data.length} answer(s); nothing was submitted.`,
+      };
+    },
+  }),
+  tool({
+    name: 'submit_questionnaire',
+    title: 'Submit a questionnaire (after the patient confirms)',
+    description:
+      'Submits the saved questionnaire draft for the eligibility check and a doctor’s review, only after the patient confirms: through the client’s confirmation dialog (elicitation), or in two steps (the first call answers with a summary and a confirmation_token; show the summary to the patient and, when they agree, call again with the same category and confirm = the token).',
+    scope: 'treatment:write',
+    input: s.SubmitQuestionnaireIn,
+    output: s.SubmitQuestionnaireOut,
+    readOnly: false,
+    openWorld: true,
+    screensItself: true,
+    async run(ctx, args) {
+      const { deps, auth } = ctx;
+      const l = locale(ctx);
+      const p = await getProgress(deps, auth.userId, args.category, l);
+      if (!p.progress.data.length) throw new ApiError(400, { detail: 'The draft has no answers yet: save them with save_questionnaire_draft first. Nothing was submitted.' });
+      const answers = p.progress.data.map((a) => `${a.question_key} = ${JSON.stringify(a.values ?? a.value ?? null)}`);
+      const summary = `Submit the ${args.category} questionnaire with ${answers.length} answer(s) for the eligibility check and a doctor’s review: ${answers.join('; ')}.`;
+      // The token confirms this draft: a draft saved again after the summary needs a new confirmation.
+      const c = await confirmStep(ctx, 'submit_questionnaire', { category: args.category, version: p.progress.version, data: p.progress.data }, args.confirm, summary);
+      if (c.status !== 'confirmed') return unconfirmed(c, summary, { submission: null });
+      const r = await submitQuestionnaire(deps, auth.userId, args.category, l);
+      const emergency = r.outcome === 'emergency' && r.emergency ? await fileRedFlag(ctx, r.id, r.emergency.codes) : null;
+      return {
+        emergency,
+        data: {
+          status: r.outcome === 'emergency' ? 'emergency' : 'submitted',
+          summary,
+          confirmation_token: null,
+          expires_at: null,
+          submission: { id: r.id, outcome: r.outcome, next_step: r.next_step ?? null, message: r.message, treatments: r.treatments.map((t) => t.treatment_id), created_at: r.created_at },
+        },
+        text: `Questionnaire submitted: ${r.outcome}. ${r.message}`.trim(),
+      };
+    },
+  }),
+  tool({
+    name: 'confirm_renewal',
+    title: 'Confirm a renewal (after the patient confirms)',
+    description:
+      'Confirms the patient’s pending renewal (dose, treatment, the renewal screen’s safety answers) through the same checks as the app; it then goes to a doctor’s review. Only after the patient confirms: through the client’s confirmation dialog (elicitation), or in two steps (the first call answers with a summary and a confirmation_token; show it to the patient and, when they agree, call again with the same input and confirm = the token). A red-flag answer stops it: the emergency notice, and the medical team’s red-flag desk is told.',
+    scope: 'treatment:write',
+    input: s.ConfirmRenewalIn,
+    output: s.ConfirmRenewalOut,
+    readOnly: false,
+    openWorld: true,
+    // Its free text is screened here, before a confirmation is offered.
+    screensItself: true,
+    async run(ctx, args) {
+      const { deps, auth } = ctx;
+      const { confirm, ...input } = args;
+      const summaryOf = (status: 'emergency', text: string) => ({ status, summary: text, confirmation_token: null, expires_at: null, renewal: null });
+      const category = await pendingRenewalCategory(ctx, input.consultation_id);
+      if (!category) throw new ApiError(404, { detail: 'There is no pending renewal with this id for this patient.' });
+      // The engine's red flags before anything is offered for confirmation (the same rule set and
+      // answer checks as the confirm; the confirm below runs them again and decides).
+      const version = currentVersion(category);
+      if (!version) throw new ApiError(404, { detail: 'There is no pending renewal with this id for this patient.' });
+      const set = renewalRuleSet(version, prescribingFor(category).renewal, input.changed ?? false);
+      const now = deps.clock.now();
+      const items = subs.renewalAnswers(set, input.answers ?? [], now);
+      // The patient's own words (the change note, text answers) go through the one detector first.
+      const textKeys = new Set(set.steps.flatMap((st) => st.questions.filter((qq) => qq.type === 'text').map((qq) => qq.question_key)));
+      const texts = [input.change_note, ...items.filter((a) => textKeys.has(a.question_key) && typeof a.value === 'string').map((a) => String(a.value))];
+      const words = await screenInputs(ctx, ...texts);
+      if (words) return { emergency: words, data: summaryOf('emergency', 'A red flag in the answers: nothing was confirmed.'), text: 'Nothing was confirmed.' };
+      const p = await getProfile(deps, auth.userId);
+      const flags = redFlags(set, { date_of_birth: p.date_of_birth, gender: p.gender ?? null, country_of_residence: p.country_of_residence }, items, now);
+      if (flags.length) {
+        const emergency = await fileRedFlag(ctx, input.consultation_id, flags);
+        return { emergency, data: summaryOf('emergency', 'A red flag in the renewal answers: nothing was confirmed.'), text: 'Nothing was confirmed.' };
+      }
+      const summary = `Confirm the ${category} renewal${input.treatment_id ? ` with ${input.treatment_id}` : ''}${input.dosage ? ` at ${input.dosage}` : ''} (${(input.answers ?? []).length} answer(s)${input.changed ? ', something changed since the last review' : ''}${input.fulfilment?.method === 'collection' ? ', collected at a partner pharmacy' : ''}); a doctor reviews it before anything is charged or sent.`;
+      const c = await confirmStep(ctx, 'confirm_renewal', input, confirm, summary);
+      if (c.status !== 'confirmed') return unconfirmed(c, summary, { renewal: null });
+      try {
+        const r = await subs.confirmRenewal(deps, auth.userId, { ...input, changed: input.changed ?? false, answers: input.answers ?? [], change_note: input.change_note ?? '' }, locale(ctx));
+        return {
+          data: {
+            status: 'submitted',
+            summary,
+            confirmation_token: null,
+            expires_at: null,
+            renewal: { consultation_id: r.consultation_id, patient_choice_status: r.patient_choice_status, treatment_id: r.treatment_id, dosage: r.dosage, dose_change: r.dose_change, treatment_change: r.treatment_change },
+          },
+          text: `Renewal confirmed (${r.treatment_id} ${r.dosage}); a doctor reviews it next.`,
+        };
+      } catch (err) {
+        // A red flag the confirm found: the desk is told here, so the notice may say so.
+        if (err instanceof ApiError && err.body.code === 'renewal_emergency') {
+          const codes = Array.isArray(err.body.reason_codes) ? err.body.reason_codes.filter((x): x is string => typeof x === 'string') : [];
+          const emergency = await fileRedFlag(ctx, input.consultation_id, codes);
+          return { emergency, data: summaryOf('emergency', 'A red flag in the renewal answers: nothing was confirmed.'), text: 'Nothing was confirmed.' };
+        }
+        throw err;
+      }
+    },
+  }),
 ];
 
 /**
@@ -526,7 +682,34 @@ export function nextInjectionOn(plan: { anchor_weekday: number; starts_on: strin
   return next.toISOString().slice(0, 10);
 }
 
+/** Files a red flag the engine raised on the desk (a connector input) and gives the notice to answer with: the notice says the team was told because the flag was just stored. */
+async function fileRedFlag(ctx: ToolContext, sourceId: string | null, codes: string[]): Promise<EmergencyNotice | null> {
+  const s = await screenFreeText(ctx.deps.db, { userId: ctx.auth.userId, source: 'connector', sourceId, texts: [], about: 'report', review: { codes: codes.length ? codes : ['red_flag'], notice: true } });
+  return s.emergency;
+}
+
+/** The category of the patient's pending renewal with this id, or null (not theirs, not pending). */
+async function pendingRenewalCategory(ctx: ToolContext, consultationId: string): Promise<string | null> {
+  const list = await subs.listSubscriptions(ctx.deps, ctx.auth.userId, 100, 0);
+  for (const category of new Set(list.results.map((x) => x.category))) {
+    const o = await subs.renewalOptions(ctx.deps, ctx.auth.userId, category, locale(ctx));
+    if (o.pending_consultation_id === consultationId) return category;
+  }
+  return null;
+}
+
+/** The answer of a submitting tool that did not submit: a confirmation to ask for, or the patient said no. */
+function unconfirmed(c: Exclude<Confirmation, { status: 'confirmed' }>, summary: string, rest: Record<string, unknown>): ToolResult {
+  if (c.status === 'not_submitted') return { data: { status: 'not_submitted', summary, confirmation_token: null, expires_at: null, ...rest }, text: 'The patient did not confirm: nothing was submitted.' };
+  return {
+    data: { status: 'confirmation_required', summary, confirmation_token: c.token, expires_at: c.expiresAt, ...rest },
+    text: `Nothing was submitted yet. Show the patient this summary and ask them to confirm: ${summary} When they agree, call again with the same input and confirm = "${c.token}" (valid until ${c.expiresAt}, once).`,
+  };
+}
+
 export const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
+/** The tools that submit something behind a confirmation (their call may ask the patient through elicitation). */
+export const CONFIRMING_TOOLS = new Set(['confirm_renewal', 'submit_questionnaire']);
 
 /** What was refunded of a consultation's payments (null: nothing). */
 function refundOf(payments: readonly { amount_cents: number; refunded_amount_cents: number; currency: string }[]) {
@@ -567,7 +750,7 @@ function stringsOf(v: unknown, out: string[] = []): string[] {
 }
 
 /** One MCP server for one request (stateless): the tools of the authenticated patient. */
-export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, outcome: string) => Promise<void>): McpServer {
+export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, outcome: string) => Promise<void>, opts: { elicits?: boolean } = {}): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
@@ -589,14 +772,41 @@ export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, ou
           openWorldHint: tool.openWorld ?? false,
         },
       },
-      async (args: unknown): Promise<CallToolResult> => {
+      async (args: unknown, extra): Promise<CallToolResult> => {
+        // The client declared form elicitation: a submitting tool asks the patient through it.
+        const elicit: Elicit | undefined = opts.elicits
+          ? async (message) => {
+              try {
+                const answer = await extra.sendRequest(
+                  {
+                    method: 'elicitation/create',
+                    params: {
+                      message,
+                      requestedSchema: {
+                        type: 'object',
+                        properties: { confirm: { type: 'boolean', title: 'Submit', description: 'Yes: submit it now. No: nothing is submitted.', default: false } },
+                        required: ['confirm'],
+                      },
+                    },
+                  },
+                  ElicitResultSchema,
+                  { timeout: ELICITATION_TIMEOUT_MS },
+                );
+                if (answer.action !== 'accept') return answer.action;
+                return answer.content?.confirm === true ? 'accept' : 'decline';
+              } catch {
+                return 'unavailable';
+              }
+            }
+          : undefined;
+        const ctx: ToolContext = { deps, auth, elicit };
         try {
           // A red flag in any input (a category, a symptom, a dose...) raises the desk flag and puts
           // the notice first, even when the tool then refuses. The notice's wording ("passed to the
           // medical team") is only given when the flag was stored (screenFreeText stores it).
           const texts = tool.screensItself ? [] : stringsOf(args);
-          const screened = texts.length ? await screenInputs({ deps, auth }, ...texts) : null;
-          const r = await tool.run({ deps, auth }, args ?? {}).catch((err: unknown) => {
+          const screened = texts.length ? await screenInputs(ctx, ...texts) : null;
+          const r = await tool.run(ctx, args ?? {}).catch((err: unknown) => {
             if (screened && err instanceof ApiError) throw new ScreenedRefusal(err, screened);
             throw err;
           });

@@ -54,5 +54,7 @@ export {
 export { profileFacts, submissionWithEarlier, type StoredAnswer } from './repository.ts';
 export { StepOut } from './schemas.ts';
 export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';
+// The connector (src/modules/mcp) reads, saves and submits the patient's draft like the API does.
+export { getProgress, patchProgress, submit as submitQuestionnaire } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
 export { deleteAbandonedDrafts } from './repository.ts';

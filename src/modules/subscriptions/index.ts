@@ -34,6 +34,8 @@ export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type Charg
 export { renewalApprovalOf } from './charges.repository.ts';
 // The patient's plans and renewal options as the MCP connector reads them.
 export { listSubscriptions, renewalOptions } from './service.ts';
+// ... and confirms a pending renewal through the API's own path (engine verdict included).
+export { confirmRenewal, renewalAnswers } from './service.ts';
 // What a review's end does to the plan it would have supplied (the review desk's outcomes).
 export { endPlanAfterReview } from './service.ts';
 // The account's plans for its data export and erasure (the privacy module).
