@@ -5,8 +5,8 @@
 // UTF-8 and odd content types, query strings get odd values, and tokens are right, wrong-role,
 // garbage or absent. Every answer must be below 500. Reproduce a failure with FUZZ_SEED=<seed>.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newStaff, seedPatient, TEST_BRAND, type Patient, type TestContext } from './support/harness.ts';
-import { operations, type Operation } from './support/openapi.ts';
+import { createTestContext, newStaff, seedPatient, TEST_BRAND, type Patient, type TestContext } from './support/harness.ts';
+import { operations, publishedDocuments, type Operation } from './support/openapi.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 
 type Json = Record<string, any>;
@@ -361,7 +361,8 @@ beforeAll(async () => {
     SIGNIN_FAILURES_PER_ACCOUNT: '100000',
     FORGOT_PASSWORD_PER_IP: '100000',
   });
-  doc = (await call(ctx, 'GET', '/v1/schema/')).body;
+  // Every operation of both published documents (patient, staff and operations).
+  doc = (await publishedDocuments(ctx)).all;
   components = doc.components ?? {};
   patient = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0' });
   doctor = await newStaff(ctx, 'doctor');

@@ -1,5 +1,6 @@
-// The OpenAPI document: served at /v1/schema/, valid OpenAPI 3.1 (swagger-parser), lint-clean
-// (redocly, zero errors), version 1.0.0, and every registered route documented. As a product:
+// The OpenAPI documents: the patient one served at /v1/schema/, the staff and operations one at
+// /v1/schema/staff/; each valid OpenAPI 3.1 (swagger-parser), lint-clean (redocly, zero errors),
+// version 1.0.0; every registered route documented in exactly one of them. As a product:
 // operationIds, response descriptions, valid examples, integer paging, X-Brand-Slug, error codes
 // enumerated, Retry-After; served with an ETag and compression; the docs page names the service.
 // (test/openapi-walk.test.ts checks it against the service's answers.)
@@ -12,36 +13,47 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../src/http/error-catalogue.ts';
 import { OPERATIONS } from '../src/http/openapi-registry.ts';
-import { pickEncoding } from '../src/http/openapi.ts';
+import { audienceOf, mergeDocuments, pickEncoding } from '../src/http/openapi.ts';
 import { call, createTestContext, latestCode, TEST_BRAND, type TestContext } from './support/harness.ts';
 import { documentAjv, operations } from './support/openapi.ts';
 
 let ctx: TestContext;
 let doc: any;
+let staffDoc: any;
+/** Both published documents merged: the checks that hold for every operation. */
+let all: any;
 beforeAll(async () => {
   ctx = await createTestContext();
   doc = (await call(ctx, 'GET', '/v1/schema/')).body;
+  staffDoc = (await call(ctx, 'GET', '/v1/schema/staff/')).body;
+  all = mergeDocuments(doc, staffDoc);
 });
 afterAll(async () => ctx?.close());
 
 // Routes that are not API operations: the interactive docs' own assets and the document itself.
 // The assistant connector's protocol endpoints describe themselves (docs/mcp.md).
-const UNDOCUMENTED = [/^\/v1\/docs/, /^\/v1\/schema\/$/, /^\/mcp$/, /^\/oauth\//, /^\/\.well-known\//];
+const UNDOCUMENTED = [/^\/v1\/docs/, /^\/v1\/schema\/(staff\/)?$/, /^\/mcp$/, /^\/oauth\//, /^\/\.well-known\//];
 
 describe('OpenAPI document', () => {
-  it('is OpenAPI 3.1 with version 1.0.0', () => {
-    expect(doc.openapi).toMatch(/^3\.1\./);
-    expect(doc.info.version).toBe('1.0.0');
+  it('is OpenAPI 3.1 with version 1.0.0 (both documents)', () => {
+    for (const d of [doc, staffDoc]) {
+      expect(d.openapi).toMatch(/^3\.1\./);
+      expect(d.info.version).toBe('1.0.0');
+    }
+    expect(doc.info.title).toBe('Patient Treatment Service API');
+    expect(staffDoc.info.title).toBe('Patient Treatment Service staff and operations API');
   });
 
-  it('validates with swagger-parser', async () => {
+  it('validates with swagger-parser (both documents)', async () => {
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+    await expect(SwaggerParser.validate(structuredClone(staffDoc))).resolves.toBeTruthy();
   });
 
-  it('lints with redocly with zero errors', () => {
+  it.each([['patient'], ['staff']])('lints the %s document with redocly with zero errors', (which) => {
+    const target = which === 'patient' ? doc : staffDoc;
     const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
     const file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(doc));
+    writeFileSync(file, JSON.stringify(target));
     let output = '';
     try {
       output = execFileSync(join(process.cwd(), 'node_modules/.bin/redocly'), ['lint', file, '--format=json', `--config=${join(process.cwd(), 'redocly.yaml')}`], {
@@ -59,7 +71,7 @@ describe('OpenAPI document', () => {
 
   it('documents every registered route', () => {
     const documented = new Set<string>();
-    for (const [path, ops] of Object.entries<any>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    for (const [path, ops] of Object.entries<any>(all.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     const missing = ctx.app.registeredRoutes
       .filter((r) => !r.hidden && !UNDOCUMENTED.some((re) => re.test(r.url)))
       .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`)
@@ -67,13 +79,40 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
-  it('declares one bearer scheme, and every scheme it declares is used by an operation', () => {
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearerAuth']);
-    const used = new Set<string>();
-    for (const item of Object.values(doc.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>)) {
-      for (const op of Object.values(item)) for (const req of op.security ?? []) for (const name of Object.keys(req)) used.add(name);
+  it('declares one bearer scheme, and every scheme it declares is used by an operation (both documents)', () => {
+    for (const d of [doc, staffDoc]) {
+      expect(Object.keys(d.components.securitySchemes)).toEqual(['bearerAuth']);
+      const used = new Set<string>();
+      for (const item of Object.values(d.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>)) {
+        for (const op of Object.values(item)) for (const req of op.security ?? []) for (const name of Object.keys(req)) used.add(name);
+      }
+      expect([...used].sort()).toEqual(Object.keys(d.components.securitySchemes).sort());
     }
-    expect([...used].sort()).toEqual(Object.keys(doc.components.securitySchemes).sort());
+  });
+
+  it('holds the patient surface only in the patient document, and every staff and operations route in the staff one', () => {
+    const staffPrefixes = /^\/(v1\/(clinician|backoffice|pharmacy|webhooks)\/|healthz$|readyz$)/;
+    const patientPaths = Object.keys(doc.paths);
+    const staffPaths = Object.keys(staffDoc.paths);
+    expect(patientPaths.filter((p) => staffPrefixes.test(p))).toEqual([]);
+    expect(staffPaths.filter((p) => !staffPrefixes.test(p))).toEqual([]);
+    expect(patientPaths.filter((p) => staffPaths.includes(p))).toEqual([]);
+    // Every registered staff route, including the test clock and the payment webhook, is in the staff document.
+    const staffRoutes = ctx.app.registeredRoutes
+      .filter((r) => !r.hidden && !UNDOCUMENTED.some((re) => re.test(r.url)))
+      .map((r) => ({ method: r.method.toLowerCase(), path: r.url.replace(/:([A-Za-z_]+)/g, '{$1}'), access: r.access }))
+      .filter((r) => r.access === 'doctor' || r.access === 'backoffice_admin' || r.access === 'pharmacist' || staffPrefixes.test(r.path));
+    expect(staffRoutes.length).toBeGreaterThan(15);
+    expect(staffRoutes.filter((r) => !staffDoc.paths[r.path]?.[r.method]).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    for (const path of ['/v1/backoffice/test-clock/', '/v1/backoffice/test-clock/advance/', '/v1/webhooks/stripe/', '/v1/clinician/consultations/', '/healthz']) {
+      expect(audienceOf(path), path).toBe('staff');
+      expect(staffDoc.paths[path], path).toBeDefined();
+    }
+    // Each document carries only the components it refers to, and the servers say who they are for.
+    expect(staffDoc.components.parameters?.BrandSlug).toBeUndefined();
+    expect(doc.components.schemas.ClinicianConsultation).toBeUndefined();
+    expect(doc.servers.every((s: any) => s['x-internal'] === false)).toBe(true);
+    expect(staffDoc.servers.every((s: any) => s['x-internal'] === true)).toBe(true);
   });
 });
 
@@ -94,7 +133,8 @@ const BRAND_OPERATIONS = [
 ];
 
 describe('OpenAPI document as a product', () => {
-  const ops = () => operations(doc);
+  // Every operation of both published documents.
+  const ops = () => operations(all);
 
   it('gives every operation a unique, camelCase operationId; the registry names only existing operations', () => {
     const ids = ops().map((o) => o.op.operationId);
@@ -112,7 +152,7 @@ describe('OpenAPI document as a product', () => {
     const wrong = ctx.app.registeredRoutes
       .filter((r) => !r.hidden && !UNDOCUMENTED.some((re) => re.test(r.url)))
       .flatMap((r) => {
-        const op = doc.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
+        const op = all.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
         if (!op) return [];
         const bearer = JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]);
         const ok = r.access === 'public' ? JSON.stringify(op.security) === '[]' : bearer && Boolean(op.responses['401']);
@@ -129,7 +169,7 @@ describe('OpenAPI document as a product', () => {
   });
 
   it('has an example on every JSON request body and every JSON 2xx answer, each valid against its schema', () => {
-    const validator = documentAjv(doc);
+    const validator = documentAjv(all);
     const problems: string[] = [];
     for (const o of ops()) {
       const media: [string, any][] = [];
@@ -169,7 +209,7 @@ describe('OpenAPI document as a product', () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(doc.components.headers.RetryAfter.schema.type).toBe('integer');
+    expect(all.components.headers.RetryAfter.schema.type).toBe('integer');
   });
 
   it('documents every body route with the malformed-JSON 400, 413 and 415', () => {
@@ -200,7 +240,7 @@ describe('OpenAPI document as a product', () => {
       for (const [k, v] of Object.entries(node)) if (k !== 'example') visit(v, `${where}/${k}`);
     };
     for (const o of ops()) for (const [status, r] of Object.entries<any>(o.op.responses)) if (Number(status) >= 400) visit(r, `${o.method} ${o.path} ${status}`);
-    for (const name of ['TokenNotValid', 'NotAuthenticated', 'PermissionDenied', 'PayloadTooLarge', 'UnsupportedMediaType', 'Throttled', 'ServerError']) visit(doc.components.schemas[name], name);
+    for (const name of ['TokenNotValid', 'NotAuthenticated', 'PermissionDenied', 'PayloadTooLarge', 'UnsupportedMediaType', 'Throttled', 'ServerError']) visit(all.components.schemas[name], name);
     expect(bare).toEqual([]);
 
     // Every code the source can throw appears in the document.
@@ -211,7 +251,7 @@ describe('OpenAPI document as a product', () => {
       for (const key of ['code', 'error_name']) if (node.properties?.[key]?.enum) node.properties[key].enum.forEach((c: string) => documented.add(c));
       Object.values(node).forEach(collect);
     };
-    collect(doc);
+    collect(all);
     // Every code of the catalogue (test/error-catalogue.test.ts checks each is thrown somewhere) but
     // GET /metrics', an operations endpoint outside the API document (docs/operations.md).
     const thrown = Object.keys(ERROR_CATALOGUE).filter((c) => c !== 'authentication_failed');
@@ -248,18 +288,19 @@ describe('OpenAPI document as a product', () => {
   });
 });
 
-describe('GET /v1/schema/', () => {
-  it('has a strong ETag and answers 304 with no body to If-None-Match', async () => {
-    const first = await ctx.app.inject({ method: 'GET', url: '/v1/schema/' });
+describe('GET /v1/schema/ and GET /v1/schema/staff/', () => {
+  it.each([['/v1/schema/'], ['/v1/schema/staff/']])('%s has a strong ETag and answers 304 with no body to If-None-Match', async (url) => {
+    const first = await ctx.app.inject({ method: 'GET', url });
+    expect(first.statusCode).toBe(200);
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{20,}"$/);
     expect(first.headers['content-type']).toMatch(/^application\/json/);
-    const again = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'if-none-match': etag } });
+    const again = await ctx.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
     expect(again.headers['content-length']).toBeUndefined();
     expect(again.headers.etag).toBe(etag);
-    const other = await ctx.app.inject({ method: 'GET', url: '/v1/schema/', headers: { 'if-none-match': '"stale"' } });
+    const other = await ctx.app.inject({ method: 'GET', url, headers: { 'if-none-match': '"stale"' } });
     expect(other.statusCode).toBe(200);
   });
 

@@ -6,7 +6,7 @@ import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
 import { call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
-import { DocumentChecker } from './support/openapi.ts';
+import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
 import { pdfText } from './support/pdf-text.ts';
 
 let ctx: TestContext;
@@ -14,7 +14,7 @@ let checker: DocumentChecker;
 let doctor: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
-  checker = new DocumentChecker((await call(ctx, 'GET', '/v1/schema/')).body);
+  checker = new DocumentChecker((await publishedDocuments(ctx)).all);
   doctor = await newStaff(ctx, 'doctor');
 });
 afterAll(async () => ctx?.close());

@@ -27,6 +27,7 @@ export const PUBLIC_ROUTES: readonly string[] = [
   'GET /readyz',
   'GET /metrics', // its own rule: loopback callers, or the METRICS_TOKEN bearer (src/http/metrics.ts)
   'GET /v1/schema/',
+  'GET /v1/schema/staff/', // the staff and operations document (src/http/openapi.ts)
   '* /v1/docs*',
   'POST /v1/users/register/',
   'POST /v1/users/verify-email/',

@@ -337,28 +337,98 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
-/** Removes component schemas no operation reaches (zod emits an `...Input` twin of each). */
+// ---------------------------------------------------------------------------------------------
+// Two published documents (issue 28): the patient document holds the patient surface only; the
+// staff document holds the staff desks (clinician, back office with the test clock, pharmacy), the
+// payment provider's webhook and the health probes. Both are cut from the one finished document
+// @fastify/swagger builds, so they cannot disagree on a shared schema.
+
+export type Audience = 'patient' | 'staff';
+
+/** Paths that are not the patient surface: staff desks, provider webhooks, operations probes. */
+const STAFF_PATHS = [/^\/v1\/clinician\//, /^\/v1\/backoffice\//, /^\/v1\/pharmacy\//, /^\/v1\/webhooks\//, /^\/healthz$/, /^\/readyz$/];
+
+/** Which published document a path (as documented, `{id}` templates) belongs to. */
+export function audienceOf(path: string): Audience {
+  return STAFF_PATHS.some((re) => re.test(path)) ? 'staff' : 'patient';
+}
+
+/** Where each document is served (GET, public, ETag and compression alike). */
+export const DOCUMENT_PATHS: Record<Audience, string> = { patient: '/v1/schema/', staff: '/v1/schema/staff/' };
+
+const AUDIENCE_INFO: Record<Audience, { title: string; description: string; internal: boolean }> = {
+  patient: {
+    title: DOCUMENT_TITLE,
+    description:
+      'The patient-facing API of a European telemedicine service. Sign in with `POST /v1/users/token/` (send `X-Brand-Slug`), then send `Authorization: Bearer <access>`. Errors: a client branches on `code` or `error_name`, never on the prose. Staff and operations endpoints are in a separate document (`GET /v1/schema/staff/`). Design decisions for what the specification leaves open are in docs/.',
+    internal: false,
+  },
+  staff: {
+    title: `${SERVICE_NAME} staff and operations API`,
+    description:
+      'The staff and operations surface of the Patient Treatment Service: the clinician desk (`/v1/clinician/`, doctors), the back office with the test clock (`/v1/backoffice/`, back-office admins), the pharmacy desk (`/v1/pharmacy/`, pharmacists), the payment provider webhook and the health probes. Staff sign in like patients (`POST /v1/users/token/`, in the patient document) and send `Authorization: Bearer <access>`; an account without the role answers 403 `permission_denied`.',
+    internal: true,
+  },
+};
+
+/** The published document of one audience, cut from the finished document (which is not changed). */
+export function documentFor(full: Json, audience: Audience): Json {
+  const doc = structuredClone(full);
+  doc.paths = Object.fromEntries(Object.entries(recordOf(doc.paths) ?? {}).filter(([path]) => audienceOf(path) === audience));
+  const { title, description, internal } = AUDIENCE_INFO[audience];
+  doc.info = { ...recordOf(doc.info), title, description };
+  doc.servers = (isArray(doc.servers) ? doc.servers : []).map((server) => ({ ...recordOf(server), 'x-internal': internal }));
+  const used = new Set<unknown>();
+  for (const item of Object.values(recordOf(doc.paths) ?? {})) {
+    for (const op of Object.values(recordOf(item) ?? {})) {
+      const tags = recordOf(op)?.tags;
+      if (isArray(tags)) tags.forEach((tag) => used.add(tag));
+    }
+  }
+  if (isArray(doc.tags)) doc.tags = doc.tags.filter((tag) => used.has(recordOf(tag)?.name));
+  pruneUnreferencedSchemas(doc);
+  return doc;
+}
+
+/** Both published documents as one (paths and components of each): the web app's typed client. */
+export function mergeDocuments(patient: Json, staff: Json): Json {
+  const merged = structuredClone(patient);
+  merged.paths = { ...recordOf(merged.paths), ...recordOf(staff.paths) };
+  const components = ensureRecord(merged, 'components');
+  for (const [kind, entries] of Object.entries(recordOf(staff.components) ?? {})) components[kind] = { ...recordOf(entries), ...recordOf(components[kind]) };
+  const tags = [...(isArray(patient.tags) ? patient.tags : []), ...(isArray(staff.tags) ? staff.tags : [])];
+  merged.tags = tags.filter((tag, i) => tags.findIndex((t) => recordOf(t)?.name === recordOf(tag)?.name) === i);
+  return merged;
+}
+
+/**
+ * Removes the components no operation reaches: schemas (zod emits an `...Input` twin of each), and
+ * the parameters and headers of a document cut for one audience.
+ */
 function pruneUnreferencedSchemas(doc: Json) {
   const components = recordOf(doc.components);
-  const schemas = recordOf(components?.schemas) ?? {};
+  if (!components) return;
+  const kinds = ['schemas', 'parameters', 'headers'];
   const reached = new Set<string>();
   const visit = (node: unknown) => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!isRecord(node)) return;
     for (const [k, v] of Object.entries(node)) {
-      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
-        const name = v.slice('#/components/schemas/'.length);
-        if (!reached.has(name)) {
-          reached.add(name);
-          visit(schemas[name]);
+      const match = k === '$ref' && typeof v === 'string' ? /^#\/components\/(schemas|parameters|headers)\/(.+)$/.exec(v) : null;
+      if (match) {
+        const [, kind = '', name = ''] = match;
+        if (!reached.has(`${kind}/${name}`)) {
+          reached.add(`${kind}/${name}`);
+          visit(recordOf(components[kind])?.[name]);
         }
       } else visit(v);
     }
   };
   visit(doc.paths);
-  visit(components?.parameters);
-  visit(components?.headers);
-  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  for (const kind of kinds) {
+    const entries = recordOf(components[kind]);
+    if (entries) for (const name of Object.keys(entries)) if (!reached.has(`${kind}/${name}`)) delete entries[name];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -466,7 +536,8 @@ function sampleString(s: Json): string {
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="420" height="40" viewBox="0 0 420 40"><rect width="40" height="40" rx="8" fill="#0b7a75"/><path d="M17 9h6v8h8v6h-8v8h-6v-8H9v-6h8z" fill="#fff"/><text x="52" y="27" font-family="Helvetica, Arial, sans-serif" font-size="20" font-weight="600" fill="#fff">${SERVICE_NAME}</text></svg>`;
 const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#0b7a75"/><path d="M17 9h6v8h8v6h-8v8h-6v-8H9v-6h8z" fill="#fff"/></svg>`;
-const THEME_CSS = '.swagger-ui .topbar { background-color: #0b5f5b; } .swagger-ui .topbar .download-url-wrapper { display: none; }';
+// The top bar's definition picker switches between the two published documents.
+const THEME_CSS = '.swagger-ui .topbar { background-color: #0b5f5b; }';
 
 export interface ApiDocumentOptions {
   baseUrl: string;
@@ -474,7 +545,11 @@ export interface ApiDocumentOptions {
   tags: { name: string; description: string }[];
 }
 
-/** Registers @fastify/swagger (with finishDocument), the docs page at /v1/docs/ and GET /v1/schema/. */
+/**
+ * Registers @fastify/swagger (with finishDocument: `app.swagger()` is the whole finished document,
+ * never served as it is), the docs page at /v1/docs/ (both published documents) and the two
+ * published documents: GET /v1/schema/ (patient) and GET /v1/schema/staff/ (staff and operations).
+ */
 export async function registerApiDocument(app: FastifyInstance, options: ApiDocumentOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -482,8 +557,7 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
       info: {
         title: DOCUMENT_TITLE,
         version: '1.0.0',
-        description:
-          'The patient-facing API of a European telemedicine service. Sign in with `POST /v1/users/token/` (send `X-Brand-Slug`), then send `Authorization: Bearer <access>`. Errors: a client branches on `code` or `error_name`, never on the prose. Design decisions for what the specification leaves open are in docs/.',
+        description: AUDIENCE_INFO.patient.description,
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: options.baseUrl }],
@@ -512,32 +586,48 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
       css: [{ filename: 'theme.css', content: THEME_CSS }],
       favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON_SVG }],
     },
-    uiConfig: { deepLinking: true, displayOperationId: true, persistAuthorization: true },
+    // The page offers the two published documents, the patient one first; its own /v1/docs/json
+    // is the patient document too.
+    transformSpecification: (spec) => documentFor(spec as Json, 'patient'),
+    uiConfig: {
+      deepLinking: true,
+      displayOperationId: true,
+      persistAuthorization: true,
+      urls: [
+        { url: DOCUMENT_PATHS.patient, name: AUDIENCE_INFO.patient.title },
+        { url: DOCUMENT_PATHS.staff, name: AUDIENCE_INFO.staff.title },
+      ],
+    },
   });
 
-  let served: { etag: string; identity: Buffer; gzip: Buffer; br: Buffer } | undefined;
-  const document = () => {
-    if (!served) {
-      const identity = Buffer.from(JSON.stringify(app.swagger()));
-      served = {
+  // Each published document is cut, serialised and compressed once per process.
+  const served = new Map<Audience, { etag: string; identity: Buffer; gzip: Buffer; br: Buffer }>();
+  const document = (audience: Audience) => {
+    let doc = served.get(audience);
+    if (!doc) {
+      const identity = Buffer.from(JSON.stringify(documentFor(app.swagger() as unknown as Json, audience)));
+      doc = {
         etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
         identity,
         gzip: gzipSync(identity, { level: 9 }),
         br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
       };
+      served.set(audience, doc);
     }
-    return served;
+    return doc;
   };
 
-  app.get('/v1/schema/', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const doc = document();
-    reply.header('cache-control', 'public, max-age=60').header('etag', doc.etag).header('vary', 'Accept-Encoding');
-    if (etagMatches(request.headers['if-none-match'], doc.etag)) return reply.code(304).send();
-    const encoding = pickEncoding(request.headers['accept-encoding']);
-    reply.type('application/json; charset=utf-8');
-    if (encoding === 'identity') return reply.send(doc.identity);
-    return reply.header('content-encoding', encoding).send(doc[encoding]);
-  });
+  for (const audience of ['patient', 'staff'] as const) {
+    app.get(DOCUMENT_PATHS[audience], { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+      const doc = document(audience);
+      reply.header('cache-control', 'public, max-age=60').header('etag', doc.etag).header('vary', 'Accept-Encoding');
+      if (etagMatches(request.headers['if-none-match'], doc.etag)) return reply.code(304).send();
+      const encoding = pickEncoding(request.headers['accept-encoding']);
+      reply.type('application/json; charset=utf-8');
+      if (encoding === 'identity') return reply.send(doc.identity);
+      return reply.header('content-encoding', encoding).send(doc[encoding]);
+    });
+  }
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {

@@ -4,6 +4,7 @@
 // body, and the headers the document marks required are present.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { mergeDocuments } from '../../src/http/openapi.ts';
 import { call, type CallOptions, type Res, type TestContext } from './harness.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -27,6 +28,16 @@ export function documentAjv(doc: Json) {
     }
     return fn;
   };
+}
+
+/**
+ * The two published documents (patient: GET /v1/schema/; staff and operations: GET
+ * /v1/schema/staff/) and both merged, for checks that cover every operation.
+ */
+export async function publishedDocuments(ctx: TestContext): Promise<{ patient: Json; staff: Json; all: Json }> {
+  const patient = (await call(ctx, 'GET', '/v1/schema/')).body as Json;
+  const staff = (await call(ctx, 'GET', '/v1/schema/staff/')).body as Json;
+  return { patient, staff, all: mergeDocuments(patient, staff) };
 }
 
 export interface Operation {
