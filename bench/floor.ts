@@ -2,18 +2,28 @@
 // same PostgreSQL database and with the same signing keys as the service. It verifies the same
 // bearer token (HS256, same issuer, key by `kid`) and answers
 //   GET /same/consultations/?limit=&offset=  the route's own statements (bench/floor-sql.ts)
+//   GET /cached/consultations/?limit=&offset= the same page behind a page cache as the service's (the
+//                                            session check, the data version; the page's bytes again
+//                                            while the version is unchanged, else /same/'s statements)
 //   GET /min/consultations/?limit=&offset=   one page query by owner and date (no session check,
 //                                            no count, no summary)
+//   GET /min/profile/                        the session check and one primary-key read of the profile
+//   PATCH /min/profile/                      the session check and one update ... returning
+//                                            (body {first_name}); raises the account's data version
+//                                            as any write of the row does
+// /same/ and /cached/ open each consultation's sealed answers (form_snapshot_enc, AES-256-GCM with
+// DATA_ENCRYPTION_KEYS) as the service must: the same content, not the ciphertext.
 //   GET /healthz                             for start-up polling
 // No logging, no schemas, no access-control layer: what is left is the cost of HTTP, the token check,
 // the database round trips and JSON.stringify, the least any implementation of the route pays.
 //
-// Environment: DATABASE_URL, PORT, JWT_SIGNING_KEYS (the `id:base64url` list the service gets).
+// Environment: DATABASE_URL, PORT, JWT_SIGNING_KEYS, DATA_ENCRYPTION_KEYS (the `id:base64url` lists the service gets).
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
 import { keyRing, parseKeyList, type KeyRing } from '../src/lib/keys.ts';
-import { MINIMAL_SQL, PREPARED, sameSqlPage, type RunQuery } from './floor-sql.ts';
+import { decrypt } from '../src/lib/crypto.ts';
+import { MINIMAL_SQL, PREPARED, PROFILE_SQL, PROFILE_UPDATE_SQL, SAME_SQL, sameSqlPage, type RunQuery } from './floor-sql.ts';
 
 // Must equal TOKEN_ISSUER in src/http/auth.ts (not imported: that module pulls in the service's
 // error layer, which the floor deliberately does without).
@@ -21,7 +31,16 @@ const TOKEN_ISSUER = 'patient-treatment-service';
 
 const url = process.env.DATABASE_URL;
 const keys = process.env.JWT_SIGNING_KEYS;
-if (!url || !keys) throw new Error('floor: DATABASE_URL and JWT_SIGNING_KEYS are required');
+const dataKeys = process.env.DATA_ENCRYPTION_KEYS;
+if (!url || !keys || !dataKeys) throw new Error('floor: DATABASE_URL, JWT_SIGNING_KEYS and DATA_ENCRYPTION_KEYS are required');
+const dataRing = keyRing(parseKeyList('DATA_ENCRYPTION_KEYS', dataKeys));
+/** A page item with its answers opened (form_snapshot_enc decrypted and parsed into form_snapshot). */
+const openItem = (item: Record<string, unknown>): Record<string, unknown> => {
+  const sealed = item.form_snapshot_enc;
+  if (typeof sealed !== 'string') return item;
+  const { form_snapshot_enc: _, ...rest } = item;
+  return { ...rest, form_snapshot: JSON.parse(decrypt(dataRing, sealed)) as unknown };
+};
 // jose's key resolver: the token's `kid` picks the key (the floor is "Fastify + pg + jose" as issue
 // 11 defines it; the service verifies with fast-jwt, src/lib/jwt.ts).
 const verificationKey = (ring: KeyRing) => (header: { kid?: string }) => {
@@ -65,9 +84,52 @@ app.get('/same/consultations/', async (request, reply) => {
   const auth = await authenticate(request.headers.authorization);
   if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
   const { limit, offset } = paging(request.query);
-  const body = await sameSqlPage(run, auth, limit, offset);
-  if (!body) return reply.code(401).send({ detail: 'session ended' });
-  return body;
+  const page = await sameSqlPage(run, auth, limit, offset, openItem);
+  if (!page) return reply.code(401).send({ detail: 'session ended' });
+  return { count: page.count, results: page.results };
+});
+
+// The page cache of /cached/: per account and URL, the bytes and the data version they were read at.
+const pages = new Map<string, { version: string; body: string }>();
+
+app.get('/cached/consultations/', async (request, reply) => {
+  const auth = await authenticate(request.headers.authorization);
+  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+  if (!me) return reply.code(401).send({ detail: 'session ended' });
+  const key = `${auth.userId} ${request.url}`;
+  const hit = pages.get(key);
+  if (hit) {
+    const [v] = await run(SAME_SQL.version, [auth.userId]);
+    if (v?.data_version === hit.version) return reply.type('application/json; charset=utf-8').send(hit.body);
+  }
+  // As the service: the version check, then the page statement (which carries its own version).
+  const { limit, offset } = paging(request.query);
+  const [row] = await run(SAME_SQL.list, [auth.userId, limit, offset]);
+  const results = ((row?.page ?? []) as Record<string, unknown>[]).map(openItem);
+  const body = JSON.stringify({ count: row?.consultation_count ?? 0, results });
+  if (typeof row?.data_version === 'string') pages.set(key, { version: row.data_version, body });
+  return reply.type('application/json; charset=utf-8').send(body);
+});
+
+app.get('/min/profile/', async (request, reply) => {
+  const auth = await authenticate(request.headers.authorization);
+  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+  if (!me) return reply.code(401).send({ detail: 'session ended' });
+  const [row] = await run(PROFILE_SQL, [auth.userId]);
+  return row;
+});
+
+app.patch('/min/profile/', async (request, reply) => {
+  const auth = await authenticate(request.headers.authorization);
+  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+  const body = (request.body ?? {}) as { first_name?: unknown };
+  if (typeof body.first_name !== 'string') return reply.code(400).send({ first_name: ['required'] });
+  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+  if (!me) return reply.code(401).send({ detail: 'session ended' });
+  const [row] = await run(PROFILE_UPDATE_SQL, [auth.userId, body.first_name]);
+  return row;
 });
 
 app.get('/min/consultations/', async (request, reply) => {

@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 
 export interface LoadSpec {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
   connections: number;
@@ -27,6 +27,12 @@ export interface LoadSpec {
   duration: number;
   /** Requests per second over all connections (open-ish load); unset: as fast as answers come. */
   overallRate?: number;
+  /**
+   * A sequence each connection sends in turn, over and over (autocannon's `requests`), instead of one
+   * request: e.g. five list reads then one profile write. Paths are relative to `url`'s origin; the
+   * spec's headers go with each. Not with overallRate.
+   */
+  requests?: { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: string; headers?: Record<string, string> }[];
 }
 
 export interface LoadResult {
@@ -226,7 +232,10 @@ function paced(spec: LoadSpec & { overallRate: number }): Promise<LoadResult> {
 }
 
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  if (spec.overallRate) return paced({ ...spec, overallRate: spec.overallRate });
+  if (spec.overallRate) {
+    if (spec.requests) throw new Error('load: a paced run sends one request, not a sequence');
+    return paced({ ...spec, overallRate: spec.overallRate });
+  }
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     let bytes = 0;
@@ -237,6 +246,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         method: spec.method ?? 'GET',
         headers: spec.headers,
         body: spec.body,
+        ...(spec.requests ? { requests: spec.requests.map((r) => ({ ...r, headers: { ...spec.headers, ...r.headers } })) } : {}),
         connections: spec.connections,
         pipelining: 1,
         duration: spec.duration,

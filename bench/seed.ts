@@ -10,9 +10,18 @@
 //            the account is 100x larger; its payments sum past 2^31 cents, as money sums may)
 //   bench-3 and every other account: 2 consultations (same shape); bench-3 signs in under load
 //
+// The consultations' answers (form_snapshot) are stored sealed with the service's data-encryption
+// keys (form_snapshot_enc; src/lib/sealed.ts), as a database is once encryption at rest is in place.
+// Seeded in plaintext, the service's first start would seal all 121,000 rows itself (src/runtime.ts:
+// over a minute here) and leave their dead row versions and WAL to vacuum and checkpoint during the
+// measured runs: that, not the service's request path, was most of the regression measured after
+// encryption at rest landed.
+//
 // Prices are the catalogue's (semaglutide, 249.00 EUR one-off), so money sums are realistic.
 import type { Db } from '../src/db/index.ts';
 import { hashPassword } from '../src/modules/accounts/passwords.ts';
+import { encrypt } from '../src/lib/crypto.ts';
+import type { KeyRing } from '../src/lib/keys.ts';
 
 export const BENCH_PASSWORD = 'bench-Tangerine-Orbit-42';
 export const ACCOUNTS = 10_000;
@@ -28,16 +37,19 @@ const FORM = JSON.stringify([
   { step_id: 2, question_key: 'takes_other_medication', value: false },
 ]);
 
+/** Distinct sealed copies of FORM (each its own IV), used in turn: as costly to open as one sealed per row. */
+const SEALED_COPIES = 1_000;
+
 /** `perAccount` approved consultations for each account matched by `where` (users u), one every `every` back. */
-async function consultations(db: Db, doctorId: string, where: string, params: unknown[], perAccount: number, every: string): Promise<void> {
+async function consultations(db: Db, doctorId: string, sealed: string[], where: string, params: unknown[], perAccount: number, every: string): Promise<void> {
   await db.query(
     `insert into consultations (user_id, doctor_id, category, status, origin, plan, supply_days, decision_reason,
-       treatment_id, dosage, form_snapshot, created_at, updated_at, decided_at)
+       treatment_id, dosage, form_snapshot, form_snapshot_enc, created_at, updated_at, decided_at)
      select u.id, $1, 'weight_loss', 'approved', 'checkout', 'one_off', 28, '',
-       'semaglutide', '0.25 mg', $2::jsonb, t, t + interval '2 hours', t + interval '2 hours'
-       from users u cross join lateral (select now() - g * $3::interval as t from generate_series(1, $4::int) g) s
+       'semaglutide', '0.25 mg', null, ($2::text[])[1 + g % ${SEALED_COPIES}], t, t + interval '2 hours', t + interval '2 hours'
+       from users u cross join lateral (select g, now() - g * $3::interval as t from generate_series(1, $4::int) g) s
       where ${where}`,
-    [doctorId, FORM, every, perAccount, ...params],
+    [doctorId, sealed, every, perAccount, ...params],
   );
 }
 
@@ -59,8 +71,9 @@ async function paymentsAndPrescriptions(db: Db): Promise<void> {
   );
 }
 
-/** Seeds a freshly migrated database; returns the row counts written. */
-export async function seed(db: Db): Promise<Record<string, number>> {
+/** Seeds a freshly migrated database, health data sealed with `dataKeys` (the service's DATA_ENCRYPTION_KEYS); returns the row counts written. */
+export async function seed(db: Db, dataKeys: KeyRing): Promise<Record<string, number>> {
+  const sealed = Array.from({ length: SEALED_COPIES }, () => encrypt(dataKeys, FORM));
   const hash = await hashPassword(BENCH_PASSWORD);
   await db.query(
     `insert into users (email, password_hash, email_verified_at, first_name, last_name, locale, country_of_residence, referral_code)
@@ -81,9 +94,9 @@ export async function seed(db: Db): Promise<Record<string, number>> {
   // Everyone else has a short history, so that consultations, payments and prescriptions hold
   // rows of ~10,000 owners: with two owners only, the planner's statistics would call any owner
   // half the table and choose sequential scans no real database would see.
-  await consultations(db, doctor!.id, 'u.email like $5 and u.email not in ($6, $7) and not u.is_doctor', ['bench-%@example.org', SMALL.email, LARGE.email], OTHERS_EACH, '97 days');
-  await consultations(db, doctor!.id, 'u.id = $5', [await idOf(SMALL.email)], SMALL.consultations, '37 minutes');
-  await consultations(db, doctor!.id, 'u.id = $5', [await idOf(LARGE.email)], LARGE.consultations, '37 minutes');
+  await consultations(db, doctor!.id, sealed, 'u.email like $5 and u.email not in ($6, $7) and not u.is_doctor', ['bench-%@example.org', SMALL.email, LARGE.email], OTHERS_EACH, '97 days');
+  await consultations(db, doctor!.id, sealed, 'u.id = $5', [await idOf(SMALL.email)], SMALL.consultations, '37 minutes');
+  await consultations(db, doctor!.id, sealed, 'u.id = $5', [await idOf(LARGE.email)], LARGE.consultations, '37 minutes');
   await paymentsAndPrescriptions(db);
   // Statistics and visibility map as autovacuum would leave them on a database that grew to this
   // size (without it every index-only scan would fetch each heap row).

@@ -106,6 +106,18 @@ describe('profile', () => {
     expect(r.body.forms_completed).toMatchObject({ hiv_prep: true, weight_loss: false });
   });
 
+  it('answers a PATCH with the profile as written, the same as the next GET (forms and orders included)', async () => {
+    const p = await seedPatient(ctx);
+    const other = await seedPatient(ctx);
+    await ctx.db.query("insert into questionnaire_submissions (user_id, category, version_id, answers, outcome) values ($1, 'chlamydia', gen_random_uuid(), '[]', 'ineligible')", [p.id]);
+    await ctx.db.query("insert into questionnaire_submissions (user_id, category, version_id, answers, outcome) values ($1, 'hair_growth', gen_random_uuid(), '[]', 'ineligible')", [other.id]);
+    const r = await patch(p.access, { city: 'Porto', document_number: 'P7654321' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: p.id, city: 'Porto', document_number: 'P7654321', forms_completed: { chlamydia: true, hair_growth: false } });
+    const g = await call(ctx, 'GET', '/v1/users/profile/me/', { token: p.access });
+    expect(r.body).toEqual(g.body);
+  });
+
   it('only ever shows and changes the caller’s own profile', async () => {
     const a = await seedPatient(ctx);
     const b = await seedPatient(ctx);

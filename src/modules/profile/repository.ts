@@ -1,8 +1,11 @@
-// SQL of the profile module: reads only (users belongs to accounts, written through its index.ts),
-// every statement scoped by the authenticated account id.
+// SQL of the profile module, every statement scoped by the authenticated account id. users belongs
+// to accounts; the one write here is the profile's own PATCH (issue 28): one `update ... returning`
+// that answers the row it wrote, with the same columns and updated_at as accounts' updateUserFields,
+// instead of an update and a read of the whole profile back.
 import type { Queryable } from '../../db/index.ts';
-import { sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
 import type { UsersRow } from '../../db/schema.ts';
+import type { UserFields } from '../accounts/index.ts';
 
 export type ProfileRow = Pick<
   UsersRow,
@@ -27,31 +30,50 @@ export type ProfileRow = Pick<
   | 'is_referrer'
 >;
 
-export async function profileRow(q: Queryable, userId: string): Promise<ProfileRow | undefined> {
+const PROFILE_COLUMNS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'date_of_birth',
+  'gender',
+  'country_of_residence',
+  'timezone',
+  'locale',
+  'city',
+  'postal_code',
+  'issuing_state',
+  'document_number_enc',
+  'document_type',
+  'addresses',
+  'is_doctor',
+  'is_backoffice_admin',
+  'is_marketer',
+  'is_referrer',
+] as const;
+
+/** The profile row with the categories the account submitted a questionnaire in (one statement). */
+export type ProfileWithForms = ProfileRow & { submitted: string[] };
+
+// The categories with a submission, read in the same statement as the row (GET) or the update's
+// `returning` (PATCH): one round trip where there were two.
+const submitted = sql<string[]>`array(select distinct s.category from questionnaire_submissions s where s.user_id = users.id)`.as('submitted');
+
+export async function profileRow(q: Queryable, userId: string): Promise<ProfileWithForms | undefined> {
   return sqlOf(q)
     .selectFrom('users')
-    .select([
-      'id',
-      'email',
-      'first_name',
-      'last_name',
-      'date_of_birth',
-      'gender',
-      'country_of_residence',
-      'timezone',
-      'locale',
-      'city',
-      'postal_code',
-      'issuing_state',
-      'document_number_enc',
-      'document_type',
-      'addresses',
-      'is_doctor',
-      'is_backoffice_admin',
-      'is_marketer',
-      'is_referrer',
-    ])
+    .select([...PROFILE_COLUMNS, submitted])
     .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Sets the given profile columns (and updated_at) and answers the row as written; undefined when there is no such account. */
+export async function updateProfileRow(q: Queryable, userId: string, fields: UserFields): Promise<ProfileWithForms | undefined> {
+  return sqlOf(q)
+    .updateTable('users')
+    .set({ ...fields, updated_at: sql<Date>`now()` })
+    .where('id', '=', userId)
+    .returning([...PROFILE_COLUMNS, submitted])
     .executeTakeFirst();
 }
 
@@ -62,7 +84,3 @@ export async function careFields(q: Queryable, userId: string): Promise<CareFiel
   return sqlOf(q).selectFrom('users').select(['first_name', 'last_name', 'date_of_birth', 'gender', 'country_of_residence']).where('id', '=', userId).executeTakeFirst();
 }
 
-export async function submittedCategories(q: Queryable, userId: string): Promise<Set<string>> {
-  const rows = await sqlOf(q).selectFrom('questionnaire_submissions').select('category').distinct().where('user_id', '=', userId).execute();
-  return new Set(rows.map((r) => r.category));
-}

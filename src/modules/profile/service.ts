@@ -6,9 +6,9 @@ import { isCalendarDate } from '../../http/fields.ts';
 import { CATEGORY_SLUGS } from '../../lib/categories.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
-import { updateUserFields, type UserFields } from '../accounts/index.ts';
+import type { UserFields } from '../accounts/index.ts';
 import { listOrders } from '../fulfilment/index.ts';
-import { careFields, profileRow, submittedCategories } from './repository.ts';
+import { careFields, profileRow, updateProfileRow, type ProfileWithForms } from './repository.ts';
 import { AddressSchema, type Profile, type ProfilePatchInput } from './schemas.ts';
 
 const MIN_AGE = 18;
@@ -45,10 +45,15 @@ function isIanaZone(zone: string): boolean {
 }
 
 export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
-  const row = await profileRow(deps.db, userId);
+  // The row (with its submitted categories) and the orders at once: two statements, one wait.
+  const [row, orders] = await Promise.all([profileRow(deps.db, userId), listOrders(deps.db, userId)]);
   // The caller's own account: the access check found it active a moment ago.
   if (!row) throw notFound();
-  const submitted = await submittedCategories(deps.db, userId);
+  return toProfile(deps, row, orders);
+}
+
+function toProfile(deps: Deps, row: ProfileWithForms, orders: Profile['orders']): Profile {
+  const submitted = new Set(row.submitted);
   return {
     id: row.id,
     email: row.email,
@@ -70,7 +75,7 @@ export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
     is_marketer: row.is_marketer,
     is_referrer: row.is_referrer,
     forms_completed: Object.fromEntries(CATEGORY_SLUGS.map((k) => [k, submitted.has(k)])) as Profile['forms_completed'],
-    orders: await listOrders(deps.db, userId),
+    orders,
   };
 }
 
@@ -116,6 +121,9 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
     columns.addresses = JSON.stringify(input.addresses);
   }
   if (Object.keys(errors).length) throw fieldErrors(errors);
-  if (Object.keys(columns).length > 0) await updateUserFields(deps.db, userId, columns);
-  return getProfile(deps, userId);
+  if (Object.keys(columns).length === 0) return getProfile(deps, userId);
+  // The update answers the row as written (`returning`), the orders are read meanwhile: no read-back.
+  const [row, orders] = await Promise.all([updateProfileRow(deps.db, userId, columns), listOrders(deps.db, userId)]);
+  if (!row) throw notFound();
+  return toProfile(deps, row, orders);
 }
