@@ -1,6 +1,7 @@
 // Prescriptions and orders (owner: fulfilment). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
 import type { OrderItem } from './schemas.ts';
@@ -154,7 +155,7 @@ export async function pagePrescriptions(
 
 /** One of the account's prescriptions with the prescriber's and the patient's details for its PDF. */
 export async function prescriptionForPdf(q: Queryable, userId: string, id: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('prescriptions as r')
     .innerJoin('users as d', 'd.id', 'r.doctor_id')
     .innerJoin('users as pu', 'pu.id', 'r.user_id')
@@ -169,7 +170,6 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
       'pu.email as patient_email',
     ])
     .where('r.id', '=', id)
-    .where('r.user_id', '=', userId)
     .executeTakeFirst();
   return row ?? null;
 }
