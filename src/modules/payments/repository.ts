@@ -84,9 +84,9 @@ export interface RefundRecord extends RefundEntry {
   refunds: RefundEntry[];
 }
 
-/** Writes the refund state of a payment (the caller computed it under the payment's row lock). */
-export async function updateRefund(q: Queryable, paymentId: string, total: number, status: PaymentStatus, refund: RefundRecord): Promise<PaymentsRow> {
-  return sqlOf(q)
+/** Writes the refund state of a payment of the account (the caller computed it under the payment's row lock). */
+export async function updateRefund(q: Queryable, userId: string, paymentId: string, total: number, status: PaymentStatus, refund: RefundRecord): Promise<PaymentsRow> {
+  return forAccount(q, userId)
     .updateTable('payments')
     .set({ refunded_amount_cents: total, status, refund: JSON.stringify(refund), updated_at: sql<Date>`now()` })
     .where('id', '=', paymentId)
@@ -168,7 +168,7 @@ export async function lockRefundablePaymentsOfConsultation(q: Queryable, userId:
 }
 
 /** Locks the payment a provider knows by one of its ids (a refund webhook names the charge, intent or invoice). */
-export async function lockPaymentByProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
+export async function lockPaymentForProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
   if (providerPaymentIds.length === 0) return null;
   const row = await sqlOf(q)
     .selectFrom('payments')
