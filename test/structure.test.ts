@@ -4,8 +4,13 @@
 //   2. A module is reached from outside only through its index.ts.
 //   3. No import cycle between folders (type-only imports excluded: they vanish at run time).
 //   4. No module imports src/app.ts: modules are Fastify plugins typed by the zod provider.
+//   5. Repository files are private to their module: no route file imports a repository, and no
+//      module's index.ts re-exports a repository's functions (it exports services).
+//   6. Every statement on an account table starts from forAccount (src/db/scope.ts), unless its
+//      function is named as deliberately unscoped (...ForClinician, ...ForScheduler, ...).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -65,6 +70,31 @@ function literals(text: string): string[] {
 const PENDING_SQL: string[] = [];
 const PENDING_BOUNDARY: string[] = [];
 const PENDING_APP_IMPORT: string[] = [];
+// Issue 29: route files still importing their repository, index.ts files still re-exporting one.
+const PENDING_ROUTE_REPOSITORY: string[] = [
+  "src/modules/backoffice/routes.ts",
+  "src/modules/clinician/routes.ts",
+  "src/modules/consultations/routes.ts",
+  "src/modules/journal/routes.ts",
+  "src/modules/mcp/routes.ts",
+  "src/modules/messages/routes.ts",
+  "src/modules/redflags/routes.ts",
+  "src/modules/referrals/routes.ts",
+  "src/modules/subscriptions/routes.ts",
+];
+const PENDING_INDEX_REPOSITORY: string[] = [
+  "src/modules/accounts/index.ts",
+  "src/modules/audit/index.ts",
+  "src/modules/checkout/index.ts",
+  "src/modules/consultations/index.ts",
+  "src/modules/journal/index.ts",
+  "src/modules/mcp/index.ts",
+  "src/modules/messages/index.ts",
+  "src/modules/pharmacies/index.ts",
+  "src/modules/questionnaires/index.ts",
+  "src/modules/referrals/index.ts",
+  "src/modules/subscriptions/index.ts",
+];
 // Folder cycles still to break, each written as its sorted folder list joined by ' <-> '.
 const PENDING_CYCLES: string[] = [];
 
@@ -141,9 +171,210 @@ describe('layering', () => {
     expect(PENDING_CYCLES.filter((c) => !found.includes(c)), 'remove these from PENDING_CYCLES').toEqual([]);
   });
 
+  test('no route file imports a repository: routes call their module\'s service', () => {
+    const isRoutes = (f: string) => /(^|\/)(routes|[\w-]+\.routes)\.ts$/.test(f);
+    const offenders = [...new Set(edges.filter((e) => isRoutes(e.from) && isRepository(e.to)).map((e) => e.from))].sort();
+    expect(offenders.filter((f) => !PENDING_ROUTE_REPOSITORY.includes(f))).toEqual([]);
+    expect(PENDING_ROUTE_REPOSITORY.filter((f) => !offenders.includes(f)), 'remove these from PENDING_ROUTE_REPOSITORY').toEqual([]);
+  });
+
+  test("a module's index.ts exports services, not repository functions", () => {
+    // Type-only re-exports (row types) are allowed: they vanish at run time.
+    const offenders = [...new Set(edges.filter((e) => /^src\/modules\/[\w-]+\/index\.ts$/.test(e.from) && !e.typeOnly && isRepository(e.to)).map((e) => e.from))].sort();
+    expect(offenders.filter((f) => !PENDING_INDEX_REPOSITORY.includes(f))).toEqual([]);
+    expect(PENDING_INDEX_REPOSITORY.filter((f) => !offenders.includes(f)), 'remove these from PENDING_INDEX_REPOSITORY').toEqual([]);
+  });
+
   test('no module imports src/app.ts', () => {
     const offenders = [...new Set(edges.filter((e) => e.from.startsWith('src/modules/') && e.to === 'src/app.ts').map((e) => e.from))].sort();
     expect(offenders.filter((f) => !PENDING_APP_IMPORT.includes(f))).toEqual([]);
     expect(PENDING_APP_IMPORT.filter((f) => !offenders.includes(f)), 'remove these from PENDING_APP_IMPORT').toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------ account scoping (issue 29)
+
+/** Tables with an owner column (`user_id: string` in src/db/schema.ts), read from the generated types. */
+function accountTables(): Set<string> {
+  const schema = readFileSync(join(SRC, 'db/schema.ts'), 'utf8');
+  const tableOf = new Map<string, string>();
+  const db = /export interface (?:DB|Database) \{([\s\S]*?)\n\}/.exec(schema)?.[1] ?? '';
+  for (const m of db.matchAll(/(\w+): (\w+);/g)) tableOf.set(m[2]!, m[1]!);
+  const owned = new Set<string>();
+  for (const m of schema.matchAll(/export interface (\w+) \{([\s\S]*?)\n\}/g)) {
+    const table = tableOf.get(m[1]!);
+    if (table && /\n\s+user_id: string;/.test(m[2]!)) owned.add(table);
+  }
+  return owned;
+}
+
+// Credentials looked up by the secret they hold (a token's hash, a challenge) before any account is
+// known: the secret is their scope. Owned by accounts; src/http/idempotency.repository.ts keys by
+// (user_id, key) in each statement.
+const CREDENTIAL_TABLES = [
+  'email_verifications',
+  'password_reset_tokens',
+  'refresh_families',
+  'mfa_totp',
+  'mfa_recovery_codes',
+  'mfa_tickets',
+  'mfa_passkeys',
+  'webauthn_challenges',
+];
+
+/** Function names of the deliberately unscoped queries: the actor is staff, a job or a provider. */
+const UNSCOPED_NAME = /For(Clinician|Scheduler|Backoffice|Pharmacy|Provider)$/;
+
+interface QuerySite {
+  file: string;
+  fn: string;
+  what: string;
+  scoped: boolean;
+}
+
+/** Every selectFrom / updateTable / deleteFrom (and raw SQL literal) on an account table in a file. */
+function querySites(file: string, tables: Set<string>, text = readFileSync(join(ROOT, file), 'utf8')): QuerySite[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const sites: QuerySite[] = [];
+  const rawTable = new RegExp(`\\b(?:from|join|update|into)\\s+(${[...tables].join('|')})\\b`, 'i');
+  const nameOf = (node: ts.Node): string | null => {
+    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) return node.name.getText(source);
+    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.parent) {
+      const p = node.parent;
+      if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p)) && p.name) return p.name.getText(source);
+    }
+    return null;
+  };
+  const visit = (node: ts.Node, fn: string) => {
+    const named = nameOf(node);
+    // The outermost named function decides: a helper inside a ...ForClinician function is its part.
+    const inFn = fn === '<module>' && named ? named : fn;
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const method = node.expression.name.text;
+      const arg = node.arguments[0];
+      if (['selectFrom', 'updateTable', 'deleteFrom'].includes(method) && arg) {
+        const table = ts.isStringLiteralLike(arg) ? arg.text.split(/\s+as\s+/)[0]!.trim() : null;
+        // A table named by a variable may be any table: it counts as an account table.
+        if (table === null || tables.has(table)) {
+          const receiver = node.expression.expression;
+          const scoped = ts.isCallExpression(receiver) && receiver.expression.getText(source) === 'forAccount';
+          sites.push({ file, fn: inFn, what: `${method}(${table ?? arg.getText(source)})`, scoped });
+        }
+      }
+    }
+    if (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node)) {
+      const literal = node.getText(source);
+      const m = rawTable.exec(literal);
+      if (m && SQL_PATTERN.test(literal)) sites.push({ file, fn: inFn, what: `raw SQL on ${m[1]}`, scoped: false });
+    }
+    ts.forEachChild(node, (child) => visit(child, inFn));
+  };
+  visit(source, '<module>');
+  return sites;
+}
+
+// Functions still to move onto forAccount (or to name as unscoped), as `file: function`. Each entry
+// is a debt: the list only shrinks, and the test fails when a listed function no longer needs it.
+const PENDING_SCOPE: string[] = [
+  "src/http/idempotency.repository.ts: claimKey",
+  "src/http/idempotency.repository.ts: expireAnswers",
+  "src/http/idempotency.repository.ts: findAnswer",
+  "src/http/idempotency.repository.ts: releaseKey",
+  "src/http/idempotency.repository.ts: storeAnswer",
+  "src/modules/audit/repository.ts: <module>",
+  "src/modules/backoffice/repository.ts: staffUsers",
+  "src/modules/checkout/repository.ts: deleteEndedUnpaidSessions",
+  "src/modules/checkout/repository.ts: deleteUnfinishedSessionsOfAccount",
+  "src/modules/checkout/repository.ts: lockSession",
+  "src/modules/checkout/repository.ts: reviewConflicts",
+  "src/modules/checkout/repository.ts: transitionSession",
+  "src/modules/clinician/repository.ts: queue",
+  "src/modules/consultations/records.repository.ts: lockStatus",
+  "src/modules/consultations/repository.ts: <module>",
+  "src/modules/consultations/repository.ts: consultationListSql",
+  "src/modules/consultations/repository.ts: serialiseConsultations",
+  "src/modules/consultations/repository.ts: userSummaries",
+  "src/modules/journal/repository.ts: count",
+  "src/modules/journal/repository.ts: deleteAccountJournal",
+  "src/modules/journal/repository.ts: deleteOwn",
+  "src/modules/journal/repository.ts: hasActiveTreatmentPlan",
+  "src/modules/journal/repository.ts: injections",
+  "src/modules/journal/repository.ts: journalOfAccount",
+  "src/modules/journal/repository.ts: journal_notes",
+  "src/modules/journal/repository.ts: side_effect_reports",
+  "src/modules/messages/files.repository.ts: fileKeysAfter",
+  "src/modules/messages/files.repository.ts: fileRowExists",
+  "src/modules/messages/repository.ts: conversations",
+  "src/modules/messages/repository.ts: conversationsOfAccount",
+  "src/modules/messages/repository.ts: deleteAccountMessages",
+  "src/modules/messages/repository.ts: insertClinicianMessage",
+  "src/modules/messages/repository.ts: insertPatientMessage",
+  "src/modules/messages/repository.ts: markTeamMessagesReadForPatient",
+  "src/modules/messages/repository.ts: patientSummary",
+  "src/modules/payments/repository.ts: paymentForReceipt",
+  "src/modules/privacy/repository.ts: eraseQuestionnaireData",
+  "src/modules/privacy/repository.ts: questionnaireProgressOf",
+  "src/modules/profile/repository.ts: submittedCategories",
+  "src/modules/questionnaires/repository.ts: deleteAbandonedDrafts",
+  "src/modules/questionnaires/repository.ts: emptyDraftBasis",
+  "src/modules/questionnaires/repository.ts: saveDraft",
+  "src/modules/redflags/repository.ts: desk",
+  "src/modules/redflags/repository.ts: insertRedFlag",
+  "src/modules/redflags/repository.ts: prescribedCategories",
+  "src/modules/referrals/repository.ts: <module>",
+  "src/modules/referrals/repository.ts: countTransactions",
+  "src/modules/referrals/repository.ts: referredPage",
+  "src/modules/referrals/repository.ts: totals",
+  "src/modules/referrals/repository.ts: transactionsPage",
+  "src/modules/subscriptions/charges.repository.ts: renewalApprovalOf",
+  "src/modules/subscriptions/repository.ts: countPlans",
+  "src/modules/subscriptions/repository.ts: findLivePlan",
+  "src/modules/subscriptions/repository.ts: findLivePlanOnTreatment",
+  "src/modules/subscriptions/repository.ts: findOwnPlan",
+  "src/modules/subscriptions/repository.ts: hasSupplyingPlan",
+  "src/modules/subscriptions/repository.ts: livePlansOfAccount",
+  "src/modules/subscriptions/repository.ts: lockPlanByProvider",
+  "src/modules/subscriptions/repository.ts: markEarlyOrdered",
+  "src/modules/subscriptions/repository.ts: pagePlans",
+  "src/modules/subscriptions/repository.ts: plansOfAccount",
+  "src/modules/subscriptions/repository.ts: setCancelAtPeriodEnd",
+  "src/modules/subscriptions/repository.ts: setHeldInvoice",
+  "src/modules/subscriptions/repository.ts: submissionAnswers",
+  "src/modules/subscriptions/repository.ts: syncPlanFromProvider",
+  "src/modules/subscriptions/repository.ts: transitionPlan",
+  "src/modules/subscriptions/repository.ts: updatePaymentMethod",
+  "src/modules/subscriptions/repository.ts: updatePlanDetails",
+];
+// Another helper splits the connector module (issue 29, "The connector module"); it joins the rule after.
+const PENDING_SCOPE_FOLDERS = ['src/modules/mcp/'];
+
+describe('account scoping', () => {
+  const tables = accountTables();
+  for (const t of CREDENTIAL_TABLES) tables.delete(t);
+  const sources = files.filter((f) => (isRepository(f) || isDbLayer(f)) && f !== 'src/db/scope.ts' && !PENDING_SCOPE_FOLDERS.some((d) => f.startsWith(d)));
+  const sites = sources.flatMap((f) => querySites(f, tables));
+
+  test('the account tables are found in src/db/schema.ts', () => {
+    for (const t of ['prescriptions', 'orders', 'consultations', 'payments', 'subscriptions', 'weight_entries']) expect(tables).toContain(t);
+    expect(tables).not.toContain('users');
+  });
+
+  test('every query on an account table is scoped through forAccount or named as unscoped', () => {
+    const offenders = [...new Set(sites.filter((s) => !s.scoped && !UNSCOPED_NAME.test(s.fn)).map((s) => `${s.file}: ${s.fn}`))].sort();
+    expect(offenders.filter((o) => !PENDING_SCOPE.includes(o))).toEqual([]);
+    expect(PENDING_SCOPE.filter((o) => !offenders.includes(o)), 'remove these from PENDING_SCOPE').toEqual([]);
+  });
+
+  test('the check sees an owner filter deleted (prescriptionForPdf without forAccount)', () => {
+    const file = 'src/modules/fulfilment/repository.ts';
+    const pdf = sites.filter((s) => s.file === file && s.fn === 'prescriptionForPdf');
+    expect(pdf.length).toBeGreaterThan(0);
+    expect(pdf.every((s) => s.scoped)).toBe(true);
+    // The same file with that function's scope removed, as a mutant would write it, fails the rule.
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const start = text.indexOf('export async function prescriptionForPdf');
+    const mutant = text.slice(0, start) + text.slice(start).replace('forAccount(q, userId)', 'sqlOf(q)');
+    const unscoped = querySites(file, tables, mutant).filter((s) => s.fn === 'prescriptionForPdf' && !s.scoped);
+    expect(unscoped.length).toBeGreaterThan(0);
   });
 });

@@ -11,7 +11,7 @@ import { enqueueMail, LOCALES, type Locale } from '../../mail/outbox.ts';
 import { providerFor, type SessionState } from '../../payment-providers/index.ts';
 import { createConsultation } from '../consultations/index.ts';
 import { duplicateRefundMail, formatAmount, paymentDescription, queueChargeReceipt, recordPayment } from '../payments/index.ts';
-import { createPlan, findLivePlan } from '../subscriptions/index.ts';
+import { createPlanForCheckout, findLivePlan } from '../subscriptions/index.ts';
 import { accountContact, lockAccount, lockSession, reviewConflicts, transitionSession, type SessionRow } from './repository.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -96,7 +96,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
   let subscriptionId: string | null = null;
   if (row.plan === 'subscription') {
     const cycle = row.cycle_days ?? 28;
-    const plan = await createPlan(q, {
+    const plan = await createPlanForCheckout(q, {
       userId: row.user_id,
       category: row.category,
       treatmentId: row.treatment_id,

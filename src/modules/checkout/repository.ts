@@ -4,6 +4,7 @@
 // the scheduler) act on any session by design and say so in their names.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { readJson } from '../../lib/sealed.ts';
 import type { CheckoutSessionsRow, CheckoutSessionsUpdate, NewCheckoutSessions, SubscriptionsRow } from '../../db/schema.ts';
 import { assertSessionTransition, type SessionStatus } from './status.ts';
@@ -17,10 +18,9 @@ export async function countryOfResidence(q: Queryable, userId: string): Promise<
 
 /** The account's latest submission in a category (what checkout sells against). */
 export async function latestSubmission(q: Queryable, userId: string, category: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(['id', 'outcome', 'result', 'version_id', 'answers', 'answers_enc', 'created_at'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -63,10 +63,9 @@ export async function reviewConflicts(q: Queryable, userId: string, category: st
 
 /** The account's active plan in the category whose paid period covers `now`, locked for the covered checkout. */
 export async function lockCoveringPlan(q: Queryable, userId: string, category: string, now: Date): Promise<SubscriptionsRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('status', '=', 'active')
     .where('current_period_end', '>', now)
@@ -79,10 +78,9 @@ export async function lockCoveringPlan(q: Queryable, userId: string, category: s
 
 /** The account's newest plan that has not ended: where its card is managed. */
 export async function latestLivePlan(q: Queryable, userId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .select(['provider', 'provider_customer_id'])
-    .where('user_id', '=', userId)
     .where('status', '<>', 'canceled')
     .orderBy('created_at', 'desc')
     .limit(1)
@@ -92,7 +90,7 @@ export async function latestLivePlan(q: Queryable, userId: string) {
 
 /** The account's plans that have not ended, newest first (the sandbox billing portal). */
 export async function livePlans(q: Queryable, userId: string): Promise<SubscriptionsRow[]> {
-  return sqlOf(q).selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('status', '<>', 'canceled').orderBy('created_at', 'desc').execute();
+  return forAccount(q, userId).selectFrom('subscriptions').selectAll().where('status', '<>', 'canceled').orderBy('created_at', 'desc').execute();
 }
 
 /** Serialises the finalisations of one account (its user row lock): the second sees the first's records. */
@@ -114,10 +112,9 @@ export async function insertSession(q: Queryable, values: NewCheckoutSessions): 
 /** A newer checkout for a submission replaces the account's older open ones: only one tab can pay. */
 export async function expireOpenSessionsOfSubmission(q: Queryable, userId: string, submissionId: string) {
   assertSessionTransition('open', 'expired');
-  return sqlOf(q)
+  return forAccount(q, userId)
     .updateTable('checkout_sessions')
     .set({ status: 'expired', updated_at: sql<Date>`now()` })
-    .where('user_id', '=', userId)
     .where('submission_id', '=', submissionId)
     .where('status', '=', 'open')
     .returning(['id', 'provider'])
@@ -136,7 +133,7 @@ export async function expireDueSessionsForScheduler(q: Queryable, now: Date): Pr
 }
 
 export async function findOwnSession(q: Queryable, userId: string, provider: string, id: string): Promise<SessionRow | null> {
-  const row = await sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id).where('user_id', '=', userId).where('provider', '=', provider).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('checkout_sessions').selectAll().where('id', '=', id).where('provider', '=', provider).executeTakeFirst();
   return row ?? null;
 }
 
@@ -220,14 +217,13 @@ export async function deleteEndedUnpaidSessions(q: Queryable, before: Date, batc
 
 /** Every checkout session of the account, oldest first (the data export). */
 export async function sessionsOfAccount(q: Queryable, userId: string): Promise<SessionRow[]> {
-  return sqlOf(q).selectFrom('checkout_sessions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return forAccount(q, userId).selectFrom('checkout_sessions').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
 /** Erasure: the account's unfinished checkout sessions (never paid, not finalised, no consultation) are deleted. */
 export async function deleteUnfinishedSessionsOfAccount(q: Queryable, userId: string): Promise<void> {
-  await sqlOf(q)
+  await forAccount(q, userId)
     .deleteFrom('checkout_sessions')
-    .where('user_id', '=', userId)
     .where('consultation_id', 'is', null)
     .where('finalised_at', 'is', null)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('payments as p').select('p.id').whereRef('p.checkout_session_id', '=', 'checkout_sessions.id'))))

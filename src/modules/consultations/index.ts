@@ -2,7 +2,6 @@
 // may use of consultations. Only this module writes the consultations table; every status change
 // goes through the machine in status.ts.
 export {
-  insertConsultation as createConsultation,
   transitionConsultation,
   transitionConsultationIfAllowed,
   transitionConsultationForClinician,
@@ -32,6 +31,7 @@ export {
   type ConsultationStatus,
 } from './status.ts';
 export {
+  createConsultation,
   approveConsultation,
   rejectConsultation,
   requestInformation,

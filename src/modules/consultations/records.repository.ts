@@ -4,6 +4,7 @@
 // review desk acts on any patient by design and its functions say so (`...ForClinician`).
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
 import { readJson, sealJson } from '../../lib/sealed.ts';
 import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
@@ -58,11 +59,10 @@ export interface NewConsultation {
 export async function insertConsultation(q: Queryable, input: NewConsultation): Promise<ConsultationRow> {
   let snapshot = input.formSnapshot;
   if (!snapshot && input.submissionId) {
-    const s = await sqlOf(q)
+    const s = await forAccount(q, input.userId)
       .selectFrom('questionnaire_submissions')
       .select(['answers', 'answers_enc'])
       .where('id', '=', input.submissionId)
-      .where('user_id', '=', input.userId)
       .executeTakeFirst();
     const answers = s ? readJson(q, s.answers, s.answers_enc, []) : [];
     snapshot = Array.isArray(answers) ? (answers as unknown[]) : [];
@@ -105,11 +105,10 @@ async function lockStatus(q: Queryable, id: string, userId: string | null) {
 
 async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields): Promise<ConsultationRow> {
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ConsultationFields;
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('consultations')
     .set({ ...defined, status: to, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
-    .where('user_id', '=', userId)
     .where('status', '=', from)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -186,7 +185,7 @@ export async function unansweredInformationRequestsForScheduler(q: Queryable, as
 
 /** One of the account's consultations. */
 export async function findConsultationForUser(q: Queryable, userId: string, id: string): Promise<ConsultationRow | null> {
-  const row = await sqlOf(q).selectFrom('consultations').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('consultations').selectAll().where('id', '=', id).executeTakeFirst();
   return opened(q, row);
 }
 
@@ -198,10 +197,9 @@ export async function findConsultationForClinician(q: Queryable, id: string): Pr
 
 /** The account's open renewal consultation of a plan whose choice is still pending. */
 export async function pendingRenewalOf(q: Queryable, userId: string, subscriptionId: string): Promise<ConsultationRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('subscription_id', '=', subscriptionId)
     .where('origin', '=', 'renewal')
     .where('patient_choice_status', '=', 'pending')
@@ -213,10 +211,9 @@ export async function pendingRenewalOf(q: Queryable, userId: string, subscriptio
 
 /** The account's latest approved consultation in a category. */
 export async function lastApprovedOf(q: Queryable, userId: string, category: string): Promise<ConsultationRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('status', '=', 'approved')
     .orderBy('decided_at', 'desc')
@@ -227,10 +224,9 @@ export async function lastApprovedOf(q: Queryable, userId: string, category: str
 
 /** Whether the account has a consultation in the category waiting for a doctor (not a pending renewal choice). */
 export async function hasOpenReview(q: Queryable, userId: string, category: string): Promise<boolean> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations')
     .select('id')
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('status', 'in', ['pending_review', 'needs_information'])
     .where(sql<boolean>`coalesce(patient_choice_status, '') <> 'pending'`)
@@ -241,13 +237,12 @@ export async function hasOpenReview(q: Queryable, userId: string, category: stri
 
 /** The account's renewal consultation locked with the patient's profile fields (the renewal confirm). */
 export async function lockRenewalForUser(q: Queryable, userId: string, id: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations as c')
     .innerJoin('users as u', 'u.id', 'c.user_id')
     .selectAll('c')
     .select(['u.gender', 'u.date_of_birth as patient_date_of_birth', 'u.country_of_residence as patient_country'])
     .where('c.id', '=', id)
-    .where('c.user_id', '=', userId)
     .where('c.origin', '=', 'renewal')
     .forUpdate('c')
     .executeTakeFirst();
@@ -262,7 +257,7 @@ export type RenewalFields = Pick<ConsultationsUpdate, 'patient_choice_status' | 
 
 export async function updateRenewalFields(q: Queryable, userId: string, id: string, fields: RenewalFields): Promise<void> {
   const { renewal_details, form_snapshot, ...rest } = fields;
-  await sqlOf(q)
+  await forAccount(q, userId)
     .updateTable('consultations')
     .set({
       ...rest,
@@ -271,16 +266,14 @@ export async function updateRenewalFields(q: Queryable, userId: string, id: stri
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
-    .where('user_id', '=', userId)
     .execute();
 }
 
 /** A postponed plan period: the open renewal of that period moves with it. */
 export async function moveRenewalPeriod(q: Queryable, userId: string, subscriptionId: string, from: Date, to: Date): Promise<void> {
-  await sqlOf(q)
+  await forAccount(q, userId)
     .updateTable('consultations')
     .set({ renewal_period_end: to, updated_at: sql<Date>`now()` })
-    .where('user_id', '=', userId)
     .where('subscription_id', '=', subscriptionId)
     .where('origin', '=', 'renewal')
     .where('renewal_period_end', '=', from)
@@ -292,10 +285,9 @@ export async function moveRenewalPeriod(q: Queryable, userId: string, subscripti
  * supply history.
  */
 export async function approvalsOf(q: Queryable, userId: string, category: string, treatmentId: string) {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('consultations')
     .select(['dosage', 'decided_at', 'supply_days'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('treatment_id', '=', treatmentId)
     .where('status', '=', 'approved')
@@ -343,7 +335,7 @@ export async function overrideOf(q: Queryable, consultationId: string): Promise<
  * consultation) move to `pending_review` through the machine. Returns the ids moved.
  */
 export async function resumeReview(q: Queryable, userId: string, consultationId?: string): Promise<string[]> {
-  let query = sqlOf(q).selectFrom('consultations').select(['id', 'status']).where('user_id', '=', userId).where('status', '=', 'needs_information');
+  let query = forAccount(q, userId).selectFrom('consultations').select(['id', 'status']).where('status', '=', 'needs_information');
   if (consultationId !== undefined) query = query.where('id', '=', consultationId);
   const waiting = await query.orderBy('id').forUpdate().execute();
   const moved: string[] = [];
@@ -357,10 +349,9 @@ export async function resumeReview(q: Queryable, userId: string, consultationId?
 
 /** The account's live plan on one treatment (read for the prescribing rules; subscriptions owns the table). */
 export async function livePlanOnTreatment(q: Queryable, userId: string, category: string, treatmentId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .select(['dosage', 'started_at', 'current_period_end'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('treatment_id', '=', treatmentId)
     .where('status', 'in', ['active', 'past_due', 'paused'])
@@ -372,11 +363,10 @@ export async function livePlanOnTreatment(q: Queryable, userId: string, category
 
 /** One of the account's questionnaire submissions (the engine's stored verdict). */
 export async function submissionOf(q: Queryable, userId: string, submissionId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(['id', 'version_id', 'answers', 'answers_enc', 'outcome', 'result', 'created_at'])
     .where('id', '=', submissionId)
-    .where('user_id', '=', userId)
     .executeTakeFirst();
   if (!row) return null;
   const { answers_enc, ...rest } = row;
@@ -385,6 +375,6 @@ export async function submissionOf(q: Queryable, userId: string, submissionId: s
 
 /** The account's consultations still waiting for a doctor (cancelled or refunded on erasure). */
 export async function openConsultationsOfAccount(q: Queryable, userId: string): Promise<string[]> {
-  const rows = await sqlOf(q).selectFrom('consultations').select('id').where('user_id', '=', userId).where('status', 'in', ['pending_review', 'needs_information']).execute();
+  const rows = await forAccount(q, userId).selectFrom('consultations').select('id').where('status', 'in', ['pending_review', 'needs_information']).execute();
   return rows.map((r) => r.id);
 }

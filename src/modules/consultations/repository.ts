@@ -1,6 +1,7 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { readJson } from '../../lib/sealed.ts';
 import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
@@ -20,15 +21,14 @@ type DateOrIso<T> = { [K in keyof T]: T[K] extends Date ? Date | string : T[K] e
 
 /** The account's consultation count: a counter kept by triggers (migration 0700), not a scan. */
 export async function countForUser(q: Queryable, userId: string): Promise<number> {
-  const r = await sqlOf(q).selectFrom('account_totals').select('consultation_count as n').where('user_id', '=', userId).executeTakeFirst();
+  const r = await forAccount(q, userId).selectFrom('account_totals').select('consultation_count as n').executeTakeFirst();
   return r?.n ?? 0;
 }
 
 export async function pageForUser(q: Queryable, userId: string, limit: number, offset: number): Promise<ConsultationRow[]> {
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .selectFrom('consultations')
     .selectAll()
-    .where('user_id', '=', userId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

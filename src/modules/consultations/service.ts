@@ -13,12 +13,14 @@ import { consultationApprovedMail, consultationExpiredMail, consultationInformat
 import { consultationVerdict, verdictFor } from './prescribing.ts';
 import {
   findConsultationForUser,
+  insertConsultation,
   insertOverride,
   lockForDecisionForClinician,
   patientAddresses,
   transitionConsultationForClinician,
   unansweredInformationRequestsForScheduler,
   type ConsultationRow,
+  type NewConsultation,
 } from './records.repository.ts';
 import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
@@ -271,4 +273,12 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
     await recordAudit(q, { actorId: input.doctorId, action: 'consultation.information_requested', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
     await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
   });
+}
+
+/**
+ * Opens a review inside the caller's transaction (`trx`): checkout finalisation's paid review, a
+ * renewal, a repeat request. The only way another module creates a consultation.
+ */
+export function createConsultation(trx: Queryable, input: NewConsultation): Promise<ConsultationRow> {
+  return insertConsultation(trx, input);
 }

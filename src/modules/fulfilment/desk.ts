@@ -8,13 +8,13 @@ import { appLinks } from '../../mail/links.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { orderRefundedMail, orderReshippedMail, orderShippedMail, orderTooLateMail, orderUndeliverableMail } from './mail.ts';
-import { deskOrder, lockOrderForMove, markOrderRefunded, recordDispensing, transitionOrder, type DeskOrderRow } from './pharmacy.repository.ts';
+import { deskOrder, lockOrderForPharmacy, markOrderRefundedForBackoffice, recordDispensingForPharmacy, transitionOrderForPharmacy, type DeskOrderRow } from './pharmacy.repository.ts';
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
 
 /** Hours from dispatch to the patient's door the time-window re-check assumes (a tracked next-day service). */
 export const EXPECTED_TRANSIT_HOURS = 24;
 
-export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForMove>>>;
+export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForPharmacy>>>;
 
 /**
  * The time-window re-check at dispatch, given by the caller (the questionnaires module owns the
@@ -26,7 +26,7 @@ export type ArrivalCheck = (q: Queryable, order: LockedOrder, arrival: Date) => 
 export const UNDELIVERABLE_TOO_LATE = 'delivery_too_late: the treatment would arrive after its time window; the patient was told to get it locally at once.';
 
 async function locked(q: Queryable, id: string): Promise<LockedOrder> {
-  const order = await lockOrderForMove(q, id);
+  const order = await lockOrderForPharmacy(q, id);
   if (!order) throw notFound();
   return order;
 }
@@ -37,17 +37,17 @@ async function reread(deps: Deps, id: string): Promise<DeskOrderRow> {
   return row;
 }
 
-async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Parameters<typeof transitionOrder>[4], at: Date) {
+async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Parameters<typeof transitionOrderForPharmacy>[4], at: Date) {
   assertOrderTransition(order.status, to);
   // The row is locked: the guard cannot miss unless the status machine and the lock disagree.
-  if (!(await transitionOrder(q, order.id, order.status as OrderStatus, to, set, at))) throw fail('invalid_status_transition', { message: `The order is no longer "${order.status}".` });
+  if (!(await transitionOrderForPharmacy(q, order.id, order.status as OrderStatus, to, set, at))) throw fail('invalid_status_transition', { message: `The order is no longer "${order.status}".` });
 }
 
 export async function dispenseOrder(deps: Deps, input: { orderId: string; pharmacistId: string; batch: string; expiry: string }): Promise<DeskOrderRow> {
   await deps.db.tx(async (q) => {
     const order = await locked(q, input.orderId);
     assertDispensable(order.status);
-    await recordDispensing(q, order.id, { batch: input.batch, expiry: input.expiry, by: input.pharmacistId, at: deps.clock.now() });
+    await recordDispensingForPharmacy(q, order.id, { batch: input.batch, expiry: input.expiry, by: input.pharmacistId, at: deps.clock.now() });
   });
   return reread(deps, input.orderId);
 }
@@ -183,7 +183,7 @@ export async function refundUndeliverableOrder(deps: Deps, orderId: string, acto
     const refunds = await refund(q, order);
     if (refunds.length === 0) throw fail('order_not_refundable');
     const now = deps.clock.now();
-    if (!(await markOrderRefunded(q, order.id, now))) throw fail('order_refunded');
+    if (!(await markOrderRefundedForBackoffice(q, order.id, now))) throw fail('order_refunded');
     await recordAudit(q, { actorId, action: 'order.refunded', subjectType: 'order', subjectId: order.id, details: { payments: refunds.map((r) => r.paymentId) } });
     await enqueueMail(q, order.email, orderRefundedMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
     return { order_id: order.id, status: 'undeliverable' as const, refunded_at: now.toISOString(), refunds: refunds.map((r) => ({ payment_id: r.paymentId, amount_cents: r.amountCents, currency: r.currency })) };

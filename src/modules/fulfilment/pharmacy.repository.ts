@@ -8,7 +8,7 @@ import type { OrdersUpdate } from '../../db/schema.ts';
 import { COLLECTION_COLUMNS } from './repository.ts';
 import type { OrderStatus } from './status.ts';
 
-function deskOrders(q: Queryable) {
+function deskOrdersForPharmacy(q: Queryable) {
   return sqlOf(q)
     .selectFrom('orders as o')
     .innerJoin('users as p', 'p.id', 'o.user_id')
@@ -33,9 +33,9 @@ function deskOrders(q: Queryable) {
     ]);
 }
 
-export type DeskOrderRow = Awaited<ReturnType<ReturnType<typeof deskOrders>['executeTakeFirstOrThrow']>>;
+export type DeskOrderRow = Awaited<ReturnType<ReturnType<typeof deskOrdersForPharmacy>['executeTakeFirstOrThrow']>>;
 
-export async function countFulfilmentQueue(q: Queryable): Promise<number> {
+export async function countFulfilmentQueueForPharmacy(q: Queryable): Promise<number> {
   const r = await sqlOf(q)
     .selectFrom('orders')
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -54,7 +54,7 @@ export async function pageFulfilmentQueue(
   offset: number,
   order: Order<(typeof FULFILMENT_ORDERING.fields)[number]> = orderBy({}, FULFILMENT_ORDERING),
 ): Promise<DeskOrderRow[]> {
-  return deskOrders(q)
+  return deskOrdersForPharmacy(q)
     .where('o.status', '=', 'awaiting_fulfilment')
     .orderBy(`o.${order.field}`, order.direction)
     .orderBy('o.id', order.direction)
@@ -64,14 +64,14 @@ export async function pageFulfilmentQueue(
 }
 
 export async function deskOrder(q: Queryable, id: string): Promise<DeskOrderRow | null> {
-  return (await deskOrders(q).where('o.id', '=', id).executeTakeFirst()) ?? null;
+  return (await deskOrdersForPharmacy(q).where('o.id', '=', id).executeTakeFirst()) ?? null;
 }
 
 /**
  * Locks one order for a move, with what the move needs: the patient's contact for the mail, and the
  * consultation's questionnaire submission and prescribed treatment for the time-window re-check.
  */
-export async function lockOrderForMove(q: Queryable, id: string) {
+export async function lockOrderForPharmacy(q: Queryable, id: string) {
   const row = await sqlOf(q)
     .selectFrom('orders as o')
     .innerJoin('users as u', 'u.id', 'o.user_id')
@@ -107,7 +107,7 @@ export async function lockOrderForMove(q: Queryable, id: string) {
 }
 
 /** Moves a (locked) order from `from` to `to` with the move's columns; false when it was not in `from`. */
-export async function transitionOrder(q: Queryable, id: string, from: OrderStatus, to: OrderStatus, set: Omit<OrdersUpdate, 'status' | 'id' | 'user_id'>, at: Date): Promise<boolean> {
+export async function transitionOrderForPharmacy(q: Queryable, id: string, from: OrderStatus, to: OrderStatus, set: Omit<OrdersUpdate, 'status' | 'id' | 'user_id'>, at: Date): Promise<boolean> {
   const r = await sqlOf(q)
     .updateTable('orders')
     .set({ ...set, status: to, updated_at: at })
@@ -118,7 +118,7 @@ export async function transitionOrder(q: Queryable, id: string, from: OrderStatu
 }
 
 /** Marks an undeliverable order refunded (the back office's choice instead of a reship). */
-export async function markOrderRefunded(q: Queryable, id: string, at: Date): Promise<boolean> {
+export async function markOrderRefundedForBackoffice(q: Queryable, id: string, at: Date): Promise<boolean> {
   const r = await sqlOf(q)
     .updateTable('orders')
     .set({ refunded_at: at, updated_at: at })
@@ -130,7 +130,7 @@ export async function markOrderRefunded(q: Queryable, id: string, at: Date): Pro
 }
 
 /** Records dispensing (batch/lot and expiry) on an order still awaiting fulfilment. */
-export async function recordDispensing(q: Queryable, id: string, d: { batch: string; expiry: string; by: string; at: Date }): Promise<boolean> {
+export async function recordDispensingForPharmacy(q: Queryable, id: string, d: { batch: string; expiry: string; by: string; at: Date }): Promise<boolean> {
   const r = await sqlOf(q)
     .updateTable('orders')
     .set({ batch_number: d.batch, batch_expiry: d.expiry, dispensed_by: d.by, dispensed_at: d.at, updated_at: d.at })

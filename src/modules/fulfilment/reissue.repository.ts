@@ -1,6 +1,7 @@
 // Prescription reissue requests (docs/pharmacy.md). Patient reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { PrescriptionReissueRequestsRow } from '../../db/schema.ts';
 
@@ -8,11 +9,11 @@ export type ReissueRow = PrescriptionReissueRequestsRow;
 
 /** One of the account's prescriptions, locked (the request's checks run on it), or null. */
 export async function lockOwnPrescription(q: Queryable, userId: string, prescriptionId: string) {
-  return (await sqlOf(q).selectFrom('prescriptions').selectAll().where('id', '=', prescriptionId).where('user_id', '=', userId).forUpdate().executeTakeFirst()) ?? null;
+  return (await forAccount(q, userId).selectFrom('prescriptions').selectAll().where('id', '=', prescriptionId).forUpdate().executeTakeFirst()) ?? null;
 }
 
-export async function pendingRequestFor(q: Queryable, prescriptionId: string): Promise<ReissueRow | null> {
-  return (await sqlOf(q).selectFrom('prescription_reissue_requests').selectAll().where('prescription_id', '=', prescriptionId).where('status', '=', 'pending').executeTakeFirst()) ?? null;
+export async function pendingRequestFor(q: Queryable, userId: string, prescriptionId: string): Promise<ReissueRow | null> {
+  return (await forAccount(q, userId).selectFrom('prescription_reissue_requests').selectAll().where('prescription_id', '=', prescriptionId).where('status', '=', 'pending').executeTakeFirst()) ?? null;
 }
 
 export async function insertReissueRequest(q: Queryable, r: { userId: string; prescriptionId: string; reason: string; at: Date }): Promise<ReissueRow> {
@@ -24,7 +25,7 @@ export async function insertReissueRequest(q: Queryable, r: { userId: string; pr
 }
 
 export async function countReissueRequests(q: Queryable, userId: string): Promise<number> {
-  const r = await sqlOf(q).selectFrom('prescription_reissue_requests').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const r = await forAccount(q, userId).selectFrom('prescription_reissue_requests').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -40,10 +41,9 @@ export async function pageReissueRequests(
   offset: number,
   order: Order<(typeof REISSUE_ORDERING.fields)[number]> = orderBy({}, REISSUE_ORDERING),
 ): Promise<ReissueRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('prescription_reissue_requests')
     .selectAll()
-    .where('user_id', '=', userId)
     .orderBy(order.field, order.direction)
     .orderBy('id', order.direction)
     .limit(limit)
@@ -53,13 +53,13 @@ export async function pageReissueRequests(
 
 // ---- the doctor's side (a staff desk: across accounts)
 
-export async function countPendingReissues(q: Queryable): Promise<number> {
+export async function countPendingReissuesForClinician(q: Queryable): Promise<number> {
   const r = await sqlOf(q).selectFrom('prescription_reissue_requests').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 /** Pending requests, oldest first, with the prescription and the patient's name. */
-export async function pagePendingReissues(q: Queryable, limit: number, offset: number, order: Order<'created_at'> = orderBy({}, PENDING_REISSUE_ORDERING)) {
+export async function pagePendingReissuesForClinician(q: Queryable, limit: number, offset: number, order: Order<'created_at'> = orderBy({}, PENDING_REISSUE_ORDERING)) {
   return sqlOf(q)
     .selectFrom('prescription_reissue_requests as x')
     .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
@@ -75,7 +75,7 @@ export async function pagePendingReissues(q: Queryable, limit: number, offset: n
 }
 
 /** A request with its prescription and the patient's contact, locked for the decision. */
-export async function lockReissueForDecision(q: Queryable, id: string) {
+export async function lockReissueForClinician(q: Queryable, id: string) {
   const row = await sqlOf(q)
     .selectFrom('prescription_reissue_requests as x')
     .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
@@ -100,7 +100,7 @@ export async function lockReissueForDecision(q: Queryable, id: string) {
   return row ?? null;
 }
 
-export async function decideReissue(
+export async function decideReissueForClinician(
   q: Queryable,
   id: string,
   d: { status: 'approved' | 'declined'; by: string; at: Date; decisionReason: string | null; newPrescriptionId: string | null },
@@ -117,6 +117,6 @@ export async function decideReissue(
 }
 
 /** Marks a prescription as the reissue of another. */
-export async function setReissuedFrom(q: Queryable, prescriptionId: string, originalId: string): Promise<void> {
+export async function setReissuedFromForClinician(q: Queryable, prescriptionId: string, originalId: string): Promise<void> {
   await sqlOf(q).updateTable('prescriptions').set({ reissued_from: originalId }).where('id', '=', prescriptionId).execute();
 }

@@ -11,7 +11,7 @@ import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagina
 import { iso } from '../../lib/iso.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { approveReissue, declineReissue, requestReissue } from './reissue.ts';
-import { PENDING_REISSUE_ORDERING, REISSUE_ORDERING, countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './reissue.repository.ts';
+import { PENDING_REISSUE_ORDERING, REISSUE_ORDERING, countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './service.ts';
 import { ReissueRequestSchema, toReissue } from './reissue.schemas.ts';
 
 const ts = z.iso.datetime({ offset: true });

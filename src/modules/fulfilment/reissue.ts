@@ -9,12 +9,12 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { reissueDecidedMail } from './mail.ts';
 import { issuePrescription } from './repository.ts';
 import {
-  decideReissue,
+  decideReissueForClinician,
   insertReissueRequest,
   lockOwnPrescription,
-  lockReissueForDecision,
+  lockReissueForClinician,
   pendingRequestFor,
-  setReissuedFrom,
+  setReissuedFromForClinician,
   type ReissueRow,
 } from './reissue.repository.ts';
 
@@ -27,14 +27,14 @@ export async function requestReissue(deps: Deps, userId: string, prescriptionId:
     if (!rx) throw notFound();
     const now = deps.clock.now();
     if (!stillValid(rx.valid_until, now)) throw fail('prescription_not_reissuable');
-    if (await pendingRequestFor(q, rx.id)) throw fail('reissue_request_pending');
+    if (await pendingRequestFor(q, userId, rx.id)) throw fail('reissue_request_pending');
     return insertReissueRequest(q, { userId, prescriptionId: rx.id, reason, at: now });
   });
 }
 
 export async function approveReissue(deps: Deps, input: { requestId: string; doctorId: string; note: string | null }): Promise<ReissueRow> {
   return deps.db.tx(async (q) => {
-    const r = await lockReissueForDecision(q, input.requestId);
+    const r = await lockReissueForClinician(q, input.requestId);
     if (!r) throw notFound();
     if (r.status !== 'pending') throw fail('invalid_status_transition', { message: `A reissue request in status "${r.status}" cannot be approved.` });
     const now = deps.clock.now();
@@ -54,8 +54,8 @@ export async function approveReissue(deps: Deps, input: { requestId: string; doc
       issuedAt: now,
       validUntil: r.valid_until,
     });
-    await setReissuedFrom(q, rx.id, r.prescription_id);
-    const decided = await decideReissue(q, r.id, { status: 'approved', by: input.doctorId, at: now, decisionReason: input.note, newPrescriptionId: rx.id });
+    await setReissuedFromForClinician(q, rx.id, r.prescription_id);
+    const decided = await decideReissueForClinician(q, r.id, { status: 'approved', by: input.doctorId, at: now, decisionReason: input.note, newPrescriptionId: rx.id });
     if (!decided) throw fail('invalid_status_transition', { message: 'The reissue request is no longer pending.' });
     await enqueueMail(q, r.email, reissueDecidedMail, r.locale, { first_name: r.first_name, link: appLinks.prescriptions(deps.config) });
     return decided;
@@ -64,10 +64,10 @@ export async function approveReissue(deps: Deps, input: { requestId: string; doc
 
 export async function declineReissue(deps: Deps, input: { requestId: string; doctorId: string; reason: string }): Promise<ReissueRow> {
   return deps.db.tx(async (q) => {
-    const r = await lockReissueForDecision(q, input.requestId);
+    const r = await lockReissueForClinician(q, input.requestId);
     if (!r) throw notFound();
     if (r.status !== 'pending') throw fail('invalid_status_transition', { message: `A reissue request in status "${r.status}" cannot be declined.` });
-    const decided = await decideReissue(q, r.id, { status: 'declined', by: input.doctorId, at: deps.clock.now(), decisionReason: input.reason, newPrescriptionId: null });
+    const decided = await decideReissueForClinician(q, r.id, { status: 'declined', by: input.doctorId, at: deps.clock.now(), decisionReason: input.reason, newPrescriptionId: null });
     if (!decided) throw fail('invalid_status_transition', { message: 'The reissue request is no longer pending.' });
     await enqueueMail(q, r.email, reissueDecidedMail, r.locale, { first_name: r.first_name, link: appLinks.prescriptions(deps.config) });
     return decided;

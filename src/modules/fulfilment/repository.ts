@@ -1,6 +1,7 @@
 // Prescriptions and orders (owner: fulfilment). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { OrdersRow, PrescriptionsRow } from '../../db/schema.ts';
 import type { OrderItem } from './schemas.ts';
@@ -98,12 +99,11 @@ export type OrderRow = OrdersRow & CollectionColumns;
 
 /** The account's orders, newest first, with the pharmacy an order is collected at. */
 export async function ordersOf(q: Queryable, userId: string): Promise<OrderRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('orders as o')
     .leftJoin('partner_pharmacies as ph', 'ph.id', 'o.collection_pharmacy_id')
     .selectAll('o')
     .select(COLLECTION_COLUMNS)
-    .where('o.user_id', '=', userId)
     .orderBy('o.created_at', 'desc')
     .orderBy('o.id', 'desc')
     .execute();
@@ -116,8 +116,8 @@ export type PrescriptionWithDoctor = PrescriptionsRow & {
   doctor_license_number: string | null;
 };
 
-function prescriptionsWithDoctor(q: Queryable) {
-  return sqlOf(q)
+function prescriptionsWithDoctor(q: Queryable, userId: string) {
+  return forAccount(q, userId)
     .selectFrom('prescriptions as r')
     .innerJoin('users as d', 'd.id', 'r.doctor_id')
     .selectAll('r')
@@ -125,10 +125,9 @@ function prescriptionsWithDoctor(q: Queryable) {
 }
 
 export async function countPrescriptions(q: Queryable, userId: string): Promise<number> {
-  const r = await sqlOf(q)
+  const r = await forAccount(q, userId)
     .selectFrom('prescriptions')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
@@ -143,8 +142,7 @@ export async function pagePrescriptions(
   offset: number,
   order: Order<(typeof PRESCRIPTION_ORDERING.fields)[number]> = orderBy({}, PRESCRIPTION_ORDERING),
 ): Promise<PrescriptionWithDoctor[]> {
-  return prescriptionsWithDoctor(q)
-    .where('r.user_id', '=', userId)
+  return prescriptionsWithDoctor(q, userId)
     .orderBy(`r.${order.field}`, order.direction)
     .orderBy('r.id', order.direction)
     .limit(limit)
@@ -154,7 +152,7 @@ export async function pagePrescriptions(
 
 /** One of the account's prescriptions with the prescriber's and the patient's details for its PDF. */
 export async function prescriptionForPdf(q: Queryable, userId: string, id: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('prescriptions as r')
     .innerJoin('users as d', 'd.id', 'r.doctor_id')
     .innerJoin('users as pu', 'pu.id', 'r.user_id')
@@ -169,7 +167,6 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
       'pu.email as patient_email',
     ])
     .where('r.id', '=', id)
-    .where('r.user_id', '=', userId)
     .executeTakeFirst();
   return row ?? null;
 }
@@ -181,7 +178,6 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
  * still pending are deleted (no doctor decides for an erased account), decided ones stay.
  */
 export async function eraseAccountFulfilment(q: Queryable, userId: string): Promise<void> {
-  const db = sqlOf(q);
-  await db.updateTable('orders').set({ shipping_address: sql`'{}'::jsonb`, updated_at: sql<Date>`now()` }).where('user_id', '=', userId).execute();
-  await db.deleteFrom('prescription_reissue_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
+  await forAccount(q, userId).updateTable('orders').set({ shipping_address: sql`'{}'::jsonb`, updated_at: sql<Date>`now()` }).execute();
+  await forAccount(q, userId).deleteFrom('prescription_reissue_requests').where('status', '=', 'pending').execute();
 }

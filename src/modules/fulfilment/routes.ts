@@ -6,8 +6,8 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { prescriptionFile } from './documents.ts';
-import { PRESCRIPTION_ORDERING, countPrescriptions, ordersOf, pagePrescriptions } from './repository.ts';
-import { OrderSchema, PrescriptionSchema, toOrder, toPrescription } from './schemas.ts';
+import { PRESCRIPTION_ORDERING, countPrescriptions, listOrders, pagePrescriptions } from './service.ts';
+import { OrderSchema, PrescriptionSchema, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -23,7 +23,7 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
     {
       schema: { tags: ['billing'], summary: 'Orders of the account (bare array, newest first)', security: bearerSecurity, response: { 200: z.array(OrderSchema), ...auth401 } },
     },
-    async (request) => (await ordersOf(deps.reader, currentUser(request).id)).map(toOrder),
+    async (request) => await listOrders(deps.reader, currentUser(request).id),
   );
 
   r.get(

@@ -2,6 +2,7 @@
 // side_effect_reports): every statement is scoped by the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import { listOrdering, type ListOrdering, type Order } from '../../http/pagination.ts';
 import type {
   InjectionPlansRow,
@@ -54,7 +55,7 @@ type Pager<T extends Table> = (q: Queryable, userId: string, order: JournalOrder
 
 const PAGERS: { [K in Table]: Pager<K> } = {
   weight_entries: (q, userId, o, limit, offset) =>
-    sqlOf(q).selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
+    forAccount(q, userId).selectFrom('weight_entries').selectAll().orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
   injections: (q, userId, o, limit, offset) =>
     sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
   journal_notes: async (q, userId, o, limit, offset) =>
@@ -98,11 +99,10 @@ export async function upsertWeight(q: Queryable, userId: string, weightKg: numbe
 }
 
 export async function updateWeight(q: Queryable, userId: string, id: string, fields: Pick<WeightEntriesUpdate, 'weight_kg' | 'logged_on' | 'note'>) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('weight_entries')
     .set({ ...fields, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirst();
   return row ?? null;
@@ -130,11 +130,10 @@ export async function updateInjection(
   id: string,
   fields: Pick<InjectionsUpdate, 'medication' | 'dose' | 'injected_at' | 'injection_site' | 'note'>,
 ): Promise<InjectionsRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('injections')
     .set({ ...fields, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirst();
   return row ?? null;
@@ -145,16 +144,15 @@ export async function insertNote(q: Queryable, userId: string, content: string):
 }
 
 export async function findNote(q: Queryable, userId: string, id: string): Promise<JournalNote | null> {
-  const row = await sqlOf(q).selectFrom('journal_notes').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('journal_notes').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? noteOf(q, row) : null;
 }
 
 export async function updateNote(q: Queryable, userId: string, id: string, content: string): Promise<JournalNote | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('journal_notes')
     .set({ content: null, content_enc: sealText(q, content), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirst();
   return row ? noteOf(q, row) : null;
@@ -175,7 +173,7 @@ export async function insertSideEffect(
 }
 
 export async function planFor(q: Queryable, userId: string): Promise<InjectionPlansRow | null> {
-  const row = await sqlOf(q).selectFrom('injection_plans').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('injection_plans').selectAll().executeTakeFirst();
   return row ?? null;
 }
 
@@ -193,17 +191,16 @@ export async function updatePlan(
   userId: string,
   fields: Pick<InjectionPlansUpdate, 'medication' | 'anchor_weekday' | 'preferred_time' | 'starts_on' | 'active'>,
 ): Promise<InjectionPlansRow> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .updateTable('injection_plans')
     .set({ ...fields, updated_at: sql<Date>`now()` })
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /** The account's weight entries, newest first (at most `limit`). */
 export async function recentWeights(q: Queryable, userId: string, limit: number) {
-  return sqlOf(q).selectFrom('weight_entries').select(['weight_kg', 'logged_on']).where('user_id', '=', userId).orderBy('logged_on', 'desc').limit(limit).execute();
+  return forAccount(q, userId).selectFrom('weight_entries').select(['weight_kg', 'logged_on']).orderBy('logged_on', 'desc').limit(limit).execute();
 }
 
 /**
@@ -225,7 +222,7 @@ export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: 
 
 /** Marks a report the red-flag desk took up (the row as it is now). */
 export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReport> {
-  return reportOf(q, await sqlOf(q).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirstOrThrow());
+  return reportOf(q, await forAccount(q, userId).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
 }
 
 // ---------------------------------------------------------------- the account's privacy (issue 23)

@@ -5,6 +5,7 @@
 import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
 import { readText, sealText } from '../../lib/sealed.ts';
 
@@ -171,11 +172,10 @@ export async function insertPatientMessage(
     .executeTakeFirst();
   if (!inserted) return false;
   // Emergency wording flags the thread for the team (first flag kept); every message moves it up.
-  await sqlOf(q)
+  await forAccount(q, userId)
     .updateTable('conversations')
     .set((eb) => ({ updated_at: m.at, ...(m.flagged ? { flagged_at: eb.fn.coalesce('flagged_at', sql<Date>`${m.at}::timestamptz`) } : {}) }))
     .where('id', '=', m.conversationId)
-    .where('user_id', '=', userId)
     .execute();
   return true;
 }

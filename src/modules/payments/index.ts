@@ -11,7 +11,7 @@ export {
   paymentOfSession,
   type PaymentInput,
   type PaymentOrder,
-} from './repository.ts';
+} from './service.ts';
 export {
   recordRefund,
   recordProviderRefund,

@@ -9,7 +9,7 @@ import { providerFor } from '../../payment-providers/index.ts';
 import { billingTreatment } from './catalogue.ts';
 import { paymentDescription } from './product.ts';
 import { queueChargeReceipt } from './receipts.ts';
-import { recordPayment } from './repository.ts';
+import { recordPayment } from './service.ts';
 
 /** The plan columns a charge reads. */
 export type PlanToCharge = Pick<

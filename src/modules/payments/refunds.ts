@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { queueRefundReceipt } from './receipts.ts';
-import { lockPaymentByProvider, lockPaymentForBackoffice, lockRefundablePaymentsOfConsultation, updateRefund, type RefundRecord } from './repository.ts';
+import { lockPaymentForProvider, lockPaymentForBackoffice, lockRefundablePaymentsOfConsultation, updateRefund, type RefundRecord } from './repository.ts';
 import { storedRefunds } from './refund-entries.ts';
 
 export interface RefundInput {
@@ -51,7 +51,7 @@ export async function recordRefund(q: Queryable, payment: PaymentsRow, refund: R
     refunds,
   };
   const status = total >= payment.amount_cents ? 'refunded' : 'partially_refunded';
-  const updated = await updateRefund(q, payment.id, total, status, record);
+  const updated = await updateRefund(q, payment.user_id, payment.id, total, status, record);
   const ends = status === 'refunded' && payment.consultation_id && !payment.is_recurring ? payment.consultation_id : null;
   return { payment: updated, endsConsultationId: ends, skippedRefunds };
 }
@@ -98,7 +98,7 @@ export async function recordProviderRefund(
   provider: string,
   e: { providerPaymentIds: string[]; amountRefundedCents: number | null; refundId: string | null; chargeId: string; reason: string },
 ): Promise<RecordedRefund | null> {
-  const p = await lockPaymentByProvider(q, provider, e.providerPaymentIds);
+  const p = await lockPaymentForProvider(q, provider, e.providerPaymentIds);
   if (!p) return null;
   if (e.amountRefundedCents === null || e.amountRefundedCents <= p.refunded_amount_cents) return null;
   const id = e.refundId ?? `${e.chargeId}:${e.amountRefundedCents}`;

@@ -2,6 +2,7 @@
 // account id and put it in the SQL.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { PaymentsRow } from '../../db/schema.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import { storedRefunds, type RefundEntry } from './refund-entries.ts';
@@ -83,9 +84,9 @@ export interface RefundRecord extends RefundEntry {
   refunds: RefundEntry[];
 }
 
-/** Writes the refund state of a payment (the caller computed it under the payment's row lock). */
-export async function updateRefund(q: Queryable, paymentId: string, total: number, status: PaymentStatus, refund: RefundRecord): Promise<PaymentsRow> {
-  return sqlOf(q)
+/** Writes the refund state of a payment of the account (the caller computed it under the payment's row lock). */
+export async function updateRefund(q: Queryable, userId: string, paymentId: string, total: number, status: PaymentStatus, refund: RefundRecord): Promise<PaymentsRow> {
+  return forAccount(q, userId)
     .updateTable('payments')
     .set({ refunded_amount_cents: total, status, refund: JSON.stringify(refund), updated_at: sql<Date>`now()` })
     .where('id', '=', paymentId)
@@ -102,19 +103,17 @@ export type PaymentOrder = Order<(typeof PAYMENT_ORDERING.fields)[number]>;
 export const paymentOrder = (ordering?: (typeof PAYMENT_ORDERING.values)[number]): PaymentOrder => orderBy(ordering === undefined ? {} : { ordering }, PAYMENT_ORDERING);
 
 export async function countPayments(q: Queryable, userId: string): Promise<number> {
-  const r = await sqlOf(q)
+  const r = await forAccount(q, userId)
     .selectFrom('payments')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 export async function pagePayments(q: Queryable, userId: string, order: PaymentOrder, limit: number, offset: number): Promise<PaymentsRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('payments')
     .selectAll()
-    .where('user_id', '=', userId)
     .orderBy(order.field, order.direction)
     .orderBy('id', order.direction)
     .limit(limit)
@@ -124,7 +123,7 @@ export async function pagePayments(q: Queryable, userId: string, order: PaymentO
 
 /** The account's payment with what its invoice prints: the patient, the plan cycle, the supply. */
 export async function paymentForInvoice(q: Queryable, userId: string, paymentId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('payments as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
     .leftJoin('subscriptions as s', 's.id', 'p.subscription_id')
@@ -132,7 +131,6 @@ export async function paymentForInvoice(q: Queryable, userId: string, paymentId:
     .selectAll('p')
     .select(['u.first_name', 'u.last_name', 'u.email', 'u.addresses', 'u.country_of_residence', 's.cycle_days as plan_cycle_days', 'c.supply_days as consultation_supply_days'])
     .where('p.id', '=', paymentId)
-    .where('p.user_id', '=', userId)
     .executeTakeFirst();
   // The invoice prints the refunds that parse (storedRefunds); a malformed one is left off, not a 500.
   return row ? { ...row, refunds: storedRefunds(row.refund).items } : null;
@@ -140,11 +138,10 @@ export async function paymentForInvoice(q: Queryable, userId: string, paymentId:
 
 /** The payment of a checkout session (one at most), for the session view. */
 export async function paymentOfSession(q: Queryable, userId: string, checkoutSessionId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('payments')
     .select(['id', 'subscription_id'])
     .where('checkout_session_id', '=', checkoutSessionId)
-    .where('user_id', '=', userId)
     .executeTakeFirst();
   return row ?? null;
 }
@@ -160,10 +157,9 @@ export async function lockPaymentForBackoffice(q: Queryable, paymentId: string):
  * payment, an early order's charge): what a doctor's rejection or an expired review gives back.
  */
 export async function lockRefundablePaymentsOfConsultation(q: Queryable, userId: string, consultationId: string): Promise<PaymentsRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('payments')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('consultation_id', '=', consultationId)
     .where('status', 'in', ['succeeded', 'partially_refunded'])
     .orderBy('created_at')
@@ -172,7 +168,7 @@ export async function lockRefundablePaymentsOfConsultation(q: Queryable, userId:
 }
 
 /** Locks the payment a provider knows by one of its ids (a refund webhook names the charge, intent or invoice). */
-export async function lockPaymentByProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
+export async function lockPaymentForProvider(q: Queryable, provider: string, providerPaymentIds: string[]): Promise<PaymentsRow | null> {
   if (providerPaymentIds.length === 0) return null;
   const row = await sqlOf(q)
     .selectFrom('payments')

@@ -6,7 +6,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema, notFound } from '../../http/errors.ts';
 import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
 import { invoiceFile } from './documents.ts';
-import { PAYMENT_ORDERING, countPayments, pagePayments } from './repository.ts';
+import { PAYMENT_ORDERING, countPayments, pagePayments } from './service.ts';
 import { PaymentSchema, toPayment } from './schemas.ts';
 
 const IdParams = z.object({ id: z.uuid() });

@@ -3,6 +3,7 @@
 // id); every other table is read and erased through its owning module's index.ts.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { ConsentsRow } from '../../db/schema.ts';
 import { readJson } from '../../lib/sealed.ts';
 
@@ -21,15 +22,14 @@ export async function insertConsent(q: Queryable, userId: string, c: { kind: Con
 
 /** Every consent decision of the account, newest first (the first row of a kind is its current state). */
 export async function consentsOf(q: Queryable, userId: string): Promise<ConsentsRow[]> {
-  return sqlOf(q).selectFrom('consents').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return forAccount(q, userId).selectFrom('consents').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 /** The account's current decision on one kind (null: never asked). */
 export async function currentConsent(q: Queryable, userId: string, kind: ConsentKind): Promise<boolean | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consents')
     .select('granted')
-    .where('user_id', '=', userId)
     .where('kind', '=', kind)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { UsersRow } from '../../db/schema.ts';
 import { readJson, sealJson } from '../../lib/sealed.ts';
 import type { AnswerItem } from './engine.ts';
@@ -77,10 +78,9 @@ function draftOf(q: Queryable, { data, data_enc, ...row }: { id: string; version
 
 /** The patient's saved draft in a category, or undefined when none is saved (reads never create one). */
 export async function findDraft(q: Queryable, userId: string, category: string): Promise<Draft | undefined> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_drafts')
     .select(DRAFT_COLUMNS)
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .executeTakeFirst();
   return row && draftOf(q, row);
@@ -145,10 +145,9 @@ export async function saveDraft(q: Queryable, userId: string, category: string, 
 
 /** The draft, locked until the end of the transaction (parallel submits of one draft store one submission). */
 export async function lockDraft(q: Queryable, userId: string, category: string): Promise<Draft | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_drafts')
     .select(DRAFT_COLUMNS)
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .forUpdate()
     .executeTakeFirst();
@@ -156,12 +155,12 @@ export async function lockDraft(q: Queryable, userId: string, category: string):
 }
 
 export async function deleteDraft(q: Queryable, userId: string, draftId: string): Promise<void> {
-  await sqlOf(q).deleteFrom('questionnaire_drafts').where('id', '=', draftId).where('user_id', '=', userId).execute();
+  await forAccount(q, userId).deleteFrom('questionnaire_drafts').where('id', '=', draftId).execute();
 }
 
 /** The patient's latest submission of a category, optionally only among some outcomes. */
 export async function latestSubmission(q: Queryable, userId: string, category: string, outcomes?: string[]): Promise<Submission | null> {
-  let query = sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('user_id', '=', userId).where('category', '=', category);
+  let query = forAccount(q, userId).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('category', '=', category);
   if (outcomes) query = query.where('outcome', 'in', outcomes);
   const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   return row ? submissionOf(q, row) : null;
@@ -201,10 +200,9 @@ export async function recordDraftRedFlags(q: Queryable, userId: string, category
 }
 
 export async function draftRedFlags(q: Queryable, userId: string, category: string): Promise<{ code: string; question_keys: string[]; first_raised_at: Date; last_raised_at: Date }[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('questionnaire_draft_red_flags')
     .select(['code', 'question_keys', 'first_raised_at', 'last_raised_at'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .orderBy('code')
     .execute();
@@ -212,10 +210,9 @@ export async function draftRedFlags(q: Queryable, userId: string, category: stri
 
 /** The latest earlier submission whose result excluded at least one treatment (anti-gaming on exclusions). */
 export async function latestSubmissionWithExclusions(q: Queryable, userId: string, category: string): Promise<Submission | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(SUBMISSION_COLUMNS)
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where(sql<boolean>`result->'reasons' @> '[{"kind": "exclude_treatment"}]'::jsonb`)
     .orderBy('created_at', 'desc')
@@ -227,7 +224,7 @@ export async function latestSubmissionWithExclusions(q: Queryable, userId: strin
 
 /** A submission by id (scoped by the owner), for re-checks at approval. */
 export async function submissionById(q: Queryable, userId: string, id: string): Promise<Submission | null> {
-  const row = await sqlOf(q).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('questionnaire_submissions').select(SUBMISSION_COLUMNS).where('id', '=', id).executeTakeFirst();
   return row ? submissionOf(q, row) : null;
 }
 
@@ -238,10 +235,9 @@ export async function submissionById(q: Queryable, userId: string, id: string): 
 export async function submissionWithEarlier(q: Queryable, userId: string, submissionId: string, limit: number): Promise<{ current: Submission; earlier: Submission[] } | null> {
   const current = await submissionById(q, userId, submissionId);
   if (!current) return null;
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(SUBMISSION_COLUMNS)
-    .where('user_id', '=', userId)
     .where('category', '=', current.category)
     .where('id', '<>', submissionId)
     .where('created_at', '<=', current.created_at)

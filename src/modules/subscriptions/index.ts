@@ -1,7 +1,6 @@
 // What other modules (checkout finalisation, recurring charges, provider webhooks, the billing
 // portal, consultations, the journal) may use of subscriptions. Only this module writes the table.
 export {
-  insertPlan as createPlan,
   transitionPlan,
   findLivePlan,
   findLivePlanOnTreatment,
@@ -32,6 +31,8 @@ export {
 } from './status.ts';
 export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
 export { renewalApprovalOf } from './charges.repository.ts';
+// The plan a paid checkout session starts (checkout finalisation, in its transaction).
+export { createForCheckout as createPlanForCheckout } from './service.ts';
 // The patient's plans and renewal options as the MCP connector reads them.
 export { listSubscriptions, renewalOptions } from './service.ts';
 // ... and confirms a pending renewal through the API's own path (engine verdict included).

@@ -658,3 +658,8 @@ export async function endPlanAfterReview(deps: Deps, q: Queryable, userId: strin
   }
   return true;
 }
+
+/** The plan a paid checkout session starts, inside finalisation's transaction (`trx`). */
+export function createForCheckout(trx: Queryable, input: repo.NewPlan): Promise<PlanRow> {
+  return repo.insertPlan(trx, input);
+}

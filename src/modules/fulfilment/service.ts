@@ -1,0 +1,88 @@
+// Fulfilment's services (issue 29): what its routes and other modules call. The repository files
+// (repository.ts, pharmacy.repository.ts, reissue.repository.ts) are private to this folder; the
+// functions a caller runs inside its own transaction take that transaction as `trx`.
+import type { Queryable } from '../../db/index.ts';
+import type { Order } from '../../http/pagination.ts';
+import * as desk from './pharmacy.repository.ts';
+import * as reissues from './reissue.repository.ts';
+import * as repo from './repository.ts';
+import { toOrder, type Order as ApiOrder } from './schemas.ts';
+
+export { PRESCRIPTION_ORDERING } from './repository.ts';
+export { FULFILMENT_ORDERING } from './pharmacy.repository.ts';
+export { PENDING_REISSUE_ORDERING, REISSUE_ORDERING } from './reissue.repository.ts';
+export type { PrescriptionInput, PrescriptionWithDoctor, OrderInput } from './repository.ts';
+
+// ---- what a doctor's approval issues, inside the approval's transaction
+
+/** Records the prescription of an approved consultation. */
+export function issuePrescription(trx: Queryable, input: repo.PrescriptionInput): Promise<{ id: string }> {
+  return repo.issuePrescription(trx, input);
+}
+
+/** Opens the order the pharmacy ships (status awaiting_fulfilment). */
+export function createOrder(trx: Queryable, input: repo.OrderInput): Promise<{ id: string }> {
+  return repo.createOrder(trx, input);
+}
+
+// ---- the patient's own prescriptions, orders and reissue requests
+
+export function countPrescriptions(q: Queryable, userId: string): Promise<number> {
+  return repo.countPrescriptions(q, userId);
+}
+
+export function pagePrescriptions(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  offset: number,
+  order?: Order<(typeof repo.PRESCRIPTION_ORDERING.fields)[number]>,
+): Promise<repo.PrescriptionWithDoctor[]> {
+  return repo.pagePrescriptions(q, userId, limit, offset, order);
+}
+
+/** The account's orders in their API shape, newest first (the profile's `orders`, the connector). */
+export async function listOrders(q: Queryable, userId: string): Promise<ApiOrder[]> {
+  return (await repo.ordersOf(q, userId)).map(toOrder);
+}
+
+export function countReissueRequests(q: Queryable, userId: string): Promise<number> {
+  return reissues.countReissueRequests(q, userId);
+}
+
+export function pageReissueRequests(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  offset: number,
+  order?: Order<(typeof reissues.REISSUE_ORDERING.fields)[number]>,
+): Promise<reissues.ReissueRow[]> {
+  return reissues.pageReissueRequests(q, userId, limit, offset, order);
+}
+
+/** The account's erasure: orders keep their dispensing record without the address; pending reissue requests go. */
+export function eraseAccountFulfilment(trx: Queryable, userId: string): Promise<void> {
+  return repo.eraseAccountFulfilment(trx, userId);
+}
+
+// ---- the staff desks (across accounts)
+
+export function countPendingReissues(q: Queryable): Promise<number> {
+  return reissues.countPendingReissuesForClinician(q);
+}
+
+export function pagePendingReissues(q: Queryable, limit: number, offset: number, order?: Order<'created_at'>) {
+  return reissues.pagePendingReissuesForClinician(q, limit, offset, order);
+}
+
+export function countFulfilmentQueue(q: Queryable): Promise<number> {
+  return desk.countFulfilmentQueueForPharmacy(q);
+}
+
+export function pageFulfilmentQueue(q: Queryable, limit: number, offset: number, order?: Order<(typeof desk.FULFILMENT_ORDERING.fields)[number]>): Promise<desk.DeskOrderRow[]> {
+  return desk.pageFulfilmentQueue(q, limit, offset, order);
+}
+
+export function deskOrder(q: Queryable, id: string): Promise<desk.DeskOrderRow | null> {
+  return desk.deskOrder(q, id);
+}
