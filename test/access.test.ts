@@ -69,6 +69,18 @@ describe('access control', () => {
     expect(() => accessFor('GET', '/internal/debug/')).toThrow(/PUBLIC_ROUTES/);
   });
 
+  it('a HEAD request has the access rule of its GET: answered for the owner, 401 without a token, 403 for the wrong role', async () => {
+    const own = await ctx.app.inject({ method: 'HEAD', url: '/v1/users/profile/', headers: { authorization: `Bearer ${patient.access}` } });
+    expect(own.statusCode).toBe(200);
+    expect(own.body).toBe('');
+    const anonymous = await ctx.app.inject({ method: 'HEAD', url: '/v1/users/profile/' });
+    expect(anonymous.statusCode).toBe(401);
+    const patientOnDesk = await ctx.app.inject({ method: 'HEAD', url: '/v1/clinician/consultations/', headers: { authorization: `Bearer ${patient.access}` } });
+    expect(patientOnDesk.statusCode).toBe(403);
+    const doctorOnDesk = await ctx.app.inject({ method: 'HEAD', url: '/v1/clinician/consultations/', headers: { authorization: `Bearer ${doctor.access}` } });
+    expect(doctorOnDesk.statusCode).toBe(200);
+  });
+
   it('a signed-in patient with a bad body gets the field errors only after authentication', async () => {
     const res = await call(ctx, 'PATCH', '/v1/users/profile/me/', { token: patient.access, json: { first_name: 5 } });
     expect(res.status).toBe(400);

@@ -94,10 +94,13 @@ export function installAccessControl(app: FastifyInstance, deps: Deps): Map<stri
   const guards = { user: guard(deps, 'user'), doctor: guard(deps, 'doctor'), backoffice_admin: guard(deps, 'backoffice_admin'), pharmacist: guard(deps, 'pharmacist') };
   app.decorateRequest('user', null);
   app.addHook('onRoute', (route: RouteOptions) => {
-    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    // A HEAD route (Fastify adds one for every GET) has the access level of its GET: without this,
+    // the HEAD got no guard and its handler refused even a valid token for want of a user.
+    const registered = [route.method].flat();
+    const methods = [...new Set(registered.map((m) => (m === 'HEAD' ? 'GET' : m)))];
     const found = new Set(methods.map((method) => accessFor(method, route.url)));
     if (found.size > 1) throw new Error(`Route ${route.url} mixes access levels across methods: register them separately.`);
-    for (const method of methods) levels.set(`${method} ${route.url}`, accessFor(method, route.url));
+    for (const method of registered) if (method !== 'HEAD') levels.set(`${method} ${route.url}`, accessFor(method, route.url));
     const [access] = found;
     if (access === undefined || access === 'public') return;
     route.onRequest = [guards[access], ...[route.onRequest ?? []].flat()];
