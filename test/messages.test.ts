@@ -134,7 +134,7 @@ describe('the patient’s conversation', () => {
 });
 
 describe('files', () => {
-  it('accepts a PDF by its bytes, stores it under a generated name and serves it only to its owner', async () => {
+  it('accepts a PDF by its bytes, stores it under a generated key and serves it only to its owner, under its base name', async () => {
     const p = await seedPatient(ctx);
     const other = await seedPatient(ctx);
     const id = await threadOf(p);
@@ -146,11 +146,33 @@ describe('files', () => {
     const dl = await call(ctx, 'GET', path, { token: p.access });
     expect(dl.status).toBe(200);
     expect(dl.headers['content-type']).toBe('application/pdf');
-    expect(dl.headers['content-disposition']).toMatch(/^attachment; filename="attachment-[0-9a-f]{8}\.pdf"$/);
+    // The path the client sent is dropped; the base name stays (issue 27: attachments show their name).
+    expect(dl.headers['content-disposition']).toBe(`attachment; filename="passwd.pdf"; filename*=UTF-8''passwd.pdf`);
     expect(dl.text.startsWith('%PDF')).toBe(true);
     expect((await call(ctx, 'GET', path, { token: other.access })).status).toBe(404);
     const row = firstRow(await ctx.db.query('select storage_key from message_files f join messages m on m.file_id = f.id where m.conversation_id = $1', [id]));
     expect(row.storage_key).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('keeps the name it was uploaded with, sealed at rest, with the extension of its real type; the team downloads it under that name', async () => {
+    const p = await seedPatient(ctx);
+    const doctor = await newStaff(ctx, 'doctor');
+    const id = await threadOf(p);
+    const named = await upload(p, id, { name: 'Blutbild März final.html', type: 'application/pdf', data: PDF });
+    expect(named.status).toBe(201);
+    const path = (named.body.last_message.file as string).replace('http://api.test.local', '');
+    const dl = await call(ctx, 'GET', path, { token: p.access });
+    expect(dl.headers['content-disposition']).toBe(`attachment; filename="Blutbild M_rz final.pdf"; filename*=UTF-8''${encodeURIComponent('Blutbild März final.pdf')}`);
+    const desk = await call(ctx, 'GET', path.replace('/v1/users/', '/v1/clinician/'), { token: doctor.access });
+    expect(desk.status).toBe(200);
+    expect(desk.headers['content-disposition']).toBe(dl.headers['content-disposition']);
+    const row = firstRow(await ctx.db.query('select f.name_enc from message_files f join messages m on m.file_id = f.id where m.conversation_id = $1', [id]));
+    expect(row.name_enc).toMatch(/^v2\./);
+    expect(row.name_enc).not.toContain('Blutbild');
+    // Without a usable name (only a dot file), the generated one is used.
+    const nameless = await upload(p, id, { name: '.pdf', type: 'application/pdf', data: PDF });
+    const dl2 = await call(ctx, 'GET', (nameless.body.last_message.file as string).replace('http://api.test.local', ''), { token: p.access });
+    expect(dl2.headers['content-disposition']).toMatch(/^attachment; filename="attachment-[0-9a-f]{8}\.pdf"; filename\*=UTF-8''attachment-[0-9a-f]{8}\.pdf$/);
   });
 
   it('refuses a wrong type and a spoofed extension, and a file over 10 MiB', async () => {

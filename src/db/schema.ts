@@ -401,6 +401,7 @@ export interface MessageFilesTable {
   extension: string;
   size_bytes: number;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  name_enc: string | null;
 }
 export type MessageFilesRow = Selectable<MessageFilesTable>;
 export type NewMessageFiles = Insertable<MessageFilesTable>;

@@ -45,6 +45,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
     ],
   },
   { table: 'messages', key: 'id', keyType: 'uuid', columns: [{ plain: 'content', sealed: 'content_enc', kind: 'text' }] },
+  { table: 'message_files', key: 'id', keyType: 'uuid', columns: [{ sealed: 'name_enc', kind: 'text' }] },
   { table: 'journal_notes', key: 'id', keyType: 'uuid', columns: [{ plain: 'content', sealed: 'content_enc', kind: 'text' }] },
   { table: 'side_effect_reports', key: 'id', keyType: 'uuid', columns: [{ plain: 'note', sealed: 'note_enc', kind: 'text' }] },
 ];

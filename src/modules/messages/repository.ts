@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
-import { readText, sealText } from '../../lib/sealed.ts';
+import { openText, readText, sealText } from '../../lib/sealed.ts';
 
 export type SenderType = 'USER' | 'DOCTOR';
 
@@ -23,7 +23,14 @@ export type ConversationView = Pick<ConversationsRow, 'id' | 'user_id' | 'is_act
     last_message: MessageView | null;
   };
 
-export type StoredFile = Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension'>;
+export type StoredFile = Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension'> & {
+  /** The name it was uploaded with (opened from name_enc), null for files stored before migration 1060. */
+  name: string | null;
+};
+const fileOf = (q: Queryable, { name_enc, ...f }: Pick<MessageFilesRow, 'storage_key' | 'content_type' | 'extension' | 'name_enc'>): StoredFile => ({
+  ...f,
+  name: name_enc ? openText(q, name_enc) : null,
+});
 
 const asSender = (v: string): SenderType => (v === 'DOCTOR' ? 'DOCTOR' : 'USER');
 // Message bodies are sealed at rest (content_enc, src/lib/sealed.ts); `content` is the plaintext of a
@@ -180,10 +187,10 @@ export async function insertPatientMessage(
   return true;
 }
 
-export async function insertFile(q: Queryable, userId: string, f: { key: string; contentType: string; extension: string; size: number }): Promise<string> {
+export async function insertFile(q: Queryable, userId: string, f: { key: string; contentType: string; extension: string; size: number; name: string | null }): Promise<string> {
   const row = await sqlOf(q)
     .insertInto('message_files')
-    .values({ user_id: userId, storage_key: f.key, content_type: f.contentType, extension: f.extension, size_bytes: f.size })
+    .values({ user_id: userId, storage_key: f.key, content_type: f.contentType, extension: f.extension, size_bytes: f.size, name_enc: f.name === null ? null : sealText(q, f.name) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -191,15 +198,16 @@ export async function insertFile(q: Queryable, userId: string, f: { key: string;
 
 /** A message's file, only through the owner's conversation. */
 export async function fileForPatient(q: Queryable, userId: string, conversationId: string, messageId: string): Promise<StoredFile | undefined> {
-  return sqlOf(q)
+  const row = await sqlOf(q)
     .selectFrom('messages as m')
     .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
     .innerJoin('message_files as f', 'f.id', 'm.file_id')
-    .select(['f.storage_key', 'f.content_type', 'f.extension'])
+    .select(['f.storage_key', 'f.content_type', 'f.extension', 'f.name_enc'])
     .where('c.user_id', '=', userId)
     .where('c.id', '=', conversationId)
     .where('m.id', '=', messageId)
     .executeTakeFirst();
+  return row && fileOf(q, row);
 }
 
 // ---------------------------------------------------------------- the medical team's side
@@ -256,13 +264,14 @@ export async function insertClinicianMessage(q: Queryable, doctorId: string, m: 
 }
 
 export async function fileForClinician(q: Queryable, conversationId: string, messageId: string): Promise<StoredFile | undefined> {
-  return sqlOf(q)
+  const row = await sqlOf(q)
     .selectFrom('messages as m')
     .innerJoin('message_files as f', 'f.id', 'm.file_id')
-    .select(['f.storage_key', 'f.content_type', 'f.extension'])
+    .select(['f.storage_key', 'f.content_type', 'f.extension', 'f.name_enc'])
     .where('m.conversation_id', '=', conversationId)
     .where('m.id', '=', messageId)
     .executeTakeFirst();
+  return row && fileOf(q, row);
 }
 
 // ---------------------------------------------------------------- the account's privacy (issue 23)

@@ -24,7 +24,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
     for await (const part of request.parts({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } })) {
       if (part.type === 'file') {
         const data = await part.toBuffer();
-        if (part.fieldname === 'file') upload = { data, truncated: part.file.truncated };
+        if (part.fieldname === 'file') upload = { data, truncated: part.file.truncated, filename: part.filename };
       } else if (part.fieldname === 'content') {
         content = String(part.value);
         refuseNul('content', content);
@@ -42,7 +42,9 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
 
 function sendFile(reply: FastifyReply, file: { data: Buffer; contentType: string; name: string }) {
   reply.header('content-type', file.contentType);
-  reply.header('content-disposition', `attachment; filename="${file.name}"`);
+  // RFC 6266: an ASCII fallback for old clients, the exact name (UTF-8) in filename*.
+  const ascii = file.name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  reply.header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
   return reply.send(file.data);
 }
 

@@ -106,7 +106,23 @@ export async function readAsPatient(deps: Deps, userId: string, id: string) {
 export interface Upload {
   data: Buffer;
   truncated: boolean;
+  /** The file name the client sent (multipart `filename`), if any. */
+  filename?: string;
 }
+
+/**
+ * The name an upload is kept under: the client's base name without control characters, quotes or
+ * path, at most 120 characters, ending in the extension of the type its bytes were found to be (a
+ * PNG sent as "x.html" downloads as "x.png"). Null when nothing usable is left.
+ */
+export function uploadName(filename: string | undefined, extension: string): string | null {
+  const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base.normalize('NFC').replace(/[\p{Cc}\p{Cf}"\u2028\u2029]/gu, '').trim();
+  const stem = clean.replace(/\.[^.]{1,10}$/, '').replace(/^\.+/, '').trim().slice(0, 110);
+  return stem ? `${stem}.${extension}` : null;
+}
+
+const storedName = (f: { name: string | null; extension: string }, messageId: string) => f.name ?? `attachment-${messageId.slice(0, 8)}.${f.extension}`;
 
 async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upload): Promise<string> {
   if (upload.truncated || upload.data.length > MAX_FILE_BYTES) {
@@ -117,7 +133,7 @@ async function storeUpload(deps: Deps, q: Queryable, userId: string, upload: Upl
   if (!type) throw fail('unsupported_file_type');
   const clean = stripMetadata(upload.data, type.contentType);
   const key = await fileStore(deps).put(clean, q);
-  return repo.insertFile(q, userId, { key, contentType: type.contentType, extension: type.extension, size: clean.length });
+  return repo.insertFile(q, userId, { key, contentType: type.contentType, extension: type.extension, size: clean.length, name: uploadName(upload.filename, type.extension) });
 }
 
 function checkContent(content: string | undefined): string {
@@ -161,7 +177,7 @@ export async function sendAsPatient(deps: Deps, userId: string, id: string, cont
 export async function patientFile(deps: Deps, userId: string, id: string, messageId: string) {
   const f = await repo.fileForPatient(deps.reader, userId, id, messageId);
   if (!f) throw notFound();
-  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
+  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: storedName(f, messageId) };
 }
 
 // ---------------------------------------------------------------- the medical team
@@ -203,7 +219,7 @@ export async function replyAsClinician(deps: Deps, doctorId: string, id: string,
 export async function clinicianFile(deps: Deps, id: string, messageId: string) {
   const f = await repo.fileForClinician(deps.reader, id, messageId);
   if (!f) throw notFound();
-  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: `attachment-${messageId.slice(0, 8)}.${f.extension}` };
+  return { data: await fileStore(deps).get(f.storage_key), contentType: f.content_type, name: storedName(f, messageId) };
 }
 
 /** Removes stored files (account erasure, after its transaction committed); a failure is logged, not thrown. */
