@@ -290,6 +290,11 @@ describe('dose change between renewals', () => {
     // The note is sealed at rest.
     const stored = firstRow(await ctx.db.query('select note_enc from plan_dose_change_requests where id = $1', [req.body.id]));
     expect(String(stored.note_enc)).not.toContain('Nausea');
+    // The request and its note are in the patient's data export, and in no other account's.
+    const exported = await as(p, 'GET', '/v1/users/me/export/');
+    expect(exported.body.plan_dose_change_requests).toEqual([expect.objectContaining({ id: req.body.id, requested_dosage: '0.5 mg', note: 'Nausea most days.' })]);
+    const stranger = await withPlan(12, '1 mg');
+    expect((await as(stranger.p, 'GET', '/v1/users/me/export/')).body.plan_dose_change_requests).toEqual([]);
 
     const queue = await as(doctor, 'GET', '/v1/clinician/dose-change-requests/?limit=100');
     expect(queue.status).toBe(200);

@@ -59,6 +59,7 @@ export const ExportSchema = z
     prescriptions: rows.meta({ description: 'Each with pdf_url, its PDF download path' }),
     prescription_reissue_requests: rows,
     subscriptions: rows,
+    plan_dose_change_requests: rows,
     conversations: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Each with its messages; a message with a file has file_url, its download path' }),
     journal: z.object({ weight_entries: rows, injections: rows, notes: rows, injection_plan: z.record(z.string(), z.unknown()).nullable(), injection_plans: rows, side_effect_reports: rows }),
     referrals: z.record(z.string(), z.unknown()),

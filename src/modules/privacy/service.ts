@@ -15,7 +15,7 @@ import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
-import { livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
+import { doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -109,6 +109,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     prescriptions,
     prescription_reissue_requests: await listReissueRequests(q, userId),
     subscriptions: await plansOfAccount(q, userId),
+    plan_dose_change_requests: await doseChangesOfAccount(q, userId),
     conversations,
     journal,
     referrals: { ...referralsOut, referred_by: await referredByOf(q, userId) },

@@ -46,6 +46,12 @@ export async function doseChangesOfPlan(q: Queryable, userId: string, subscripti
   return rows.map((r) => opened(q, r));
 }
 
+/** Every request of the account, oldest first, notes opened (the data export). */
+export async function doseChangesOfAccount(q: Queryable, userId: string): Promise<DoseChangeRow[]> {
+  const rows = await sqlOf(q).selectFrom('plan_dose_change_requests').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => opened(q, r));
+}
+
 /** The latest request of each of the account's plans (the plan object's `dose_change_request`). */
 export async function latestDoseChangesOfAccount(q: Queryable, userId: string, subscriptionIds: string[]): Promise<Map<string, DoseChangeRow>> {
   if (!subscriptionIds.length) return new Map();
