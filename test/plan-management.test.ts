@@ -295,6 +295,16 @@ describe('dose change between renewals', () => {
     expect(exported.body.plan_dose_change_requests).toEqual([expect.objectContaining({ id: req.body.id, requested_dosage: '0.5 mg', note: 'Nausea most days.' })]);
     const stranger = await withPlan(12, '1 mg');
     expect((await as(stranger.p, 'GET', '/v1/users/me/export/')).body.plan_dose_change_requests).toEqual([]);
+    // Erasure takes a pending request off the desk (a decided one would stay with the prescribing record).
+    const leaving = await withPlan(12, '1 mg');
+    const pending = await as(leaving.p, 'POST', `/v1/users/subscriptions/${leaving.id}/dose-change-requests/`, { dosage: '0.5 mg', note: 'Leaving.' });
+    expect(pending.status).toBe(201);
+    // A seeded account has no password: it confirms with DELETE from a sign-in of the last 10 minutes (on the test clock).
+    const token = await freshToken(ctx, leaving.p);
+    await ctx.db.query('update refresh_families set created_at = $2 where user_id = $1', [leaving.p.id, ctx.deps.clock.now()]);
+    expect((await call(ctx, 'DELETE', '/v1/users/me/', { token, json: { confirm: 'DELETE' } })).status).toBe(204);
+    const deskAfter = await as(doctor, 'GET', '/v1/clinician/dose-change-requests/?limit=100');
+    expect(deskAfter.body.results.map((x: { id: string }) => x.id)).not.toContain(pending.body.id);
 
     const queue = await as(doctor, 'GET', '/v1/clinician/dose-change-requests/?limit=100');
     expect(queue.status).toBe(200);

@@ -15,7 +15,7 @@ import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
-import { doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
+import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -169,6 +169,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
   const now = deps.clock.now();
   const storedFiles = await deps.db.tx(async (q) => {
     for (const p of plans) await transitionPlan(q, userId, p.id, p.status as PlanStatus, 'canceled', { canceled_at: now, cancel_at_period_end: false });
+    await deletePendingDoseChangesOfAccount(q, userId);
     // A review still waiting for a doctor will never be decided: its payment goes back in full
     // (as on a rejection, docs/consultations.md) and it ends `refunded`, else `cancelled`.
     for (const id of await openConsultationsOfAccount(q, userId)) {

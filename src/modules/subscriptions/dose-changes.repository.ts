@@ -52,6 +52,11 @@ export async function doseChangesOfAccount(q: Queryable, userId: string): Promis
   return rows.map((r) => opened(q, r));
 }
 
+/** Account erasure: requests no doctor decided yet are deleted (they would wait on the desk for a patient who is gone); decided ones stay with the prescribing record. */
+export async function deletePendingDoseChangesOfAccount(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).deleteFrom('plan_dose_change_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
+}
+
 /** The latest request of each of the account's plans (the plan object's `dose_change_request`). */
 export async function latestDoseChangesOfAccount(q: Queryable, userId: string, subscriptionIds: string[]): Promise<Map<string, DoseChangeRow>> {
   if (!subscriptionIds.length) return new Map();

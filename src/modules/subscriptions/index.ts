@@ -41,4 +41,4 @@ export { confirmRenewal, renewalAnswers } from './service.ts';
 export { endPlanAfterReview } from './service.ts';
 // The account's plans for its data export and erasure (the privacy module).
 export { plansOfAccount, livePlansOfAccount } from './repository.ts';
-export { doseChangesOfAccount } from './dose-changes.repository.ts';
+export { deletePendingDoseChangesOfAccount, doseChangesOfAccount } from './dose-changes.repository.ts';
