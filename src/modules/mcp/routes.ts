@@ -54,6 +54,8 @@ interface ToolCallMessage {
 }
 const isToolCall = (msg: unknown): msg is ToolCallMessage =>
   typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'tools/call';
+/** A resources/read request: the patient's records, as the read tools (scope patient:read). */
+const isResourceRead = (msg: unknown): boolean => typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === 'resources/read';
 
 const revokeGrantsOnCredentials = async (q: Queryable, userId: string, reason: string) => {
   await repo.revokeAllGrantsForUser(q, userId, reason);
@@ -490,9 +492,10 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
       if (!auth) return reply;
       const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
       const calls = messages.filter(isToolCall);
-      for (const call of calls) {
+      const reads = messages.filter(isResourceRead);
+      for (const call of [...calls, ...reads.map(() => ({ params: { name: 'resources/read' } }))]) {
         const name = String(call.params?.name);
-        const needed = TOOL_SCOPES.get(name);
+        const needed = name === 'resources/read' ? 'patient:read' : TOOL_SCOPES.get(name);
         if (needed && !auth.scopes.includes(needed)) {
           const scope = [...new Set([...auth.scopes, needed])].join(' ');
           return reply
@@ -501,7 +504,8 @@ export default function mcpModule(app: ZodApp, { deps }: ModuleOptions): Promise
             .send({ error: 'insufficient_scope', error_description: `The ${name} tool needs the ${needed} scope.` });
         }
       }
-      for (let i = 0; i < calls.length; i++) {
+      // Resource reads count like tool calls.
+      for (let i = 0; i < calls.length + reads.length; i++) {
         let who = 'for this patient';
         try {
           await toolBudget.consume(auth.grantId);
