@@ -31,6 +31,7 @@ import {
 import { screenFreeText } from '../redflags/index.ts';
 import * as subs from '../subscriptions/index.ts';
 import type { McpAuth, Scope } from './oauth.ts';
+import { registerExtras } from './resources.ts';
 import { ELICITATION_TIMEOUT_MS, confirmStep, type Confirmation, type Elicit } from './confirmation.ts';
 import { grantsOfAccount } from './repository.ts';
 import * as s from './schemas.ts';
@@ -752,7 +753,9 @@ function stringsOf(v: unknown, out: string[] = []): string[] {
 /** One MCP server for one request (stateless): the tools of the authenticated patient. */
 export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, outcome: string) => Promise<void>, opts: { elicits?: boolean } = {}): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {} },
+    // Logging: `logging/setLevel` is answered; the stateless server sends no log notifications
+    // (server logs stay on the server). Resources, prompts and completions: resources.ts.
+    capabilities: { tools: {}, logging: {} },
     instructions:
       'Tools over one patient’s own records at a telemedicine service. The service is not an emergency service: when a result carries an emergency notice, show it to the patient first.',
   });
@@ -834,5 +837,6 @@ export function buildServer(deps: Deps, auth: McpAuth, record: (tool: string, ou
       },
     );
   }
+  registerExtras(server, { deps, auth }, record);
   return server;
 }
