@@ -29,7 +29,11 @@ const AddressInput = z
     line2: z.string().max(200).default(''),
     city: z.string().trim().min(1, 'This field may not be blank.').max(120),
     postal_code: z.string().trim().min(1, 'This field may not be blank.').max(20),
-    country: z.string().regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.').transform((s) => s.toUpperCase()),
+    country: z
+      .string()
+      .max(3, { error: 'Use an ISO 3166 alpha-3 code.', abort: true })
+      .regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.')
+      .transform((s) => s.toUpperCase()),
     is_default: z.boolean().default(false),
   });
 
@@ -40,7 +44,7 @@ export const ProfilePatch = z.object({
   last_name: z.string().max(150, maxLen(150)).optional(),
   date_of_birth: calendarDate.nullable().optional(),
   gender: z
-    .union([z.string(), z.number().int()])
+    .union([z.string().max(1), z.number().int().min(0).max(9)], { error: 'Must be one of "0", "1", "2", "3".' })
     .transform((g) => String(g))
     .pipe(z.enum(GENDER_CODES, { error: 'Must be one of "0", "1", "2", "3".' }))
     .optional()
