@@ -38,15 +38,16 @@ const AddressInput = z
   });
 
 const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
+const GENDER_MESSAGE = 'Must be one of "0", "1", "2", "3".';
 
 export const ProfilePatch = z.object({
   first_name: z.string().max(150, maxLen(150)).optional(),
   last_name: z.string().max(150, maxLen(150)).optional(),
   date_of_birth: calendarDate.nullable().optional(),
   gender: z
-    .union([z.string().max(1), z.number().int().min(0).max(9)], { error: 'Must be one of "0", "1", "2", "3".' })
+    .union([z.string().max(1, { error: GENDER_MESSAGE }), z.number({ error: GENDER_MESSAGE }).int({ error: GENDER_MESSAGE }).min(0, { error: GENDER_MESSAGE }).max(9, { error: GENDER_MESSAGE })], { error: GENDER_MESSAGE })
     .transform((g) => String(g))
-    .pipe(z.enum(GENDER_CODES, { error: 'Must be one of "0", "1", "2", "3".' }))
+    .pipe(z.enum(GENDER_CODES, { error: GENDER_MESSAGE }))
     .optional()
     .meta({ description: '0 male, 1 female, 2 diverse / non-binary, 3 prefers not to say' }),
   country_of_residence: z.string().max(3, 'Use a supported ISO 3166 alpha-3 code.').nullable().optional(),
