@@ -14,10 +14,14 @@ export function isCalendarDate(value: string): boolean {
 }
 
 /** A calendar date `YYYY-MM-DD` (DRF's DateField message on any failure). */
-export const calendarDate = z.string({ error: DATE_FORMAT_MESSAGE }).refine(isCalendarDate, DATE_FORMAT_MESSAGE);
+// The maxLength of each is published in the OpenAPI document (and refused with the same message).
+export const calendarDate = z.string({ error: DATE_FORMAT_MESSAGE }).max(10, { error: DATE_FORMAT_MESSAGE, abort: true }).refine(isCalendarDate, DATE_FORMAT_MESSAGE);
 
 // zod's ISO datetime checks the calendar (days per month, leap years) and the clock (00-23:00-59).
 const isoWithOffset = z.iso.datetime({ offset: true, local: false });
 
 /** A timestamp with its UTC offset (`Z` or `+01:00`), a real calendar day and time of day. */
-export const offsetDateTime = z.string({ error: DATETIME_FORMAT_MESSAGE }).refine((s) => isoWithOffset.safeParse(s).success, DATETIME_FORMAT_MESSAGE);
+export const offsetDateTime = z
+  .string({ error: DATETIME_FORMAT_MESSAGE })
+  .max(64, { error: DATETIME_FORMAT_MESSAGE, abort: true })
+  .refine((s) => isoWithOffset.safeParse(s).success, DATETIME_FORMAT_MESSAGE);

@@ -643,7 +643,7 @@ export const ERROR_EXTRAS: Partial<Record<ErrorCode, Record<string, unknown>>> =
     enrolment_token: { type: 'string', description: 'For `POST /v1/users/token/mfa/enrol/` and `.../enrol/confirm/` only: 15 minutes, single use' },
     methods: { type: 'array', items: { type: 'string', enum: ['totp', 'webauthn'] }, description: 'The factors that can be enrolled' },
   },
-  REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, description: 'Seconds to wait (also in `Retry-After`)' } },
+  REGISTRATION_RATE_LIMITED: { retry_after: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Seconds to wait (also in `Retry-After`)' } },
   PROFILE_INCOMPLETE: { missing_fields: { type: 'array', items: { type: 'string' }, description: 'Profile fields to fill first' } },
   QUESTIONNAIRE_INCOMPLETE: { missing_answers: { type: 'array', items: { type: 'string' }, description: 'Question keys still unanswered' } },
   SUBMISSION_REQUIRED: { category: { type: 'string' } },

@@ -14,6 +14,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { budgetKey, ROUTE_BUDGETS } from './budgets.ts';
 import { accessFor } from './access.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
+import { MAX_PAGE_SIZE } from './pagination.ts';
 import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
@@ -200,10 +201,17 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
   };
   components.headers = {
     ...recordOf(components.headers),
-    RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } },
+    // At most the window of the budget that refused, and windows are configurable (src/config.ts).
+    RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
     WwwAuthenticate: { description: 'The authentication scheme: `Bearer realm="api"`', required: true, schema: { type: 'string' } },
     ContentDisposition: { description: '`attachment; filename="..."`', required: true, schema: { type: 'string' } },
     ETag: { description: 'Strong validator of the body; send it back in `If-None-Match`', required: true, schema: { type: 'string' } },
+    // Named as the header itself: every response (OWASP API8, .spectral.yaml) refers to it.
+    [CORS_HEADER]: {
+      description: 'The request’s `Origin`, when it is one of the configured `CORS_ORIGINS`; absent otherwise (by default only the same origin may call from a browser). Credentials are never allowed.',
+      required: false,
+      schema: { type: 'string', maxLength: 2048 },
+    },
   };
 
   const seenIds = new Set<string>();
@@ -221,16 +229,51 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
       finishOperation(doc, path, method, op, reg);
     }
   }
+  addImpliedBounds(doc.paths);
+  addImpliedBounds(doc.components);
   pruneUnreferencedSchemas(doc);
   return doc;
+}
+
+const CORS_HEADER = 'Access-Control-Allow-Origin';
+/** The multipart file limit (UPLOAD_LIMIT_BYTES of src/app.ts, which imports this file). */
+const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+const INT32_LIMIT = 2 ** 31;
+/** Formats whose values have one length, so the length is published with them. */
+const FORMAT_LENGTH: Record<string, number> = { uuid: 36, date: 10 };
+/** Keys whose values are data, not schemas. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum']);
+
+/**
+ * The bounds a schema implies but zod's JSON Schema does not write (OWASP API4, .spectral.yaml),
+ * added in one place: every integer gets its `format` (int32 when its minimum and maximum fit, else
+ * int64: zod integers are safe integers); a `uuid` or `date` string the `maxLength` of its format;
+ * the `results` of a page at most the page size (limit is capped at MAX_PAGE_SIZE).
+ */
+function addImpliedBounds(node: unknown): void {
+  if (isArray(node)) return node.forEach(addImpliedBounds);
+  if (!isRecord(node)) return;
+  const types = isArray(node.type) ? node.type : [node.type];
+  if (types.includes('integer') && node.format === undefined) {
+    const min = numberOf(node.minimum) ?? numberOf(node.exclusiveMinimum);
+    const max = numberOf(node.maximum) ?? numberOf(node.exclusiveMaximum);
+    node.format = min !== undefined && max !== undefined && min >= -INT32_LIMIT && max < INT32_LIMIT ? 'int32' : 'int64';
+  }
+  const length = typeof node.format === 'string' ? FORMAT_LENGTH[node.format] : undefined;
+  if (types.includes('string') && length !== undefined && node.maxLength === undefined) node.maxLength = length;
+  const properties = recordOf(node.properties);
+  const results = recordOf(properties?.results);
+  if (properties && 'count' in properties && 'next' in properties && results?.type === 'array' && results.maxItems === undefined) results.maxItems = MAX_PAGE_SIZE;
+  for (const [key, value] of Object.entries(node)) if (!DATA_KEYS.has(key) || key === 'properties') addImpliedBounds(value);
 }
 
 function finishOperation(doc: Json, path: string, method: string, op: Json, reg: OperationDoc) {
   // Parameters: integer paging, the brand header.
   for (const p of isArray(op.parameters) ? op.parameters : []) {
     if (!isRecord(p) || p.in !== 'query') continue;
-    if (p.name === 'limit') p.schema = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
-    if (p.name === 'offset') p.schema = { type: 'integer', minimum: 0, default: 0 };
+    if (p.name === 'limit') p.schema = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 };
+    // Any safe integer is read (pagination.ts); a larger one falls back to 0.
+    if (p.name === 'offset') p.schema = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 };
   }
   if (reg.brand) {
     const others = (isArray(op.parameters) ? op.parameters : []).filter((p) => !(isRecord(p) && typeof p.name === 'string' && p.name.toLowerCase() === 'x-brand-slug'));
@@ -246,7 +289,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
       schema: {
         type: 'object',
         properties: {
-          file: { type: 'string', format: 'binary', description: 'PDF, JPEG, PNG or HEIC (by its bytes), at most 10 MiB' },
+          file: { type: 'string', format: 'binary', maxLength: UPLOAD_LIMIT_BYTES, description: 'PDF, JPEG, PNG or HEIC (by its bytes), at most 10 MiB' },
           content: { type: 'string', maxLength: 5000, description: 'Optional text sent with the file' },
         },
         required: ['file'],
@@ -316,6 +359,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     if (code === 401 && (bearer || JSON.stringify(res.content ?? {}).includes('TokenNotValid'))) {
       res.headers = { ...recordOf(res.headers), 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } };
     }
+    res.headers = { ...recordOf(res.headers), [CORS_HEADER]: { $ref: `#/components/headers/${CORS_HEADER}` } };
     if (code === 204 || code === 304) delete res.content;
     if (code === 304) res.headers = { ...recordOf(res.headers), ETag: { $ref: '#/components/headers/ETag' } };
     if (code === 200 && res.content && responses[304]) res.headers = { ...recordOf(res.headers), ETag: { $ref: '#/components/headers/ETag' } };
@@ -563,7 +607,13 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
       servers: [{ url: options.baseUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /v1/users/token/' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'Access token from /v1/users/token/: a JWS checked as RFC8725 (JWT best current practices) asks: one algorithm (HS256) allowed, a required `kid` naming a known key, issuer, audience, expiry and the type and shape of every claim verified before any use.',
+          },
         },
       },
       tags: options.tags,

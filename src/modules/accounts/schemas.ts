@@ -77,7 +77,7 @@ export const MfaStatusSchema = z.object({
 const b64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+={0,2}$/, { error: 'Must be base64url.' });
 const credentialType = z.literal('public-key');
 const attachment = z.enum(['platform', 'cross-platform']).optional();
-const extensionResults = z.record(z.string(), z.unknown()).meta({ description: 'The client extension results (`getClientExtensionResults()`)' });
+const extensionResults = z.record(z.string().max(64), z.unknown()).meta({ description: 'The client extension results (`getClientExtensionResults()`)' });
 
 /** The fields every WebAuthn credential JSON carries around its `response`. */
 const credentialEnvelope = {

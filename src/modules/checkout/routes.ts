@@ -51,7 +51,9 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
           summary: `State of a ${provider} checkout session`,
           description: `A paid session is finalised here if the provider webhook has not done it yet (exactly one consultation and payment per session). Unknown, another account's, or another provider's session: 404 {detail, code: "${provider}_session_not_found"}.`,
           security: bearerSecurity,
-          params: z.object({ id: z.string() }),
+          // The router refuses a path parameter over 100 characters (414, Fastify's maxParamLength),
+          // so the limit is published, not checked here.
+          params: z.object({ id: z.string().meta({ maxLength: 100 }) }),
           response: { 200: SessionResponse, ...auth401, 404: DetailCodeSchema },
         },
       },

@@ -11,7 +11,7 @@ const maxLen = (n: number) => `Ensure this field has no more than ${n} character
 const dateField = calendarDate;
 // DRF's FloatField accepts numbers and numeric strings.
 const weight = z
-  .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'A valid number is required.').transform(Number)], { error: 'A valid number is required.' })
+  .union([z.number(), z.string().trim().max(32, { error: 'A valid number is required.', abort: true }).regex(/^-?\d+(\.\d+)?$/, 'A valid number is required.').transform(Number)], { error: 'A valid number is required.' })
   .pipe(z.number({ error: 'A valid number is required.' }).min(WEIGHT_MIN, `Ensure this value is greater than or equal to ${WEIGHT_MIN}.`).max(WEIGHT_MAX, `Ensure this value is less than or equal to ${WEIGHT_MAX}.`));
 const injectedAt = offsetDateTime;
 

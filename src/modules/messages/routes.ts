@@ -10,7 +10,7 @@ import { explicitOrder, orderBy, pageSchema, respondPage } from '../../http/pagi
 import { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
-import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
+import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MAX_CONTENT_LENGTH, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
 import * as messages from './service.ts';
 
 const unauthorised = UnauthorisedResponses;
@@ -154,7 +154,8 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
         ...doctor,
         summary: 'Reply to the patient (emails a notification without health details)',
         params: IdParams,
-        body: z.object({ content: z.string() }),
+        // Longer text answers 400 `content_too_long` (service.ts checkContent), so the limit is published.
+        body: z.object({ content: z.string().meta({ maxLength: MAX_CONTENT_LENGTH }) }),
         response: { 201: ClinicianConversationSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised },
       },
     },

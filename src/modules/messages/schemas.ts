@@ -48,7 +48,8 @@ export const SendResponseSchema = ConversationSchema.extend({
 
 export const ClinicianConversationSchema = ConversationSchema.extend({ flagged_at: z.string().nullable() });
 
-export const SendJsonBody = z.object({ content: z.string().optional() }).meta({
+// Longer text answers 400 `content_too_long` (service.ts), so the limit is published, not checked here.
+export const SendJsonBody = z.object({ content: z.string().meta({ maxLength: MAX_CONTENT_LENGTH }).optional() }).meta({
   description: `JSON \`{content}\` (max ${MAX_CONTENT_LENGTH} characters), or multipart/form-data with \`file\` (PDF, JPEG, PNG, HEIC; max 10 MiB) and an optional \`content\` field`,
 });
 

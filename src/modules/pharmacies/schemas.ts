@@ -7,7 +7,7 @@ import type { PartnerPharmacyRow } from './repository.ts';
 
 const ts = z.iso.datetime({ offset: true });
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use HH:MM (24 h).');
+const hhmm = z.string().max(5, { error: 'Use HH:MM (24 h).', abort: true }).regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use HH:MM (24 h).');
 
 export const OpeningHoursSchema = z
   .array(
@@ -22,6 +22,7 @@ export type OpeningHours = z.infer<typeof OpeningHoursSchema>;
 const text = (max: number) => z.string().trim().min(1).max(max);
 const country = z
   .string()
+  .max(3, { error: 'Use the ISO 3166-1 alpha-3 code (DEU, FRA...).', abort: true })
   .regex(/^[A-Z]{3}$/, 'Use the ISO 3166-1 alpha-3 code (DEU, FRA...).')
   .refine(isSupportedCountry, { message: 'Not a country this service serves.' });
 

@@ -29,20 +29,25 @@ const AddressInput = z
     line2: z.string().max(200).default(''),
     city: z.string().trim().min(1, 'This field may not be blank.').max(120),
     postal_code: z.string().trim().min(1, 'This field may not be blank.').max(20),
-    country: z.string().regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.').transform((s) => s.toUpperCase()),
+    country: z
+      .string()
+      .max(3, { error: 'Use an ISO 3166 alpha-3 code.', abort: true })
+      .regex(/^[A-Za-z]{3}$/, 'Use an ISO 3166 alpha-3 code.')
+      .transform((s) => s.toUpperCase()),
     is_default: z.boolean().default(false),
   });
 
 const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
+const GENDER_MESSAGE = 'Must be one of "0", "1", "2", "3".';
 
 export const ProfilePatch = z.object({
   first_name: z.string().max(150, maxLen(150)).optional(),
   last_name: z.string().max(150, maxLen(150)).optional(),
   date_of_birth: calendarDate.nullable().optional(),
   gender: z
-    .union([z.string(), z.number().int()])
+    .union([z.string().max(1, { error: GENDER_MESSAGE }), z.number({ error: GENDER_MESSAGE }).int({ error: GENDER_MESSAGE }).min(0, { error: GENDER_MESSAGE }).max(9, { error: GENDER_MESSAGE })], { error: GENDER_MESSAGE })
     .transform((g) => String(g))
-    .pipe(z.enum(GENDER_CODES, { error: 'Must be one of "0", "1", "2", "3".' }))
+    .pipe(z.enum(GENDER_CODES, { error: GENDER_MESSAGE }))
     .optional()
     .meta({ description: '0 male, 1 female, 2 diverse / non-binary, 3 prefers not to say' }),
   country_of_residence: z.string().max(3, 'Use a supported ISO 3166 alpha-3 code.').nullable().optional(),

@@ -8,7 +8,7 @@ export const AnswerItemSchema = z
     step_id: z.number().int(),
     question_key: z.string().min(1).max(100),
     value: Scalar.optional(),
-    values: z.record(z.string(), z.unknown()).optional(),
+    values: z.record(z.string().max(100), z.unknown()).optional(),
   })
   .strict()
   .meta({ id: 'QuestionnaireAnswer', description: 'An answer: `value` (scalar) for boolean, single_choice, number, date and text questions; `values` ({option: true}) for multiple_choice.' });

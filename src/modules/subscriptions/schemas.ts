@@ -140,7 +140,7 @@ export const ConfirmBody = z.object({
   treatment_id: z.string().max(255).optional(),
   dosage: z.string().max(255).optional(),
   changed: z.boolean().default(false),
-  answers: z.array(z.object({ question_key: z.string().max(100), values: z.record(z.string(), z.unknown()) })).max(200).default([]),
+  answers: z.array(z.object({ question_key: z.string().max(100), values: z.record(z.string().max(100), z.unknown()) })).max(200).default([]),
   change_note: z.string().max(1000).default(''),
   fulfilment: FulfilmentChoiceSchema.optional().meta({ description: 'Default `{method: "delivery"}`. `{method: "collection", pharmacy_id}`: the renewed supply is collected at that partner pharmacy (active, click-and-collect, in the country of residence; else 400 `fulfilment.pharmacy_id`)' }),
 });
