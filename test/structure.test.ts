@@ -72,15 +72,7 @@ const PENDING_BOUNDARY: string[] = [];
 const PENDING_APP_IMPORT: string[] = [];
 // Issue 29: route files still importing their repository, index.ts files still re-exporting one.
 const PENDING_ROUTE_REPOSITORY: string[] = [
-  "src/modules/backoffice/routes.ts",
-  "src/modules/clinician/routes.ts",
-  "src/modules/consultations/routes.ts",
-  "src/modules/journal/routes.ts",
   "src/modules/mcp/routes.ts",
-  "src/modules/messages/routes.ts",
-  "src/modules/redflags/routes.ts",
-  "src/modules/referrals/routes.ts",
-  "src/modules/subscriptions/routes.ts",
 ];
 const PENDING_INDEX_REPOSITORY: string[] = [
   "src/modules/accounts/index.ts",

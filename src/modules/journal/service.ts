@@ -288,3 +288,6 @@ export async function weightSummary(q: Queryable, userId: string) {
 }
 
 const dateOnly = (d: unknown) => (d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { ORDERINGS, type Rows, type Table } from './repository.ts';

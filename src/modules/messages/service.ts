@@ -214,3 +214,6 @@ export async function removeStoredFiles(deps: Deps, keys: readonly string[]): Pr
       .catch((err: unknown) => deps.log.error({ err }, 'erasure: a stored message file could not be removed'));
   }
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';

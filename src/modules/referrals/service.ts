@@ -103,3 +103,6 @@ export async function recordAttribution(deps: Deps, input: AttributionInput, ip:
     created_at: deps.clock.now(),
   });
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './repository.ts';
