@@ -130,10 +130,9 @@ export async function saveDraft(q: Queryable, userId: string, category: string, 
       .executeTakeFirst();
     const row =
       inserted ??
-      (await db
+      (await forAccount(q, userId)
         .updateTable('questionnaire_drafts')
         .set({ version_id: versionId, data: null, data_enc: sealed, updated_at: now })
-        .where('user_id', '=', userId)
         .where('category', '=', category)
         .returning(DRAFT_COLUMNS)
         .executeTakeFirst());
