@@ -54,4 +54,4 @@ export { profileFacts, submissionWithEarlier, type StoredAnswer } from './reposi
 export { StepOut } from './schemas.ts';
 export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
-export { deleteAbandonedDrafts } from './repository.ts';
+export { deleteAbandonedDraftsForScheduler } from './repository.ts';

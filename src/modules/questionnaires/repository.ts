@@ -252,7 +252,7 @@ export async function submissionWithEarlier(q: Queryable, userId: string, submis
  * across accounts, at most `batch` per call (SKIP LOCKED: several processes share the work). The
  * draft red flags stay (they reach a doctor with the next submission of the category).
  */
-export async function deleteAbandonedDrafts(q: Queryable, before: Date, batch: number): Promise<number> {
+export async function deleteAbandonedDraftsForScheduler(q: Queryable, before: Date, batch: number): Promise<number> {
   const { rowCount } = await q.execute(
     `delete from questionnaire_drafts where id in (
        select id from questionnaire_drafts where updated_at < $1 order by updated_at limit $2 for update skip locked)`,
