@@ -79,12 +79,8 @@ const PENDING_INDEX_REPOSITORY: string[] = [
   "src/modules/audit/index.ts",
   "src/modules/checkout/index.ts",
   "src/modules/consultations/index.ts",
-  "src/modules/journal/index.ts",
   "src/modules/mcp/index.ts",
-  "src/modules/messages/index.ts",
-  "src/modules/pharmacies/index.ts",
   "src/modules/questionnaires/index.ts",
-  "src/modules/referrals/index.ts",
   "src/modules/subscriptions/index.ts",
 ];
 // Folder cycles still to break, each written as its sorted folder list joined by ' <-> '.
