@@ -77,7 +77,6 @@ const PENDING_ROUTE_REPOSITORY: string[] = [
 const PENDING_INDEX_REPOSITORY: string[] = [
   "src/modules/accounts/index.ts",
   "src/modules/audit/index.ts",
-  "src/modules/checkout/index.ts",
   "src/modules/consultations/index.ts",
   "src/modules/mcp/index.ts",
   "src/modules/questionnaires/index.ts",
