@@ -10,7 +10,7 @@ export type StaffUserRow = Pick<
   'id' | 'email' | 'first_name' | 'last_name' | 'disabled_at' | 'email_verified_at' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'locale' | 'created_at'
 > & { consultation_count: number };
 
-function staffUsers(q: Queryable) {
+function staffUsersForBackoffice(q: Queryable) {
   return sqlOf(q)
     .selectFrom('users as u')
     .select([
@@ -53,7 +53,7 @@ export type UserSearchOrder = Order<(typeof USER_SEARCH_ORDERING.fields)[number]
 
 /** Accounts whose email contains `term` (case-insensitive), in the asked order (default oldest first). */
 export async function pageUsersByEmail(q: Queryable, term: string, limit: number, offset: number, order: UserSearchOrder = orderBy({}, USER_SEARCH_ORDERING)): Promise<StaffUserRow[]> {
-  const rows = await staffUsers(q)
+  const rows = await staffUsersForBackoffice(q)
     .where(emailContains(containsPattern(term)))
     .orderBy(`u.${order.field}`, order.direction)
     .orderBy('u.id', order.direction)
@@ -64,7 +64,7 @@ export async function pageUsersByEmail(q: Queryable, term: string, limit: number
 }
 
 export async function staffUserById(q: Queryable, userId: string): Promise<StaffUserRow | undefined> {
-  const row = await staffUsers(q).where('u.id', '=', userId).executeTakeFirst();
+  const row = await staffUsersForBackoffice(q).where('u.id', '=', userId).executeTakeFirst();
   return row && { ...row, consultation_count: row.consultation_count ?? 0 };
 }
 

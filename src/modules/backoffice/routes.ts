@@ -10,7 +10,7 @@ import { refundPayment } from '../checkout/index.ts';
 import { refundUndeliverableOrder } from '../fulfilment/index.ts';
 import { PaymentSchema, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { logStaffRead } from '../audit/index.ts';
-import { USER_SEARCH_ORDERING, userEmail } from './repository.ts';
+import { USER_SEARCH_ORDERING, userEmail } from './service.ts';
 import { findUsers, setAccountActive } from './service.ts';
 
 const IdParams = z.object({ id: z.uuid() });

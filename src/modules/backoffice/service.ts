@@ -1,10 +1,11 @@
 // Back-office rules: account search, disable/enable (ending every session), refunds (checkout).
+import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fieldErrors, notFound } from '../../http/errors.ts';
 import { revokeAllSessions, updateUserFields } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { revokeAllGrantsForUser } from '../mcp/index.ts';
-import { countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow, type UserSearchOrder } from './repository.ts';
+import { userEmail as repoUserEmail, countUsersByEmail, lockUser, pageUsersByEmail, staffUserById, type StaffUserRow, type UserSearchOrder } from './repository.ts';
 
 function toStaffUser(u: StaffUserRow) {
   return {
@@ -50,4 +51,11 @@ export async function setAccountActive(deps: Deps, actorId: string, userId: stri
   });
   if (!row) throw notFound();
   return toStaffUser(row);
+}
+
+export { USER_SEARCH_ORDERING } from './repository.ts';
+
+/** An account's email address (a refund's answer names it). */
+export function userEmail(q: Queryable, userId: string): Promise<string | undefined> {
+  return repoUserEmail(q, userId);
 }

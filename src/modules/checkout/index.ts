@@ -2,6 +2,6 @@
 // back office's refund (it ends a review whose payment is refunded in full).
 export { refundPayment } from './refunds.ts';
 // Retention sweep of checkout sessions that ended unpaid (src/modules/privacy/retention.ts, docs/privacy.md).
-export { deleteEndedUnpaidSessions } from './repository.ts';
+export { deleteEndedUnpaidSessionsForScheduler } from './service.ts';
 // The account's checkout sessions for its data export and erasure (the privacy module).
-export { sessionsOfAccount as checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from './repository.ts';
+export { checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from './service.ts';

@@ -201,7 +201,7 @@ export async function recordWebhookEvent(q: Queryable, provider: string, eventId
  * an expiry before `before` are deleted, across accounts, at most `batch` per call. Never one that
  * was finalised, led to a consultation or has a payment row (payments are kept for 10 years).
  */
-export async function deleteEndedUnpaidSessions(q: Queryable, before: Date, batch: number): Promise<number> {
+export async function deleteEndedUnpaidSessionsForScheduler(q: Queryable, before: Date, batch: number): Promise<number> {
   const { rowCount } = await q.execute(
     `delete from checkout_sessions where id in (
        select s.id from checkout_sessions s

@@ -22,6 +22,7 @@ import {
   reviewConflicts,
   type SessionRow,
 } from './repository.ts';
+import * as sessions from './repository.ts';
 import type { SessionStatus } from './status.ts';
 
 /** Submission outcomes that may be paid for (held_for_review goes to the doctor like any other). */
@@ -355,4 +356,21 @@ export async function billingPortal(deps: Deps, userId: string, returnUrl: strin
 /** Scheduler job: open checkout sessions past their expiry become `expired` (idempotent). */
 export async function expireSessions(deps: Deps): Promise<void> {
   await expireDueSessionsForScheduler(deps.db, deps.clock.now());
+}
+
+// ---- retention and the account's privacy (src/modules/privacy/, docs/privacy.md)
+
+/** Retention sweep of checkout sessions that ended unpaid. */
+export function deleteEndedUnpaidSessionsForScheduler(...args: Parameters<typeof sessions.deleteEndedUnpaidSessionsForScheduler>) {
+  return sessions.deleteEndedUnpaidSessionsForScheduler(...args);
+}
+
+/** The account's checkout sessions (the data export). */
+export function checkoutSessionsOfAccount(...args: Parameters<typeof sessions.sessionsOfAccount>) {
+  return sessions.sessionsOfAccount(...args);
+}
+
+/** Erasure: the account's sessions that never finished, inside the erasure's transaction. */
+export function deleteUnfinishedSessionsOfAccount(...args: Parameters<typeof sessions.deleteUnfinishedSessionsOfAccount>) {
+  return sessions.deleteUnfinishedSessionsOfAccount(...args);
 }

@@ -17,7 +17,7 @@ export interface QueueFilter {
   order?: Order<(typeof QUEUE_ORDERING.fields)[number]>;
 }
 
-function queue(q: Queryable, f: Pick<QueueFilter, 'status' | 'category'>) {
+function queueForClinician(q: Queryable, f: Pick<QueueFilter, 'status' | 'category'>) {
   // A renewal still waiting for the patient's choice is not ready for a doctor.
   let query = sqlOf(q).selectFrom('consultations').where(sql<boolean>`coalesce(patient_choice_status, '') <> 'pending'`);
   if (f.status) query = query.where('status', '=', f.status);
@@ -26,7 +26,7 @@ function queue(q: Queryable, f: Pick<QueueFilter, 'status' | 'category'>) {
 }
 
 export async function countQueueForClinician(q: Queryable, f: Pick<QueueFilter, 'status' | 'category'>): Promise<number> {
-  const row = await queue(q, f)
+  const row = await queueForClinician(q, f)
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -34,7 +34,7 @@ export async function countQueueForClinician(q: Queryable, f: Pick<QueueFilter, 
 
 /** In the asked order, else time-critical categories first (emergency contraception), then oldest first. */
 export async function pageQueueForClinician(q: Queryable, f: QueueFilter, urgentCategories: readonly string[]): Promise<ConsultationsRow[]> {
-  const base = queue(q, f).selectAll();
+  const base = queueForClinician(q, f).selectAll();
   const ordered = f.order
     ? base.orderBy(f.order.field, f.order.direction).orderBy('id', f.order.direction)
     : base.orderBy(sql`(category = any(${[...urgentCategories]}::text[]))`, 'desc').orderBy('created_at', 'asc').orderBy('id', 'asc');

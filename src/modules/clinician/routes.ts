@@ -6,7 +6,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts';
-import { QUEUE_ORDERING } from './repository.ts';
+import { QUEUE_ORDERING } from './service.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';

@@ -157,3 +157,6 @@ export async function expireUnansweredRequests(deps: Deps): Promise<void> {
     if (endsPlan(c, 'expired')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
   });
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { QUEUE_ORDERING } from './repository.ts';

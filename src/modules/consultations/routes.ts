@@ -6,7 +6,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagination.ts';
-import { CONSULTATION_ORDERING, dataVersionOf, listForUser } from './repository.ts';
+import { CONSULTATION_ORDERING, dataVersionOf, listForUser } from './service.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
 

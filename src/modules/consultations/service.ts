@@ -22,6 +22,7 @@ import {
   type ConsultationRow,
   type NewConsultation,
 } from './records.repository.ts';
+import * as listRepo from './repository.ts';
 import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
@@ -281,4 +282,17 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
  */
 export function createConsultation(trx: Queryable, input: NewConsultation): Promise<ConsultationRow> {
   return insertConsultation(trx, input);
+}
+
+// ---- the patient's list (its routes call these; the statement is in repository.ts)
+export { CONSULTATION_ORDERING } from './repository.ts';
+
+/** The list's data version (its ETag), from the account's counters. */
+export function dataVersionOf(...args: Parameters<typeof listRepo.dataVersionOf>) {
+  return listRepo.dataVersionOf(...args);
+}
+
+/** A page of the patient's consultations, its count and data version, in one statement. */
+export function listForUser(...args: Parameters<typeof listRepo.listForUser>) {
+  return listRepo.listForUser(...args);
 }

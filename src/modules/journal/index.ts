@@ -5,4 +5,4 @@ export { weightSummary, WEIGHT_TREND_DAYS } from './service.ts';
 // The patient's journal as the MCP connector acts on it (same rules as the routes).
 export { list, getPlan, createWeight, createInjection, createNote, weightOut, injectionOut, noteOut, sideEffectOut, pastWeights, reportSideEffect } from './service.ts';
 // The account's journal for its data export and erasure (the privacy module).
-export { journalOfAccount, deleteAccountJournal } from './repository.ts';
+export { journalOfAccount, deleteAccountJournal } from './service.ts';

@@ -33,10 +33,9 @@ export interface Rows {
 }
 
 export async function count(q: Queryable, table: Table, userId: string): Promise<number> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -57,14 +56,14 @@ const PAGERS: { [K in Table]: Pager<K> } = {
   weight_entries: (q, userId, o, limit, offset) =>
     forAccount(q, userId).selectFrom('weight_entries').selectAll().orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
   injections: (q, userId, o, limit, offset) =>
-    sqlOf(q).selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
+    forAccount(q, userId).selectFrom('injections').selectAll().orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute(),
   journal_notes: async (q, userId, o, limit, offset) =>
-    (await sqlOf(q).selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()).map(
+    (await forAccount(q, userId).selectFrom('journal_notes').selectAll().orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()).map(
       (r) => noteOf(q, r),
     ),
   side_effect_reports: async (q, userId, o, limit, offset) =>
     (
-      await sqlOf(q).selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()
+      await forAccount(q, userId).selectFrom('side_effect_reports').selectAll().orderBy(sql.ref(o.field), o.direction).orderBy('id', o.direction).limit(limit).offset(offset).execute()
     ).map((r) => reportOf(q, r)),
 };
 
@@ -77,7 +76,7 @@ export function page<T extends Table>(q: Queryable, table: T, userId: string, or
 }
 
 export async function deleteOwn(q: Queryable, table: Table, userId: string, id: string): Promise<boolean> {
-  const r = await sqlOf(q).deleteFrom(table).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const r = await forAccount(q, userId).deleteFrom(table).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
@@ -229,13 +228,12 @@ export async function markSideEffectFlagged(q: Queryable, userId: string, id: st
 
 /** Every journal record of the account (the data export), oldest first. */
 export async function journalOfAccount(q: Queryable, userId: string) {
-  const db = sqlOf(q);
   const [weight_entries, injections, notes, plans, side_effect_reports] = [
-    await db.selectFrom('weight_entries').selectAll().where('user_id', '=', userId).orderBy('logged_on').orderBy('id').execute(),
-    await db.selectFrom('injections').selectAll().where('user_id', '=', userId).orderBy('injected_at').orderBy('id').execute(),
-    await db.selectFrom('journal_notes').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
-    await db.selectFrom('injection_plans').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
-    await db.selectFrom('side_effect_reports').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('weight_entries').selectAll().orderBy('logged_on').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('injections').selectAll().orderBy('injected_at').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('journal_notes').selectAll().orderBy('created_at').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('injection_plans').selectAll().orderBy('created_at').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('side_effect_reports').selectAll().orderBy('created_at').orderBy('id').execute(),
   ];
   return {
     weight_entries,
@@ -252,9 +250,8 @@ export async function journalOfAccount(q: Queryable, userId: string) {
  * reports stay, under the account's pseudonymous id: they are pharmacovigilance records (docs/privacy.md).
  */
 export async function deleteAccountJournal(q: Queryable, userId: string): Promise<void> {
-  const db = sqlOf(q);
-  await db.deleteFrom('weight_entries').where('user_id', '=', userId).execute();
-  await db.deleteFrom('injections').where('user_id', '=', userId).execute();
-  await db.deleteFrom('journal_notes').where('user_id', '=', userId).execute();
-  await db.deleteFrom('injection_plans').where('user_id', '=', userId).execute();
+  await forAccount(q, userId).deleteFrom('weight_entries').execute();
+  await forAccount(q, userId).deleteFrom('injections').execute();
+  await forAccount(q, userId).deleteFrom('journal_notes').execute();
+  await forAccount(q, userId).deleteFrom('injection_plans').execute();
 }

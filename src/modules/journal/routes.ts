@@ -26,7 +26,7 @@ import {
   WeightSchema,
   WeightWrittenSchema,
 } from './schemas.ts';
-import { ORDERINGS, type Rows, type Table } from './repository.ts';
+import { ORDERINGS, type Rows, type Table } from './service.ts';
 import * as journal from './service.ts';
 
 const BASE = '/v1/users/journal';

@@ -288,3 +288,18 @@ export async function weightSummary(q: Queryable, userId: string) {
 }
 
 const dateOnly = (d: unknown) => (d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { ORDERINGS, type Rows, type Table } from './repository.ts';
+
+// ---- the account's privacy (issue 23): its data export and its erasure (the privacy module)
+
+/** Every journal record of the account (the data export), oldest first. */
+export function journalOfAccount(q: Queryable, userId: string) {
+  return repo.journalOfAccount(q, userId);
+}
+
+/** Erasure of the patient's own tracking, inside the erasure's transaction (`trx`). */
+export function deleteAccountJournal(trx: Queryable, userId: string): Promise<void> {
+  return repo.deleteAccountJournal(trx, userId);
+}

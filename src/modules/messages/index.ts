@@ -3,5 +3,5 @@
 // erasure (the privacy module), and the start-up move of attachments from DATA_DIR/uploads into the
 // file store (runtime.ts). Everything else in this folder is internal.
 export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, patientFile, type Upload } from './service.ts';
-export { conversationsOfAccount, deleteAccountMessages } from './repository.ts';
+export { conversationsOfAccount, deleteAccountMessages } from './service.ts';
 export { importDiskUploads, resealStoredFiles } from './file-stores.ts';

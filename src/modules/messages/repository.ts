@@ -279,7 +279,7 @@ export async function fileForClinician(q: Queryable, conversationId: string, mes
 /** The account's conversation (at most one) with every message, oldest first (the data export). */
 export async function conversationsOfAccount(q: Queryable, userId: string) {
   const db = sqlOf(q);
-  const conversations = await db.selectFrom('conversations').selectAll().where('user_id', '=', userId).execute();
+  const conversations = await forAccount(q, userId).selectFrom('conversations').selectAll().execute();
   const messages = conversations.length
     ? await db
         .selectFrom('messages')
@@ -298,9 +298,8 @@ export async function conversationsOfAccount(q: Queryable, userId: string) {
  * rows, deleted. Answers the storage keys, whose files the caller removes once this commits.
  */
 export async function deleteAccountMessages(q: Queryable, userId: string): Promise<string[]> {
-  const db = sqlOf(q);
-  const files = await db.selectFrom('message_files').select('storage_key').where('user_id', '=', userId).execute();
-  await db.deleteFrom('conversations').where('user_id', '=', userId).execute();
-  await db.deleteFrom('message_files').where('user_id', '=', userId).execute();
+  const files = await forAccount(q, userId).selectFrom('message_files').select('storage_key').execute();
+  await forAccount(q, userId).deleteFrom('conversations').execute();
+  await forAccount(q, userId).deleteFrom('message_files').execute();
   return files.map((f) => f.storage_key);
 }

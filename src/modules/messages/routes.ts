@@ -7,7 +7,7 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { ApiError, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { refuseNul } from '../../http/input-guard.ts';
 import { explicitOrder, orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
-import { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';
+import { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './service.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MAX_CONTENT_LENGTH, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';

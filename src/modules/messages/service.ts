@@ -230,3 +230,18 @@ export async function removeStoredFiles(deps: Deps, keys: readonly string[]): Pr
       .catch((err: unknown) => deps.log.error({ err }, 'erasure: a stored message file could not be removed'));
   }
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';
+
+// ---- the account's privacy (issue 23): its data export and its erasure (the privacy module)
+
+/** The account's conversations and messages (the data export). */
+export function conversationsOfAccount(...args: Parameters<typeof repo.conversationsOfAccount>) {
+  return repo.conversationsOfAccount(...args);
+}
+
+/** Erasure of the account's messages, inside the erasure's transaction (`trx`). */
+export function deleteAccountMessages(...args: Parameters<typeof repo.deleteAccountMessages>) {
+  return repo.deleteAccountMessages(...args);
+}

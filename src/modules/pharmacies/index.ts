@@ -2,4 +2,5 @@
 // a collection choice; fulfilment shows the collection pharmacy of an order.
 export { FulfilmentChoiceSchema, PharmacyPublicSchema, toPharmacyPublic, type PharmacyPublic } from './schemas.ts';
 export { collectionPharmacyFor, type FulfilmentChoice } from './service.ts';
-export { pharmacyById, type PartnerPharmacyRow } from './repository.ts';
+export { pharmacyById } from './service.ts';
+export type { PartnerPharmacyRow } from './repository.ts';

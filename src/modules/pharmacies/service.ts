@@ -103,3 +103,8 @@ export async function collectionPharmacyFor(q: Queryable, userId: string, choice
   if (profile?.country_of_residence && profile.country_of_residence !== row.country) throw refuse('This pharmacy is not in your country of residence.');
   return row.id;
 }
+
+/** One partner pharmacy by id (null: none). */
+export function pharmacyById(q: Queryable, id: string): Promise<repo.PartnerPharmacyRow | null> {
+  return repo.pharmacyById(q, id);
+}

@@ -42,14 +42,13 @@ export async function currentConsent(q: Queryable, userId: string, kind: Consent
 
 /** Questionnaire drafts, submissions (with answers) and draft red flags of the account. */
 export async function questionnaireProgressOf(q: Queryable, userId: string) {
-  const db = sqlOf(q);
   // Answers are sealed at rest (src/lib/sealed.ts): the export carries them opened, never the sealed text.
-  const drafts = await db.selectFrom('questionnaire_drafts').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
-  const submissions = await db.selectFrom('questionnaire_submissions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  const drafts = await forAccount(q, userId).selectFrom('questionnaire_drafts').selectAll().orderBy('created_at').orderBy('id').execute();
+  const submissions = await forAccount(q, userId).selectFrom('questionnaire_submissions').selectAll().orderBy('created_at').orderBy('id').execute();
   return {
     drafts: drafts.map(({ data, data_enc, ...d }) => ({ ...d, data: readJson(q, data, data_enc, []) })),
     submissions: submissions.map(({ answers, answers_enc, ...s }) => ({ ...s, answers: readJson(q, answers, answers_enc, []) })),
-    red_flags: await db.selectFrom('questionnaire_draft_red_flags').selectAll().where('user_id', '=', userId).orderBy('first_raised_at').execute(),
+    red_flags: await forAccount(q, userId).selectFrom('questionnaire_draft_red_flags').selectAll().orderBy('first_raised_at').execute(),
   };
 }
 
@@ -65,12 +64,10 @@ export async function questionnaireProgressOf(q: Queryable, userId: string) {
  * change storage; the other tables' statements are in their owning modules.)
  */
 export async function eraseQuestionnaireData(q: Queryable, userId: string): Promise<void> {
-  const db = sqlOf(q);
-  await db.deleteFrom('questionnaire_drafts').where('user_id', '=', userId).execute();
-  await db.deleteFrom('questionnaire_draft_red_flags').where('user_id', '=', userId).execute();
-  await db
+  await forAccount(q, userId).deleteFrom('questionnaire_drafts').execute();
+  await forAccount(q, userId).deleteFrom('questionnaire_draft_red_flags').execute();
+  await forAccount(q, userId)
     .deleteFrom('questionnaire_submissions')
-    .where('user_id', '=', userId)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('consultations as c').select('c.id').whereRef('c.questionnaire_submission_id', '=', 'questionnaire_submissions.id'))))
     .where((eb) => eb.not(eb.exists(eb.selectFrom('checkout_sessions as s').select('s.id').whereRef('s.submission_id', '=', 'questionnaire_submissions.id'))))
     .execute();

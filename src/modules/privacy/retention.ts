@@ -7,8 +7,8 @@
 import type { Deps } from '../../deps.ts';
 import { deleteExpiredOneTimeTokens, deleteExpiredSessions, deleteUnverifiedAccounts } from '../accounts/index.ts';
 import { deleteAccessLogBefore } from '../audit/index.ts';
-import { deleteEndedUnpaidSessions } from '../checkout/index.ts';
-import { deleteAbandonedDrafts } from '../questionnaires/index.ts';
+import { deleteEndedUnpaidSessionsForScheduler } from '../checkout/index.ts';
+import { deleteAbandonedDraftsForScheduler } from '../questionnaires/index.ts';
 import type { Queryable } from '../../db/index.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -50,10 +50,10 @@ const daysBefore = (days: number) => (now: Date) => new Date(now.getTime() - day
 
 export const RETENTION_JOBS: readonly RetentionJob[] = [
   { name: 'privacy.retention.unverified-accounts', cutoff: daysBefore(UNVERIFIED_REGISTRATION_DAYS), sweep: deleteUnverifiedAccounts },
-  { name: 'privacy.retention.abandoned-drafts', cutoff: daysBefore(ABANDONED_DRAFT_DAYS), sweep: deleteAbandonedDrafts },
+  { name: 'privacy.retention.abandoned-drafts', cutoff: daysBefore(ABANDONED_DRAFT_DAYS), sweep: deleteAbandonedDraftsForScheduler },
   { name: 'privacy.retention.expired-sessions', cutoff: daysBefore(EXPIRED_SESSION_DAYS), sweep: deleteExpiredSessions },
   { name: 'privacy.retention.expired-one-time-tokens', cutoff: daysBefore(EXPIRED_SESSION_DAYS), sweep: deleteExpiredOneTimeTokens },
-  { name: 'privacy.retention.ended-checkout-sessions', cutoff: daysBefore(ENDED_CHECKOUT_DAYS), sweep: deleteEndedUnpaidSessions },
+  { name: 'privacy.retention.ended-checkout-sessions', cutoff: daysBefore(ENDED_CHECKOUT_DAYS), sweep: deleteEndedUnpaidSessionsForScheduler },
   {
     name: 'privacy.retention.access-log',
     cutoff: (now) => {

@@ -57,4 +57,4 @@ export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from
 // The connector (src/modules/mcp) reads, saves and submits the patient's draft like the API does.
 export { getProgress, patchProgress, submit as submitQuestionnaire } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
-export { deleteAbandonedDrafts } from './repository.ts';
+export { deleteAbandonedDraftsForScheduler } from './repository.ts';

@@ -130,10 +130,9 @@ export async function saveDraft(q: Queryable, userId: string, category: string, 
       .executeTakeFirst();
     const row =
       inserted ??
-      (await db
+      (await forAccount(q, userId)
         .updateTable('questionnaire_drafts')
         .set({ version_id: versionId, data: null, data_enc: sealed, updated_at: now })
-        .where('user_id', '=', userId)
         .where('category', '=', category)
         .returning(DRAFT_COLUMNS)
         .executeTakeFirst());
@@ -253,7 +252,7 @@ export async function submissionWithEarlier(q: Queryable, userId: string, submis
  * across accounts, at most `batch` per call (SKIP LOCKED: several processes share the work). The
  * draft red flags stay (they reach a doctor with the next submission of the category).
  */
-export async function deleteAbandonedDrafts(q: Queryable, before: Date, batch: number): Promise<number> {
+export async function deleteAbandonedDraftsForScheduler(q: Queryable, before: Date, batch: number): Promise<number> {
   const { rowCount } = await q.execute(
     `delete from questionnaire_drafts where id in (
        select id from questionnaire_drafts where updated_at < $1 order by updated_at limit $2 for update skip locked)`,

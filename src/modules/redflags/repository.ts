@@ -38,7 +38,7 @@ export async function patientLocality(q: Queryable, userId: string): Promise<Pic
 export type DeskStatus = 'open' | 'resolved' | 'all';
 export type DeskRow = RedFlagsRow & Pick<UsersRow, 'email' | 'first_name' | 'last_name'>;
 
-function desk(q: Queryable, status: DeskStatus) {
+function deskForClinician(q: Queryable, status: DeskStatus) {
   let query = sqlOf(q).selectFrom('red_flags as f').innerJoin('users as u', 'u.id', 'f.user_id');
   if (status === 'open') query = query.where('f.resolved_at', 'is', null);
   if (status === 'resolved') query = query.where('f.resolved_at', 'is not', null);
@@ -46,7 +46,7 @@ function desk(q: Queryable, status: DeskStatus) {
 }
 
 export async function countForClinician(q: Queryable, status: DeskStatus): Promise<number> {
-  const row = await desk(q, status).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await deskForClinician(q, status).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -56,7 +56,7 @@ export type DeskOrder = Order<(typeof DESK_ORDERING.fields)[number]>;
 
 /** In the asked order, else emergencies first, then the oldest: the order a person works through them. */
 export async function pageForClinician(q: Queryable, status: DeskStatus, limit: number, offset: number, order?: DeskOrder): Promise<DeskRow[]> {
-  const base = desk(q, status).selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']);
+  const base = deskForClinician(q, status).selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']);
   const ordered = order
     ? base.orderBy(`f.${order.field}`, order.direction).orderBy('f.id', order.direction)
     : base.orderBy(sql`(f.kind = 'emergency')`, 'desc').orderBy('f.created_at', 'asc').orderBy('f.id', 'asc');
@@ -67,7 +67,7 @@ export async function pageForClinician(q: Queryable, status: DeskStatus, limit: 
 }
 
 export async function findForClinician(q: Queryable, id: string): Promise<DeskRow | null> {
-  const row = await desk(q, 'all').selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']).where('f.id', '=', id).executeTakeFirst();
+  const row = await deskForClinician(q, 'all').selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']).where('f.id', '=', id).executeTakeFirst();
   return row ?? null;
 }
 

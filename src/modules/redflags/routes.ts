@@ -5,7 +5,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts';
-import { DESK_ORDERING } from './repository.ts';
+import { DESK_ORDERING } from './service.ts';
 import { DeskQuery, IdParams, RedFlagSchema, ResolveBody } from './schemas.ts';
 import { listForClinician, resolveForClinician } from './service.ts';
 

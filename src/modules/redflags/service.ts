@@ -95,3 +95,6 @@ export async function resolveForClinician(deps: Deps, doctorId: string, id: stri
     return deskOut({ ...existing, ...row });
   });
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { DESK_ORDERING } from './repository.ts';

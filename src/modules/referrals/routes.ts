@@ -5,7 +5,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
-import { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './repository.ts';
+import { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './service.ts';
 import * as referrals from './service.ts';
 
 const ATTRIBUTION_EVENTS_PER_MINUTE = 60;

@@ -103,3 +103,11 @@ export async function recordAttribution(deps: Deps, input: AttributionInput, ip:
     created_at: deps.clock.now(),
   });
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './repository.ts';
+
+/** Who referred the account (null: nobody). */
+export function referredByOf(...args: Parameters<typeof repo.referredByOf>): Promise<string | null> {
+  return repo.referredByOf(...args);
+}

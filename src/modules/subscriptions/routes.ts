@@ -5,7 +5,7 @@ import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { CodeSchema, DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, UnauthorisedResponses, fail } from '../../http/errors.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
-import { PLAN_ORDERING } from './repository.ts';
+import { PLAN_ORDERING } from './service.ts';
 import { pickLocale } from '../questionnaires/index.ts';
 import {
   ConfirmBody,

@@ -663,3 +663,6 @@ export async function endPlanAfterReview(deps: Deps, q: Queryable, userId: strin
 export function createForCheckout(trx: Queryable, input: repo.NewPlan): Promise<PlanRow> {
   return repo.insertPlan(trx, input);
 }
+
+// The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
+export { PLAN_ORDERING } from './repository.ts';
