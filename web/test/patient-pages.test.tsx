@@ -123,7 +123,7 @@ function outcome(over: Record<string, unknown> = {}) {
 
 describe('next steps (pure)', () => {
   it('a plan: pay when past due, resume when paused, renew when active, none when ended', () => {
-    expect(planStep({ status: 'past_due', cancel_at_period_end: false })?.key).toBe('pay');
+    expect(planStep({ status: 'past_due', cancel_at_period_end: false })?.key).toBe('payPlan');
     expect(planStep({ status: 'paused', cancel_at_period_end: false })?.key).toBe('resume');
     expect(planStep({ status: 'active', cancel_at_period_end: false })?.key).toBe('renew');
     expect(planStep({ status: 'active', cancel_at_period_end: true })?.key).toBe('restart');
@@ -163,7 +163,7 @@ describe('home', () => {
     await within(plans).findByText('Semaglutide (Wegovy) pen 0.25 mg', { exact: false });
     expect(within(plans).getAllByRole('listitem')).toHaveLength(2);
     expect(within(plans).getByText('Finasteride tablets 1 mg', { exact: false })).toBeTruthy();
-    expect(within(plans).getByRole('link', { name: 'Pay to send your answers to a doctor' }).getAttribute('href')).toBe('/plan');
+    expect(within(plans).getByRole('link', { name: 'Payment failed: update your payment method' }).getAttribute('href')).toBe('/plan');
     expect(within(plans).getByRole('link', { name: 'Renew or reorder' }).getAttribute('href')).toBe('/renewal');
 
     const cons = screen.getByTestId('home-consultations');
