@@ -268,6 +268,32 @@ describe('not suitable result', () => {
   });
 });
 
+describe('paying for an earlier outcome (home\'s pay step)', () => {
+  const routes = (latestId: string): Record<string, Route> => ({
+    ...catalogue,
+    'GET /v1/users/profile/': () => [200, { first_name: 'Ada', last_name: 'Test', date_of_birth: '1985-01-01', gender: '1', country_of_residence: 'DEU' }],
+    'GET /v1/users/questionnaires/submissions/': () => [200, page([outcome({ id: latestId, category: 'weight_loss', outcome: 'held_for_review', reasons: [], alternative: null, treatments: ['semaglutide'] })])],
+  });
+  it('opens the result of the latest held outcome with the treatments it allows, without answering again', async () => {
+    signIn();
+    window.history.replaceState(null, '', `/questionnaire/weight_loss?pay=${ID(85)}`);
+    const sent = serve(routes(ID(85)));
+    render(wrap(<Questionnaire slug="weight_loss" />));
+    await screen.findByRole('heading', { name: 'A doctor will look at your answers' });
+    expect(screen.getByRole('radio', { name: 'Semaglutide (Wegovy) pen' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Continue to payment' })).toBeTruthy();
+    expect(sent.some((x) => x.key.includes('/progress/'))).toBe(false);
+  });
+  it('a replaced outcome cannot be paid: the page says so', async () => {
+    signIn();
+    window.history.replaceState(null, '', `/questionnaire/weight_loss?pay=${ID(84)}`);
+    serve(routes(ID(85)));
+    render(wrap(<Questionnaire slug="weight_loss" />));
+    await screen.findByText(/This result can no longer be paid/);
+    expect(screen.queryByRole('button', { name: 'Continue to payment' })).toBeNull();
+  });
+});
+
 describe('journal', () => {
   it('percentage lost and next injection day (pure)', () => {
     expect(percentLost([{ logged_on: '2026-11-01', weight_kg: 100 }, { logged_on: '2026-11-20', weight_kg: 92.5 }])).toBe(7.5);
