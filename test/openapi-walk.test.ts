@@ -174,6 +174,9 @@ describe('the OpenAPI document against the running service', () => {
     const submitted = await api('POST', '/v1/users/questionnaires/weight_loss/submit/', { token });
     expect(submitted.body.outcome ?? submitted.body.status).toBeDefined();
     expect(submitted.status).toBe(200);
+    const history = await api('GET', '/v1/users/questionnaires/submissions/?locale=de', { token });
+    expect(history.status).toBe(200);
+    expect(history.body.results[0].id).toBe(submitted.body.id);
 
     // Checkout through the sandbox provider's page.
     expect((await api('POST', '/v1/users/checkout/', { token, json: { category: 'weight_loss', plan: 'monthly' } })).status).toBe(400);

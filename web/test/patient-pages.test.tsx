@@ -123,7 +123,7 @@ function outcome(over: Record<string, unknown> = {}) {
 
 describe('next steps (pure)', () => {
   it('a plan: pay when past due, resume when paused, renew when active, none when ended', () => {
-    expect(planStep({ status: 'past_due', cancel_at_period_end: false })?.key).toBe('pay');
+    expect(planStep({ status: 'past_due', cancel_at_period_end: false })?.key).toBe('payPlan');
     expect(planStep({ status: 'paused', cancel_at_period_end: false })?.key).toBe('resume');
     expect(planStep({ status: 'active', cancel_at_period_end: false })?.key).toBe('renew');
     expect(planStep({ status: 'active', cancel_at_period_end: true })?.key).toBe('restart');
@@ -163,7 +163,7 @@ describe('home', () => {
     await within(plans).findByText('Semaglutide (Wegovy) pen 0.25 mg', { exact: false });
     expect(within(plans).getAllByRole('listitem')).toHaveLength(2);
     expect(within(plans).getByText('Finasteride tablets 1 mg', { exact: false })).toBeTruthy();
-    expect(within(plans).getByRole('link', { name: 'Pay to send your answers to a doctor' }).getAttribute('href')).toBe('/plan');
+    expect(within(plans).getByRole('link', { name: 'Payment failed: update your payment method' }).getAttribute('href')).toBe('/plan');
     expect(within(plans).getByRole('link', { name: 'Renew or reorder' }).getAttribute('href')).toBe('/renewal');
 
     const cons = screen.getByTestId('home-consultations');
@@ -265,6 +265,32 @@ describe('not suitable result', () => {
     await screen.findByTestId('hold-notice');
     expect((screen.getByLabelText(/Your weight/) as HTMLInputElement).value).toBe('62');
     await waitFor(() => expect(sent.filter((s) => s.key === 'PATCH /v1/users/questionnaires/weight_loss/progress/').at(-1)?.body).toEqual({ data: [{ step_id: 1, question_key: 'weight_kg', value: 62 }] }));
+  });
+});
+
+describe('paying for an earlier outcome (home\'s pay step)', () => {
+  const routes = (latestId: string): Record<string, Route> => ({
+    ...catalogue,
+    'GET /v1/users/profile/': () => [200, { first_name: 'Ada', last_name: 'Test', date_of_birth: '1985-01-01', gender: '1', country_of_residence: 'DEU' }],
+    'GET /v1/users/questionnaires/submissions/': () => [200, page([outcome({ id: latestId, category: 'weight_loss', outcome: 'held_for_review', reasons: [], alternative: null, treatments: ['semaglutide'] })])],
+  });
+  it('opens the result of the latest held outcome with the treatments it allows, without answering again', async () => {
+    signIn();
+    window.history.replaceState(null, '', `/questionnaire/weight_loss?pay=${ID(85)}`);
+    const sent = serve(routes(ID(85)));
+    render(wrap(<Questionnaire slug="weight_loss" />));
+    await screen.findByRole('heading', { name: 'A doctor will look at your answers' });
+    expect(screen.getByRole('radio', { name: 'Semaglutide (Wegovy) pen' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Continue to payment' })).toBeTruthy();
+    expect(sent.some((x) => x.key.includes('/progress/'))).toBe(false);
+  });
+  it('a replaced outcome cannot be paid: the page says so', async () => {
+    signIn();
+    window.history.replaceState(null, '', `/questionnaire/weight_loss?pay=${ID(84)}`);
+    serve(routes(ID(85)));
+    render(wrap(<Questionnaire slug="weight_loss" />));
+    await screen.findByText(/This result can no longer be paid/);
+    expect(screen.queryByRole('button', { name: 'Continue to payment' })).toBeNull();
   });
 });
 

@@ -532,6 +532,7 @@ export const de: Dict = {
   'home.history': 'Alle Konsultationen und Ergebnisse',
   'home.endsOn': 'Endet am {date}',
   'home.step.pay': 'Bezahlen und Ihre Antworten an eine Ärztin oder einen Arzt senden',
+  'home.step.payPlan': 'Zahlung fehlgeschlagen: Zahlungsmittel aktualisieren',
   'home.step.renew': 'Verlängern oder nachbestellen',
   'home.step.resume': 'Ihr Plan ist pausiert: fortsetzen',
   'home.step.restart': 'Ihr Plan endet: weiterführen',

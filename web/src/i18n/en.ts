@@ -531,6 +531,7 @@ export const en = {
   'home.history': 'All consultations and results',
   'home.endsOn': 'Ends on {date}',
   'home.step.pay': 'Pay to send your answers to a doctor',
+  'home.step.payPlan': 'Payment failed: update your payment method',
   'home.step.renew': 'Renew or reorder',
   'home.step.resume': 'Your plan is paused: resume it',
   'home.step.restart': 'Your plan ends: keep it going',

@@ -532,6 +532,7 @@ export const es: Dict = {
   'home.history': 'Todas las consultas y resultados',
   'home.endsOn': 'Termina el {date}',
   'home.step.pay': 'Pague para enviar sus respuestas a un médico',
+  'home.step.payPlan': 'El pago falló: actualice su método de pago',
   'home.step.renew': 'Renovar o volver a pedir',
   'home.step.resume': 'Su plan está en pausa: reanúdelo',
   'home.step.restart': 'Su plan termina: manténgalo',

@@ -532,6 +532,7 @@ export const fr: Dict = {
   'home.history': 'Toutes les consultations et tous les résultats',
   'home.endsOn': 'Se termine le {date}',
   'home.step.pay': 'Payer pour envoyer vos réponses à un médecin',
+  'home.step.payPlan': 'Le paiement a échoué : mettez à jour votre moyen de paiement',
   'home.step.renew': 'Renouveler ou commander à nouveau',
   'home.step.resume': 'Votre formule est en pause : la reprendre',
   'home.step.restart': 'Votre formule se termine : la conserver',

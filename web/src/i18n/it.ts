@@ -532,6 +532,7 @@ export const it: Dict = {
   'home.history': 'Tutte le consulenze e i risultati',
   'home.endsOn': 'Termina il {date}',
   'home.step.pay': 'Paghi per inviare le sue risposte a un medico',
+  'home.step.payPlan': 'Pagamento non riuscito: aggiorni il metodo di pagamento',
   'home.step.renew': 'Rinnovi o riordini',
   'home.step.resume': 'Il suo piano è in pausa: lo riprenda',
   'home.step.restart': 'Il suo piano termina: lo mantenga',

@@ -532,6 +532,7 @@ export const nl: Dict = {
   'home.history': 'Alle consulten en uitslagen',
   'home.endsOn': 'Eindigt op {date}',
   'home.step.pay': 'Betaal om uw antwoorden naar een arts te sturen',
+  'home.step.payPlan': 'Betaling mislukt: werk uw betaalmethode bij',
   'home.step.renew': 'Verlengen of opnieuw bestellen',
   'home.step.resume': 'Uw abonnement is gepauzeerd: hervat het',
   'home.step.restart': 'Uw abonnement loopt af: zet het voort',

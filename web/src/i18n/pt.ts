@@ -532,6 +532,7 @@ export const pt: Dict = {
   'home.history': 'Todas as consultas e resultados',
   'home.endsOn': 'Termina a {date}',
   'home.step.pay': 'Pague para enviar as suas respostas a um médico',
+  'home.step.payPlan': 'O pagamento falhou: atualize o seu método de pagamento',
   'home.step.renew': 'Renovar ou voltar a encomendar',
   'home.step.resume': 'O seu plano está em pausa: retome-o',
   'home.step.restart': 'O seu plano termina: mantenha-o',

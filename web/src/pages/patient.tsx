@@ -24,8 +24,8 @@ export function consultationStep(c: Pick<Consultation, 'id' | 'status'>, order: 
 }
 
 /** What the patient does next about a plan. */
-export function planStep(plan: Pick<Subscription, 'status' | 'cancel_at_period_end'>): { key: 'pay' | 'renew' | 'resume' | 'restart'; to: string } | null {
-  if (plan.status === 'past_due') return { key: 'pay', to: '/plan' };
+export function planStep(plan: Pick<Subscription, 'status' | 'cancel_at_period_end'>): { key: 'payPlan' | 'renew' | 'resume' | 'restart'; to: string } | null {
+  if (plan.status === 'past_due') return { key: 'payPlan', to: '/plan' };
   if (plan.status === 'paused') return { key: 'resume', to: '/plan' };
   if (plan.status === 'active' && plan.cancel_at_period_end) return { key: 'restart', to: '/plan' };
   if (plan.status === 'active') return { key: 'renew', to: '/renewal' };
