@@ -347,7 +347,8 @@ function EarlierSubmissions({ earlier, current, question, show }: { earlier: Ear
       {!earlier.length ? <p>{t('desk.earlier.none')}</p> : null}
       {earlier.length && !keys.length ? <p>{t('desk.earlier.noChange')}</p> : null}
       {keys.length ? (
-        <div className="table-scroll">
+        // A scrolling frame is a labelled region that takes the keyboard focus (to scroll it by keys).
+        <div className="table-scroll" role="region" aria-label={t('desk.earlier.changed')} tabIndex={0}>
           <table className="side-by-side">
             <caption>{t('desk.earlier.changed')}</caption>
             <thead>
