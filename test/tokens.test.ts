@@ -122,3 +122,76 @@ describe('bearer token verification', () => {
     expect(refresh.body.messages[0]).toMatchObject({ token_type: 'refresh', message: 'Token is expired' });
   });
 });
+
+// Token rotation (src/modules/accounts/tokens.ts and the accounts service's `refresh`): each refusal
+// with its exact message, and the stored row that the rotation reads. Mutation testing (docs/testing.md)
+// found these branches unasserted.
+describe('refresh token rotation', () => {
+  const refresh = (value: string) => call(ctx, 'POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: value } });
+  const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { jti: string; sid: string; exp: number; user_id: string };
+  const refused = async (value: string, message: string) => {
+    const r = await refresh(value);
+    expect(r.status, message).toBe(401);
+    expect(r.body, message).toMatchObject({ code: 'token_not_valid', messages: [{ token_type: 'refresh', message }] });
+  };
+
+  it('stores the token under its hashed jti in its session, expiring with the token itself', async () => {
+    const p = await seedPatient(ctx);
+    const c = claimsOf(p.refresh);
+    const rows = await ctx.db.query<{ family_id: string; expires_at: Date; used_at: Date | null; jti_hash: string }>('select t.* from refresh_tokens t join refresh_families f on f.id = t.family_id where f.user_id = $1', [p.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.family_id).toBe(c.sid);
+    expect(rows[0]!.jti_hash).not.toContain(c.jti);
+    expect(rows[0]!.used_at).toBeNull();
+    // The JWT's exp is whole seconds, the row's expiry the same instant in milliseconds.
+    expect(Math.abs(new Date(rows[0]!.expires_at).getTime() / 1000 - c.exp)).toBeLessThan(1);
+    expect(c.exp - Math.floor(ctx.deps.clock.now().getTime() / 1000)).toBeGreaterThan(ctx.deps.config.REFRESH_TOKEN_TTL_SECONDS - 60);
+  });
+
+  it('rotates within the session: the new refresh token is a new row of the same family, the old one marked used', async () => {
+    const p = await seedPatient(ctx);
+    const r = await refresh(p.refresh);
+    expect(r.status).toBe(200);
+    const next = claimsOf(r.body.refresh);
+    expect(next.sid).toBe(claimsOf(p.refresh).sid);
+    expect(next.user_id).toBe(p.id);
+    expect(next.jti).not.toBe(claimsOf(p.refresh).jti);
+    expect(claimsOf(r.body.access)).toMatchObject({ token_type: 'access', user_id: p.id, sid: next.sid });
+    const rows = await ctx.db.query<{ used: boolean }>('select used_at is not null as used from refresh_tokens where family_id = $1 order by created_at, used_at nulls last', [next.sid]);
+    expect(rows.map((x) => x.used).sort()).toEqual([false, true]);
+  });
+
+  it('a replayed token is blacklisted and ends the session it belongs to, not the account’s other sessions', async () => {
+    const p = await seedPatient(ctx);
+    const { issueTokenPair } = await import('../src/modules/accounts/tokens.ts');
+    const otherSession = await issueTokenPair(ctx.deps, ctx.db, p.id);
+    const next = (await refresh(p.refresh)).body;
+    await refused(p.refresh, 'Token is blacklisted');
+    await refused(next.refresh, 'Token is blacklisted');
+    expect((await profile(next.access)).status).toBe(401);
+    expect((await refresh(otherSession.refresh)).status).toBe(200);
+  });
+
+  it('refuses a token whose jti is another account’s (blacklisted), and leaves that account’s token working', async () => {
+    const a = await seedPatient(ctx);
+    const b = await seedPatient(ctx);
+    const stolen = await token({ claims: { ...claimsOf(a.refresh), token_type: 'refresh', user_id: b.id } });
+    await refused(stolen, 'Token is blacklisted');
+    expect((await refresh(a.refresh)).status).toBe(200);
+  });
+
+  it('refuses a token whose stored row has expired, and a disabled or unverified account (User is inactive)', async () => {
+    const p = await seedPatient(ctx);
+    await ctx.db.query("update refresh_tokens set expires_at = $2 where family_id = $1", [claimsOf(p.refresh).sid, new Date(ctx.deps.clock.now().getTime() - 1000)]);
+    await refused(p.refresh, 'Token is expired');
+    const disabled = await seedPatient(ctx);
+    await ctx.db.query('update users set disabled_at = $2 where id = $1', [disabled.id, ctx.deps.clock.now()]);
+    await refused(disabled.refresh, 'User is inactive');
+    const unverified = await seedPatient(ctx);
+    await ctx.db.query('update users set email_verified_at = null where id = $1', [unverified.id]);
+    await refused(unverified.refresh, 'User is inactive');
+    // Refused tokens were not used up: the same token works once the account is enabled again.
+    await ctx.db.query('update users set disabled_at = null where id = $1', [disabled.id]);
+    expect((await refresh(disabled.refresh)).status).toBe(200);
+  });
+});
