@@ -493,6 +493,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       orders: [],
       prescriptions: [],
       prescription_reissue_requests: [],
+      plan_dose_change_requests: [],
       subscriptions: [],
       conversations: [],
       journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [] },

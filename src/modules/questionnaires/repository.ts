@@ -272,12 +272,10 @@ export interface SubmissionSummary {
 
 /** The account's submissions (every category), newest first, a page at a time; scoped by the account id. */
 export async function listSubmissions(q: Queryable, userId: string, limit: number, offset: number): Promise<{ count: number; results: SubmissionSummary[] }> {
-  const db = sqlOf(q);
-  const total = await db.selectFrom('questionnaire_submissions').select((e) => e.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirst();
-  const rows = await db
+  const total = await forAccount(q, userId).selectFrom('questionnaire_submissions').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirst();
+  const rows = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(['id', 'category', 'outcome', 'result', 'created_at'])
-    .where('user_id', '=', userId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

@@ -5,6 +5,7 @@ import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { openText, sealText } from '../../lib/sealed.ts';
 import type { PlanDoseChangeRequestsRow } from '../../db/schema.ts';
+import { forAccount } from '../../db/scope.ts';
 
 export type DoseChangeRow = Omit<PlanDoseChangeRequestsRow, 'note_enc' | 'decision_note_enc'> & { note: string; decision_note: string };
 
@@ -34,10 +35,9 @@ export async function insertDoseChange(
 
 /** The account's requests of one plan, newest first. */
 export async function doseChangesOfPlan(q: Queryable, userId: string, subscriptionId: string, limit = 50): Promise<DoseChangeRow[]> {
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .selectFrom('plan_dose_change_requests')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('subscription_id', '=', subscriptionId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -48,22 +48,21 @@ export async function doseChangesOfPlan(q: Queryable, userId: string, subscripti
 
 /** Every request of the account, oldest first, notes opened (the data export). */
 export async function doseChangesOfAccount(q: Queryable, userId: string): Promise<DoseChangeRow[]> {
-  const rows = await sqlOf(q).selectFrom('plan_dose_change_requests').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  const rows = await forAccount(q, userId).selectFrom('plan_dose_change_requests').selectAll().orderBy('created_at').orderBy('id').execute();
   return rows.map((r) => opened(q, r));
 }
 
 /** Account erasure: requests no doctor decided yet are deleted (they would wait on the desk for a patient who is gone); decided ones stay with the prescribing record. */
 export async function deletePendingDoseChangesOfAccount(q: Queryable, userId: string): Promise<void> {
-  await sqlOf(q).deleteFrom('plan_dose_change_requests').where('user_id', '=', userId).where('status', '=', 'pending').execute();
+  await forAccount(q, userId).deleteFrom('plan_dose_change_requests').where('status', '=', 'pending').execute();
 }
 
 /** The latest request of each of the account's plans (the plan object's `dose_change_request`). */
 export async function latestDoseChangesOfAccount(q: Queryable, userId: string, subscriptionIds: string[]): Promise<Map<string, DoseChangeRow>> {
   if (!subscriptionIds.length) return new Map();
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .selectFrom('plan_dose_change_requests')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('subscription_id', 'in', subscriptionIds)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -8,6 +8,7 @@ import { sql, sqlOf } from '../../db/kysely.ts';
 import { readJson } from '../../lib/sealed.ts';
 import type { SubscriptionsRow, SubscriptionsUpdate, UsersRow } from '../../db/schema.ts';
 import { assertPlanTransition, canSetCancelAtPeriodEnd, LIVE_PLAN_STATUSES, type PlanStatus } from './status.ts';
+import { forAccount } from '../../db/scope.ts';
 
 export type PlanRow = SubscriptionsRow;
 
@@ -435,10 +436,9 @@ export async function livePlansOfAccount(q: Queryable, userId: string) {
 
 /** The renewal of one of the account's plans for a period end (skip, pause and date change check it). */
 export async function renewalOfPeriod(q: Queryable, userId: string, planId: string, periodEnd: Date) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations')
     .select(['id', 'status', 'patient_choice_status'])
-    .where('user_id', '=', userId)
     .where('subscription_id', '=', planId)
     .where('origin', '=', 'renewal')
     .where('renewal_period_end', '=', periodEnd)
@@ -448,10 +448,9 @@ export async function renewalOfPeriod(q: Queryable, userId: string, planId: stri
 
 /** Whether one of the account's plans has a renewal not decided yet (the patient's choice or the doctor's). */
 export async function openRenewalOf(q: Queryable, userId: string, planId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('consultations')
     .select(['id', 'status', 'patient_choice_status'])
-    .where('user_id', '=', userId)
     .where('subscription_id', '=', planId)
     .where('origin', '=', 'renewal')
     .where('status', 'in', ['pending_review', 'needs_information'])
