@@ -1,6 +1,6 @@
 // What other modules (and the CLI) may use of accounts, owner of the users table: every write of
 // users from outside this folder goes through these functions.
-export { findUserById, updateUserFields, normaliseEmail, pseudonymiseUser, sessionStartedAt, type UserFields, type UserRow } from './repository.ts';
+export { findUserById, updateUserFields, userFieldsUpdate, normaliseEmail, pseudonymiseUser, sessionStartedAt, type UserFields, type UserRow } from './repository.ts';
 export { addSuppression, checkCredentials, confirmOwnPassword, createStaff, googleAccount, googleLogin, logout, setAccountDisabled, setDisabledByEmail, type StaffRole } from './service.ts';
 export { onCredentialsRevoked, revokeAllSessions, type CredentialsListener } from './tokens.ts';
 export { checkSecondFactor, eraseSecondFactors, parseTotpSecret, resetMfaByEmail } from './mfa.ts';

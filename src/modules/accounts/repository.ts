@@ -57,12 +57,17 @@ export type UserFields = Pick<
 
 /** Sets the given columns (and updated_at); false when there is no such account. */
 export async function updateUserFields(q: Queryable, userId: string, fields: UserFields): Promise<boolean> {
-  const result = await sqlOf(q)
-    .updateTable('users')
-    .set({ ...fields, updated_at: now })
-    .where('id', '=', userId)
-    .executeTakeFirst();
+  const result = await userFieldsUpdate(q, userId, fields).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * The one update of an account's own fields, as a statement the caller may finish with the columns
+ * it answers with (`.returning(...)`: the profile's PATCH answers the row it wrote in one round trip,
+ * issue 28). The write stays here: accounts is the one module that writes `users`.
+ */
+export function userFieldsUpdate(q: Queryable, userId: string, fields: UserFields) {
+  return sqlOf(q).updateTable('users').set({ ...fields, updated_at: now }).where('id', '=', userId);
 }
 
 // Unambiguous alphabet (no 0/O, 1/I/L) for codes people read aloud.

@@ -1,11 +1,10 @@
 // SQL of the profile module, every statement scoped by the authenticated account id. users belongs
-// to accounts; the one write here is the profile's own PATCH (issue 28): one `update ... returning`
-// that answers the row it wrote, with the same columns and updated_at as accounts' updateUserFields,
-// instead of an update and a read of the whole profile back.
+// to accounts, which makes the profile's PATCH statement (userFieldsUpdate); this file only adds the
+// columns it answers with (`returning`, issue 28), instead of an update and a read of the profile back.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import type { UsersRow } from '../../db/schema.ts';
-import type { UserFields } from '../accounts/index.ts';
+import { userFieldsUpdate, type UserFields } from '../accounts/index.ts';
 
 export type ProfileRow = Pick<
   UsersRow,
@@ -69,10 +68,8 @@ export async function profileRow(q: Queryable, userId: string): Promise<ProfileW
 
 /** Sets the given profile columns (and updated_at) and answers the row as written; undefined when there is no such account. */
 export async function updateProfileRow(q: Queryable, userId: string, fields: UserFields): Promise<ProfileWithForms | undefined> {
-  return sqlOf(q)
-    .updateTable('users')
-    .set({ ...fields, updated_at: sql<Date>`now()` })
-    .where('id', '=', userId)
+  // accounts writes users (its userFieldsUpdate); this only chooses what the update answers with.
+  return userFieldsUpdate(q, userId, fields)
     .returning([...PROFILE_COLUMNS, submitted])
     .executeTakeFirst();
 }
