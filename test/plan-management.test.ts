@@ -190,6 +190,10 @@ describe('pause', () => {
     expect(twice.body.code).toBe('subscription_paused');
     expect((await as(p, 'POST', `/v1/users/subscriptions/${id}/skip/`)).body.code).toBe('subscription_paused');
     expect((await as(p, 'POST', `/v1/users/subscriptions/${id}/pause/`, { cycles: 7 })).status).toBe(400);
+    // The journal stays open while the patient's own pause runs (it is still their treatment).
+    expect((await as(p, 'GET', '/v1/users/journal/weight-entries/')).status).toBe(200);
+    const stranger = await seedPatient(ctx);
+    expect((await as(stranger, 'GET', '/v1/users/journal/weight-entries/')).status).toBe(403);
 
     await advanceTestClock(ctx, admin, 10);
     expect(await plan(p, id)).toMatchObject({ status: 'paused', paused_by_patient: true });

@@ -208,13 +208,16 @@ export async function recentWeights(q: Queryable, userId: string, limit: number)
  * subscription that is active or past due (a failed charge does not end the treatment at once).
  * Reads consultations and subscriptions (owned elsewhere) in one statement.
  */
+// A plan the patient paused is still their treatment (the paid supply runs on, the plan resumes): the
+// journal stays open; a plan paused for a missed renewal or ended is not.
 export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: Date): Promise<boolean> {
   const { rows } = await sql<{ one: number }>`
     select 1 as one from consultations
       where user_id = ${userId} and status = 'approved' and decided_at is not null
         and decided_at + make_interval(days => coalesce(supply_days, 30)) > ${now}
     union all
-    select 1 from subscriptions where user_id = ${userId} and status in ('active', 'past_due')
+    select 1 from subscriptions where user_id = ${userId}
+      and (status in ('active', 'past_due') or (status = 'paused' and paused_by_patient))
     limit 1`.execute(sqlOf(q));
   return rows.length > 0;
 }
