@@ -262,6 +262,10 @@ describe('engine details', () => {
     expect(out.emergency?.number).toBe('999');
     expect(out.emergency?.message).toMatch(/999/);
     expect(out.emergency?.message).toMatch(/Notaufnahme/);
+    // The red flags that fired are the notice's codes; the alternative is the emergency services (mutation testing found both unasserted).
+    expect(out).toMatchObject({ outcome: 'emergency', next_step: 'emergency_services', treatments: [], cautions: [], alternative: { code: 'emergency_services', message: expect.stringMatching(/\S/) } });
+    expect(out.reasons.length).toBeGreaterThan(0);
+    expect(out.emergency?.codes).toEqual(out.reasons.map((r) => r.code));
     const no = evaluate(v1, profile(), FIXTURES.weight_loss.ineligible, NOW, 'fr');
     expect(no.reasons[0]?.message).toMatch(/réponses/);
   });
