@@ -71,7 +71,8 @@ describe('the zip export', () => {
     );
     expect(names).toEqual(['export.json', ...x.files.map((f: { path: string }) => f.path)].sort());
     const attachment = x.files.find((f: { type: string }) => f.type === 'attachment');
-    expect(attachment.path).toMatch(new RegExp(`^attachments/${a.messageId}-attachment-[0-9a-f]{8}\\.png$`));
+    // Under the message id and the name it was uploaded with (messages keep it since migration 1060).
+    expect(attachment.path).toBe(`attachments/${a.messageId}-scan-Alpha.png`);
     expect(Buffer.from(entries[attachment.path]!).equals(PNG)).toBe(true);
     const invoice = Buffer.from(entries[x.files.find((f: { type: string }) => f.type === 'invoice').path]!);
     const rx = Buffer.from(entries[x.files.find((f: { type: string }) => f.type === 'prescription').path]!);
