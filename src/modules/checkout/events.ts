@@ -15,11 +15,11 @@ import { planPaymentDescription, queueChargeReceipt, recordPayment, recordProvid
 import {
   canTransitionPlan,
   isPlanStatus,
-  lockPlanByProvider,
+  lockPlanForProvider,
   renewalApprovalOf,
   setCancelAtPeriodEnd,
   setHeldInvoice,
-  syncPlanFromProvider,
+  syncPlanForProvider,
   transitionPlan,
   updatePaymentMethod,
   type PlanRow,
@@ -65,20 +65,20 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       // renewal is approved (docs/renewals.md): otherwise it is held as a draft, and the
       // recurring-charge job releases it after the approval or discards it when the plan ends. A
       // provider error rolls the event back, so the provider redelivers it.
-      const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
+      const plan = await lockPlanForProvider(q, provider, event.providerSubscriptionId);
       const live = plan && plan.status !== 'canceled';
-      if (live && (await renewalApprovalOf(q, plan.id))) return;
+      if (live && (await renewalApprovalOf(q, plan.user_id, plan.id))) return;
       const p = providerFor(deps, provider);
       if (!live) {
         await p.discardInvoice?.(event.invoiceId);
         return;
       }
       await p.holdInvoice?.(event.invoiceId);
-      await setHeldInvoice(q, plan.id, event.invoiceId);
+      await setHeldInvoice(q, plan.user_id, plan.id, event.invoiceId);
       return;
     }
     case 'plan_invoice_paid': {
-      const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
+      const plan = await lockPlanForProvider(q, provider, event.providerSubscriptionId);
       if (!plan) return;
       const start = event.periodStart ?? new Date(plan.current_period_end);
       const end = event.periodEnd ?? new Date(start.getTime() + plan.cycle_days * DAY_MS);
@@ -89,7 +89,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       return;
     }
     case 'plan_invoice_failed': {
-      const plan = await lockPlanByProvider(q, provider, event.providerSubscriptionId);
+      const plan = await lockPlanForProvider(q, provider, event.providerSubscriptionId);
       if (!plan) return;
       await recordPayment(q, { ...planInvoicePayment(plan, provider, event, now), status: 'failed', failureCode: event.failureCode });
       if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'past_due')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'past_due', { failed_attempts: plan.failed_attempts + 1 });
@@ -108,7 +108,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       return;
     }
     case 'plan_updated':
-      await syncPlanFromProvider(q, provider, event.providerSubscriptionId, {
+      await syncPlanForProvider(q, provider, event.providerSubscriptionId, {
         status: event.status,
         cancelAtPeriodEnd: event.cancelAtPeriodEnd,
         periodStart: event.periodStart,

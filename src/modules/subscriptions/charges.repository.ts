@@ -2,6 +2,7 @@
 // this service bills itself.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 
 /**
  * Plans due for a charge now (not the ones the provider bills itself), oldest period end first.
@@ -37,15 +38,15 @@ export async function plansDueForChargeForScheduler(q: Queryable, now: Date, bil
 }
 
 /**
- * When the doctor approved the renewal of the plan's current period (null: not approved). The
+ * When the doctor approved the renewal of the current period of the account's plan (null: not approved). The
  * charged period starts at the later of the period's end and this, so a renewal approved after an
  * outage starts a fresh period when the supply ships rather than paying for days already gone. The
  * period end is compared in SQL (a JS Date would drop PostgreSQL's microseconds).
  */
-export async function renewalApprovalOf(q: Queryable, planId: string): Promise<Date | null> {
-  const row = await sqlOf(q)
-    .selectFrom('consultations as c')
-    .innerJoin('subscriptions as s', (j) => j.onRef('s.id', '=', 'c.subscription_id').onRef('s.current_period_end', '=', 'c.renewal_period_end'))
+export async function renewalApprovalOf(q: Queryable, userId: string, planId: string): Promise<Date | null> {
+  const row = await forAccount(q, userId)
+    .selectFrom('subscriptions as s')
+    .innerJoin('consultations as c', (j) => j.onRef('c.subscription_id', '=', 's.id').onRef('c.renewal_period_end', '=', 's.current_period_end'))
     .select(['c.decided_at', 's.current_period_end'])
     .where('s.id', '=', planId)
     .where('c.origin', '=', 'renewal')

@@ -42,7 +42,7 @@ export async function chargeSubscriptionCycle(
     // An early order (force) starts its period at the period end, as before; it ends a moved date.
     let periodStart = options.force ? new Date(sub.current_period_end) : due;
     if (!options.force) {
-      const approvedAt = await renewalApprovalOf(q, sub.id);
+      const approvedAt = await renewalApprovalOf(q, sub.user_id, sub.id);
       if (!approvedAt) return { outcome: 'not_due' as const };
       if (approvedAt > periodStart) periodStart = new Date(approvedAt);
     }
@@ -87,10 +87,10 @@ export async function settleHeldInvoices(deps: Deps): Promise<void> {
       if (plan.status === 'canceled') {
         await provider.discardInvoice?.(invoiceId);
         if (plan.provider_subscription_id) await provider.cancelSubscription?.(plan.provider_subscription_id);
-      } else if (await renewalApprovalOf(deps.db, plan.id)) {
+      } else if (await renewalApprovalOf(deps.db, plan.user_id, plan.id)) {
         await provider.releaseInvoice?.(invoiceId);
       } else continue;
-      await setHeldInvoice(deps.db, plan.id, null);
+      await setHeldInvoice(deps.db, plan.user_id, plan.id, null);
     } catch (err: unknown) {
       deps.log.warn({ subscriptionId: plan.id, err: err instanceof Error ? err.message : String(err) }, 'a held provider invoice could not be settled');
     }

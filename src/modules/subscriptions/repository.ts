@@ -1,6 +1,6 @@
 // Subscriptions (plans) SQL: the only writer of the `subscriptions` table. Patient-scoped functions
 // take the account id and put it in the SQL; the scheduler's and the provider webhooks' functions
-// act on any plan by design and say so in their names (`...ForScheduler`, `...ByProvider`).
+// act on any plan by design and say so in their names (`...ForScheduler`, `...ForProvider`).
 // Every status change goes through the machine in status.ts (`where status = <from>`).
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
@@ -62,10 +62,9 @@ export async function insertPlan(q: Queryable, input: NewPlan): Promise<PlanRow>
 
 /** The account's live plan in a category (active, past due or paused), newest first. */
 export async function findLivePlan(q: Queryable, userId: string, category: string): Promise<PlanRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .selectAll()
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('status', 'in', LIVE_PLAN_STATUSES)
     .orderBy('created_at', 'desc')
@@ -76,10 +75,9 @@ export async function findLivePlan(q: Queryable, userId: string, category: strin
 
 /** The account's live plan on one treatment (prescribing rules: the plan's dose and paid period). */
 export async function findLivePlanOnTreatment(q: Queryable, userId: string, category: string, treatmentId: string) {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .select(['dosage', 'started_at', 'current_period_end'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .where('treatment_id', '=', treatmentId)
     .where('status', 'in', LIVE_PLAN_STATUSES)
@@ -91,10 +89,9 @@ export async function findLivePlanOnTreatment(q: Queryable, userId: string, cate
 
 /** Whether the account has a plan that supplies now (active or past due: the journal's rule). */
 export async function hasSupplyingPlan(q: Queryable, userId: string): Promise<boolean> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .select('id')
-    .where('user_id', '=', userId)
     .where('status', 'in', ['active', 'past_due'])
     .limit(1)
     .executeTakeFirst();
@@ -103,16 +100,15 @@ export async function hasSupplyingPlan(q: Queryable, userId: string): Promise<bo
 
 /** One of the account's plans, optionally locked (FOR UPDATE) inside the caller's transaction. */
 export async function findOwnPlan(q: Queryable, userId: string, id: string, lock = false): Promise<PlanRow | null> {
-  let query = sqlOf(q).selectFrom('subscriptions').selectAll().where('id', '=', id).where('user_id', '=', userId);
+  let query = forAccount(q, userId).selectFrom('subscriptions').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   return (await query.executeTakeFirst()) ?? null;
 }
 
 export async function countPlans(q: Queryable, userId: string): Promise<number> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('subscriptions')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -122,10 +118,9 @@ export const PLAN_ORDERING = listOrdering(['current_period_end'], '-created_at')
 export type PlanOrder = Order<(typeof PLAN_ORDERING.fields)[number]>;
 
 export async function pagePlans(q: Queryable, userId: string, limit: number, offset: number, order: PlanOrder = orderBy({}, PLAN_ORDERING)): Promise<PlanRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('subscriptions')
     .selectAll()
-    .where('user_id', '=', userId)
     .orderBy(order.field, order.direction)
     .orderBy('id', order.direction)
     .limit(limit)
@@ -153,11 +148,10 @@ export async function transitionPlan(
   fields: PlanFields = {},
 ): Promise<PlanRow | null> {
   assertPlanTransition(from, to);
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('subscriptions')
     .set({ ...fields, status: to, updated_at: sql<Date>`now()` })
     .where('id', '=', planId)
-    .where('user_id', '=', userId)
     .where('status', '=', from)
     .returningAll()
     .executeTakeFirst();
@@ -171,11 +165,10 @@ export type PlanDetails = Pick<
 >;
 
 export async function updatePlanDetails(q: Queryable, userId: string, planId: string, fields: PlanDetails): Promise<PlanRow | null> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .updateTable('subscriptions')
     .set({ ...fields, updated_at: sql<Date>`now()` })
     .where('id', '=', planId)
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirst();
   return row ?? null;
@@ -183,11 +176,10 @@ export async function updatePlanDetails(q: Queryable, userId: string, planId: st
 
 /** Marks the period an early order produced: a second early order waits for the next period. */
 export async function markEarlyOrdered(q: Queryable, userId: string, planId: string): Promise<void> {
-  await sqlOf(q)
+  await forAccount(q, userId)
     .updateTable('subscriptions')
     .set({ early_ordered_period_end: sql<Date>`current_period_end`, updated_at: sql<Date>`now()` })
     .where('id', '=', planId)
-    .where('user_id', '=', userId)
     .execute();
 }
 
@@ -200,18 +192,17 @@ export async function setCancelAtPeriodEnd(q: Queryable, userId: string, planId:
   const plan = await findOwnPlan(q, userId, planId, true);
   if (!plan) return null;
   if (!canSetCancelAtPeriodEnd(plan.status)) return 'ended';
-  return sqlOf(q)
+  return forAccount(q, userId)
     .updateTable('subscriptions')
     .set({ cancel_at_period_end: cancel, updated_at: sql<Date>`now()` })
     .where('id', '=', planId)
-    .where('user_id', '=', userId)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /** A new card on the plan; a past-due plan is retried at the next scheduler run (`retryAt`). */
 export async function updatePaymentMethod(q: Queryable, userId: string, planId: string, brand: string, last4: string, retryAt: Date): Promise<void> {
-  await sqlOf(q)
+  await forAccount(q, userId)
     .updateTable('subscriptions')
     .set({
       payment_method_brand: brand,
@@ -220,7 +211,6 @@ export async function updatePaymentMethod(q: Queryable, userId: string, planId: 
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', planId)
-    .where('user_id', '=', userId)
     .execute();
 }
 
@@ -240,7 +230,7 @@ export async function lockPlanForScheduler(q: Queryable, planId: string): Promis
 }
 
 /** Locks the plan a payment provider knows by its own id (webhooks). */
-export async function lockPlanByProvider(q: Queryable, provider: string, providerSubscriptionId: string): Promise<PlanRow | null> {
+export async function lockPlanForProvider(q: Queryable, provider: string, providerSubscriptionId: string): Promise<PlanRow | null> {
   const row = await sqlOf(q)
     .selectFrom('subscriptions')
     .selectAll()
@@ -361,13 +351,13 @@ export async function ownerContact(q: Queryable, userId: string): Promise<Pick<U
  * period and cancel-at-period-end. The status moves through the machine; a plan that has ended here
  * stays ended (canceled is final), so a late or replayed event cannot revive it.
  */
-export async function syncPlanFromProvider(
+export async function syncPlanForProvider(
   q: Queryable,
   provider: string,
   providerSubscriptionId: string,
   update: { status: PlanStatus; cancelAtPeriodEnd: boolean | null; periodStart: Date | null; periodEnd: Date | null; canceledAt: Date | null; now: Date },
 ): Promise<PlanRow | null> {
-  const plan = await lockPlanByProvider(q, provider, providerSubscriptionId);
+  const plan = await lockPlanForProvider(q, provider, providerSubscriptionId);
   if (!plan || plan.status === 'canceled') return plan;
   const from = plan.status as PlanStatus;
   const fields: PlanFields = {
@@ -393,10 +383,9 @@ export async function syncPlanFromProvider(
 
 /** The answers of the account's first or latest questionnaire submission in a category (renewal screen). */
 export async function submissionAnswers(q: Queryable, userId: string, category: string, which: 'first' | 'latest'): Promise<unknown> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, userId)
     .selectFrom('questionnaire_submissions')
     .select(['answers', 'answers_enc'])
-    .where('user_id', '=', userId)
     .where('category', '=', category)
     .orderBy('created_at', which === 'first' ? 'asc' : 'desc')
     .limit(1)
@@ -405,9 +394,9 @@ export async function submissionAnswers(q: Queryable, userId: string, category: 
   return row ? readJson(q, row.answers, row.answers_enc) : null;
 }
 
-/** Records (or clears, with null) the provider's draft invoice held for the plan's current period. */
-export async function setHeldInvoice(q: Queryable, planId: string, invoiceId: string | null): Promise<void> {
-  await sqlOf(q).updateTable('subscriptions').set({ held_provider_invoice_id: invoiceId, updated_at: sql<Date>`now()` }).where('id', '=', planId).execute();
+/** Records (or clears, with null) the provider's draft invoice held for the current period of the account's plan. */
+export async function setHeldInvoice(q: Queryable, userId: string, planId: string, invoiceId: string | null): Promise<void> {
+  await forAccount(q, userId).updateTable('subscriptions').set({ held_provider_invoice_id: invoiceId, updated_at: sql<Date>`now()` }).where('id', '=', planId).execute();
 }
 
 /** Plans with a held provider invoice (any account: the scheduler settles them), oldest period first. */
@@ -419,15 +408,14 @@ export async function plansWithHeldInvoicesForScheduler(q: Queryable, limit: num
 
 /** Every plan of the account, oldest first (the data export). */
 export async function plansOfAccount(q: Queryable, userId: string): Promise<SubscriptionsRow[]> {
-  return sqlOf(q).selectFrom('subscriptions').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return forAccount(q, userId).selectFrom('subscriptions').selectAll().orderBy('created_at').orderBy('id').execute();
 }
 
 /** The account's live plans (to cancel, at the provider too, before the account is erased). */
 export async function livePlansOfAccount(q: Queryable, userId: string) {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('subscriptions')
     .select(['id', 'status', 'provider', 'provider_subscription_id'])
-    .where('user_id', '=', userId)
     .where('status', 'in', ['active', 'past_due', 'paused'])
     .execute();
 }
