@@ -471,9 +471,11 @@ describe('property: random answers', () => {
 });
 
 describe('explanations', () => {
-  it('name the treatments a rule concerns', () => {
+  it("name the treatments a rule concerns, in the message's language", () => {
     const out = evaluate(currentVersion('hair_growth')!, profile({ gender: '1' }), FIXTURES.hair_growth.eligible, NOW, 'it');
-    expect(out.reasons[0]?.message).toMatch(/Finasteride 1 mg tablets/);
+    expect(out.reasons[0]?.message).toMatch(/Finasteride 1 mg compresse/);
     expect(out.reasons[0]?.message).toMatch(/trattamenti/);
+    const de = evaluate(currentVersion('hair_growth')!, profile({ gender: '1' }), FIXTURES.hair_growth.eligible, NOW, 'de');
+    expect(de.reasons[0]?.message).toMatch(/\(Finasterid 1 mg Tabletten\)/);
   });
 });

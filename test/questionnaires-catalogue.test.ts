@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  CATALOGUE_DIR, CATEGORY_SLUGS, currentVersion, findTreatment, getCategory, getVersion, listCategories, loadCatalogue, pickLocale, renewalScreen,
+  CATALOGUE_DIR, CATEGORY_SLUGS, currentVersion, findTreatment, getCategory, getVersion, listCategories, loadCatalogue, pickLocale, renewalScreen, TREATMENT_NAMES_FILE,
 } from '../src/modules/questionnaires/catalogue.ts';
 import { ALTERNATIVE_CODES } from '../src/modules/questionnaires/messages.ts';
 
@@ -124,6 +124,36 @@ describe('catalogue', () => {
         expect(covered, `${s}/${t.treatment_id}`).toBe(true);
       }
     }
+  });
+
+  it("names every treatment in every locale: English is the category file's name, INN spelling per language", () => {
+    for (const c of listCategories()) {
+      for (const t of c.treatments) {
+        expect(t.names.en, t.treatment_id).toBe(t.name);
+        for (const l of ['de', 'es', 'fr', 'it', 'nl', 'pt'] as const) expect(t.names[l].length, `${t.treatment_id} ${l}`).toBeGreaterThan(0);
+      }
+    }
+    const fin = findTreatment('hair_growth', 'finasteride')!.names;
+    expect([fin.de, fin.fr, fin.es]).toEqual(['Finasterid 1 mg Tabletten', 'Finastéride 1 mg comprimés', 'Finasterida 1 mg comprimidos']);
+    // Brand names stay.
+    expect(findTreatment('weight_loss', 'semaglutide')!.names.de).toBe('Semaglutid (Wegovy) Pen');
+  });
+
+  it('refuses a treatment without names, a stale English name, a missing locale and names of unknown treatments', () => {
+    const good = JSON.parse(readFileSync(TREATMENT_NAMES_FILE, 'utf8'));
+    const file = join(mkdtempSync(join(tmpdir(), 'cat-names-')), 'treatment-names.json');
+    const refuses = (change: (j: typeof good) => void, message: RegExp) => {
+      const j = structuredClone(good);
+      change(j);
+      writeFileSync(file, JSON.stringify(j));
+      expect(() => loadCatalogue(CATALOGUE_DIR, file)).toThrow(message);
+    };
+    refuses((j) => delete j.names.finasteride, /hair_growth\/v1.json: treatment finasteride has no names/);
+    refuses((j) => (j.names.minoxidil.en = 'Minoxidil'), /minoxidil: its English name .* is not "Minoxidil 5 % solution"/);
+    refuses((j) => delete j.names.tadalafil.fr, /treatment-names.json/);
+    refuses((j) => (j.names.aspirin = { ...j.names.tadalafil }), /unknown treatments aspirin/);
+    writeFileSync(file, JSON.stringify(good));
+    expect(loadCatalogue(CATALOGUE_DIR, file).get('hair_growth')!.treatments[0]!.names.de).toBe('Finasterid 1 mg Tabletten');
   });
 
   it('picks the locale from ?locale= then Accept-Language', () => {

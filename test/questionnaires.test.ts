@@ -28,6 +28,15 @@ describe('public catalogue', () => {
     expect(again.status).toBe(304);
   });
 
+  it("serves each treatment's name in the page's locale (English by default)", async () => {
+    const names = async (query: string, headers: Record<string, string> = {}) =>
+      Object.fromEntries((await call(ctx, 'GET', `/v1/users/questionnaires/hair_growth/schema/${query}`, { headers })).body.treatments.map((t: any) => [t.treatment_id, t.name]));
+    expect(await names('?locale=de')).toEqual({ finasteride: 'Finasterid 1 mg Tabletten', minoxidil: 'Minoxidil 5 % Lösung' });
+    expect((await names('?locale=fr')).finasteride).toBe('Finastéride 1 mg comprimés');
+    expect((await names('', { 'accept-language': 'es-ES, en;q=0.5' })).finasteride).toBe('Finasterida 1 mg comprimidos');
+    expect((await names('')).finasteride).toBe('Finasteride 1 mg tablets');
+  });
+
   it("gives each category's lowest one-off and plan prices, the ones its schema's treatments carry", async () => {
     const res = await call(ctx, 'GET', '/v1/users/questionnaires/categories/?locale=en');
     for (const c of res.body.categories) {

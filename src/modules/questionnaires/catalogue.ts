@@ -90,7 +90,15 @@ export const TreatmentSchema = z
     source: z.string(),
   })
   .strict();
-export type Treatment = z.infer<typeof TreatmentSchema> & { /** dosage_ladder, or the strengths when not titrated (billing's choice list). */ dosages: string[] };
+export type Treatment = z.infer<typeof TreatmentSchema> & {
+  /** dosage_ladder, or the strengths when not titrated (billing's choice list). */
+  dosages: string[];
+  /** The name in every locale (catalogue/treatment-names.json; `en` equals `name`). */
+  names: LocalisedText;
+};
+
+/** catalogue/treatment-names.json: each treatment's name per locale, keyed by treatment_id (labels, outside the published versions). */
+const TreatmentNamesSchema = z.object({ description: z.string(), names: z.record(z.string(), Text) }).strict();
 
 const VersionFileSchema = z
   .object({
@@ -205,8 +213,14 @@ function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>
 
 export const CATALOGUE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/categories');
 
-export function loadCatalogue(dir = CATALOGUE_DIR): Map<string, Category> {
+export const TREATMENT_NAMES_FILE = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/treatment-names.json');
+
+export function loadCatalogue(dir = CATALOGUE_DIR, namesFile = TREATMENT_NAMES_FILE): Map<string, Category> {
   const out = new Map<string, Category>();
+  const namesParsed = TreatmentNamesSchema.safeParse(JSON.parse(readFileSync(namesFile, 'utf8')));
+  if (!namesParsed.success) throw new Error(`catalogue/treatment-names.json: ${z.prettifyError(namesParsed.error)}`);
+  const names = namesParsed.data.names;
+  const named = new Set<string>();
   const versionIds = new Set<string>();
   for (const slug of readdirSync(dir).sort()) {
     for (const name of readdirSync(join(dir, slug)).filter((f) => /^v\d+\.json$/.test(f)).sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)))) {
@@ -218,6 +232,12 @@ export function loadCatalogue(dir = CATALOGUE_DIR): Map<string, Category> {
       if (file.category.slug !== slug) problems.push(`slug ${file.category.slug} in folder ${slug}`);
       if (`v${file.version.number}.json` !== name) problems.push('version number does not match the file name');
       if (versionIds.has(file.version.id)) problems.push(`duplicate version id ${file.version.id}`);
+      for (const t of file.category.treatments) {
+        const n = names[t.treatment_id];
+        if (!n) problems.push(`treatment ${t.treatment_id} has no names in catalogue/treatment-names.json`);
+        else if (n.en !== t.name) problems.push(`treatment ${t.treatment_id}: its English name in catalogue/treatment-names.json is not "${t.name}"`);
+        named.add(t.treatment_id);
+      }
       if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
       versionIds.add(file.version.id);
       const version: Version = { ...file.version, category: slug, category_id: file.category.id };
@@ -225,13 +245,15 @@ export function loadCatalogue(dir = CATALOGUE_DIR): Map<string, Category> {
       const prev = out.get(slug);
       out.set(slug, {
         ...file.category,
-        treatments: file.category.treatments.map((t) => ({ ...t, dosages: t.dosage_ladder ?? t.strengths })),
+        treatments: file.category.treatments.map((t) => ({ ...t, dosages: t.dosage_ladder ?? t.strengths, names: names[t.treatment_id]! })),
         versions: [...(prev?.versions ?? []), version],
         current_version_id: version.id,
       });
     }
   }
   for (const slug of CATEGORY_SLUGS) if (!out.has(slug)) throw new Error(`catalogue: category ${slug} is missing`);
+  const unknown = Object.keys(names).filter((id) => !named.has(id));
+  if (unknown.length) throw new Error(`catalogue/treatment-names.json: unknown treatments ${unknown.join(', ')}`);
   return out;
 }
 

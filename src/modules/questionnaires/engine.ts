@@ -189,7 +189,7 @@ export function redFlags(version: RuleSet, profile: EngineProfile, answers: Answ
 export function evaluate(version: RuleSet, profile: EngineProfile, answers: AnswerItem[], now: Date, locale: Locale = 'en'): Outcome {
   const f = facts(version, profile, answers, now);
   const fired = version.rules.filter((r) => holds(r.when, f));
-  const names = new Map((getCategory(version.category)?.treatments ?? []).map((t) => [t.treatment_id, t.name]));
+  const names = new Map((getCategory(version.category)?.treatments ?? []).map((t) => [t.treatment_id, t.names[locale]]));
   const reason = (r: Rule): Reason => {
     const named = (r.treatments ?? []).map((t) => (r.kind === 'limit_strengths' ? `${names.get(t) ?? t} ${(r.strengths ?? []).join(' / ')}` : (names.get(t) ?? t)));
     return { code: r.code, kind: r.kind, source: r.source, treatments: r.treatments ?? [], message: named.length ? `${reasonText(locale, r)} (${named.join(', ')})` : reasonText(locale, r) };

@@ -84,7 +84,7 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
       const locale = localeOf(request);
       const c = categoryOr404(request.params.slug);
       const v = currentVersion(c.slug)!;
-      const body = { ...categoryOut(c, locale), locale, published_at: v.published_at, treatments: c.treatments.map(treatmentOut), steps: stepsOut(v.steps, locale) };
+      const body = { ...categoryOut(c, locale), locale, published_at: v.published_at, treatments: c.treatments.map((t) => treatmentOut(t, locale)), steps: stepsOut(v.steps, locale) };
       // A 304 has no body (send(null) would serialise `null` with Content-Length: 4).
       if (cacheable(request, reply, body)) return reply.code(304).send(undefined as never);
       return body;

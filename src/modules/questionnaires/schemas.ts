@@ -34,7 +34,7 @@ export const ProgressResponseSchema = z.object({
 export const TreatmentOut = z
   .object({
     treatment_id: z.string(),
-    name: z.string(),
+    name: z.string().meta({ description: 'The treatment’s name in the response’s locale (catalogue/treatment-names.json: INN spelling per language, brand names unchanged)' }),
     strengths: z.array(z.string()),
     dosage_ladder: z.array(z.string()).nullable(),
     min_weeks_per_step: z.number().nullable(),

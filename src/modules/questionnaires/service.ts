@@ -24,9 +24,10 @@ export function categoryOr404(slug: string): Category {
   return c;
 }
 
-export const treatmentOut = (t: Treatment) => ({
+/** A treatment in the public shape, its name in the request's locale. */
+export const treatmentOut = (t: Treatment, locale: Locale) => ({
   treatment_id: t.treatment_id,
-  name: t.name,
+  name: t.names[locale],
   strengths: t.strengths,
   dosage_ladder: t.dosage_ladder,
   min_weeks_per_step: t.min_weeks_per_step,
@@ -282,7 +283,7 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
       outcome,
       next_step: outcome === 'held_for_review' ? 'checkout' : result.next_step,
       message,
-      treatments: treatments.map(treatmentOut),
+      treatments: treatments.map((t) => treatmentOut(t, locale)),
       reasons: result.reasons,
       cautions: result.cautions,
       alternative: result.alternative,

@@ -12,6 +12,10 @@ export const useEmergency = () => useContext(Ctx);
 
 const tel = (n: string) => `tel:${n.replace(/[^\d+]/g, '')}`;
 
+/** A non-emergency number's name in the page's language: 116117 is the EU-wide medical on-call service
+ * (catalogue/countries.json names it in the country's language); other numbers keep the catalogue's label. */
+const serviceLabel = (t: ReturnType<typeof useI18n>['t'], n: { number: string; label: string }) => (n.number === '116117' ? t('emergency.oncall116117') : n.label);
+
 export function EmergencyProvider({ children }: { children: ReactNode }) {
   const [notice, setNotice] = useState<EmergencyNotice | null>(null);
   return (
@@ -51,7 +55,7 @@ export function EmergencyScreen({ notice, onClose }: { notice: EmergencyNotice; 
               {notice.non_emergency.map((n) => (
                 <li key={n.number}>
                   <a href={tel(n.number)}>
-                    {n.label}: {n.number}
+                    {serviceLabel(t, n)}: {n.number}
                   </a>
                 </li>
               ))}

@@ -572,4 +572,6 @@ export const de: Dict = {
   'journal.doseFromPlan': 'Die Dosis, die Ihre Ärztin oder Ihr Arzt für diesen Plan freigegeben hat.',
   'messages.downloadFile': 'Anhang {name} herunterladen',
   'messages.preview': 'Vorschau von {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Ärztlicher Bereitschaftsdienst',
 };

@@ -571,6 +571,8 @@ export const en = {
   'journal.doseFromPlan': 'The dose your doctor approved for this plan.',
   'messages.downloadFile': 'Download attachment {name}',
   'messages.preview': 'Preview of {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Medical on-call service (out of hours)',
 };
 export type Key = keyof typeof en;
 /** A complete dictionary: every key English has. */

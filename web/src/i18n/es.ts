@@ -572,4 +572,6 @@ export const es: Dict = {
   'journal.doseFromPlan': 'La dosis que su médico aprobó para este plan.',
   'messages.downloadFile': 'Descargar el adjunto {name}',
   'messages.preview': 'Vista previa de {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Servicio médico de guardia',
 };

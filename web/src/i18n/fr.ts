@@ -572,4 +572,6 @@ export const fr: Dict = {
   'journal.doseFromPlan': 'La dose que votre médecin a approuvée pour cette formule.',
   'messages.downloadFile': 'Télécharger la pièce jointe {name}',
   'messages.preview': 'Aperçu de {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Service médical de garde',
 };

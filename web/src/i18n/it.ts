@@ -572,4 +572,6 @@ export const it: Dict = {
   'journal.doseFromPlan': 'La dose che il suo medico ha approvato per questo piano.',
   'messages.downloadFile': 'Scarica l’allegato {name}',
   'messages.preview': 'Anteprima di {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Guardia medica',
 };

@@ -572,4 +572,6 @@ export const nl: Dict = {
   'journal.doseFromPlan': 'De dosis die uw arts voor dit abonnement heeft goedgekeurd.',
   'messages.downloadFile': 'Bijlage {name} downloaden',
   'messages.preview': 'Voorbeeld van {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Medische wachtdienst (buiten kantooruren)',
 };

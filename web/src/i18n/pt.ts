@@ -572,4 +572,6 @@ export const pt: Dict = {
   'journal.doseFromPlan': 'A dose que o seu médico aprovou para este plano.',
   'messages.downloadFile': 'Transferir o anexo {name}',
   'messages.preview': 'Pré-visualização de {name}',
+  // 116117: the EU-wide number of the medical on-call service (not an emergency), named in the page's language.
+  'emergency.oncall116117': 'Serviço médico de permanência',
 };
