@@ -58,7 +58,6 @@ export default tseslint.config(
       'web/src/components/Supply.tsx',
       'web/src/components/ui.tsx',
       'web/src/pages/messages.tsx',
-      'web/src/pages/plans.tsx',
       'web/src/pages/questionnaire.tsx',
     ],
     rules: {
