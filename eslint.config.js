@@ -57,7 +57,6 @@ export default tseslint.config(
       'web/src/components/GoogleSignIn.tsx',
       'web/src/components/Supply.tsx',
       'web/src/components/ui.tsx',
-      'web/src/pages/messages.tsx',
       'web/src/pages/questionnaire.tsx',
     ],
     rules: {
