@@ -56,7 +56,6 @@ export default tseslint.config(
       'web/src/App.tsx',
       'web/src/components/GoogleSignIn.tsx',
       'web/src/components/Supply.tsx',
-      'web/src/components/ui.tsx',
       'web/src/pages/questionnaire.tsx',
     ],
     rules: {
