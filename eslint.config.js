@@ -54,7 +54,6 @@ export default tseslint.config(
   {
     files: [
       'web/src/App.tsx',
-      'web/src/components/Supply.tsx',
       'web/src/pages/questionnaire.tsx',
     ],
     rules: {
