@@ -54,7 +54,6 @@ export default tseslint.config(
   {
     files: [
       'web/src/App.tsx',
-      'web/src/pages/questionnaire.tsx',
     ],
     rules: {
       '@typescript-eslint/no-explicit-any': 'warn',
