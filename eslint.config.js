@@ -49,27 +49,6 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
-  // Files that still break those rules, each owned by a change under way (issue 27/29): warned, not
-  // failed, until their owner fixes them; remove a file from this list when it lints clean.
-  {
-    files: [
-      'web/src/App.tsx',
-      'web/src/components/GoogleSignIn.tsx',
-      'web/src/components/Supply.tsx',
-      'web/src/components/ui.tsx',
-      'web/src/questionnaire/model.ts',
-      'web/src/pages/messages.tsx',
-      'web/src/pages/patient.tsx',
-      'web/src/pages/plans.tsx',
-      'web/src/pages/questionnaire.tsx',
-    ],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'warn',
-      'react-hooks/exhaustive-deps': 'warn',
-      'react-hooks/set-state-in-effect': 'warn',
-      'react-hooks/purity': 'warn',
-    },
-  },
   { files: ['src/cli.ts', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: { console: 'readonly', process: 'readonly' } } },
 );

@@ -1,6 +1,6 @@
 // The shell: header and navigation by role, language, the route table (routes.json) and the guards.
 // A patient token never loads the desk's data (the API answers 403 anyway); a doctor lands on the desk.
-import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useEffectEvent, useMemo, useState, type ReactNode } from 'react';
 import { api } from './api/client';
 import { auth, useSession } from './auth';
 import { EmergencyProvider } from './components/Emergency';
@@ -159,23 +159,30 @@ export function App() {
   const [locale, setShownLocale] = useState<Locale>(browserLocale());
   // A language is shown once its dictionary is there (English meanwhile, or if it cannot be loaded).
   const setLocaleState = (l: Locale) => void loadLocale(l).then(() => setShownLocale(l), () => setShownLocale('en'));
-  const [unread, setUnread] = useState(0);
   const { path } = useLocation();
 
   // Signed in: the profile's language wins; the unread badge of the patient's conversation.
+  const signedIn = session ? session.access && session.refresh : undefined;
+  const showProfileLocale = useEffectEvent((l: Locale) => setLocaleState(l));
   useEffect(() => {
-    if (!session) return;
+    if (signedIn === undefined) return;
     void api.GET('/v1/users/profile/').then(({ data }) => {
-      if (data && isLocale(data.locale)) setLocaleState(data.locale);
+      if (data && isLocale(data.locale)) showProfileLocale(data.locale);
     });
-  }, [session?.access && session.refresh]);
+  }, [signedIn]);
+  // The count belongs to the session it was read for: none for clinicians, pharmacists or nobody.
+  const refreshToken = session?.refresh;
+  const isPatient = Boolean(session && !session.is_doctor && !session.is_pharmacist);
+  const [unreadOf, setUnread] = useState<{ token?: string; n: number }>({ n: 0 });
+  const unread = isPatient && unreadOf.token === refreshToken ? unreadOf.n : 0;
   useEffect(() => {
-    if (!session || session.is_doctor || session.is_pharmacist) return setUnread(0);
-    const refresh = () => void api.GET('/v1/users/conversations/').then(({ data }) => setUnread(data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0));
+    if (!isPatient) return;
+    const refresh = () =>
+      void api.GET('/v1/users/conversations/').then(({ data }) => setUnread({ token: refreshToken, n: data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0 }));
     refresh();
     window.addEventListener('pts:unread', refresh);
     return () => window.removeEventListener('pts:unread', refresh);
-  }, [session?.refresh, path]);
+  }, [isPatient, refreshToken, path]);
 
   const i18n = useMemo(
     () =>

@@ -2,7 +2,7 @@
 // (`credential`) to the callback, which the service verifies at POST /v1/users/google-login/.
 // Shown only when Google is configured: the service puts the client ID in a meta tag of index.html
 // (src/web.ts); an app built for its own origin takes VITE_GOOGLE_CLIENT_ID.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { api, brandParams } from '../api/client';
 import { auth, type Session } from '../auth';
 import { useI18n } from '../i18n';
@@ -61,31 +61,37 @@ export function GoogleSignIn({
   const { t, locale } = useI18n();
   const box = useRef<HTMLDivElement>(null);
   const [error, setError] = useState('');
+  // Read by the effect with their latest values, without re-rendering Google's button when they change.
+  const loadScript = useEffectEvent(() => load());
+  const failed = useEffectEvent(() => setError(t('auth.googleFailed')));
+  const signIn = useEffectEvent(async (credential: string | undefined) => {
+    setError('');
+    if (!credential) return setError(t('auth.googleFailed'));
+    const { data, error: err } = await api.POST('/v1/users/google-login/', { params: brandParams, body: { credential, locale } });
+    const second = data ? null : secondStepOf(err);
+    if (data) {
+      auth.set(data);
+      onSignedIn(data);
+    } else if (second && onSecondStep) onSecondStep(second);
+    else setError((err as { code?: string } | undefined)?.code === 'user_inactive' ? t('auth.inactive') : t('auth.googleFailed'));
+  });
   useEffect(() => {
     if (!clientId) return;
     let live = true;
-    load()
+    loadScript()
       .then((gsi) => {
         if (!live || !box.current) return;
         gsi.initialize({
           client_id: clientId,
           ux_mode: 'popup',
           context: mode,
-          callback: async ({ credential }) => {
-            setError('');
-            if (!credential) return setError(t('auth.googleFailed'));
-            const { data, error: err } = await api.POST('/v1/users/google-login/', { params: brandParams, body: { credential, locale } });
-            const second = data ? null : secondStepOf(err);
-            if (data) {
-              auth.set(data);
-              onSignedIn(data);
-            } else if (second && onSecondStep) onSecondStep(second);
-            else setError((err as { code?: string } | undefined)?.code === 'user_inactive' ? t('auth.inactive') : t('auth.googleFailed'));
-          },
+          callback: ({ credential }) => void signIn(credential),
         });
         gsi.renderButton(box.current, { type: 'standard', theme: 'outline', size: 'large', shape: 'rectangular', text: mode === 'signup' ? 'signup_with' : 'signin_with', locale });
       })
-      .catch(() => live && setError(t('auth.googleFailed')));
+      .catch(() => {
+        if (live) failed();
+      });
     return () => {
       live = false;
     };

@@ -105,8 +105,11 @@ export function ReissueRequests({ requests, prescriptions }: { requests: Reissue
  * "Request a reissue" for one prescription: shown while it is still valid, replaced by the pending
  * state while a request waits for a doctor.
  */
-export function ReissueButton({ prescription, pending, now = Date.now(), onDone }: { prescription: Prescription; pending: boolean; now?: number; onDone: () => void }) {
+export function ReissueButton({ prescription, pending, now: nowProp, onDone }: { prescription: Prescription; pending: boolean; now?: number; onDone: () => void }) {
   const { t } = useI18n();
+  // The clock is read once, when the button is first shown (rendering stays pure).
+  const [shownAt] = useState(() => Date.now());
+  const now = nowProp ?? shownAt;
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [error, setError] = useState('');

@@ -1,5 +1,5 @@
 // Small building blocks: labelled fields, alerts, data loading.
-import { useCallback, useEffect, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useCallback, useEffect, useEffectEvent, useId, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { useI18n } from '../i18n';
 
 type Base = { label: string; error?: string; hint?: string };
@@ -91,6 +91,9 @@ export function PageTitle({ children }: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${children} · ${document.documentElement.dataset.brand ?? t('app.name')}`;
+  }, [children, t]);
+  // Focus moves on navigation (a new title), not when only the language changes.
+  useEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, [children]);
   return (
@@ -112,17 +115,30 @@ export interface Loaded<T> {
 export function useLoad<T>(fn: () => Promise<{ data?: T; error?: unknown }>, deps: unknown[] = []): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
-  const reload = useCallback(() => setTick((n) => n + 1), []);
+  const reload = useCallback(() => {
+    setState((s) => ({ ...s, loading: true }));
+    setTick((n) => n + 1);
+  }, []);
+  // New `deps` start a new load: noticed while rendering (React's "adjusting some state when a prop
+  // changes"), so the effect below has a fixed dependency list and sets no state synchronously.
+  const [seen, setSeen] = useState({ deps, version: 0 });
+  let version = seen.version;
+  if (deps.length !== seen.deps.length || deps.some((d, i) => !Object.is(d, seen.deps[i]))) {
+    version = seen.version + 1;
+    setSeen({ deps, version });
+    setState((s) => ({ ...s, loading: true }));
+  }
+  // The latest `fn` (it closes over the current deps), read by the effect without being a dependency.
+  const load = useEffectEvent(fn);
   useEffect(() => {
     let live = true;
-    setState((s) => ({ ...s, loading: true }));
-    fn()
+    load()
       .then((r) => live && setState({ data: r.data, error: r.error, loading: false }))
-      .catch((error) => live && setState({ error, loading: false }));
+      .catch((error: unknown) => live && setState({ error, loading: false }));
     return () => {
       live = false;
     };
-  }, [...deps, tick]);
+  }, [version, tick]);
   return { data: state.data, error: state.error, loading: state.loading, reload, setData: (d: T) => setState({ data: d, loading: false }) };
 }
 

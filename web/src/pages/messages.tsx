@@ -85,6 +85,13 @@ export function MessageList({ messages, mine, filePath }: { messages: Msg[]; min
   );
 }
 
+/** A conversation's messages; reading marks the team's messages read, so the unread badge refreshes. */
+async function fetchMessages(id: string): Promise<Msg[] | undefined> {
+  const { data } = await api.GET('/v1/users/conversations/{id}/messages/', { params: { path: { id } } });
+  window.dispatchEvent(new Event('pts:unread'));
+  return data ? (data as Msg[]) : undefined;
+}
+
 export function Messages() {
   const { t } = useI18n();
   const showEmergency = useEmergency();
@@ -97,13 +104,13 @@ export function Messages() {
   const fileRef = useRef<HTMLInputElement>(null);
 
   const load = async (id: string) => {
-    const { data } = await api.GET('/v1/users/conversations/{id}/messages/', { params: { path: { id } } });
-    if (data) setMessages(data as Msg[]);
-    window.dispatchEvent(new Event('pts:unread')); // reading marks the team's messages read
+    const data = await fetchMessages(id);
+    if (data) setMessages(data);
   };
+  const convId = conv?.id;
   useEffect(() => {
-    if (conv) void load(conv.id);
-  }, [conv?.id]);
+    if (convId) void fetchMessages(convId).then((data) => data && setMessages(data));
+  }, [convId]);
 
   async function send(e: FormEvent) {
     e.preventDefault();
@@ -114,7 +121,7 @@ export function Messages() {
     setError('');
     // What is sent now: anything typed while it sends stays in the box afterwards.
     const sent = content;
-    let body: any;
+    let body: unknown;
     let ok = false;
     if (file) {
       const fd = new FormData();

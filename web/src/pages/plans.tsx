@@ -1,7 +1,7 @@
 // Renewal (options, the dose ladder, the confirm screen with its required answers) and plan
 // management (postpone, cancel, resume, billing portal, early order; skip, pause, delivery date and
 // dose-change requests: docs/plan-management.md).
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
 import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
@@ -15,12 +15,11 @@ type Options = Schemas['RenewalOptions'];
 
 export function Renewal() {
   const { t } = useI18n();
-  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: '20' } as any } }));
+  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 20 } } }));
   const categories = useMemo(() => [...new Set((subs.data?.results ?? []).map((s) => s.category))], [subs.data]);
-  const [category, setCategory] = useState('');
-  useEffect(() => {
-    if (!category && categories.length) setCategory(categories[0]);
-  }, [categories, category]);
+  const [chosen, setCategory] = useState('');
+  // Until the patient picks one, the first category is shown.
+  const category = chosen || categories[0] || '';
   return (
     <section>
       <PageTitle>{t('renewal.title')}</PageTitle>
@@ -46,22 +45,23 @@ function RenewalOptions({ category }: { category: string }) {
   const [missing, setMissing] = useState<string[]>([]);
   const [fulfilment, setFulfilment] = useState<FulfilmentChoice | undefined>(undefined);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
-  useEffect(() => {
-    if (opts.data) {
-      setDosage(opts.data.ladder?.current ?? opts.data.current?.dosage ?? '');
-      const pre: Answers = {};
-      for (const a of (opts.data.reusable_prefill ?? []) as { question_key: string; value?: AnswerValue; values?: Record<string, boolean> }[]) {
-        if (a.value !== undefined) pre[a.question_key] = a.value;
-        else if (a.values) pre[a.question_key] = Object.keys(a.values).filter((k) => a.values![k]);
-      }
-      setAnswers(pre);
+  // New options reset the dose and the reusable answers (adjusted while rendering, not in an effect).
+  const [prefilledFrom, setPrefilledFrom] = useState<Options | undefined>(undefined);
+  if (opts.data && opts.data !== prefilledFrom) {
+    setPrefilledFrom(opts.data);
+    setDosage(opts.data.ladder?.current ?? opts.data.current?.dosage ?? '');
+    const pre: Answers = {};
+    for (const a of (opts.data.reusable_prefill ?? []) as { question_key: string; value?: AnswerValue; values?: Record<string, boolean> }[]) {
+      if (a.value !== undefined) pre[a.question_key] = a.value;
+      else if (a.values) pre[a.question_key] = Object.keys(a.values).filter((k) => a.values![k]);
     }
-  }, [opts.data]);
+    setAnswers(pre);
+  }
   if (opts.error) return <Alert kind="error">{errorText(opts.error, t('app.error'))}</Alert>;
   if (!opts.data) return <Loading />;
   const o = opts.data;
   const facts = { gender: profile.data?.gender, country_of_residence: profile.data?.country_of_residence, date_of_birth: profile.data?.date_of_birth };
-  const steps = [...((o.required_steps ?? []) as any[]), ...(changed ? ((o.review_steps ?? []) as any[]) : [])] as { step_id: number; title: string; questions: Question[] }[];
+  const steps: { step_id: number; title: string; questions: Question[] }[] = [...(o.required_steps ?? []), ...(changed ? (o.review_steps ?? []) : [])];
 
   async function confirm(e: FormEvent) {
     e.preventDefault();
@@ -69,7 +69,7 @@ function RenewalOptions({ category }: { category: string }) {
     // The answers of the questions on screen: a multiple choice as {option: true}, anything else as {value}.
     const list = steps
       .flatMap((st) => st.questions)
-      .filter((q) => answers[q.question_key] !== undefined && answers[q.question_key] !== '' && isVisible(q as any, answers, facts))
+      .filter((q) => answers[q.question_key] !== undefined && answers[q.question_key] !== '' && isVisible(q, answers, facts))
       .map((q) => {
         const v = answers[q.question_key];
         return { question_key: q.question_key, values: q.type === 'multiple_choice' && Array.isArray(v) ? Object.fromEntries(v.map((k) => [k, true])) : { value: v } };
@@ -127,11 +127,11 @@ function RenewalOptions({ category }: { category: string }) {
             <fieldset key={`${s.step_id}-${s.title}`}>
               <legend>{s.title}</legend>
               {s.questions
-                .filter((q) => isVisible(q as any, answers, facts))
+                .filter((q) => isVisible(q, answers, facts))
                 .map((q) => (
                   <QuestionField
                     key={q.question_key}
-                    question={q as any}
+                    question={q}
                     answers={answers}
                     error={missing.includes(q.question_key) ? 'required' : undefined}
                     onChange={(k: string, v: AnswerValue | undefined) => {
@@ -158,7 +158,7 @@ function RenewalOptions({ category }: { category: string }) {
 
 export function PlanPage() {
   const { t, money, date } = useI18n();
-  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: '20' } as any } }));
+  const subs = useLoad(() => api.GET('/v1/users/subscriptions/', { params: { query: { limit: 20 } } }));
   const [days, setDays] = useState('7');
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const list = subs.data?.results ?? [];

@@ -1,6 +1,6 @@
 // The questionnaire catalogue, the wizard rendered from the public schema (draft autosave and resume),
 // the eligibility result, the checkout redirect and the return from the provider's page.
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
 import { useSession } from '../auth';
 import { CategoryCards } from '../components/CategoryCards';
@@ -132,18 +132,22 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
   const steps = useMemo(() => (answers ? visibleSteps(schema.steps, answers, profile) : []), [schema.steps, answers, profile]);
 
   // Resume: the saved draft fills the answers; the wizard opens at the first step not yet complete.
+  // Loaded once per questionnaire and version: the language, the profile and the emergency notice are
+  // read at their latest, without loading the draft again when they change.
+  const loadDraft = useEffectEvent(() => api.GET('/v1/users/questionnaires/{slug}/progress/', { params: { path: { slug }, query: { locale } } }));
+  const resume = useEffectEvent((data: Awaited<ReturnType<typeof loadDraft>>['data']) => {
+    const a = data && data.progress.version === schema.version ? fromItems(schema.steps, data.progress.data) : {};
+    setAnswers(a);
+    if (Object.keys(a).length) {
+      setResumed(true);
+      const vs = visibleSteps(schema.steps, a, profile);
+      const firstOpen = vs.findIndex((st) => Object.keys(checkStep(st, a, profile)).length > 0 || st.questions.every((q) => a[q.question_key] === undefined));
+      setIndex(firstOpen === -1 ? Math.max(0, vs.length - 1) : firstOpen);
+    }
+    if (data?.emergency) showEmergency(data.emergency);
+  });
   useEffect(() => {
-    void api.GET('/v1/users/questionnaires/{slug}/progress/', { params: { path: { slug }, query: { locale } } }).then(({ data }) => {
-      const a = data && data.progress.version === schema.version ? fromItems(schema.steps, data.progress.data as any) : {};
-      setAnswers(a);
-      if (Object.keys(a).length) {
-        setResumed(true);
-        const vs = visibleSteps(schema.steps, a, profile);
-        const firstOpen = vs.findIndex((st) => Object.keys(checkStep(st, a, profile)).length > 0 || st.questions.every((q) => a[q.question_key] === undefined));
-        setIndex(firstOpen === -1 ? Math.max(0, vs.length - 1) : firstOpen);
-      }
-      if (data?.emergency) showEmergency(data.emergency);
-    });
+    void loadDraft().then(({ data }) => resume(data));
   }, [slug, schema.version]);
 
   const save = useCallback(
@@ -151,7 +155,7 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
       setSaveState('saving');
       const { data, error: err } = await api.PATCH('/v1/users/questionnaires/{slug}/progress/', {
         params: { path: { slug }, query: { locale } },
-        body: { data: toItems(schema.steps, a, profile) as any },
+        body: { data: toItems(schema.steps, a, profile) },
       });
       dirty.current = false;
       setSaveState(data ? 'saved' : '');
@@ -298,7 +302,7 @@ function Result({ submission: s, schema, onCorrect }: { submission: Submission; 
       window.location.assign(data.checkout_url);
       return;
     }
-    const err = error as any;
+    const err = error as { error_name?: string; missing_fields?: string[]; consultation_id?: string | null } | undefined;
     if (err?.error_name === 'PROFILE_INCOMPLETE') setMessage({ kind: 'error', text: t('result.profileMissing', { fields: (err.missing_fields ?? []).join(', ') }), link: '/profile' });
     else if (err?.error_name === 'CONSULTATION_ALREADY_OPEN') setMessage({ kind: 'error', text: t('result.alreadyOpen'), link: err.consultation_id ? `/consultations/${err.consultation_id}` : undefined });
     else setMessage({ kind: 'error', text: errorText(err, t('app.error')) });
@@ -441,8 +445,12 @@ export function CheckoutReturn() {
   const { query } = useLocation();
   const id = query.get('session_id') ?? '';
   const [state, setState] = useState<{ status: string; consultation_id?: string | null } | null>(null);
-  const [error, setError] = useState(false);
+  const [failed, setError] = useState(false);
+  // No session id in the address: nothing to check.
+  const error = failed || !id;
+  const cancelled = Boolean(query.get('cancelled'));
   useEffect(() => {
+    if (!id) return;
     let live = true;
     let tries = 0;
     const provider = localStorage.getItem('pts.checkout.provider') === 'stripe' ? 'stripe' : 'sandbox';
@@ -453,14 +461,13 @@ export function CheckoutReturn() {
       if (!data) return setError(true);
       setState(data);
       // The provider may confirm a moment after the redirect: check again a few times.
-      if (data.status === 'open' && !query.get('cancelled') && tries++ < 5) setTimeout(check, 1500);
+      if (data.status === 'open' && !cancelled && tries++ < 5) setTimeout(check, 1500);
     };
-    if (id) void check();
-    else setError(true);
+    void check();
     return () => {
       live = false;
     };
-  }, [id]);
+  }, [id, cancelled]);
   return (
     <section className="narrow">
       <PageTitle>{t('checkout.title')}</PageTitle>

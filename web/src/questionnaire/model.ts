@@ -32,8 +32,23 @@ function ageOn(dob: string, now: Date): number {
 }
 
 /** Evaluates a `visible_if` condition (same grammar as the service's engine); unanswered is false. */
-export function holds(c: any, answers: Answers, profile: ProfileFacts, now = new Date()): boolean {
-  if (!c || typeof c !== 'object') return true;
+/** A `visible_if` condition as the schema sends it; every field is checked before it is used. */
+type Condition = Cmp & {
+  all?: unknown;
+  any?: unknown;
+  not?: unknown;
+  profile?: unknown;
+  in?: unknown;
+  computed?: unknown;
+  answer?: unknown;
+  eq?: unknown;
+  includes_any?: unknown;
+  includes_none_of?: unknown;
+};
+
+export function holds(cond: unknown, answers: Answers, profile: ProfileFacts, now = new Date()): boolean {
+  if (!cond || typeof cond !== 'object') return true;
+  const c = cond as Condition;
   if (Array.isArray(c.all)) return c.all.every((x: unknown) => holds(x, answers, profile, now));
   if (Array.isArray(c.any)) return c.any.some((x: unknown) => holds(x, answers, profile, now));
   if (c.not) return !holds(c.not, answers, profile, now);
@@ -51,8 +66,10 @@ export function holds(c: any, answers: Answers, profile: ProfileFacts, now = new
   const v = answers[c.answer];
   if ('eq' in c && c.eq !== undefined && v !== c.eq) return false;
   if (Array.isArray(c.in) && !c.in.includes(v)) return false;
-  if (Array.isArray(c.includes_any) && !(Array.isArray(v) && v.some((x) => c.includes_any.includes(x)))) return false;
-  if (Array.isArray(c.includes_none_of) && !(Array.isArray(v) && v.length > 0 && !v.some((x) => c.includes_none_of.includes(x)))) return false;
+  const anyOf = c.includes_any;
+  if (Array.isArray(anyOf) && !(Array.isArray(v) && v.some((x) => anyOf.includes(x)))) return false;
+  const noneOf = c.includes_none_of;
+  if (Array.isArray(noneOf) && !(Array.isArray(v) && v.length > 0 && !v.some((x) => noneOf.includes(x)))) return false;
   if ((c.gt ?? c.gte ?? c.lt ?? c.lte) !== undefined && !compare(v, c)) return false;
   return true;
 }
