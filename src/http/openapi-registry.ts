@@ -416,7 +416,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/clinician/conversations/{id}/messages/': { id: 'readConversation', errors: { 404: [detail] }, descriptions: { 200: 'Every message, oldest first (bare array)' } },
   'POST /v1/clinician/conversations/{id}/messages/': {
     id: 'replyToConversation',
-    errors: { 400: [{ error: ['content_required', 'content_too_long'] }, fields], 404: [detail] },
+    errors: {
+      400: [{ error: ['content_required', 'content_too_long', 'empty_file', 'unsupported_file_type', 'too_many_files', 'invalid_multipart'] }, fields],
+      404: [detail],
+      413: [{ error: ['file_too_large'] }],
+    },
     descriptions: { 201: 'Sent: the conversation' },
     requestExample: { content: 'Mild nausea is common in the first weeks. Eat smaller meals; write again if it gets worse.' },
   },

@@ -284,7 +284,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   const requestContent = recordOf(recordOf(op.requestBody)?.content);
   const json = recordOf(requestContent?.['application/json']);
   if (json?.schema) json.example = reg.requestExample ?? sample(doc, json.schema);
-  if (reg.id === 'sendMessage' && requestContent) {
+  if ((reg.id === 'sendMessage' || reg.id === 'replyToConversation') && requestContent) {
     requestContent['multipart/form-data'] = {
       schema: {
         type: 'object',

@@ -240,4 +240,56 @@ describe('desk: answers with the catalogue texts, earlier submissions side by si
     await screen.findByRole('heading', { level: 1, name: 'Conversations: Ada Test' });
     expect(screen.getByText('Hello doctor')).toBeTruthy();
   });
+
+  it('attaches a file to a reply: sent as multipart (file + content) to the clinician route, then the thread reloads', async () => {
+    const id = '00000000-0000-4000-8000-0000000000c2';
+    const conv = { id, user: user('Ada'), flagged_at: null, last_message_sender_type: 'USER', last_message_created_at: '2026-11-20T10:00:00Z', unread_count: 0, created_at: '2026-11-19T10:00:00Z' };
+    const posts: { contentType: string | null; form: FormData | null; json: unknown }[] = [];
+    let reads = 0;
+    // openapi-fetch calls fetch(Request); the multipart upload calls fetch(url, init).
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: Request | string, init?: RequestInit) => {
+        const req = typeof input === 'string' ? new Request(input, init) : input;
+        const path = new URL(req.url).pathname;
+        const reply = (status: number, out: unknown) => new Response(JSON.stringify(out), { status, headers: { 'content-type': 'application/json' } });
+        if (req.method === 'GET' && path === `/v1/clinician/conversations/${id}/messages/`) {
+          reads += 1;
+          return reply(200, [{ id: 'm1', sender: conv.user.id, sender_type: 'USER', content: 'Please send my report', file: null, is_read: true, created_at: '2026-11-20T10:00:00Z' }]);
+        }
+        if (req.method === 'GET' && path === '/v1/clinician/conversations/') return reply(200, { count: 1, next: null, previous: null, results: [conv] });
+        if (req.method === 'POST' && path === `/v1/clinician/conversations/${id}/messages/`) {
+          const contentType = req.headers.get('content-type');
+          const multipart = contentType?.startsWith('multipart/form-data') ?? false;
+          posts.push({ contentType, form: multipart ? await req.formData() : null, json: multipart ? null : await req.json() });
+          return reply(201, conv);
+        }
+        return reply(404, {});
+      }),
+    );
+    render(wrap(<InboxConversation id={id} />));
+    await screen.findByText('Please send my report');
+    const pdf = new File(['%PDF-1.4 report'], 'report.pdf', { type: 'application/pdf' });
+    const input = screen.getByLabelText('Attach a file (PDF, JPEG, PNG, HEIC; max 10 MB)') as HTMLInputElement;
+    fireEvent.change(input, { target: { files: [pdf] } });
+    // With a file chosen the text is optional; here it is sent along.
+    expect((screen.getByRole('textbox') as HTMLTextAreaElement).required).toBe(false);
+    fireEvent.change(screen.getByRole('textbox'), { target: { value: 'Your report is attached.' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    await waitFor(() => expect(posts).toHaveLength(1));
+    expect(posts[0]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(posts[0]!.form!.get('content')).toBe('Your report is attached.');
+    const sentFile = posts[0]!.form!.get('file') as File;
+    expect(sentFile.name).toBe('report.pdf');
+    expect(await sentFile.text()).toBe('%PDF-1.4 report');
+    await waitFor(() => expect(reads).toBe(2));
+    expect((screen.getByRole('textbox') as HTMLTextAreaElement).value).toBe('');
+
+    // Without a file the reply is JSON, as before.
+    fireEvent.change(screen.getByRole('textbox'), { target: { value: 'Anything else?' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    await waitFor(() => expect(posts).toHaveLength(2));
+    expect(posts[1]!.contentType).toMatch(/^application\/json/);
+    expect(posts[1]!.json).toEqual({ content: 'Anything else?' });
+  });
 });

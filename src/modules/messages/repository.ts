@@ -255,10 +255,10 @@ export async function markPatientMessagesReadForClinician(q: Queryable, conversa
   await sqlOf(q).updateTable('messages').set({ is_read: true, read_at: at }).where('conversation_id', '=', conversationId).where('sender_type', '=', 'USER').where('is_read', '=', false).execute();
 }
 
-export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; at: Date }): Promise<void> {
+export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; fileId?: string | null; at: Date }): Promise<void> {
   await sqlOf(q)
     .insertInto('messages')
-    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: null, content_enc: sealText(q, m.content), file_id: null, flagged_emergency: false, created_at: m.at })
+    .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: null, content_enc: sealText(q, m.content), file_id: m.fileId ?? null, flagged_emergency: false, created_at: m.at })
     .execute();
   await sqlOf(q).updateTable('conversations').set({ updated_at: m.at }).where('id', '=', m.conversationId).execute();
 }

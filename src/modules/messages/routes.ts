@@ -10,7 +10,7 @@ import { explicitOrder, orderBy, pageSchema, respondPage } from '../../http/pagi
 import { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './service.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
-import { ClinicianConversationSchema, ConversationSchema, FileParams, IdParams, MAX_CONTENT_LENGTH, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
+import { ClinicianConversationSchema, ClinicianReplyJsonBody, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
 import * as messages from './service.ts';
 
 const unauthorised = UnauthorisedResponses;
@@ -38,6 +38,12 @@ async function readMultipart(request: FastifyRequest): Promise<{ content?: strin
     throw fail('invalid_multipart');
   }
   return { content, upload };
+}
+
+/** A multipart body is read in the handler (streamed, with its size limit): the JSON schema sees `{}`. */
+function multipartBodyIsReadLater(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (request.isMultipart() || request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
+  done();
 }
 
 function sendFile(reply: FastifyReply, file: { data: Buffer; contentType: string; name: string }) {
@@ -86,10 +92,7 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
       config: { idempotent: true },
       // A multipart body is read in the handler (streamed, with its size limit); the JSON schema
       // applies to JSON bodies only.
-      preValidation: (request, _reply, done) => {
-        if (request.isMultipart() || request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
-        done();
-      },
+      preValidation: multipartBodyIsReadLater,
       schema: {
         ...patient,
         summary: 'Send a message (JSON `content`, or multipart with `file` and optional `content`); answers 201 with the conversation',
@@ -150,16 +153,23 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/clinician/conversations/:id/messages/',
     {
+      // As the patient's send: a multipart body is read in the handler; the JSON schema applies to JSON bodies only.
+      preValidation: multipartBodyIsReadLater,
       schema: {
         ...doctor,
-        summary: 'Reply to the patient (emails a notification without health details)',
+        summary: 'Reply to the patient (JSON `content`, or multipart with `file` and optional `content`); emails a notification without health details',
+        description:
+          'Content max 5000 characters. File: PDF, JPEG, PNG or HEIC by its bytes, max 10 MiB (413 `file_too_large`), stored for the patient (who downloads it on their route).',
         params: IdParams,
         // Longer text answers 400 `content_too_long` (service.ts checkContent), so the limit is published.
-        body: z.object({ content: z.string().meta({ maxLength: MAX_CONTENT_LENGTH }) }),
-        response: { 201: ClinicianConversationSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised },
+        body: ClinicianReplyJsonBody,
+        response: { 201: ClinicianConversationSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 403: DetailCodeSchema, 404: DetailSchema, 413: ErrorCodeSchema, ...unauthorised },
       },
     },
-    async (request, reply) => reply.code(201).send(await messages.replyAsClinician(deps, currentUser(request).id, request.params.id, request.body.content)),
+    async (request, reply) => {
+      const input = request.isMultipart() ? await readMultipart(request) : { content: request.body?.content };
+      return reply.code(201).send(await messages.replyAsClinician(deps, currentUser(request).id, request.params.id, input.content, input.upload));
+    },
   );
 
   r.get(

@@ -53,5 +53,10 @@ export const SendJsonBody = z.object({ content: z.string().meta({ maxLength: MAX
   description: `JSON \`{content}\` (max ${MAX_CONTENT_LENGTH} characters), or multipart/form-data with \`file\` (PDF, JPEG, PNG, HEIC; max 10 MiB) and an optional \`content\` field`,
 });
 
+// The team's reply: the same two forms; text is required unless a file is sent (400 `content_required`).
+export const ClinicianReplyJsonBody = z.object({ content: z.string().meta({ maxLength: MAX_CONTENT_LENGTH }).optional() }).meta({
+  description: `JSON \`{content}\` (max ${MAX_CONTENT_LENGTH} characters), or multipart/form-data with \`file\` (PDF, JPEG, PNG, HEIC; max 10 MiB) and an optional \`content\` field`,
+});
+
 export const IdParams = z.object({ id: z.uuid() });
 export const FileParams = z.object({ id: z.uuid(), message_id: z.uuid() });

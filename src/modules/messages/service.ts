@@ -204,13 +204,19 @@ export async function readAsClinician(deps: Deps, id: string) {
   return rows.map((m) => messageOut(deps, m, false));
 }
 
-export async function replyAsClinician(deps: Deps, doctorId: string, id: string, content: string | undefined) {
+/**
+ * The team's reply: text, a file, or both. A file is checked and stored as a patient's is
+ * (storeUpload: size, type by its bytes, metadata stripped, sealed name) and owned by the
+ * conversation's patient, so the patient downloads it on their route and account erasure removes it.
+ */
+export async function replyAsClinician(deps: Deps, doctorId: string, id: string, content: string | undefined, upload?: Upload) {
   const conv = await anyConversation(deps, id);
   const text = checkContent(content);
-  if (!text) throw fail('content_required');
+  if (!text && !upload) throw fail('content_required');
   await deps.db.tx(async (q) => {
-    await repo.insertClinicianMessage(q, doctorId, { conversationId: conv.id, content: text, at: deps.clock.now() });
-    await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id });
+    const fileId = upload ? await storeUpload(deps, q, conv.user_id, upload) : null;
+    await repo.insertClinicianMessage(q, doctorId, { conversationId: conv.id, content: text, fileId, at: deps.clock.now() });
+    await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id, ...(fileId ? { details: { file_id: fileId } } : {}) });
     await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: appLinks.messages(deps.config) });
   });
   return conversationOut(deps, await anyConversation(deps, conv.id), false);

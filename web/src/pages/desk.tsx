@@ -1,7 +1,7 @@
 // The clinician desk (doctor role): review queue, consultation page with the answers and the engine's
 // verdict, approve / reject / request information; the conversations inbox with replies.
-import { useState, type FormEvent } from 'react';
-import { api, errorText, type Schemas } from '../api/client';
+import { useRef, useState, type FormEvent } from 'react';
+import { api, authFetch, errorText, type Schemas } from '../api/client';
 import { engineReasons, errorCode } from '../api/typing';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
@@ -558,13 +558,38 @@ export function InboxConversation({ id }: { id: string }) {
   const patient = list.data?.results.find((c) => c.id === id)?.user;
   const [content, setContent] = useState('');
   const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  // A file sent with the reply (multipart, as the patient's send): text is then optional.
+  const [hasFile, setHasFile] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+  // Sending replaces the file input (a fresh, empty one), so a sent file is never sent again.
+  const [fileKey, setFileKey] = useState(0);
   async function reply(e: FormEvent) {
     e.preventDefault();
-    const r = await api.POST('/v1/clinician/conversations/{id}/messages/', { params: { path: { id } }, body: { content } });
-    if (r.data) {
-      setContent('');
-      msgs.reload();
-    } else setError(errorText(r.error, t('app.error')));
+    const file = fileRef.current?.files?.[0];
+    if (!content.trim() && !file) return;
+    setBusy(true);
+    setError('');
+    let failure: unknown = null;
+    if (file) {
+      const fd = new FormData();
+      if (content.trim()) fd.append('content', content);
+      fd.append('file', file);
+      const r = await authFetch(`/v1/clinician/conversations/${id}/messages/`, { method: 'POST', body: fd });
+      if (!r.ok) failure = (await r.json().catch(() => ({}))) as unknown;
+    } else {
+      const r = await api.POST('/v1/clinician/conversations/{id}/messages/', { params: { path: { id } }, body: { content } });
+      if (!r.data) failure = r.error ?? {};
+    }
+    setBusy(false);
+    if (failure !== null) {
+      setError(errorText(failure, t('app.error')));
+      return;
+    }
+    setContent('');
+    setFileKey((k) => k + 1);
+    setHasFile(false);
+    msgs.reload();
   }
   if (msgs.error) return <Alert kind="error">{t('app.notFound')}</Alert>;
   return (
@@ -576,8 +601,14 @@ export function InboxConversation({ id }: { id: string }) {
       {msgs.data ? <MessageList messages={msgs.data} mine="DOCTOR" filePath={(m) => `/v1/clinician/conversations/${id}/messages/${m.id}/file/`} /> : <Loading />}
       <form onSubmit={reply}>
         {error ? <Alert kind="error">{error}</Alert> : null}
-        <TextArea label={t('desk.reply')} name="reply" required value={content} onChange={(e) => setContent(e.target.value)} />
-        <button type="submit">{t('messages.send')}</button>
+        <TextArea label={t('desk.reply')} name="reply" required={!hasFile} maxLength={5000} value={content} onChange={(e) => setContent(e.target.value)} />
+        <div className="field">
+          <label htmlFor="desk-reply-file">{t('messages.attach')}</label>
+          <input key={fileKey} id="desk-reply-file" ref={fileRef} type="file" name="file" accept="application/pdf,image/jpeg,image/png,image/heic" onChange={(e) => setHasFile(Boolean(e.target.files?.length))} />
+        </div>
+        <button type="submit" disabled={busy}>
+          {t('messages.send')}
+        </button>
       </form>
     </section>
   );
