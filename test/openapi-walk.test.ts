@@ -328,6 +328,10 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('GET', '/v1/users/journal/injection-plan/', { token })).status).toBe(200);
     expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { preferred_time: '25:00' } })).status).toBe(400);
     expect((await api('PATCH', '/v1/users/journal/injection-plan/', { token, json: { anchor_weekday: 2, preferred_time: '08:30' } })).status).toBe(200);
+    expect((await api('GET', '/v1/users/journal/goal/', { token })).status).toBe(200);
+    expect((await api('PUT', '/v1/users/journal/goal/', { token, json: { goal_weight_kg: 5 } })).status).toBe(400);
+    expect((await api('PUT', '/v1/users/journal/goal/', { token, json: { goal_weight_kg: 78.5 } })).status).toBe(200);
+    expect((await api('GET', '/v1/users/journal/goal/', { token: other.access })).status).toBe(403);
 
     // Referrals.
     expect((await api('GET', '/v1/users/referrals/me/', { token })).status).toBe(200);

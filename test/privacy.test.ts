@@ -143,7 +143,7 @@ describe('the data export', () => {
     expect(x.subscriptions).toHaveLength(1);
     expect(x.conversations[0].messages.map((m: any) => m.content)).toEqual(['Message-Alpha']);
     expect(x.journal.weight_entries.map((w: any) => w.note)).toEqual(['Weight-Alpha']);
-    expect(Object.keys(x.journal).sort()).toEqual(['injection_plan', 'injection_plans', 'injections', 'notes', 'side_effect_reports', 'weight_entries']);
+    expect(Object.keys(x.journal).sort()).toEqual(['goal', 'injection_plan', 'injection_plans', 'injections', 'notes', 'side_effect_reports', 'weight_entries']);
     expect(x.consents.map((c: any) => c.kind)).toEqual(['terms']);
     expect(x.access_log.map((e: any) => e.resource_id)).toContain(a.consultationId);
     expect(x.referrals.referral_code).toEqual(expect.any(String));

@@ -258,6 +258,15 @@ export type InjectionsRow = Selectable<InjectionsTable>;
 export type NewInjections = Insertable<InjectionsTable>;
 export type InjectionsUpdate = Updateable<InjectionsTable>;
 
+export interface JournalGoalsTable {
+  user_id: string;
+  goal_weight_kg: number | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type JournalGoalsRow = Selectable<JournalGoalsTable>;
+export type NewJournalGoals = Insertable<JournalGoalsTable>;
+export type JournalGoalsUpdate = Updateable<JournalGoalsTable>;
+
 export interface JournalNotesTable {
   id: Generated<string>;
   user_id: string;
@@ -883,6 +892,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   injection_plans: InjectionPlansTable;
   injections: InjectionsTable;
+  journal_goals: JournalGoalsTable;
   journal_notes: JournalNotesTable;
   mail_outbox: MailOutboxTable;
   mcp_auth_codes: McpAuthCodesTable;

@@ -500,7 +500,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       plan_dose_change_requests: [],
       subscriptions: [],
       conversations: [],
-      journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [] },
+      journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [], goal: null },
       referrals: { referral_code: 'ADA12345', referred_count: 0, referred_by: null },
       consents: [],
       access_log: [],
@@ -517,6 +517,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'DELETE /v1/users/journal/notes/{id}/': { id: 'deleteNote', errors: { ...journalPlan, 404: [detail] }, descriptions: { 204: 'Deleted' } },
   'GET /v1/users/journal/injection-plan/': { id: 'getInjectionPlan', errors: journalPlan, descriptions: { 200: 'The injection plan' } },
   'PATCH /v1/users/journal/injection-plan/': { id: 'updateInjectionPlan', errors: { ...journalPlan, 400: [fields] }, descriptions: { 200: 'The updated plan' } },
+  // The goal weight (not shown in spec: our design, docs/journal.md).
+  'GET /v1/users/journal/goal/': { id: 'getJournalGoal', errors: journalPlan, descriptions: { 200: 'The goal weight (nulls when not set)' } },
+  'PUT /v1/users/journal/goal/': { id: 'setJournalGoal', errors: { ...journalPlan, 400: [fields] }, descriptions: { 200: 'The goal weight as stored' }, requestExample: { goal_weight_kg: 78.5 } },
 
   // Referrals
   'GET /v1/users/referrals/me/': { id: 'getReferralSummary', descriptions: { 200: 'Code, link, totals and commission' } },

@@ -309,9 +309,10 @@ describe('journal', () => {
 
   it('shows the goal and the percentage lost, the next injection, and logs the plan’s medication and dose (in Spanish)', async () => {
     signIn();
-    localStorage.setItem('pts.journal.goalKg', '85');
     const sent = serve({
       ...catalogue,
+      'GET /v1/users/journal/goal/': () => [200, { goal_weight_kg: 85, updated_at: '2026-11-20T08:00:00.000Z' }],
+      'PUT /v1/users/journal/goal/': (body) => [200, { ...(body as object), updated_at: '2026-11-26T08:00:00.000Z' }],
       'GET /v1/users/journal/weight-entries/': () => [200, page([{ id: 'w2', weight_kg: 95, logged_on: '2026-11-20', note: '' }, { id: 'w1', weight_kg: 100, logged_on: '2026-11-01', note: '' }])],
       'GET /v1/users/journal/injections/': () => [200, page([])],
       'GET /v1/users/subscriptions/': () => [200, page([plan()])],
@@ -324,7 +325,14 @@ describe('journal', () => {
     TITLES.es = { weight_loss: 'Pérdida de peso' };
     render(wrap(<Journal />, 'es'));
     expect((await screen.findByTestId('percent-lost')).textContent).toContain('5 % perdido');
-    expect(screen.getByTestId('goal-line').textContent).toBe('Objetivo 85 kg');
+    expect((await screen.findByTestId('goal-line')).textContent).toBe('Objetivo 85 kg');
+    // The goal is the service's (it follows the patient to another device): a new one is sent with PUT.
+    const goalField = screen.getByRole('spinbutton', { name: /Peso objetivo/ }) as HTMLInputElement;
+    expect(goalField.value).toBe('85');
+    fireEvent.change(goalField, { target: { value: '82,5' } });
+    fireEvent.submit(goalField.closest('form')!);
+    await waitFor(() => expect(sent.find((s) => s.key === 'PUT /v1/users/journal/goal/')?.body).toEqual({ goal_weight_kg: 82.5 }));
+    await waitFor(() => expect(screen.getByTestId('goal-line').textContent).toBe('Objetivo 82.5 kg'));
     expect((await screen.findByTestId('next-injection')).textContent).toMatch(/^Próxima inyección: /);
     const med = (await screen.findByRole('combobox', { name: 'Medicamento' })) as HTMLSelectElement;
     await waitFor(() => expect(med.selectedOptions[0]!.textContent).toBe('Semaglutida (Wegovy) pluma'));

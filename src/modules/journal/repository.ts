@@ -1,5 +1,5 @@
 // SQL of the journal (owner of weight_entries, injections, injection_plans, journal_notes,
-// side_effect_reports): every statement is scoped by the account id.
+// side_effect_reports, journal_goals): every statement is scoped by the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
@@ -222,6 +222,22 @@ export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: 
   return rows.length > 0;
 }
 
+/** The account's goal weight, or null when it never set one. */
+export async function goalFor(q: Queryable, userId: string) {
+  const row = await forAccount(q, userId).selectFrom('journal_goals').select(['goal_weight_kg', 'updated_at']).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Sets (or clears, with null) the account's goal weight: one row per account. */
+export async function upsertGoal(q: Queryable, userId: string, goalWeightKg: number | null) {
+  return sqlOf(q)
+    .insertInto('journal_goals')
+    .values({ user_id: userId, goal_weight_kg: goalWeightKg })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ goal_weight_kg: (eb) => eb.ref('excluded.goal_weight_kg'), updated_at: sql<Date>`now()` }))
+    .returning(['goal_weight_kg', 'updated_at'])
+    .executeTakeFirstOrThrow();
+}
+
 /** Marks a report the red-flag desk took up (the row as it is now). */
 export async function markSideEffectFlagged(q: Queryable, userId: string, id: string): Promise<SideEffectReport> {
   return reportOf(q, await forAccount(q, userId).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
@@ -231,12 +247,13 @@ export async function markSideEffectFlagged(q: Queryable, userId: string, id: st
 
 /** Every journal record of the account (the data export), oldest first. */
 export async function journalOfAccount(q: Queryable, userId: string) {
-  const [weight_entries, injections, notes, plans, side_effect_reports] = [
+  const [weight_entries, injections, notes, plans, side_effect_reports, goal] = [
     await forAccount(q, userId).selectFrom('weight_entries').selectAll().orderBy('logged_on').orderBy('id').execute(),
     await forAccount(q, userId).selectFrom('injections').selectAll().orderBy('injected_at').orderBy('id').execute(),
     await forAccount(q, userId).selectFrom('journal_notes').selectAll().orderBy('created_at').orderBy('id').execute(),
     await forAccount(q, userId).selectFrom('injection_plans').selectAll().orderBy('created_at').orderBy('id').execute(),
     await forAccount(q, userId).selectFrom('side_effect_reports').selectAll().orderBy('created_at').orderBy('id').execute(),
+    await forAccount(q, userId).selectFrom('journal_goals').select(['goal_weight_kg', 'updated_at']).executeTakeFirst(),
   ];
   return {
     weight_entries,
@@ -245,11 +262,12 @@ export async function journalOfAccount(q: Queryable, userId: string) {
     side_effect_reports: side_effect_reports.map((r) => reportOf(q, r)),
     injection_plan: plans.find((p) => p.active) ?? plans.at(-1) ?? null,
     injection_plans: plans,
+    goal: goal ?? null,
   };
 }
 
 /**
- * Erasure: the patient's own tracking (weights, injections, notes, injection plans) deleted. Side-effect
+ * Erasure: the patient's own tracking (weights, injections, notes, injection plans, goal weight) deleted. Side-effect
  * reports stay, under the account's pseudonymous id: they are pharmacovigilance records (docs/privacy.md).
  */
 export async function deleteAccountJournal(q: Queryable, userId: string): Promise<void> {
@@ -257,4 +275,5 @@ export async function deleteAccountJournal(q: Queryable, userId: string): Promis
   await forAccount(q, userId).deleteFrom('injections').execute();
   await forAccount(q, userId).deleteFrom('journal_notes').execute();
   await forAccount(q, userId).deleteFrom('injection_plans').execute();
+  await forAccount(q, userId).deleteFrom('journal_goals').execute();
 }

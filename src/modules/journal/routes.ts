@@ -8,6 +8,8 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, UnauthorisedResponses } from '../../http/errors.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import {
+  GoalPut,
+  GoalSchema,
   IdParams,
   InjectionCreate,
   InjectionPatch,
@@ -107,6 +109,17 @@ export default function journalModule(app: ZodApp, { deps }: ModuleOptions): Pro
     `${BASE}/injection-plan/`,
     { schema: { ...common, summary: 'Change the injection plan', body: PlanPatch, response: { 200: PlanSchema, ...withBody } } },
     async (request) => journal.patchPlan(deps, uid(request), request.body),
+  );
+
+  r.get(
+    `${BASE}/goal/`,
+    { schema: { ...common, summary: 'The goal weight (nulls when never set or cleared)', response: { 200: GoalSchema, ...errors } } },
+    async (request) => journal.getGoal(deps, uid(request)),
+  );
+  r.put(
+    `${BASE}/goal/`,
+    { schema: { ...common, summary: 'Set the goal weight (kg, the weight entries’ bounds), or clear it with null', body: GoalPut, response: { 200: GoalSchema, ...withBody } } },
+    async (request) => journal.putGoal(deps, uid(request), request.body.goal_weight_kg),
   );
 
   r.post(

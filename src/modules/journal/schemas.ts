@@ -21,6 +21,10 @@ export const WeightSchema = z
   .object({ id: z.uuid(), created_at: z.string(), updated_at: z.string(), weight_kg: z.number(), logged_on: z.string(), note: z.string() })
   .meta({ id: 'WeightEntry' });
 
+// The goal weight (docs/journal.md): the weight entries' own bounds; null clears it.
+export const GoalPut = z.object({ goal_weight_kg: weight.nullable() });
+export const GoalSchema = z.object({ goal_weight_kg: z.number().nullable(), updated_at: z.string().nullable() }).meta({ id: 'JournalGoal' });
+
 export const SITES = ['abdomen', 'thigh', 'upper_arm'] as const;
 export const InjectionCreate = z.object({
   medication: z.string().max(64, maxLen(64)).optional(),

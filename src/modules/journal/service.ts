@@ -256,6 +256,24 @@ export async function reportSideEffect(deps: Deps, userId: string, input: { symp
   });
 }
 
+/** The goal weight as the API shows it: null weight and null time when never set. */
+export const goalOut = (r: { goal_weight_kg: number | string | null; updated_at: Date | string } | null) => ({
+  goal_weight_kg: r?.goal_weight_kg == null ? null : Number(r.goal_weight_kg),
+  updated_at: r ? iso(r.updated_at) : null,
+});
+
+/** The patient's goal weight (docs/journal.md): behind the active-plan gate like every journal route. */
+export async function getGoal(deps: Deps, userId: string) {
+  await requireActivePlan(deps, userId, deps.reader);
+  return goalOut(await repo.goalFor(deps.reader, userId));
+}
+
+/** Sets the goal weight, or clears it with null. */
+export async function putGoal(deps: Deps, userId: string, goalWeightKg: number | null) {
+  await requireActivePlan(deps, userId);
+  return goalOut(await repo.upsertGoal(deps.db, userId, goalWeightKg));
+}
+
 /** Days of journal entries the weight trend looks back over (from the latest entry). */
 export const WEIGHT_TREND_DAYS = 90;
 
@@ -295,8 +313,10 @@ export { ORDERINGS, type Rows, type Table } from './repository.ts';
 // ---- the account's privacy (issue 23): its data export and its erasure (the privacy module)
 
 /** Every journal record of the account (the data export), oldest first. */
-export function journalOfAccount(q: Queryable, userId: string) {
-  return repo.journalOfAccount(q, userId);
+export async function journalOfAccount(q: Queryable, userId: string) {
+  const { goal, ...journal } = await repo.journalOfAccount(q, userId);
+  // The goal as the API shows it; null when the account never set one.
+  return { ...journal, goal: goal ? { goal_weight_kg: goalOut(goal).goal_weight_kg, updated_at: iso(goal.updated_at) } : null };
 }
 
 /** Erasure of the patient's own tracking, inside the erasure's transaction (`trx`). */

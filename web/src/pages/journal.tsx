@@ -8,13 +8,6 @@ import { Alert, Field, Loading, PageTitle, Select, TextArea, useLoad } from '../
 import { useI18n } from '../i18n';
 
 const today = () => new Date().toISOString().slice(0, 10);
-const GOAL_KEY = 'pts.journal.goalKg';
-
-/** The goal weight the patient set on this device (kept in the browser: the service has no goal field yet). */
-function readGoal(): number | null {
-  const n = Number(typeof localStorage !== 'undefined' ? localStorage.getItem(GOAL_KEY) : '');
-  return Number.isFinite(n) && n >= 20 && n <= 500 ? n : null;
-}
 
 /**
  * The next injection day of the plan: its weekday (0 = Monday) on or after today, the plan's start and
@@ -61,15 +54,21 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
   const showEmergency = useEmergency();
   const [form, setForm] = useState({ weight_kg: '', logged_on: today(), note: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [goal, setGoal] = useState<number | null>(readGoal);
-  const [goalText, setGoalText] = useState(goal ? String(goal) : '');
-  function saveGoal(e: FormEvent) {
+  // The goal weight is kept by the service (GET/PUT /v1/users/journal/goal/): it follows the patient to every device.
+  const stored = useLoad(() => api.GET('/v1/users/journal/goal/'));
+  const [saved, setSaved] = useState<{ goal_weight_kg: number | null } | null>(null);
+  const goal = (saved ?? stored.data)?.goal_weight_kg ?? null;
+  const [goalText, setGoalText] = useState<string | null>(null);
+  const [goalError, setGoalError] = useState<string | undefined>();
+  async function saveGoal(e: FormEvent) {
     e.preventDefault();
-    const n = Number(goalText.replace(',', '.'));
-    const ok = goalText.trim() !== '' && Number.isFinite(n) && n >= 20 && n <= 500;
-    if (goalText.trim() === '') localStorage.removeItem(GOAL_KEY);
-    else if (ok) localStorage.setItem(GOAL_KEY, String(n));
-    setGoal(ok ? n : null);
+    const text = (goalText ?? '').trim();
+    const { data, error } = await api.PUT('/v1/users/journal/goal/', { body: { goal_weight_kg: text === '' ? null : Number(text.replace(',', '.')) } });
+    setGoalError(data ? undefined : fieldErrors(error).goal_weight_kg);
+    if (data) {
+      setSaved(data);
+      setGoalText(null);
+    }
   }
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -87,7 +86,7 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
       <h2 id="weight-h">{t('journal.weight')}</h2>
       <WeightChart points={entries} goal={goal} />
       <form onSubmit={saveGoal} className="inline-form" noValidate>
-        <Field label={t('journal.goal')} name="goal_kg" type="number" inputMode="decimal" step="0.1" min="20" max="500" value={goalText} onChange={(e) => setGoalText(e.target.value)} hint={t('journal.goalHint')} />
+        <Field label={t('journal.goal')} name="goal_kg" type="number" inputMode="decimal" step="0.1" min="20" max="500" value={goalText ?? (goal === null ? '' : String(goal))} onChange={(e) => setGoalText(e.target.value)} hint={t('journal.goalHint')} error={goalError} />
         <button type="submit" className="secondary">
           {t('journal.setGoal')}
         </button>
