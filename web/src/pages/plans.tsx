@@ -3,6 +3,7 @@
 // dose-change requests: docs/plan-management.md).
 import { useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Schemas } from '../api/client';
+import { useCatalogue } from '../components/catalogue';
 import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
@@ -20,6 +21,7 @@ export function Renewal() {
   const [chosen, setCategory] = useState('');
   // Until the patient picks one, the first category is shown.
   const category = chosen || categories[0] || '';
+  const cat = useCatalogue(categories);
   return (
     <section>
       <PageTitle>{t('renewal.title')}</PageTitle>
@@ -27,7 +29,7 @@ export function Renewal() {
       {subs.loading && !subs.data ? <Loading /> : null}
       {subs.data && !categories.length ? <p>{t('renewal.none')}</p> : null}
       {categories.length > 1 ? (
-        <Select label={t('renewal.category')} name="category" value={category} options={categories.map((c) => ({ value: c, label: c.replace(/_/g, ' ') }))} onChange={(e) => setCategory(e.target.value)} />
+        <Select label={t('renewal.category')} name="category" value={category} options={categories.map((c) => ({ value: c, label: cat.category(c) }))} onChange={(e) => setCategory(e.target.value)} />
       ) : null}
       {category ? <RenewalOptions category={category} /> : null}
     </section>
@@ -37,6 +39,7 @@ export function Renewal() {
 function RenewalOptions({ category }: { category: string }) {
   const { t, money } = useI18n();
   const opts = useLoad<Options>(() => api.GET('/v1/users/subscriptions/renewal-options/', { params: { query: { category } } }), [category]);
+  const cat = useCatalogue([category]);
   const profile = useLoad(() => api.GET('/v1/users/profile/'));
   const [dosage, setDosage] = useState('');
   const [changed, setChanged] = useState(false);
@@ -97,7 +100,7 @@ function RenewalOptions({ category }: { category: string }) {
   return (
     <div>
       <p>
-        {t('consultations.treatment')}: <strong>{o.current?.treatment_id}</strong> {o.current?.dosage}
+        {t('consultations.treatment')}: <strong>{o.current?.treatment_id ? cat.treatment(category, o.current.treatment_id) : ''}</strong> {o.current?.dosage}
         {o.price ? ` · ${t('plan.price', { price: money(o.price.amount_cents, o.price.currency), days: o.price.cycle_days ?? o.price.supply_days ?? '' })}` : ''}
       </p>
       {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
@@ -162,6 +165,7 @@ export function PlanPage() {
   const [days, setDays] = useState('7');
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const list = subs.data?.results ?? [];
+  const cat = useCatalogue(list.map((s) => s.category));
   async function run(p: Promise<{ data?: unknown; error?: unknown }>) {
     const r = await p;
     setMessage(r.data ? { kind: 'success', text: t('app.saved') } : { kind: 'error', text: errorText(r.error, t('app.error')) });
@@ -182,7 +186,7 @@ export function PlanPage() {
       {list.map((s) => (
         <article key={s.id} className="card">
           <h2>
-            {s.category.replace(/_/g, ' ')}: {s.treatment_id} <StatusBadge status={s.status} />
+            {cat.category(s.category)}: {cat.treatment(s.category, s.treatment_id)} <StatusBadge status={s.status} />
           </h2>
           <p>{t('plan.price', { price: money(s.price_cents, s.currency), days: s.cycle_days })}</p>
           <p>{s.cancel_at_period_end ? t('plan.endsThen', { date: date(s.current_period_end) }) : t('plan.periodEnd', { date: date(s.current_period_end) })}</p>
