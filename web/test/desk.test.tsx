@@ -230,6 +230,18 @@ describe('desk: answers with the catalogue texts, earlier submissions side by si
     expect(screen.getByText('RESUBMITTED_AFTER_INELIGIBLE')).toBeTruthy();
   });
 
+  it('names treatments in the desk’s language from the catalogue (the options’ own names are English)', async () => {
+    serve({
+      'GET /v1/clinician/consultations/': () => [200, held()],
+      'GET /v1/users/questionnaires/hair_growth/schema/': () => [200, { ...schema, treatments: [{ treatment_id: 'semaglutide', name: 'Semaglutid-Pen' }] }],
+      'GET /v1/users/questionnaires/categories/': () => [200, { categories: [] }],
+    });
+    render(<I18nProvider value={makeI18n('de')}>{<DeskConsultation id="00000000-0000-4000-8000-000000000001" />}</I18nProvider>);
+    const option = await screen.findByRole('option', { name: 'Semaglutid-Pen' });
+    expect(option.getAttribute('value')).toBe('semaglutide');
+    expect(document.body.textContent).not.toContain('Semaglutide pen');
+  });
+
   it('a conversation names its patient', async () => {
     const conv = { id: '00000000-0000-4000-8000-0000000000c1', user: user('Ada'), flagged_at: null, last_message_sender_type: 'USER', last_message_created_at: '2026-11-20T10:00:00Z', unread_count: 0, created_at: '2026-11-19T10:00:00Z' };
     serve({

@@ -85,7 +85,9 @@ export function DeskConsultation({ id }: { id: string }) {
     if (!category) return { data: undefined };
     const r = await api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug: category }, query: { locale } } });
     // A category without a questionnaire (or an error): the answers are shown by their keys.
-    return { data: { category, locale, questions: (r.data?.steps ?? []).flatMap((st) => st.questions) } };
+    // The treatments' names come with it, in the same language (the desk's own options are English).
+    const treatmentNames: Record<string, string> = Object.fromEntries((r.data?.treatments ?? []).map((x) => [x.treatment_id, x.name]));
+    return { data: { category, locale, questions: (r.data?.steps ?? []).flatMap((st) => st.questions), treatmentNames } };
   }, [category, locale]);
   const [treatment, setTreatment] = useState('');
   const [dosage, setDosage] = useState('');
@@ -101,7 +103,8 @@ export function DeskConsultation({ id }: { id: string }) {
   if (!c.data || schema.data?.category !== c.data.category || schema.data.locale !== locale) return <Loading />;
   const x = c.data;
   const options = x.treatment_options ?? [];
-  const treatmentName = (tid: string) => options.find((o) => o.id === tid)?.name ?? tid;
+  const localNames = schema.data.treatmentNames;
+  const treatmentName = (tid: string) => localNames[tid] ?? options.find((o) => o.id === tid)?.name ?? tid;
   // Until the doctor picks another, the consultation's own treatment and dose are the choice (a dose
   // the newly picked treatment does not have falls back to its first step).
   const chosenTreatment = treatment || x.treatment_id;
@@ -261,7 +264,7 @@ export function DeskConsultation({ id }: { id: string }) {
                 label={t('desk.treatment')}
                 name="treatment_id"
                 value={chosenTreatment}
-                options={options.map((o) => ({ value: o.id, label: o.name }))}
+                options={options.map((o) => ({ value: o.id, label: treatmentName(o.id) }))}
                 onChange={(e) => {
                   setTreatment(e.target.value);
                   setDosage('');
