@@ -563,7 +563,7 @@ export const de: Dict = {
   'result.kept': 'Dieses Ergebnis bleibt in Ihrem Konsultationsverlauf gespeichert.',
   'result.payGone': 'Dieses Ergebnis kann nicht mehr bezahlt werden: Es gibt ein neueres, oder es erlaubte keine Behandlung. Bitte beantworten Sie den Fragebogen erneut.',
   'journal.goal': 'Zielgewicht (kg)',
-  'journal.goalHint': 'Nur auf diesem Gerät gespeichert.',
+  'journal.goalHint': 'Mit Ihrem Konto gespeichert: auf jedem Gerät sichtbar.',
   'journal.setGoal': 'Ziel festlegen',
   'journal.goalLine': 'Ziel {kg} kg',
   'journal.lost': '{pct} % seit Ihrem ersten Eintrag abgenommen',

@@ -562,7 +562,7 @@ export const en = {
   'result.kept': 'This result is kept in your consultation history.',
   'result.payGone': 'This result can no longer be paid: a newer one exists, or it did not allow a treatment. Please answer the questionnaire again.',
   'journal.goal': 'Your goal (kg)',
-  'journal.goalHint': 'Kept on this device only.',
+  'journal.goalHint': 'Saved with your account: you see it on every device.',
   'journal.setGoal': 'Set goal',
   'journal.goalLine': 'Goal {kg} kg',
   'journal.lost': '{pct} % lost since your first entry',

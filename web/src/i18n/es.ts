@@ -563,7 +563,7 @@ export const es: Dict = {
   'result.kept': 'Este resultado se guarda en su historial de consultas.',
   'result.payGone': 'Este resultado ya no se puede pagar: hay uno más reciente o no permitía ningún tratamiento. Responda de nuevo al cuestionario.',
   'journal.goal': 'Peso objetivo (kg)',
-  'journal.goalHint': 'Solo se guarda en este dispositivo.',
+  'journal.goalHint': 'Se guarda en su cuenta: lo verá en todos sus dispositivos.',
   'journal.setGoal': 'Fijar objetivo',
   'journal.goalLine': 'Objetivo {kg} kg',
   'journal.lost': '{pct} % perdido desde su primer registro',

@@ -563,7 +563,7 @@ export const fr: Dict = {
   'result.kept': 'Ce résultat est conservé dans l’historique de vos consultations.',
   'result.payGone': 'Ce résultat ne peut plus être payé : il en existe un plus récent, ou il ne permettait aucun traitement. Veuillez répondre à nouveau au questionnaire.',
   'journal.goal': 'Poids cible (kg)',
-  'journal.goalHint': 'Conservé uniquement sur cet appareil.',
+  'journal.goalHint': 'Enregistré avec votre compte : visible sur tous vos appareils.',
   'journal.setGoal': 'Définir l’objectif',
   'journal.goalLine': 'Objectif {kg} kg',
   'journal.lost': '{pct} % perdus depuis votre première saisie',

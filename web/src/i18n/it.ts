@@ -563,7 +563,7 @@ export const it: Dict = {
   'result.kept': 'Questo risultato resta nella cronologia delle sue consulenze.',
   'result.payGone': 'Questo risultato non può più essere pagato: ne esiste uno più recente oppure non consentiva alcun trattamento. Risponda di nuovo al questionario.',
   'journal.goal': 'Peso obiettivo (kg)',
-  'journal.goalHint': 'Salvato solo su questo dispositivo.',
+  'journal.goalHint': 'Salvato nel suo account: visibile su ogni dispositivo.',
   'journal.setGoal': 'Imposta obiettivo',
   'journal.goalLine': 'Obiettivo {kg} kg',
   'journal.lost': '{pct} % perso dalla prima registrazione',

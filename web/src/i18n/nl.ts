@@ -563,7 +563,7 @@ export const nl: Dict = {
   'result.kept': 'Deze uitslag blijft bewaard in uw consultgeschiedenis.',
   'result.payGone': 'Deze uitslag kan niet meer worden betaald: er is een nieuwere, of er was geen behandeling mogelijk. Vul de vragenlijst opnieuw in.',
   'journal.goal': 'Streefgewicht (kg)',
-  'journal.goalHint': 'Alleen op dit apparaat bewaard.',
+  'journal.goalHint': 'Bewaard bij uw account: zichtbaar op elk apparaat.',
   'journal.setGoal': 'Doel instellen',
   'journal.goalLine': 'Doel {kg} kg',
   'journal.lost': '{pct} % afgevallen sinds uw eerste meting',

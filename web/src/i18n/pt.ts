@@ -563,7 +563,7 @@ export const pt: Dict = {
   'result.kept': 'Este resultado fica guardado no seu histórico de consultas.',
   'result.payGone': 'Este resultado já não pode ser pago: existe um mais recente ou não permitia nenhum tratamento. Responda novamente ao questionário.',
   'journal.goal': 'Peso-alvo (kg)',
-  'journal.goalHint': 'Guardado apenas neste dispositivo.',
+  'journal.goalHint': 'Guardado na sua conta: visível em todos os dispositivos.',
   'journal.setGoal': 'Definir objetivo',
   'journal.goalLine': 'Objetivo {kg} kg',
   'journal.lost': '{pct} % perdido desde o primeiro registo',
