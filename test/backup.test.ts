@@ -16,23 +16,14 @@ import { openPostgres } from '../src/db/index.ts';
 import { memoryTransport } from '../src/mail/transports.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { call, createTestContext, firstRow, seedPatient, TEST_BASE_URL, TEST_BRAND, type Patient, type TestContext } from './support/harness.ts';
+import { multipart, pdfPart } from './support/multipart.ts';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n'), randomBytes(20_000), Buffer.from('\n%%EOF\n')]);
-
-function multipart(file: Buffer) {
-  const boundary = `----pts${randomUUID()}`;
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="lab.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 /** Uploads a file as `p` and returns the download path. */
 async function upload(on: { app: App }, p: Patient, data = PDF): Promise<string> {
   const id = (await call(on, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
-  const r = await call(on, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, ...multipart(data) });
+  const r = await call(on, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, ...multipart({}, pdfPart(data)) });
   expect(r.status, r.text).toBe(201);
   return (r.body.last_message.file as string).replace(TEST_BASE_URL, '');
 }

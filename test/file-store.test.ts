@@ -16,25 +16,15 @@ import { fileStoreOf, resealStoredFiles } from '../src/modules/messages/file-sto
 import { createRuntime } from '../src/runtime.ts';
 import { startFakeS3, type FakeS3 } from './support/fake-s3.ts';
 import { anotherInstance, call, createTestContext, firstRow, newStaff, seedPatient, type Instance, type Patient, type TestContext } from './support/harness.ts';
+import { multipart, pdfPart } from './support/multipart.ts';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n'), Buffer.from('LAB-RESULT-HBA1C-6.1\n'), randomBytes(64 * 1024), Buffer.from('\n%%EOF\n')]);
-
-function multipart(file: Buffer, content = 'My blood test') {
-  const boundary = `----pts${randomUUID()}`;
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="content"\r\n\r\n${content}\r\n`),
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="lab.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 const threadOf = async (on: { app: TestContext['app'] }, p: Patient) => (await call(on, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
 
 async function uploadThrough(on: { app: TestContext['app'] }, p: Patient, data = PDF) {
   const id = await threadOf(on, p);
-  const r = await call(on, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, ...multipart(data) });
+  const r = await call(on, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, ...multipart({ content: 'My blood test' }, pdfPart(data)) });
   expect(r.status, r.text).toBe(201);
   const url: string = r.body.last_message.file;
   return { id, path: url.replace('http://api.test.local', ''), messageId: url.split('/').at(-3)! };

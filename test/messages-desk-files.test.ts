@@ -1,8 +1,8 @@
 // The team attaches a file in a patient's conversation (POST /v1/clinician/conversations/{id}/messages/
 // as multipart): stored for the patient, downloaded by the patient and the desk, refused to others.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, firstRow, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { multipart } from './support/multipart.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -14,18 +14,6 @@ afterAll(async () => ctx?.close());
 
 const BASE = 'http://api.test.local';
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
-
-function multipart(fields: Record<string, string>, file?: { name: string; type: string; data: Buffer }) {
-  const boundary = `----pts${randomUUID()}`;
-  const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
-    chunks.push(file.data, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 /** A patient with a stored conversation (the desk answers threads that have a first message). */
 async function patientWithThread(): Promise<{ p: Patient; id: string }> {

@@ -7,6 +7,7 @@ import { decrypt } from '../src/lib/crypto.ts';
 import { stripJpegMetadata } from '../src/modules/messages/files.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
+import { multipart } from './support/multipart.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -19,17 +20,6 @@ afterAll(async () => ctx?.close());
 const threadOf = async (p: Patient) => (await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0].id as string;
 const send = (p: Patient, id: string, content: unknown) => call(ctx, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, json: { content } });
 
-function multipart(fields: Record<string, string>, file?: { name: string; type: string; data: Buffer }) {
-  const boundary = `----pts${randomUUID()}`;
-  const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
-    chunks.push(file.data, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 const upload = (p: Patient, id: string, file?: { name: string; type: string; data: Buffer }, fields: Record<string, string> = {}) =>
   call(ctx, 'POST', `/v1/users/conversations/${id}/messages/`, { token: p.access, ...multipart(fields, file) });
 

@@ -13,6 +13,7 @@ import { FIXTURES } from './questionnaires.fixtures.ts';
 import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, TEST_BASE_URL, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { SoftAuthenticator } from './support/webauthn.ts';
 import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
+import { multipart } from './support/multipart.ts';
 
 /** Operations the walk does not reach, each with the reason. */
 const EXCUSED: Record<string, string> = {
@@ -35,17 +36,6 @@ const fresh = async (p: Patient) => (await issueTokenPair(ctx.deps, ctx.db, p.id
 
 // A 1x1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-function multipart(fields: Record<string, string>, file?: { name: string; type: string; data: Buffer }) {
-  const boundary = `----walk${randomUUID()}`;
-  const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.data, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
 describe('the OpenAPI document against the running service', () => {
   it('matches every answer of the patient journey and the staff actions', async () => {
     // Operations and the public catalogue.

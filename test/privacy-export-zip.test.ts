@@ -1,13 +1,13 @@
 // Issue 23: the zip variant of the data export (GET /v1/users/me/export/?format=zip,
 // docs/privacy.md): export.json plus the account's files (message attachments, invoices,
 // prescriptions), nothing of another account; checked against the OpenAPI document.
-import { randomUUID } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySandbox, readyPatient } from './billing-fixtures.ts';
 import { call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
 import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
 import { pdfText } from './support/pdf-text.ts';
+import { multipart } from './support/multipart.ts';
 
 let ctx: TestContext;
 let checker: DocumentChecker;
@@ -21,15 +21,6 @@ afterAll(async () => ctx?.close());
 
 // A 1x1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-
-function multipart(fields: Record<string, string>, file: { name: string; type: string; data: Buffer }) {
-  const boundary = `----zip${randomUUID()}`;
-  const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.data, Buffer.from('\r\n'));
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 /** A patient with an approved consultation (payment, prescription) and a message with a file. */
 async function patientWithFiles(tag: string) {
