@@ -16,15 +16,15 @@
 // Every page gets an axe-core check (no serious or critical violation) and a screenshot in
 // $SCREENSHOT_DIR (default: artifacts/screenshots at the repository root). Prints the time until the
 // home page is interactive. Usage (repository root): npm run build:web && npm run test:browser
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { englishCatalogueWords, englishFound } from './catalogue-words';
+import { fail, freePort, startService, waitForMail } from './support';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = resolve(WEB, '..');
@@ -46,81 +46,20 @@ const PHARMACIST = { email: 'pharmacy@example.org', password: 'Mortar-Pestle-Har
 const TRACKING = { carrier: 'DHL', number: '00340434161094042557', url: 'https://tracking.example.org/00340434161094042557' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-// ---- mail: the newest .eml to an address, decoded (quoted-printable or base64 text part) ----------
-function decodePart(headers: string, body: string): string {
-  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(headers))
-    return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
-  return body;
-}
-function mailText(raw: string): string {
-  const [head, ...rest] = raw.split(/\r?\n\r?\n/);
-  const body = rest.join('\n\n');
-  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(head)?.[1];
-  if (!boundary) return decodePart(head, body);
-  const parts = body.split(`--${boundary}`).slice(1);
-  const text = parts.find((p) => /content-type:\s*text\/plain/i.test(p)) ?? parts[0] ?? '';
-  const [ph, ...pb] = text.replace(/^\r?\n/, '').split(/\r?\n\r?\n/);
-  return decodePart(ph, pb.join('\n\n'));
-}
-async function waitForMail(dataDir: string, to: string, match: RegExp, after = 0): Promise<string> {
-  const dir = join(dataDir, 'outbox');
-  for (let i = 0; i < 100; i++) {
-    if (existsSync(dir)) {
-      const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort().reverse();
-      for (const f of files) {
-        if (Number(f.split('-')[0]) < after) continue;
-        const raw = readFileSync(join(dir, f), 'utf8');
-        if (!new RegExp(`^To:.*${to.replace(/[.+]/g, '\\$&')}`, 'im').test(raw)) continue;
-        const text = mailText(raw);
-        const m = match.exec(text);
-        if (m) return m[1] ?? m[0];
-      }
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  fail(`no mail to ${to} matching ${match}`);
-}
-
 // ---- the server ------------------------------------------------------------------------------------
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND, STAFF_MFA: 'required',
     // Browsers refuse passkeys on an IP address: the passkey step opens the app as http://localhost.
     WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: `http://localhost:${port}` };
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret], { cwd: ROOT, env, encoding: 'utf8' });
-  if (cli.status !== 0) fail(`create-staff failed: ${cli.stderr || cli.stdout}`);
-  const admin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret], { cwd: ROOT, env, encoding: 'utf8' });
-  if (admin.status !== 0) fail(`create-staff (back office) failed: ${admin.stderr || admin.stdout}`);
-  const newDoctor = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321'], { cwd: ROOT, env, encoding: 'utf8' });
-  if (newDoctor.status !== 0) fail(`create-staff (second doctor) failed: ${newDoctor.stderr || newDoctor.stdout}`);
-  const pharmacist = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', '--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret], { cwd: ROOT, env, encoding: 'utf8' });
-  if (pharmacist.status !== 0) fail(`create-staff (pharmacist) failed: ${pharmacist.stderr || pharmacist.stdout}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (r.ok) return child;
-    } catch {
-      /* not yet */
-    }
-    if (child.exitCode !== null) fail('the server exited');
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  fail('the server did not become ready');
+  const createStaff = (what: string, args: string[]) => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+    if (run.status !== 0) fail(`create-staff (${what}) failed: ${run.stderr || run.stdout}`);
+  };
+  createStaff('doctor', ['--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret]);
+  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret]);
+  createStaff('second doctor', ['--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321']);
+  createStaff('pharmacist', ['--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret]);
+  return startService(['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, port });
 }
 
 /** Moves the service's clock forward (sandbox test clock) and runs the due work (renewals open). */

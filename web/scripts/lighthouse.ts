@@ -5,14 +5,14 @@
 // Usage (repository root): npm run build:web && npm run lighthouse
 // Environment: CHROMIUM_PATH (default /usr/bin/chromium), LIGHTHOUSE_DIR (the HTML/JSON reports;
 // default artifacts/lighthouse at the repository root).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
+import { fail, freePort, startService, waitForMail } from '../e2e/support';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = resolve(WEB, '..');
@@ -24,36 +24,12 @@ type Category = keyof typeof BARS;
 type RunnerResult = NonNullable<Awaited<ReturnType<typeof lighthouse>>>;
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
 /** The built service (node dist/main.js, rebuilt first when src/ changed) on a fresh data directory. */
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) fail('building the service failed');
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND };
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
-    } catch {
-      /* not yet */
-    }
-    if (child.exitCode !== null) fail('the server exited');
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  fail('the server did not become ready');
+  return startService([join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, port });
 }
 
 /** A patient account through the API (the sign-up code from the .eml outbox); returns the session the app stores. */
@@ -62,16 +38,7 @@ async function signUp(base: string, dataDir: string) {
   const email = `lighthouse.${Date.now()}@example.org`;
   const reg = await fetch(`${base}/v1/users/register/`, { method: 'POST', headers, body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email, password: 'Quiet-Harbour-Lantern-42', locale: 'en' }) });
   if (!reg.ok) fail(`register: ${reg.status} ${await reg.text()}`);
-  let otp = '';
-  for (let i = 0; i < 100 && !otp; i++) {
-    const dir = join(dataDir, 'outbox');
-    for (const f of existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.eml')) : []) {
-      const raw = readFileSync(join(dir, f), 'utf8');
-      if (raw.includes(email)) otp = /\b(\d{6})\b/.exec(raw.split(/\r?\n\r?\n/).slice(1).join('\n'))?.[1] ?? '';
-    }
-    if (!otp) await new Promise((r) => setTimeout(r, 200));
-  }
-  if (!otp) fail('no sign-up code in the outbox');
+  const otp = await waitForMail(dataDir, email, /\b(\d{6})\b/);
   const v = await fetch(`${base}/v1/users/verify-email/`, { method: 'POST', headers, body: JSON.stringify({ email, otp }) });
   if (!v.ok) fail(`verify-email: ${v.status} ${await v.text()}`);
   const s = (await v.json()) as { access: string; refresh: string; is_doctor?: boolean };
