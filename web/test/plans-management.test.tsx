@@ -5,38 +5,14 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DoseChangeDesk } from '../src/components/DoseChangeDesk';
-import { I18nProvider, makeI18n } from '../src/i18n';
 import { PlanPage } from '../src/pages/plans';
+import { page, serve, wrap } from './support/serve';
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
 
-type Route = (body: unknown, url: URL) => [number, unknown];
-
-function serve(routes: Record<string, Route>) {
-  const sent: { key: string; body: unknown }[] = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (req: Request) => {
-      const url = new URL(req.url);
-      const key = `${req.method} ${url.pathname}`;
-      const text = req.method === 'GET' ? '' : await req.clone().text();
-      const body = text ? JSON.parse(text) : undefined;
-      sent.push({ key, body });
-      const route = Object.entries(routes)
-        .sort(([a], [b]) => b.length - a.length)
-        .find(([k]) => key.startsWith(k));
-      const [status, out] = route ? route[1](body, url) : [404, { detail: 'Not found.' }];
-      return new Response(JSON.stringify(out), { status, headers: { 'content-type': 'application/json' } });
-    }),
-  );
-  return sent;
-}
-
-const wrap = (node: React.ReactNode, locale: 'en' | 'de' = 'en') => <I18nProvider value={makeI18n(locale)}>{node}</I18nProvider>;
-const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 const ID = '00000000-0000-4000-8000-0000000000a1';
 
 function plan(over: Record<string, unknown> = {}) {

@@ -4,40 +4,14 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FulfilmentPicker } from '../src/components/Supply';
-import { I18nProvider, makeI18n } from '../src/i18n';
 import { Orders, Prescriptions } from '../src/pages/patient';
 import { PharmacyDesk } from '../src/pages/pharmacy';
+import { page, serve, wrap } from './support/serve';
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-type Route = (body: unknown, url: URL) => [number, unknown];
-
-/** Answers by method and path prefix (longest first); records what was sent. */
-function serve(routes: Record<string, Route>) {
-  const sent: { key: string; body: unknown; url: URL }[] = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (req: Request) => {
-      const url = new URL(req.url);
-      const key = `${req.method} ${url.pathname}`;
-      const text = req.method === 'GET' ? '' : await req.clone().text();
-      const body = text ? JSON.parse(text) : undefined;
-      sent.push({ key, body, url });
-      const route = Object.entries(routes)
-        .sort(([a], [b]) => b.length - a.length)
-        .find(([k]) => key.startsWith(k));
-      const [status, out] = route ? route[1](body, url) : [404, { detail: 'Not found.' }];
-      return new Response(JSON.stringify(out), { status, headers: { 'content-type': 'application/json' } });
-    }),
-  );
-  return sent;
-}
-
-const wrap = (node: React.ReactNode) => <I18nProvider value={makeI18n('en')}>{node}</I18nProvider>;
-const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
 const pharmacy = { id: '00000000-0000-4000-8000-0000000000a1', name: 'Apotheke am Markt', address_line: 'Marktplatz 3', postal_code: '10115', city: 'Berlin', country: 'DEU', opening_hours: [], click_and_collect: true, delivery: false };
 
