@@ -242,6 +242,17 @@ describe('desk: answers with the catalogue texts, earlier submissions side by si
     expect(document.body.textContent).not.toContain('Semaglutide pen');
   });
 
+  it('names the treatment with its dose once, and the plan and origin in words', async () => {
+    serve({
+      'GET /v1/clinician/consultations/': () => [200, held()],
+      'GET /v1/users/questionnaires/hair_growth/schema/': () => [200, { ...schema, treatments: [{ treatment_id: 'semaglutide', name: 'Semaglutid-Pen 0.5 mg' }] }],
+      'GET /v1/users/questionnaires/categories/': () => [200, { categories: [] }],
+    });
+    render(<I18nProvider value={makeI18n('de')}>{<DeskConsultation id="00000000-0000-4000-8000-000000000001" />}</I18nProvider>);
+    const line = await screen.findByText(/^Semaglutid-Pen 0\.5 mg \(/);
+    expect(line.textContent).toBe(`Semaglutid-Pen 0.5 mg (${makeI18n('de').t('desk.plan.subscription')}, ${makeI18n('de').t('desk.origin.checkout')})`);
+  });
+
   it('a conversation names its patient', async () => {
     const conv = { id: '00000000-0000-4000-8000-0000000000c1', user: user('Ada'), flagged_at: null, last_message_sender_type: 'USER', last_message_created_at: '2026-11-20T10:00:00Z', unread_count: 0, created_at: '2026-11-19T10:00:00Z' };
     serve({

@@ -23,6 +23,8 @@ function useCategoryTitle() {
   return (slug: string) => titles.get(slug) ?? slug.replace(/_/g, ' ');
 }
 
+// The catalogue's names often carry the dose already ("Finasterid 1 mg Tabletten"): not twice.
+const withDose = (name: string, dose: string | null | undefined) => (!dose || name.includes(dose) ? name : `${name} ${dose}`);
 const personName = (u: { first_name?: string | null; last_name?: string | null; email: string }) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
 
 export function Desk() {
@@ -105,6 +107,9 @@ export function DeskConsultation({ id }: { id: string }) {
   const options = x.treatment_options ?? [];
   const localNames = schema.data.treatmentNames;
   const treatmentName = (tid: string) => localNames[tid] ?? options.find((o) => o.id === tid)?.name ?? tid;
+  const planLabel = (plan: string) => (plan === 'one_off' || plan === 'subscription' ? t(`desk.plan.${plan}`) : plan);
+  const originLabel = (origin: string) =>
+    origin === 'renewal' ? t('desk.renewal') : origin === 'checkout' || origin === 'subscription_covered' || origin === 'early_order' || origin === 'express_reorder' ? t(`desk.origin.${origin}`) : origin;
   // Until the doctor picks another, the consultation's own treatment and dose are the choice (a dose
   // the newly picked treatment does not have falls back to its first step).
   const chosenTreatment = treatment || x.treatment_id;
@@ -192,7 +197,7 @@ export function DeskConsultation({ id }: { id: string }) {
         <dd>{dateTime(x.created_at)}</dd>
         <dt>{t('consultations.treatment')}</dt>
         <dd>
-          {treatmentName(x.treatment_id)} {x.dosage} ({x.plan}, {x.origin})
+          {withDose(treatmentName(x.treatment_id), x.dosage)} ({planLabel(x.plan)}, {originLabel(x.origin)})
         </dd>
       </dl>
       {x.questionnaire_submission || !x.renewal ? (
@@ -450,7 +455,7 @@ function RenewalDetails({ renewal: r, treatmentName }: { renewal: RenewalInfo; t
         <dl className="facts">
           <dt>{t('desk.treatment')}</dt>
           <dd>
-            {treatmentName(choice.treatment_id)} {choice.dosage}
+            {withDose(treatmentName(choice.treatment_id), choice.dosage)}
           </dd>
           {doseChange ? (
             <>
