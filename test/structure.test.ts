@@ -73,12 +73,7 @@ const PENDING_APP_IMPORT: string[] = [];
 // Issue 29: route files still importing their repository, index.ts files still re-exporting one.
 const PENDING_ROUTE_REPOSITORY: string[] = [];
 const PENDING_INDEX_REPOSITORY: string[] = [
-  "src/modules/accounts/index.ts",
-  "src/modules/audit/index.ts",
-  "src/modules/consultations/index.ts",
   "src/modules/mcp/index.ts",
-  "src/modules/questionnaires/index.ts",
-  "src/modules/subscriptions/index.ts",
 ];
 // Folder cycles still to break, each written as its sorted folder list joined by ' <-> '.
 const PENDING_CYCLES: string[] = [];

@@ -4,7 +4,6 @@
 export {
   transitionConsultation,
   transitionConsultationIfAllowed,
-  transitionConsultationForClinician,
   resumeReview,
   findConsultationForUser,
   findConsultationForClinician,
@@ -15,11 +14,8 @@ export {
   hasOpenReview,
   lockRenewalForUser,
   moveRenewalPeriod,
-  type ConsultationRow,
-  type ConsultationFields,
-  type NewConsultation,
-  type RenewalFields,
-} from './records.repository.ts';
+} from './records.ts';
+export type { ConsultationRow, ConsultationFields, NewConsultation, RenewalFields } from './records.repository.ts';
 export {
   CONSULTATION_STATUSES,
   TRANSITIONS,
@@ -44,7 +40,7 @@ export {
 export { verdictFor, defaultDosage, submissionVerdict, consultationVerdict, supplyHistory } from './prescribing.ts';
 export { ConsultationSchema, PrescriptionSchema, type Consultation } from './schemas.ts';
 // The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
-export { countForUser, pageForUser, serialiseConsultations } from './repository.ts';
+export { countForUser, pageForUser, serialiseConsultations } from './records.ts';
 export { default as consultationRoutes } from './routes.ts';
 // The account's open reviews, for its erasure (the privacy module).
-export { openConsultationsOfAccount } from './records.repository.ts';
+export { openConsultationsOfAccount } from './records.ts';

@@ -51,10 +51,11 @@ export {
   type SupplyHistory,
   type VerdictReason,
 } from './prescribing.ts';
-export { profileFacts, submissionWithEarlier, type StoredAnswer } from './repository.ts';
+export { profileFacts, submissionWithEarlier } from './answers.ts';
+export type { StoredAnswer } from './repository.ts';
 export { StepOut } from './schemas.ts';
 export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from './service.ts';
 // The connector (src/modules/mcp) reads, saves and submits the patient's draft like the API does.
 export { getProgress, patchProgress, submit as submitQuestionnaire } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
-export { deleteAbandonedDraftsForScheduler } from './repository.ts';
+export { deleteAbandonedDraftsForScheduler } from './answers.ts';

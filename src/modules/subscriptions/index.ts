@@ -3,22 +3,15 @@
 export {
   transitionPlan,
   findLivePlan,
-  findLivePlanOnTreatment,
-  findOwnPlan,
-  hasSupplyingPlan,
   updatePlanDetails,
   setCancelAtPeriodEnd,
   updatePaymentMethod,
-  lockPlanForScheduler,
   lockPlanForProvider,
-  cancelEndedPlansForScheduler,
   syncPlanForProvider,
   setHeldInvoice,
-  type NewPlan,
-  type PlanRow,
-  type PlanFields,
-  type PlanDetails,
-} from './repository.ts';
+  renewalApprovalOf,
+} from './plans.ts';
+export type { NewPlan, PlanRow, PlanFields, PlanDetails } from './repository.ts';
 export {
   PLAN_STATUSES,
   PLAN_TRANSITIONS,
@@ -30,7 +23,6 @@ export {
   type PlanStatus,
 } from './status.ts';
 export { chargeSubscriptionCycle, runDueCharges, MAX_FAILED_ATTEMPTS, type ChargeOutcome } from './charges.ts';
-export { renewalApprovalOf } from './charges.repository.ts';
 // The plan a paid checkout session starts (checkout finalisation, in its transaction).
 export { createForCheckout as createPlanForCheckout } from './service.ts';
 // The patient's plans and renewal options as the MCP connector reads them.
@@ -40,5 +32,4 @@ export { confirmRenewal, renewalAnswers } from './service.ts';
 // What a review's end does to the plan it would have supplied (the review desk's outcomes).
 export { endPlanAfterReview } from './service.ts';
 // The account's plans for its data export and erasure (the privacy module).
-export { plansOfAccount, livePlansOfAccount } from './repository.ts';
-export { deletePendingDoseChangesOfAccount, doseChangesOfAccount } from './dose-changes.repository.ts';
+export { plansOfAccount, livePlansOfAccount, deletePendingDoseChangesOfAccount, doseChangesOfAccount } from './plans.ts';
