@@ -76,7 +76,6 @@ const PENDING_INDEX_REPOSITORY: string[] = [
   "src/modules/accounts/index.ts",
   "src/modules/audit/index.ts",
   "src/modules/consultations/index.ts",
-  "src/modules/mcp/index.ts",
   "src/modules/questionnaires/index.ts",
   "src/modules/subscriptions/index.ts",
 ];
@@ -297,13 +296,11 @@ const PENDING_SCOPE: string[] = [
   "src/modules/referrals/repository.ts: totals",
   "src/modules/referrals/repository.ts: transactionsPage",
 ];
-// Another helper splits the connector module (issue 29, "The connector module"); it joins the rule after.
-const PENDING_SCOPE_FOLDERS = ['src/modules/mcp/'];
 
 describe('account scoping', () => {
   const tables = accountTables();
   for (const t of CREDENTIAL_TABLES) tables.delete(t);
-  const sources = files.filter((f) => (isRepository(f) || isDbLayer(f)) && f !== 'src/db/scope.ts' && !PENDING_SCOPE_FOLDERS.some((d) => f.startsWith(d)));
+  const sources = files.filter((f) => (isRepository(f) || isDbLayer(f)) && f !== 'src/db/scope.ts');
   const sites = sources.flatMap((f) => querySites(f, tables));
 
   test('the account tables are found in src/db/schema.ts', () => {

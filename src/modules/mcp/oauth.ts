@@ -425,7 +425,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     if (!row || row.client_id !== client.id) return bad('invalid_grant', 'The authorization code is invalid.');
     if (row.used_at) {
       // A code presented twice: whoever holds it may have intercepted it, so the grant ends.
-      await repo.revokeGrant(q, row.grant_id, 'code_reuse');
+      await repo.revokeGrant(q, row.user_id, row.grant_id, 'code_reuse');
       return bad('invalid_grant', 'The authorization code was already used.');
     }
     await repo.markCodeUsed(q, row.code_hash, deps.clock.now());
@@ -439,8 +439,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     } catch (err) {
       return err as OAuthError;
     }
-    const grant = await repo.findGrant(q, row.grant_id);
-    if (!grant || grant.revoked_at || !mayUse(await repo.findPatient(q, grant.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
+    if (row.grant_revoked_at || !mayUse(await repo.findPatient(q, row.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
     return issueTokens(deps, q, row.grant_id, row.scopes, row.resource);
   });
   if (outcome instanceof OAuthError) throw outcome;
@@ -456,7 +455,7 @@ async function exchangeRefresh(deps: Deps, client: repo.ClientRow, body: Record<
     if (row.revoked_at || row.grant_revoked_at) return bad('invalid_grant', 'The refresh token was revoked.');
     if (row.used_at) {
       // Reuse of a rotated refresh token: someone else may hold it. End the whole grant.
-      await repo.revokeGrant(q, row.grant_id, 'refresh_reuse');
+      await repo.revokeGrant(q, row.user_id, row.grant_id, 'refresh_reuse');
       return bad('invalid_grant', 'The refresh token was already used.');
     }
     if (row.expires_at <= deps.clock.now()) return bad('invalid_grant', 'The refresh token has expired.');
@@ -488,7 +487,7 @@ export async function revokeRequest(deps: Deps, body: Record<string, unknown>, a
   await deps.db.tx(async (q) => {
     const row = await repo.findToken(q, sha256(token), true);
     if (!row || row.client_id !== client.id) return;
-    if (row.kind === 'refresh') await repo.revokeGrant(q, row.grant_id, 'client_revoked');
+    if (row.kind === 'refresh') await repo.revokeGrant(q, row.user_id, row.grant_id, 'client_revoked');
     else await repo.revokeToken(q, row.token_hash);
   });
 }
@@ -515,7 +514,7 @@ export async function verifyMcpToken(deps: Deps, token: string): Promise<McpAuth
   if (!sameResource(row.resource, resourceOf(deps))) return undefined;
   const patient = await repo.findPatient(deps.db, row.user_id);
   if (!patient || !mayUse(patient)) return undefined;
-  await repo.touchGrant(deps.db, row.grant_id, now);
+  await repo.touchGrant(deps.db, row.user_id, row.grant_id, now);
   return {
     token,
     userId: row.user_id,
