@@ -42,6 +42,8 @@ function parse(source: string, name: string): Node[] {
   for (const m of source.matchAll(/\{\{([#/]?)([\w-]+)\}\}/g)) {
     text(source.slice(last, m.index));
     last = m.index + m[0].length;
+    // A brace touching a tag ({{{raw}}}) is a tag this renderer does not have, not text around one.
+    if (source[m.index - 1] === '{' || source[last] === '}') throw new Error(`template ${name}: malformed tag near ${JSON.stringify(source.slice(Math.max(0, m.index - 1), last + 1))}`);
     const [, sigil, tag] = m as unknown as [string, string, string];
     if (sigil === '#') {
       const node: Node = { kind: 'section', name: tag, body: [] };
