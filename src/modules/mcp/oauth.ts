@@ -14,6 +14,8 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { assistantConnectedMail } from './mail.ts';
 import * as repo from './repository.ts';
 
+export type { ClientRow } from './repository.ts';
+
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write', 'treatment:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
@@ -338,6 +340,11 @@ export async function pendingRequest(deps: Deps, requestId: unknown, csrfField: 
   const client = await repo.findClient(deps.db, row.client_id);
   if (!client) return undefined;
   return { row, client };
+}
+
+/** The request's account, once signed in on its page: the consent that follows is this account's. */
+export function signedIn(deps: Deps, requestId: string, userId: string): Promise<void> {
+  return repo.setAuthRequestUser(deps.db, requestId, userId);
 }
 
 /** The patient's decision on the consent page: the redirect to the client (code, or access_denied). */
