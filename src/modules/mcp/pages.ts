@@ -16,7 +16,7 @@ import { loadTemplate, type Html } from './template.ts';
 export const PAGE_LOCALES: readonly Locale[] = ['en', ...LOCALES.filter((l) => l !== 'en')];
 export type PageLocale = Locale;
 
-export const ERROR_KEYS = [
+const ERROR_KEYS = [
   'invalid_credentials',
   'user_inactive',
   'throttled',
