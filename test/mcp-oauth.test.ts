@@ -211,6 +211,36 @@ describe('the authorization request', () => {
     expect(grants).toHaveLength(0);
   });
 
+  it('escapes what a client and a visitor type: markup in a client name and in a retyped email stays text, a slot-like name stays as typed', async () => {
+    const c = await register({ client_name: `Evil"><script>alert(1)</script>'{host}{email}` });
+    const escapedName = 'Evil&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39;{host}{email}';
+    const start = await call(ctx, 'GET', authorizeUrl(c.client_id));
+    expect(start.status).toBe(200);
+    // The page's own scripts are Google's button (two tags, with the page's nonce); any other is injected.
+    const scripts = (html: string) => html.match(/<script\b[^>]*>/gi) ?? [];
+    expect(scripts(start.text)).toHaveLength(2);
+    expect(scripts(start.text).every((s) => s.startsWith('<script nonce="'))).toBe(true);
+    expect(start.text).toContain(`Sign in to let ${escapedName} use your treatment records.`);
+    const cookie = String(start.headers['set-cookie']).split(';')[0] ?? '';
+    const request = hidden(start.text, 'request');
+    const csrf = hidden(start.text, 'csrf');
+    // A failed sign-in shows the form again with the email as typed, in an attribute.
+    const email = `x"><img src=x onerror=alert(1)>@example.com`;
+    const again = await formPost('/oauth/sign-in', { request, csrf, email, password: 'wrong-password' }, { cookie });
+    expect(again.status).toBe(401);
+    expect(again.text).not.toMatch(/<img/i);
+    expect(scripts(again.text)).toHaveLength(2);
+    expect(again.text).toContain('value="x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;@example.com"');
+    expect(again.text).toContain('No active account found with the given credentials.');
+    const consent = await formPost('/oauth/sign-in', { request, csrf, email: p.email, password: PASSWORD }, { cookie });
+    expect(consent.status).toBe(200);
+    // The consent page has no script of its own.
+    expect(scripts(consent.text)).toHaveLength(0);
+    // The host and the email slots are filled from the phrase only: the client's "{host}{email}" is not expanded.
+    expect(consent.text).toContain(`<p>${escapedName} (assistant.example) asks for access to your account:</p>`);
+    expect(consent.text).toContain(`Signed in as ${p.email}.`);
+  });
+
   it('speaks the patient’s language: ui_locales first, then Accept-Language', async () => {
     const c = await register();
     const de = await call(ctx, 'GET', authorizeUrl(c.client_id, { ui_locales: 'de-DE en' }));

@@ -14,6 +14,8 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { assistantConnectedMail } from './mail.ts';
 import * as repo from './repository.ts';
 
+export type { ClientRow } from './repository.ts';
+
 export const SCOPES = ['patient:read', 'journal:write', 'messages:write', 'treatment:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
@@ -340,6 +342,11 @@ export async function pendingRequest(deps: Deps, requestId: unknown, csrfField: 
   return { row, client };
 }
 
+/** The request's account, once signed in on its page: the consent that follows is this account's. */
+export function signedIn(deps: Deps, requestId: string, userId: string): Promise<void> {
+  return repo.setAuthRequestUser(deps.db, requestId, userId);
+}
+
 /** The patient's decision on the consent page: the redirect to the client (code, or access_denied). */
 export async function decide(deps: Deps, row: repo.AuthRequestRow, allow: boolean): Promise<string | undefined> {
   return deps.db.tx(async (q) => {
@@ -425,7 +432,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     if (!row || row.client_id !== client.id) return bad('invalid_grant', 'The authorization code is invalid.');
     if (row.used_at) {
       // A code presented twice: whoever holds it may have intercepted it, so the grant ends.
-      await repo.revokeGrant(q, row.grant_id, 'code_reuse');
+      await repo.revokeGrant(q, row.user_id, row.grant_id, 'code_reuse');
       return bad('invalid_grant', 'The authorization code was already used.');
     }
     await repo.markCodeUsed(q, row.code_hash, deps.clock.now());
@@ -439,8 +446,7 @@ async function exchangeCode(deps: Deps, client: repo.ClientRow, body: Record<str
     } catch (err) {
       return err as OAuthError;
     }
-    const grant = await repo.findGrant(q, row.grant_id);
-    if (!grant || grant.revoked_at || !mayUse(await repo.findPatient(q, grant.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
+    if (row.grant_revoked_at || !mayUse(await repo.findPatient(q, row.user_id))) return bad('invalid_grant', 'The grant is no longer valid.');
     return issueTokens(deps, q, row.grant_id, row.scopes, row.resource);
   });
   if (outcome instanceof OAuthError) throw outcome;
@@ -456,7 +462,7 @@ async function exchangeRefresh(deps: Deps, client: repo.ClientRow, body: Record<
     if (row.revoked_at || row.grant_revoked_at) return bad('invalid_grant', 'The refresh token was revoked.');
     if (row.used_at) {
       // Reuse of a rotated refresh token: someone else may hold it. End the whole grant.
-      await repo.revokeGrant(q, row.grant_id, 'refresh_reuse');
+      await repo.revokeGrant(q, row.user_id, row.grant_id, 'refresh_reuse');
       return bad('invalid_grant', 'The refresh token was already used.');
     }
     if (row.expires_at <= deps.clock.now()) return bad('invalid_grant', 'The refresh token has expired.');
@@ -488,7 +494,7 @@ export async function revokeRequest(deps: Deps, body: Record<string, unknown>, a
   await deps.db.tx(async (q) => {
     const row = await repo.findToken(q, sha256(token), true);
     if (!row || row.client_id !== client.id) return;
-    if (row.kind === 'refresh') await repo.revokeGrant(q, row.grant_id, 'client_revoked');
+    if (row.kind === 'refresh') await repo.revokeGrant(q, row.user_id, row.grant_id, 'client_revoked');
     else await repo.revokeToken(q, row.token_hash);
   });
 }
@@ -515,7 +521,7 @@ export async function verifyMcpToken(deps: Deps, token: string): Promise<McpAuth
   if (!sameResource(row.resource, resourceOf(deps))) return undefined;
   const patient = await repo.findPatient(deps.db, row.user_id);
   if (!patient || !mayUse(patient)) return undefined;
-  await repo.touchGrant(deps.db, row.grant_id, now);
+  await repo.touchGrant(deps.db, row.user_id, row.grant_id, now);
   return {
     token,
     userId: row.user_id,

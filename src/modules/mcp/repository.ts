@@ -1,11 +1,14 @@
 // SQL of the assistant connector: OAuth clients, pending authorization requests, grants (connected
 // apps), authorization codes, tokens (hashed) and the tool-call record. Every patient-scoped query
-// takes the account id. Statements go through the typed query layer (src/db/kysely.ts), so rows
+// takes the account id and starts from forAccount (src/db/scope.ts); the OAuth side finds a grant
+// only through the secret a client holds (a code's or a token's hash), and the scheduler's sweeps are
+// named ...ForScheduler. Statements go through the typed query layer (src/db/kysely.ts), so rows
 // carry the column types generated from the migrations; the few columns the schema cannot describe
 // (jsonb lists, the token kind) are narrowed here, once.
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { McpAuthCodesRow, McpAuthRequestsRow, McpClientsRow, McpGrantsRow } from '../../db/schema.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -117,17 +120,13 @@ export async function completeAuthRequest(q: Queryable, id: string, at: Date): P
 
 export type GrantRow = Omit<McpGrantsRow, 'revoke_reason' | 'client_capabilities'>;
 
-/** The grant's account and whether it was revoked (the token endpoint checks both). */
-export async function findGrant(q: Queryable, grantId: string): Promise<Pick<McpGrantsRow, 'user_id' | 'revoked_at'> | undefined> {
-  return sqlOf(q).selectFrom('mcp_grants').select(['user_id', 'revoked_at']).where('id', '=', grantId).executeTakeFirst();
-}
-
 async function revokeGrantTokens(q: Queryable, grantId: string): Promise<void> {
   await sqlOf(q).updateTable('mcp_tokens').set({ revoked_at: sql<Date>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
 }
 
-export async function revokeGrant(q: Queryable, grantId: string, reason: string): Promise<void> {
-  await sqlOf(q)
+/** Ends the account's grant with its tokens (the callers know the account from the code or token presented). */
+export async function revokeGrant(q: Queryable, userId: string, grantId: string, reason: string): Promise<void> {
+  await forAccount(q, userId)
     .updateTable('mcp_grants')
     .set({ revoked_at: sql<Date>`now()`, revoke_reason: reason })
     .where('id', '=', grantId)
@@ -142,16 +141,14 @@ export async function revokeGrant(q: Queryable, grantId: string, reason: string)
  * Returns how many grants were live.
  */
 export async function revokeAllGrantsForUser(q: Queryable, userId: string, reason = 'account_security'): Promise<number> {
-  const db = sqlOf(q);
-  const live = await db
+  const live = await forAccount(q, userId)
     .updateTable('mcp_grants')
     .set({ revoked_at: sql<Date>`now()`, revoke_reason: reason.slice(0, 64) })
-    .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .returning('id')
     .execute();
   if (live.length > 0) {
-    await db
+    await sqlOf(q)
       .updateTable('mcp_tokens')
       .set({ revoked_at: sql<Date>`now()` })
       .where(
@@ -171,27 +168,24 @@ export async function revokeAllGrantsForUser(q: Queryable, userId: string, reaso
  * refresh token cannot mint the old scopes again. Returns the new grant's id.
  */
 export async function replaceGrant(q: Queryable, userId: string, clientId: string, scopes: string, resource: string): Promise<{ id: string; replaced: number }> {
-  const db = sqlOf(q);
-  const live = await db
+  const live = await forAccount(q, userId)
     .selectFrom('mcp_grants')
     .select('id')
-    .where('user_id', '=', userId)
     .where('client_id', '=', clientId)
     .where('revoked_at', 'is', null)
     .forUpdate()
     .execute();
-  for (const g of live) await revokeGrant(q, g.id, 'replaced');
-  const row = await db.insertInto('mcp_grants').values({ user_id: userId, client_id: clientId, scopes, resource }).returning('id').executeTakeFirstOrThrow();
+  for (const g of live) await revokeGrant(q, userId, g.id, 'replaced');
+  const row = await sqlOf(q).insertInto('mcp_grants').values({ user_id: userId, client_id: clientId, scopes, resource }).returning('id').executeTakeFirstOrThrow();
   return { id: row.id, replaced: live.length };
 }
 
 /** Revokes the account's grant; false when it is not the account's live grant. */
 export async function revokeOwnGrant(q: Queryable, userId: string, grantId: string): Promise<boolean> {
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .updateTable('mcp_grants')
     .set({ revoked_at: sql<Date>`now()`, revoke_reason: 'patient' })
     .where('id', '=', grantId)
-    .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .returning('id')
     .execute();
@@ -206,10 +200,9 @@ export interface ConnectedAppRow extends GrantRow {
 }
 
 export async function countLiveGrants(q: Queryable, userId: string): Promise<number> {
-  const r = await sqlOf(q)
+  const r = await forAccount(q, userId)
     .selectFrom('mcp_grants')
     .select(sql<number>`count(*)::int`.as('n'))
-    .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirstOrThrow();
   return r.n;
@@ -225,11 +218,10 @@ export async function pageLiveGrants(
   offset: number,
   order: Order<(typeof GRANT_ORDERING.fields)[number]> = orderBy({}, GRANT_ORDERING),
 ): Promise<ConnectedAppRow[]> {
-  const rows = await sqlOf(q)
+  const rows = await forAccount(q, userId)
     .selectFrom('mcp_grants as g')
     .innerJoin('mcp_clients as c', 'c.id', 'g.client_id')
     .select(['g.id', 'g.user_id', 'g.client_id', 'g.scopes', 'g.resource', 'g.created_at', 'g.last_used_at', 'g.revoked_at', 'c.client_name', 'c.redirect_uris'])
-    .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
     .orderBy(`g.${order.field}`, order.direction)
     .orderBy('g.id', order.direction)
@@ -240,8 +232,8 @@ export async function pageLiveGrants(
 }
 
 /** Records use at most once a minute per grant (a write per request would be wasted). */
-export async function touchGrant(q: Queryable, grantId: string, at: Date): Promise<void> {
-  await sqlOf(q)
+export async function touchGrant(q: Queryable, userId: string, grantId: string, at: Date): Promise<void> {
+  await forAccount(q, userId)
     .updateTable('mcp_grants')
     .set({ last_used_at: at })
     .where('id', '=', grantId)
@@ -270,10 +262,23 @@ export async function insertCode(
     .execute();
 }
 
-export type CodeRow = McpAuthCodesRow;
+/** A code with its grant's account and whether that grant was revoked (the token endpoint checks both). */
+export type CodeRow = McpAuthCodesRow & { user_id: string; grant_revoked_at: Date | null };
 
+/**
+ * The code found by its hash, the secret the client presents before any account is known: the secret
+ * is its scope (as for the accounts module's credential tables), and the grant is read through it.
+ * Locks the code row only: a second exchange of the same code waits here and then sees it used.
+ */
 export async function findCodeForUpdate(q: Queryable, codeHash: string): Promise<CodeRow | undefined> {
-  return sqlOf(q).selectFrom('mcp_auth_codes').selectAll().where('code_hash', '=', codeHash).forUpdate().executeTakeFirst();
+  return sqlOf(q)
+    .selectFrom('mcp_auth_codes as c')
+    .innerJoin('mcp_grants as g', 'g.id', 'c.grant_id')
+    .selectAll('c')
+    .select(['g.user_id', 'g.revoked_at as grant_revoked_at'])
+    .where('c.code_hash', '=', codeHash)
+    .forUpdate(['c'])
+    .executeTakeFirst();
 }
 
 export async function markCodeUsed(q: Queryable, codeHash: string, at: Date): Promise<void> {
@@ -355,8 +360,8 @@ export async function recordToolCall(q: Queryable, c: { userId: string; clientId
     .execute();
 }
 
-/** Deletes what can no longer be used, a day after it expired: requests, codes, tokens. */
-export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
+/** Deletes what can no longer be used, a day after it expired: requests, codes, tokens (every account's). */
+export async function purgeExpiredForScheduler(q: Queryable, now: Date): Promise<void> {
   const before = new Date(now.getTime() - DAY_MS);
   const db = sqlOf(q);
   await db.deleteFrom('mcp_auth_requests').where('expires_at', '<', before).execute();
@@ -367,9 +372,9 @@ export async function purgeExpired(q: Queryable, now: Date): Promise<void> {
 
 /**
  * Registrations (and cached metadata documents) made before `before` that no patient ever used for a
- * grant: deleted with their pending requests. Returns how many.
+ * grant (the check reads every account's grants): deleted with their pending requests. Returns how many.
  */
-export async function deleteUnusedClients(q: Queryable, before: Date): Promise<number> {
+export async function deleteUnusedClientsForScheduler(q: Queryable, before: Date): Promise<number> {
   const rows = await sqlOf(q)
     .deleteFrom('mcp_clients as c')
     .where('c.created_at', '<', before)
@@ -387,12 +392,11 @@ export interface AccountGrantRow extends McpGrantsRow {
 
 /** Every grant the account ever gave a connector (live and revoked), newest first. */
 export async function grantsOfAccount(q: Queryable, userId: string): Promise<AccountGrantRow[]> {
-  return sqlOf(q)
+  return forAccount(q, userId)
     .selectFrom('mcp_grants as g')
     .innerJoin('mcp_clients as c', 'c.id', 'g.client_id')
     .selectAll('g')
     .select('c.client_name')
-    .where('g.user_id', '=', userId)
     .orderBy('g.created_at', 'desc')
     .orderBy('g.id', 'desc')
     .execute();
@@ -400,7 +404,7 @@ export async function grantsOfAccount(q: Queryable, userId: string): Promise<Acc
 
 /** The account's connector tool calls (names and outcomes, no content), newest first. */
 export async function toolCallsOfAccount(q: Queryable, userId: string) {
-  return sqlOf(q).selectFrom('mcp_tool_calls').select(['id', 'client_id', 'tool', 'outcome', 'called_at']).where('user_id', '=', userId).orderBy('called_at', 'desc').execute();
+  return forAccount(q, userId).selectFrom('mcp_tool_calls').select(['id', 'client_id', 'tool', 'outcome', 'called_at']).orderBy('called_at', 'desc').execute();
 }
 
 /**
@@ -408,22 +412,23 @@ export async function toolCallsOfAccount(q: Queryable, userId: string) {
  * requests and the tool-call record deleted. The revoked grants stay as the record of the consent given.
  */
 export async function revokeAccountConnectors(q: Queryable, userId: string): Promise<void> {
-  const db = sqlOf(q);
   await revokeAllGrantsForUser(q, userId, 'account_erased');
-  await db.deleteFrom('mcp_auth_requests').where('user_id', '=', userId).execute();
-  await db.deleteFrom('mcp_tool_calls').where('user_id', '=', userId).execute();
-  await db.deleteFrom('mcp_confirmations').where('user_id', '=', userId).execute();
+  // A pending request's account is unknown until sign-in (its user_id may be null), so forAccount,
+  // which takes the tables whose every row has an owner, does not take it: the filter is written here.
+  await sqlOf(q).deleteFrom('mcp_auth_requests').where('user_id', '=', userId).execute();
+  await forAccount(q, userId).deleteFrom('mcp_tool_calls').execute();
+  await forAccount(q, userId).deleteFrom('mcp_confirmations').execute();
 }
 
 // ---------------------------------------------------------------- client capabilities, confirmations
 
 /** The capabilities the client declared in its last `initialize` on this grant (the endpoint is stateless). */
 export async function setGrantCapabilities(q: Queryable, userId: string, grantId: string, capabilities: Record<string, unknown>): Promise<void> {
-  await sqlOf(q).updateTable('mcp_grants').set({ client_capabilities: JSON.stringify(capabilities) }).where('id', '=', grantId).where('user_id', '=', userId).execute();
+  await forAccount(q, userId).updateTable('mcp_grants').set({ client_capabilities: JSON.stringify(capabilities) }).where('id', '=', grantId).execute();
 }
 
 export async function grantCapabilities(q: Queryable, userId: string, grantId: string): Promise<Record<string, unknown>> {
-  const row = await sqlOf(q).selectFrom('mcp_grants').select('client_capabilities').where('id', '=', grantId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await forAccount(q, userId).selectFrom('mcp_grants').select('client_capabilities').where('id', '=', grantId).executeTakeFirst();
   return jsonObject(row?.client_capabilities);
 }
 
@@ -439,11 +444,10 @@ export async function insertConfirmation(q: Queryable, c: { tokenHash: string; u
  * the same input, before it expires. True when it was live (and is now used).
  */
 export async function useConfirmation(q: Queryable, c: { tokenHash: string; userId: string; grantId: string; tool: string; inputHash: string; now: Date }): Promise<boolean> {
-  const row = await sqlOf(q)
+  const row = await forAccount(q, c.userId)
     .updateTable('mcp_confirmations')
     .set({ used_at: c.now })
     .where('token_hash', '=', c.tokenHash)
-    .where('user_id', '=', c.userId)
     .where('grant_id', '=', c.grantId)
     .where('tool', '=', c.tool)
     .where('input_hash', '=', c.inputHash)

@@ -5,7 +5,6 @@ import { ApiError } from '../../../http/errors.ts';
 import { checkCredentials, checkSecondFactor, googleAccount } from '../../accounts/index.ts';
 import * as oauth from '../oauth.ts';
 import { asLocale, consentPage, errorPage, pageLocale, type ErrorKey, type PageLocale } from '../pages.ts';
-import * as repo from '../repository.ts';
 import { type RouteContext, tags, Html, cookies, displayName, csrfCookieName } from './context.ts';
 
 export function authorizeRoutes(c: RouteContext): void {
@@ -156,7 +155,7 @@ export function authorizeRoutes(c: RouteContext): void {
       if (factor === 'wrong') {
         return signIn(reply, 401, { locale, requestId: row.id, csrf, clientName, email, error: code ? 'invalid_mfa_code' : 'mfa_code_required', askCode: true });
       }
-      await repo.setAuthRequestUser(deps.db, row.id, user.id);
+      await oauth.signedIn(deps, row.id, user.id);
       const redirectHost = new URL(row.redirect_uri).host;
       return page(
         reply,

@@ -8,7 +8,6 @@ import { randomToken } from '../../../lib/crypto.ts';
 import { isMetadataUrl } from '../client-metadata.ts';
 import * as oauth from '../oauth.ts';
 import { GOOGLE_GSI_CLIENT, signInPage } from '../pages.ts';
-import * as repo from '../repository.ts';
 import type { Deps } from '../../../deps.ts';
 
 export const tags = ['mcp'];
@@ -31,7 +30,7 @@ export function cookies(request: FastifyRequest): Record<string, string> {
  * The client as the pages name it. A metadata-document client chose its own name, so the host that
  * serves its document (the identity that was actually checked) is shown next to it.
  */
-export const displayName = (client: repo.ClientRow) => {
+export const displayName = (client: oauth.ClientRow) => {
   if (!isMetadataUrl(client.id)) return client.client_name || client.id;
   const host = new URL(client.id).host;
   return client.client_name ? `${client.client_name} (${host})` : host;

@@ -5,8 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../http/errors.ts';
 import * as oauth from '../oauth.ts';
-import * as repo from '../repository.ts';
 import { deliverResponses, elicitsForms, onlyResponses, routeServerRequests } from '../confirmation.ts';
+import { capabilitiesOf, rememberCapabilities, toolCallRecorder } from '../service.ts';
 import { CONFIRMING_TOOLS, TOOL_SCOPES, buildServer } from '../tools.ts';
 import { type RouteContext, tags, OAuthErrorSchema, LOOPBACK_ORIGIN, isToolCall, isResourceRead } from './context.ts';
 
@@ -103,16 +103,11 @@ export function endpointRoutes(c: RouteContext): void {
       const init = messages.find((m): m is { method: 'initialize'; params?: { capabilities?: unknown } } => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
       if (init) {
         const caps = init.params?.capabilities;
-        await repo.setGrantCapabilities(deps.db, auth.userId, auth.grantId, caps && typeof caps === 'object' && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {});
+        await rememberCapabilities(deps, auth, caps && typeof caps === 'object' && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {});
       }
       const confirming = calls.some((c) => CONFIRMING_TOOLS.has(String(c.params?.name)));
-      const elicits = confirming && elicitsForms(await repo.grantCapabilities(deps.db, auth.userId, auth.grantId));
-      const server = buildServer(
-        deps,
-        auth,
-        (tool, outcome) => repo.recordToolCall(deps.db, { userId: auth.userId, clientId: auth.clientId, grantId: auth.grantId, tool, outcome, at: deps.clock.now() }),
-        { elicits },
-      );
+      const elicits = confirming && elicitsForms(await capabilitiesOf(deps, auth));
+      const server = buildServer(deps, auth, toolCallRecorder(deps, auth), { elicits });
       // JSON answers, except for a confirming call of a client that elicits: its answer is an SSE
       // stream that can carry the elicitation request before the result.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !elicits });
