@@ -207,8 +207,12 @@ const CREDENTIAL_TABLES = [
   'webauthn_challenges',
 ];
 
-/** Function names of the deliberately unscoped queries: the actor is staff, a job or a provider. */
-const UNSCOPED_NAME = /For(Clinician|Scheduler|Backoffice|Pharmacy|Provider)$/;
+/**
+ * Function names of the deliberately unscoped queries: the actor is staff, a job or a provider.
+ * `Staff`: any staff role alike (the access log looks up the owner of what a doctor, a pharmacist or
+ * the back office read, src/modules/audit/repository.ts).
+ */
+const UNSCOPED_NAME = /For(Clinician|Scheduler|Backoffice|Pharmacy|Provider|Staff)$/;
 
 interface QuerySite {
   file: string;
@@ -217,11 +221,18 @@ interface QuerySite {
   scoped: boolean;
 }
 
-/** Every selectFrom / updateTable / deleteFrom (and raw SQL literal) on an account table in a file. */
+/**
+ * Every selectFrom / updateTable / deleteFrom (and raw SQL literal) on an account table in a file.
+ * A raw literal is scoped when it sits inside an `accountSql` callback (src/db/scope.ts), or in a
+ * module constant (a fragment) whose every use is inside one or inside another such fragment.
+ */
 function querySites(file: string, tables: Set<string>, text = readFileSync(join(ROOT, file), 'utf8')): QuerySite[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const sites: QuerySite[] = [];
+  const sites: (QuerySite & { fragment: string | null })[] = [];
   const rawTable = new RegExp(`\\b(?:from|join|update|into)\\s+(${[...tables].join('|')})\\b`, 'i');
+  // Where each module constant is used: inside an accountSql callback, or in another constant's value.
+  const uses = new Map<string, { inAccountSql: boolean; fragment: string | null }[]>();
+  const constants = new Set<string>();
   const nameOf = (node: ts.Node): string | null => {
     if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) return node.name.getText(source);
     if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.parent) {
@@ -230,10 +241,19 @@ function querySites(file: string, tables: Set<string>, text = readFileSync(join(
     }
     return null;
   };
-  const visit = (node: ts.Node, fn: string) => {
+  const visit = (node: ts.Node, fn: string, inAccountSql: boolean, fragment: string | null) => {
     const named = nameOf(node);
     // The outermost named function decides: a helper inside a ...ForClinician function is its part.
     const inFn = fn === '<module>' && named ? named : fn;
+    // A module constant's value (not a function): the fragment its literals belong to.
+    let inFragment = fragment;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && inFn === '<module>' && ts.isSourceFile(node.parent.parent.parent)) {
+      inFragment = node.name.text;
+      constants.add(inFragment);
+    }
+    if (ts.isIdentifier(node) && !(ts.isVariableDeclaration(node.parent) && node.parent.name === node)) {
+      uses.set(node.text, [...(uses.get(node.text) ?? []), { inAccountSql, fragment: inFragment }]);
+    }
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const method = node.expression.name.text;
       const arg = node.arguments[0];
@@ -243,40 +263,41 @@ function querySites(file: string, tables: Set<string>, text = readFileSync(join(
         if (table === null || tables.has(table)) {
           const receiver = node.expression.expression;
           const scoped = ts.isCallExpression(receiver) && receiver.expression.getText(source) === 'forAccount';
-          sites.push({ file, fn: inFn, what: `${method}(${table ?? arg.getText(source)})`, scoped });
+          sites.push({ file, fn: inFn, what: `${method}(${table ?? arg.getText(source)})`, scoped, fragment: null });
         }
       }
     }
     if (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node)) {
       const literal = node.getText(source);
       const m = rawTable.exec(literal);
-      if (m && SQL_PATTERN.test(literal)) sites.push({ file, fn: inFn, what: `raw SQL on ${m[1]}`, scoped: false });
+      if (m && SQL_PATTERN.test(literal)) {
+        sites.push({ file, fn: inFn, what: `raw SQL on ${m[1]}`, scoped: inAccountSql, fragment: inAccountSql || inFn !== '<module>' ? null : inFragment });
+      }
     }
-    ts.forEachChild(node, (child) => visit(child, inFn));
+    // The callback of accountSql(...) builds an owner-filtered statement.
+    const opensAccountSql = ts.isCallExpression(node) && node.expression.getText(source) === 'accountSql';
+    ts.forEachChild(node, (child) => visit(child, inFn, inAccountSql || opensAccountSql, inFragment));
   };
-  visit(source, '<module>');
-  return sites;
+  visit(source, '<module>', false, null);
+  // A fragment is scoped when it is used, and only inside accountSql callbacks or scoped fragments.
+  const scopedFragments = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of constants) {
+      if (scopedFragments.has(name)) continue;
+      const at = uses.get(name) ?? [];
+      if (at.length > 0 && at.every((u) => u.inAccountSql || (u.fragment !== null && u.fragment !== name && scopedFragments.has(u.fragment)))) {
+        scopedFragments.add(name);
+        changed = true;
+      }
+    }
+  }
+  return sites.map(({ fragment, ...s }) => ({ ...s, scoped: s.scoped || (fragment !== null && scopedFragments.has(fragment)) }));
 }
 
 // Functions still to move onto forAccount (or to name as unscoped), as `file: function`. Each entry
 // is a debt: the list only shrinks, and the test fails when a listed function no longer needs it.
 const PENDING_SCOPE: string[] = [
-  "src/http/idempotency.repository.ts: claimKey",
-  "src/http/idempotency.repository.ts: expireAnswers",
-  "src/http/idempotency.repository.ts: findAnswer",
-  "src/http/idempotency.repository.ts: releaseKey",
-  "src/http/idempotency.repository.ts: storeAnswer",
-  "src/modules/audit/repository.ts: <module>",
-  "src/modules/checkout/repository.ts: deleteUnfinishedSessionsOfAccount",
-  "src/modules/checkout/repository.ts: lockSession",
-  "src/modules/checkout/repository.ts: reviewConflicts",
-  "src/modules/checkout/repository.ts: transitionSession",
-  "src/modules/consultations/records.repository.ts: lockStatus",
-  "src/modules/consultations/repository.ts: <module>",
-  "src/modules/consultations/repository.ts: consultationListSql",
-  "src/modules/consultations/repository.ts: serialiseConsultations",
-  "src/modules/consultations/repository.ts: userSummaries",
-  "src/modules/journal/repository.ts: hasActiveTreatmentPlan",
   "src/modules/messages/files.repository.ts: fileKeysAfter",
   "src/modules/messages/files.repository.ts: fileRowExists",
   "src/modules/messages/repository.ts: conversations",
@@ -289,13 +310,6 @@ const PENDING_SCOPE: string[] = [
   // The categories a profile answers with: a correlated subquery on the outer users row (scoped by its id).
   "src/modules/profile/repository.ts: <module>",
   "src/modules/questionnaires/repository.ts: emptyDraftBasis",
-  "src/modules/redflags/repository.ts: insertRedFlag",
-  "src/modules/redflags/repository.ts: prescribedCategories",
-  "src/modules/referrals/repository.ts: <module>",
-  "src/modules/referrals/repository.ts: countTransactions",
-  "src/modules/referrals/repository.ts: referredPage",
-  "src/modules/referrals/repository.ts: totals",
-  "src/modules/referrals/repository.ts: transactionsPage",
 ];
 // Another helper splits the connector module (issue 29, "The connector module"); it joins the rule after.
 const PENDING_SCOPE_FOLDERS = ['src/modules/mcp/'];
