@@ -8,9 +8,11 @@
 //   forAccount(q, userId).deleteFrom('journal_notes').where('id', '=', id)
 //
 // The deliberately unscoped queries (the clinician's queue, the scheduler's sweeps, the back office,
-// the pharmacy desk, the payment provider's webhooks) are in functions named `...ForClinician`,
-// `...ForScheduler`, `...ForBackoffice`, `...ForPharmacy` or `...ForProvider`;
-// test/structure.test.ts fails on any other query of an account table that does not start here.
+// the pharmacy desk, the payment provider's webhooks, the access log's owner lookup for any staff
+// role, the operator's walks over stored files) are in functions named `...ForClinician`,
+// `...ForScheduler`, `...ForBackoffice`, `...ForPharmacy`, `...ForProvider`, `...ForStaff` or
+// `...ForOperator`; test/structure.test.ts fails on any other query of an account table that does not
+// start here (or, for raw SQL, at `accountSql` below).
 import { sql } from 'kysely';
 import type { Queryable } from './index.ts';
 import { sqlOf, type Database, type Sql } from './kysely.ts';
