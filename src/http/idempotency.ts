@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { errorSummary } from '../lib/error-fields.ts';
 import { fail } from './error-catalogue.ts';
-import { claimKey, expireAnswers, findAnswer, releaseKey, storeAnswer } from './idempotency.repository.ts';
+import { claimKey, expireAnswersForScheduler, findAnswer, releaseKey, storeAnswer } from './idempotency.repository.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -70,7 +70,7 @@ function fingerprintOf(request: FastifyRequest): string {
 /** Call before the modules register their routes. */
 export function installIdempotency(app: FastifyInstance, deps: Deps): void {
   deps.scheduler.register('idempotency.expire', async () => {
-    await expireAnswers(deps.db, new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
+    await expireAnswersForScheduler(deps.db, new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
   });
 
   async function claim(request: FastifyRequest, reply: FastifyReply) {

@@ -18,17 +18,27 @@ export type AccessResource = (typeof ACCESS_RESOURCES)[number];
 export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
 
 // The patient a resource belongs to, for each resource type ($1: the resource ids). `profile` and
-// `journal` are named by the patient's own id.
-const OWNER_SQL: Record<AccessResource, string> = {
-  consultation: 'select id, user_id from consultations where id = any($1::uuid[])',
-  conversation: 'select id, user_id from conversations where id = any($1::uuid[])',
-  message_file: 'select m.id, c.user_id from messages m join conversations c on c.id = m.conversation_id where m.id = any($1::uuid[])',
-  journal: 'select id, id as user_id from users where id = any($1::uuid[])',
-  prescription: 'select id, user_id from prescriptions where id = any($1::uuid[])',
-  profile: 'select id, id as user_id from users where id = any($1::uuid[])',
-  payment: 'select id, user_id from payments where id = any($1::uuid[])',
-  order: 'select id, user_id from orders where id = any($1::uuid[])',
-};
+// `journal` are named by the patient's own id. Deliberately unscoped: it finds the owner of whatever a
+// staff member (doctor, pharmacist or back office) read or wrote, to write the access log.
+function resourceOwnersSqlForStaff(resource: AccessResource): string {
+  switch (resource) {
+    case 'consultation':
+      return 'select id, user_id from consultations where id = any($1::uuid[])';
+    case 'conversation':
+      return 'select id, user_id from conversations where id = any($1::uuid[])';
+    case 'message_file':
+      return 'select m.id, c.user_id from messages m join conversations c on c.id = m.conversation_id where m.id = any($1::uuid[])';
+    case 'journal':
+    case 'profile':
+      return 'select id, id as user_id from users where id = any($1::uuid[])';
+    case 'prescription':
+      return 'select id, user_id from prescriptions where id = any($1::uuid[])';
+    case 'payment':
+      return 'select id, user_id from payments where id = any($1::uuid[])';
+    case 'order':
+      return 'select id, user_id from orders where id = any($1::uuid[])';
+  }
+}
 
 // audit_log subject types that are part of a patient's record, as access-log resources.
 const AUDIT_SUBJECTS: Record<string, AccessResource> = { consultation: 'consultation', conversation: 'conversation', payment: 'payment', user: 'profile' };
@@ -54,7 +64,7 @@ export async function insertAccess(q: Queryable, e: AccessEntry): Promise<void> 
     `insert into access_log (patient_id, actor_id, actor_role, actor_name, action, resource_type, resource_id)
      select o.user_id, a.id, coalesce($3::text, case when a.is_doctor then 'doctor' when a.is_backoffice_admin then 'backoffice_admin' else 'pharmacist' end),
             trim(a.first_name || ' ' || a.last_name), $4, $5, o.id::text
-       from users a, (${OWNER_SQL[e.resourceType]}) o
+       from users a, (${resourceOwnersSqlForStaff(e.resourceType)}) o
       where a.id = $2 and (a.is_doctor or a.is_backoffice_admin or a.is_pharmacist)`,
     [ids, e.actorId, e.actorRole, e.action, e.resourceType],
   );

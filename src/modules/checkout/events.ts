@@ -57,7 +57,7 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       return;
     case 'session_expired': {
       const row = await findSessionForProvider(q, provider, event.sessionId);
-      if (row?.status === 'open') await transitionSession(q, row.id, 'open', 'expired');
+      if (row?.status === 'open') await transitionSession(q, row, 'open', 'expired');
       return;
     }
     case 'plan_invoice_created': {
@@ -134,14 +134,14 @@ export const sandboxCheckoutPort = (deps: Deps): SandboxCheckoutPort => ({
   async decline(id, declineCode) {
     await deps.db.tx(async (q) => {
       const row = await findSessionForProvider(q, 'sandbox', id);
-      if (row?.status === 'open') await transitionSession(q, id, 'open', 'declined', { decline_code: declineCode });
+      if (row?.status === 'open') await transitionSession(q, row, 'open', 'declined', { decline_code: declineCode });
     });
   },
   async pay(id, card) {
     await deps.db.tx(async (q) => {
       const row = await findSessionForProvider(q, 'sandbox', id);
       if (row?.status !== 'open') return;
-      await transitionSession(q, id, 'open', 'paid', {
+      await transitionSession(q, row, 'open', 'paid', {
         provider_payment_id: row.provider_payment_id ?? card.providerPaymentId,
         payment_method_brand: card.brand,
         payment_method_last4: card.last4,

@@ -12,7 +12,7 @@ import { providerFor, type SessionState } from '../../payment-providers/index.ts
 import { createConsultation } from '../consultations/index.ts';
 import { duplicateRefundMail, formatAmount, paymentDescription, queueChargeReceipt, recordPayment } from '../payments/index.ts';
 import { createPlanForCheckout, findLivePlan } from '../subscriptions/index.ts';
-import { accountContact, lockAccount, lockSession, reviewConflicts, transitionSession, type SessionRow } from './repository.ts';
+import { accountContact, lockAccount, lockOwnSession, lockSessionForProvider, reviewConflicts, transitionSession, type SessionRow } from './repository.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -46,7 +46,7 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: SessionRow, state:
       deps.log.error({ err, sessionId: row.id }, 'plan opened by a duplicate checkout could not be cancelled at the provider');
     });
   }
-  const updated = await transitionSession(q, row.id, row.status, 'refunded', {
+  const updated = await transitionSession(q, row, row.status, 'refunded', {
     finalised_at: now,
     refunded_at: now,
     refund_reason: reason,
@@ -73,7 +73,7 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: SessionRow, state:
  * (provider events, the sandbox page) any account's session is finalised.
  */
 export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, state: SessionState, userId?: string): Promise<SessionRow | null> {
-  const row = await lockSession(q, sessionId, userId ?? null);
+  const row = userId === undefined ? await lockSessionForProvider(q, sessionId) : await lockOwnSession(q, userId, sessionId);
   if (!row) return null;
   if (row.finalised_at) return row;
   if (state.clientReferenceId && state.clientReferenceId !== row.user_id) {
@@ -83,7 +83,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
   const now = deps.clock.now();
   if (state.status !== 'paid') {
     if (state.status !== row.status && row.status === 'open' && state.status !== 'open') {
-      return (await transitionSession(q, row.id, 'open', state.status, { decline_code: state.declineCode ?? row.decline_code })) ?? row;
+      return (await transitionSession(q, row, 'open', state.status, { decline_code: state.declineCode ?? row.decline_code })) ?? row;
     }
     return row;
   }
@@ -147,7 +147,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
     paymentMethodFingerprint: state.cardFingerprint ?? row.payment_method_fingerprint ?? null,
   });
   await queueChargeReceipt(deps, q, row.provider, providerPaymentId);
-  const updated = await transitionSession(q, row.id, row.status, 'paid', {
+  const updated = await transitionSession(q, row, row.status, 'paid', {
     finalised_at: now,
     consultation_id: consultation.id,
     provider_payment_id: providerPaymentId,

@@ -39,19 +39,17 @@ export async function latestSubmission(q: Queryable, userId: string, category: s
  */
 export async function reviewConflicts(q: Queryable, userId: string, category: string, submissionId: string | null): Promise<{ openId: string | null; usedId: string | null }> {
   const row = await sqlOf(q)
-    .selectNoFrom((eb) => [
-      eb
+    .selectNoFrom(() => [
+      forAccount(q, userId)
         .selectFrom('consultations')
         .select('id')
-        .where('user_id', '=', userId)
         .where('category', '=', category)
         .where('status', 'in', ['pending_review', 'needs_information'])
         .limit(1)
         .as('open_id'),
-      eb
+      forAccount(q, userId)
         .selectFrom('consultations')
         .select('id')
-        .where('user_id', '=', userId)
         .where('questionnaire_submission_id', '=', submissionId)
         .where('status', 'not in', ['cancelled', 'refunded'])
         .limit(1)
@@ -143,11 +141,14 @@ export async function findSessionForProvider(q: Queryable, provider: string, id:
   return row ?? null;
 }
 
-/** Locks a session for finalisation: the account's own (`userId`), or any account's for a provider event (null). */
-export async function lockSession(q: Queryable, id: string, userId: string | null): Promise<SessionRow | null> {
-  let query = sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id);
-  if (userId !== null) query = query.where('user_id', '=', userId);
-  return (await query.forUpdate().executeTakeFirst()) ?? null;
+/** Locks the account's own session for finalisation (the patient's session check). */
+export async function lockOwnSession(q: Queryable, userId: string, id: string): Promise<SessionRow | null> {
+  return (await forAccount(q, userId).selectFrom('checkout_sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()) ?? null;
+}
+
+/** Locks any account's session for finalisation: a provider event (or the sandbox page) names it by the provider's id. */
+export async function lockSessionForProvider(q: Queryable, id: string): Promise<SessionRow | null> {
+  return (await sqlOf(q).selectFrom('checkout_sessions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()) ?? null;
 }
 
 /** Columns a status move may set along with the status. */
@@ -171,12 +172,19 @@ export type SessionFields = Pick<
  * The status machine's write: moves a session from `from` to `to` (with `fields`) only while it is
  * still in `from`. Null when it is no longer there (a concurrent move won).
  */
-export async function transitionSession(q: Queryable, id: string, from: string, to: SessionStatus, fields: SessionFields = {}): Promise<SessionRow | null> {
+export async function transitionSession(
+  q: Queryable,
+  session: Pick<SessionRow, 'id' | 'user_id'>,
+  from: string,
+  to: SessionStatus,
+  fields: SessionFields = {},
+): Promise<SessionRow | null> {
   assertSessionTransition(from, to);
-  const row = await sqlOf(q)
+  // Every caller holds the session's row, so the write is filtered on its owner like any other.
+  const row = await forAccount(q, session.user_id)
     .updateTable('checkout_sessions')
     .set({ ...fields, status: to, updated_at: sql<Date>`now()` })
-    .where('id', '=', id)
+    .where('id', '=', session.id)
     .where('status', '=', from)
     .returningAll()
     .executeTakeFirst();
@@ -226,6 +234,6 @@ export async function deleteUnfinishedSessionsOfAccount(q: Queryable, userId: st
     .deleteFrom('checkout_sessions')
     .where('consultation_id', 'is', null)
     .where('finalised_at', 'is', null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('payments as p').select('p.id').whereRef('p.checkout_session_id', '=', 'checkout_sessions.id'))))
+    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('payments as p').select('p.id').where('p.checkout_session_id', '=', eb.ref('checkout_sessions.id')))))
     .execute();
 }

@@ -97,10 +97,14 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
 /** Columns a status move may set along with the status. */
 export type ConsultationFields = Pick<ConsultationsUpdate, 'doctor_id' | 'decision_reason' | 'decided_at' | 'treatment_id' | 'dosage'>;
 
-async function lockStatus(q: Queryable, id: string, userId: string | null) {
-  let query = sqlOf(q).selectFrom('consultations').select(['id', 'status', 'user_id']).where('id', '=', id);
-  if (userId !== null) query = query.where('user_id', '=', userId);
-  return query.forUpdate().executeTakeFirst();
+/** Locks one of the account's consultations for a status move. */
+async function lockOwnStatus(q: Queryable, userId: string, id: string) {
+  return forAccount(q, userId).selectFrom('consultations').select(['id', 'status', 'user_id']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** Locks any patient's consultation for the review desk's move. */
+async function lockStatusForClinician(q: Queryable, id: string) {
+  return sqlOf(q).selectFrom('consultations').select(['id', 'status', 'user_id']).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields): Promise<ConsultationRow> {
@@ -127,7 +131,7 @@ export async function transitionConsultation(
   to: ConsultationStatus,
   fields: ConsultationFields = {},
 ): Promise<ConsultationRow | null> {
-  const row = await lockStatus(q, id, userId);
+  const row = await lockOwnStatus(q, userId, id);
   if (!row) return null;
   assertTransition(row.status, to);
   return writeStatus(q, id, userId, row.status, to, fields);
@@ -141,14 +145,14 @@ export async function transitionConsultationIfAllowed(
   to: ConsultationStatus,
   fields: ConsultationFields = {},
 ): Promise<ConsultationRow | null> {
-  const row = await lockStatus(q, id, userId);
+  const row = await lockOwnStatus(q, userId, id);
   if (!row || !canTransition(row.status, to)) return null;
   return writeStatus(q, id, userId, row.status, to, fields);
 }
 
 /** The review desk's move: a doctor decides on any patient's consultation. */
 export async function transitionConsultationForClinician(q: Queryable, id: string, to: ConsultationStatus, fields: ConsultationFields = {}): Promise<ConsultationRow> {
-  const row = await lockStatus(q, id, null);
+  const row = await lockStatusForClinician(q, id);
   if (!row) throw new Error(`consultation ${id} does not exist`);
   assertTransition(row.status, to);
   return writeStatus(q, id, row.user_id, row.status, to, fields);

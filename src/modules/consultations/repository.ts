@@ -1,7 +1,7 @@
 // Consultation SQL and serialisation (spec 2.3). Patient-scoped reads take the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { forAccount } from '../../db/scope.ts';
+import { accountSql, forAccount } from '../../db/scope.ts';
 import { readJson } from '../../lib/sealed.ts';
 import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
@@ -101,13 +101,15 @@ function toUserSummary(deps: Deps, u: UserSummaryRow): Consultation['user'] {
 }
 
 async function userSummaries(q: Queryable, deps: Deps, userIds: string[]): Promise<Map<string, Consultation['user']>> {
-  const rows = await q.query<UserSummaryRow>(
-    `select ${USER_COLUMNS},${SUMMARY_COLUMNS}
-     from users u left join account_totals t on t.user_id = u.id where u.id = any($1::uuid[])`,
-    [userIds],
-  );
+  const rows = await USER_SUMMARIES.query<UserSummaryRow>(q, userIds);
   return new Map(rows.map((u) => [u.id, toUserSummary(deps, u)]));
 }
+
+// The owners are the accounts of the rows being serialised.
+const USER_SUMMARIES = accountSql(
+  (owner) => `select ${USER_COLUMNS},${SUMMARY_COLUMNS}
+     from users u left join account_totals t on t.user_id = u.id where u.id = any(${owner}::uuid[])`,
+);
 
 type FormItem = Consultation['form_snapshot'][number];
 type Image = Consultation['images'][number];
@@ -244,7 +246,9 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (Co
   const db = sqlOf(q);
   const base = deps.config.PUBLIC_BASE_URL;
   const ids = rows.map((r) => r.id);
-  const users = await userSummaries(q, deps, [...new Set(rows.map((r) => r.user_id))]);
+  // The related rows are read from the accounts the consultations belong to, and only from them.
+  const owners = [...new Set(rows.map((r) => r.user_id))];
+  const users = await userSummaries(q, deps, owners);
   const doctorIds = [...new Set(rows.flatMap((r) => (r.doctor_id ? [r.doctor_id] : [])))];
   const doctors = new Map(
     (doctorIds.length
@@ -252,8 +256,8 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (Co
       : []
     ).map((d) => [d.id, toDoctor(d)]),
   );
-  const payments = await db.selectFrom('payments').selectAll().where('consultation_id', '=', anyOf(ids)).orderBy('created_at').orderBy('id').execute();
-  const prescriptions = await db
+  const payments = await forAccount(q, owners).selectFrom('payments').selectAll().where('consultation_id', '=', anyOf(ids)).orderBy('created_at').orderBy('id').execute();
+  const prescriptions = await forAccount(q, owners)
     .selectFrom('prescriptions as r')
     .innerJoin('users as d', 'd.id', 'r.doctor_id')
     .selectAll('r')
@@ -265,7 +269,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (Co
   const subIds = [...new Set(rows.flatMap((r) => (r.questionnaire_submission_id ? [r.questionnaire_submission_id] : [])))];
   const submissions = new Map(
     (subIds.length
-      ? await db.selectFrom('questionnaire_submissions').select(['id', 'category', 'version_id', 'outcome', 'result', 'created_at']).where('id', '=', anyOf(subIds)).execute()
+      ? await forAccount(q, owners).selectFrom('questionnaire_submissions').select(['id', 'category', 'version_id', 'outcome', 'result', 'created_at']).where('id', '=', anyOf(subIds)).execute()
       : []
     ).map((s) => [s.id, toSubmission(s)]),
   );
@@ -323,11 +327,13 @@ const CONSULTATION_JSON = `json_build_object(
 // version of exactly the snapshot it was computed from.
 const DATA_VERSION_COLUMNS = `coalesce(t.data_version, 0)::text || '.' || (select e.version from account_data_epoch e)::text as data_version`;
 
-export const DATA_VERSION_SQL = `select ${DATA_VERSION_COLUMNS} from account_totals t where t.user_id = $1`;
+const DATA_VERSION = accountSql((owner) => `select ${DATA_VERSION_COLUMNS} from account_totals t where t.user_id = ${owner}`);
+/** The data version statement's text (bench/floor-sql.ts sends exactly this). */
+export const DATA_VERSION_SQL = DATA_VERSION.text;
 
 /** The version of what the account's list shows now; undefined for an account without totals. */
 export async function dataVersionOf(q: Queryable, userId: string): Promise<string | undefined> {
-  const [row] = await q.query<{ data_version: string }>(DATA_VERSION_SQL, [userId]);
+  const [row] = await DATA_VERSION.query<{ data_version: string }>(q, userId);
   return row?.data_version;
 }
 
@@ -336,23 +342,27 @@ export const CONSULTATION_ORDERING = listOrdering(['updated_at'], '-created_at')
 export type ConsultationOrder = Order<(typeof CONSULTATION_ORDERING.fields)[number]>;
 
 /** The list statement for an order (whitelisted field and direction only; the id breaks ties the same way). */
-function consultationListSql(order: ConsultationOrder): string {
+function consultationListSql(order: ConsultationOrder) {
   const by = `${order.field} ${order.direction}, id ${order.direction}`;
-  return `select ${USER_COLUMNS},${SUMMARY_COLUMNS},${DATA_VERSION_COLUMNS},
+  return accountSql(
+    (owner) => `select ${USER_COLUMNS},${SUMMARY_COLUMNS},${DATA_VERSION_COLUMNS},
        (select coalesce(json_agg(${CONSULTATION_JSON} order by ${by.replace(/(\w+) (asc|desc)/g, 'c.$1 $2')}), '[]'::json)
-          from (select * from consultations where user_id = $1 order by ${by} limit $2 offset $3) c
+          from (select * from consultations where user_id = ${owner} order by ${by} limit $2 offset $3) c
           left join users d on d.id = c.doctor_id
           left join questionnaire_submissions qs on qs.id = c.questionnaire_submission_id) as page
   from users u left join account_totals t on t.user_id = u.id
- where u.id = $1`;
+ where u.id = ${owner}`,
+  );
 }
 
-const LIST_SQL = new Map<string, string>(
+const LIST_SQL = new Map(
   CONSULTATION_ORDERING.fields.flatMap((field) => (['asc', 'desc'] as const).map((direction) => [`${field} ${direction}`, consultationListSql({ field, direction })])),
 );
 
 /** The list statement in the default order (newest first). */
-export const CONSULTATION_LIST_SQL = consultationListSql(orderBy({}, CONSULTATION_ORDERING));
+const CONSULTATION_LIST = consultationListSql(orderBy({}, CONSULTATION_ORDERING));
+/** Its text (bench/floor-sql.ts sends exactly this). */
+export const CONSULTATION_LIST_SQL = CONSULTATION_LIST.text;
 
 /** One element of the list statement's `page`: CONSULTATION_JSON, timestamps as ISO text. */
 type ConsultationJson = Iso<ConsultationColumns> &
@@ -378,8 +388,8 @@ export async function listForUser(
   offset: number,
   order: ConsultationOrder = orderBy({}, CONSULTATION_ORDERING),
 ): Promise<{ count: number; results: Consultation[]; dataVersion: string | undefined }> {
-  const statement = LIST_SQL.get(`${order.field} ${order.direction}`) ?? CONSULTATION_LIST_SQL;
-  const [u] = await q.query<ConsultationListRow>(statement, [userId, limit, offset]);
+  const statement = LIST_SQL.get(`${order.field} ${order.direction}`) ?? CONSULTATION_LIST;
+  const [u] = await statement.query<ConsultationListRow>(q, userId, [limit, offset]);
   if (!u) return { count: 0, results: [], dataVersion: undefined };
   const base = deps.config.PUBLIC_BASE_URL;
   const user = toUserSummary(deps, u);

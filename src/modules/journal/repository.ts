@@ -2,7 +2,7 @@
 // side_effect_reports, journal_goals): every statement is scoped by the account id.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { forAccount } from '../../db/scope.ts';
+import { accountSql, forAccount } from '../../db/scope.ts';
 import { listOrdering, type ListOrdering, type Order } from '../../http/pagination.ts';
 import type {
   InjectionPlansRow,
@@ -211,16 +211,20 @@ export async function recentWeights(q: Queryable, userId: string, limit: number)
 // A plan the patient paused is still their treatment (the paid supply runs on, the plan resumes): the
 // journal stays open; a plan paused for a missed renewal or ended is not.
 export async function hasActiveTreatmentPlan(q: Queryable, userId: string, now: Date): Promise<boolean> {
-  const { rows } = await sql<{ one: number }>`
-    select 1 as one from consultations
-      where user_id = ${userId} and status = 'approved' and decided_at is not null
-        and decided_at + make_interval(days => coalesce(supply_days, 30)) > ${now}
-    union all
-    select 1 from subscriptions where user_id = ${userId}
-      and (status in ('active', 'past_due') or (status = 'paused' and paused_by_patient))
-    limit 1`.execute(sqlOf(q));
+  const rows = await ACTIVE_TREATMENT_PLAN.query(q, userId, [now]);
   return rows.length > 0;
 }
+
+const ACTIVE_TREATMENT_PLAN = accountSql(
+  (owner) => `
+    select 1 as one from consultations
+      where user_id = ${owner} and status = 'approved' and decided_at is not null
+        and decided_at + make_interval(days => coalesce(supply_days, 30)) > $2
+    union all
+    select 1 from subscriptions where user_id = ${owner}
+      and (status in ('active', 'past_due') or (status = 'paused' and paused_by_patient))
+    limit 1`,
+);
 
 /** The account's goal weight, or null when it never set one. */
 export async function goalFor(q: Queryable, userId: string) {

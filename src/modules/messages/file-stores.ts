@@ -168,7 +168,7 @@ export async function resealStoredFiles(deps: Pick<Deps, 'config' | 'db' | 'secr
   let s3 = 0;
   if (deps.config.FILE_STORE === 's3') {
     const bucket = s3Objects(deps.config);
-    for (let after = '', batch = await blobs.fileKeysAfter(deps.db, after, 100); batch.length; batch = await blobs.fileKeysAfter(deps.db, after, 100)) {
+    for (let after = '', batch = await blobs.fileKeysAfterForOperator(deps.db, after, 100); batch.length; batch = await blobs.fileKeysAfterForOperator(deps.db, after, 100)) {
       for (const key of batch) {
         const sealed = await bucket.get(key);
         if (!sealed || sealedKeyId(sealed) === active) continue;
@@ -219,7 +219,7 @@ export async function importDiskUploads(deps: Pick<Deps, 'config' | 'db' | 'read
     }
     if (!STORAGE_KEY.test(name)) continue;
     try {
-      if (!(await blobs.fileRowExists(deps.db, name))) {
+      if (!(await blobs.fileRowExistsForOperator(deps.db, name))) {
         report.unreferenced++;
         continue;
       }

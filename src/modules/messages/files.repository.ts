@@ -16,8 +16,8 @@ export async function readBlob(q: Queryable, storageKey: string): Promise<Buffer
   return row ? Buffer.from(row.sealed.buffer, row.sealed.byteOffset, row.sealed.byteLength) : undefined;
 }
 
-/** Whether a file row holds this storage key (the start-up import of files from DATA_DIR/uploads). */
-export async function fileRowExists(q: Queryable, storageKey: string): Promise<boolean> {
+/** Whether a file row holds this storage key, any account's (the start-up import of files from DATA_DIR/uploads). */
+export async function fileRowExistsForOperator(q: Queryable, storageKey: string): Promise<boolean> {
   return (await sqlOf(q).selectFrom('message_files').select('id').where('storage_key', '=', storageKey).executeTakeFirst()) !== undefined;
 }
 
@@ -37,8 +37,8 @@ export async function replaceBlob(q: Queryable, storageKey: string, keyId: strin
   await sqlOf(q).updateTable('file_blobs').set({ key_id: keyId, sealed }).where('storage_key', '=', storageKey).execute();
 }
 
-/** Storage keys of the file rows after `after`, in order (reencrypt over an object store). */
-export async function fileKeysAfter(q: Queryable, after: string, limit: number): Promise<string[]> {
+/** Storage keys of every account's file rows after `after`, in order (the operator's reencrypt over an object store). */
+export async function fileKeysAfterForOperator(q: Queryable, after: string, limit: number): Promise<string[]> {
   const rows = await sqlOf(q).selectFrom('message_files').select('storage_key').where('storage_key', '>', after).orderBy('storage_key').limit(limit).execute();
   return rows.map((r) => r.storage_key);
 }

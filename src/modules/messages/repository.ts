@@ -4,7 +4,8 @@
 // `...ForClinician`: the team reads every conversation (access control is the route's doctor rule).
 import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
-import { sql, sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf, type Sql } from '../../db/kysely.ts';
+import type { RawBuilder } from 'kysely';
 import { forAccount } from '../../db/scope.ts';
 import type { ConversationsRow, MessageFilesRow, MessagesRow, UsersRow } from '../../db/schema.ts';
 import { openText, readText, sealText } from '../../lib/sealed.ts';
@@ -47,9 +48,8 @@ const messageOf = (q: Queryable, { content, content_enc, ...m }: Pick<MessagesRo
  * one statement (the team's list used to run two more statements per row). `unreadFrom` is the side
  * whose unread messages are counted: the other side's, seen from the reader.
  */
-function conversations(q: Queryable, unreadFrom: SenderType) {
-  return sqlOf(q)
-    .selectFrom('conversations as c')
+function conversations(from: ConversationsFrom, unreadFrom: SenderType, subscriptionStatus: RawBuilder<string>) {
+  return from
     .innerJoin('users as u', 'u.id', 'c.user_id')
     .leftJoinLateral(
       (eb) =>
@@ -67,7 +67,7 @@ function conversations(q: Queryable, unreadFrom: SenderType) {
       'c.id', 'c.user_id', 'c.is_active', 'c.pinned_at', 'c.flagged_at', 'c.created_at', 'c.updated_at',
       'u.email', 'u.first_name', 'u.last_name', 'u.locale', 'u.country_of_residence',
       sql<number>`(select count(*)::int from messages m where m.conversation_id = c.id and m.sender_type = ${unreadFrom} and not m.is_read)`.as('unread_count'),
-      sql<string>`coalesce((select s.status from subscriptions s where s.user_id = c.user_id order by s.created_at desc limit 1), 'none')`.as('subscription_status'),
+      subscriptionStatus.as('subscription_status'),
       'last.id as last_id', 'last.sender_id as last_sender_id', 'last.sender_type as last_sender_type', 'last.content as last_content', 'last.content_enc as last_content_enc',
       'last.file_id as last_file_id', 'last.is_read as last_is_read', 'last.created_at as last_created_at',
     ]);
@@ -92,9 +92,13 @@ function conversationOf(q: Queryable, r: ConversationRow): ConversationView {
 
 // ---------------------------------------------------------------- the patient's side
 
+/** The newest subscription status of the account (`none` without one), for a statement over its rows. */
+const ownSubscriptionStatus = (q: Queryable, userId: string) =>
+  sql<string>`coalesce(${forAccount(q, userId).selectFrom('subscriptions as s').select('s.status').orderBy('s.created_at', 'desc').limit(1)}, 'none')`;
+
 /** The patient's conversation (optionally only if it has this id), or undefined when it has no row yet. */
 export async function findConversationForPatient(q: Queryable, userId: string, id?: string): Promise<ConversationView | undefined> {
-  let query = conversations(q, 'DOCTOR').where('c.user_id', '=', userId);
+  let query = conversations(forAccount(q, userId).selectFrom('conversations as c'), 'DOCTOR', ownSubscriptionStatus(q, userId));
   if (id !== undefined) query = query.where('c.id', '=', id);
   const row = await query.executeTakeFirst();
   return row && conversationOf(q, row);
@@ -106,7 +110,7 @@ export async function patientSummary(q: Queryable, userId: string): Promise<Pati
     .selectFrom('users as u')
     .select([
       'u.email', 'u.first_name', 'u.last_name', 'u.locale', 'u.country_of_residence', 'u.created_at',
-      sql<string>`coalesce((select s.status from subscriptions s where s.user_id = u.id order by s.created_at desc limit 1), 'none')`.as('subscription_status'),
+      ownSubscriptionStatus(q, userId).as('subscription_status'),
     ])
     .where('u.id', '=', userId)
     .executeTakeFirst();
@@ -144,7 +148,7 @@ export async function markTeamMessagesReadForPatient(q: Queryable, userId: strin
     .updateTable('messages')
     .set({ is_read: true, read_at: at })
     .where('conversation_id', '=', conversationId)
-    .where('conversation_id', 'in', (eb) => eb.selectFrom('conversations').select('id').where('user_id', '=', userId))
+    .where('conversation_id', 'in', forAccount(q, userId).selectFrom('conversations').select('id'))
     .where('sender_type', '=', 'DOCTOR')
     .where('is_read', '=', false)
     .execute();
@@ -159,8 +163,8 @@ export async function insertPatientMessage(
   const inserted = await sqlOf(q)
     .insertInto('messages')
     .columns(['conversation_id', 'sender_id', 'sender_type', 'content', 'content_enc', 'file_id', 'flagged_emergency', 'created_at'])
-    .expression((eb) =>
-      eb
+    .expression(
+      forAccount(q, userId)
         .selectFrom('conversations')
         .select([
           'id',
@@ -172,8 +176,7 @@ export async function insertPatientMessage(
           sql<boolean>`${m.flagged}::boolean`.as('flagged_emergency'),
           sql<Date>`${m.at}::timestamptz`.as('created_at'),
         ])
-        .where('id', '=', m.conversationId)
-        .where('user_id', '=', userId),
+        .where('id', '=', m.conversationId),
     )
     .returning('id')
     .executeTakeFirst();
@@ -212,8 +215,18 @@ export async function fileForPatient(q: Queryable, userId: string, conversationI
 
 // ---------------------------------------------------------------- the medical team's side
 
+/** The statement's start: one account's conversations, or the desk's (every patient's). */
+declare const _typed: Sql;
+type ConversationsFrom = ReturnType<typeof _typed.selectFrom<'conversations as c'>>;
+
+/** The desk's conversations: every patient's, each with its own patient's newest subscription status. */
+function conversationsForClinician(q: Queryable) {
+  const status = sql<string>`coalesce((select s.status from subscriptions s where s.user_id = c.user_id order by s.created_at desc limit 1), 'none')`;
+  return conversations(sqlOf(q).selectFrom('conversations as c'), 'USER', status);
+}
+
 export async function findConversationForClinician(q: Queryable, id: string): Promise<ConversationView | undefined> {
-  const row = await conversations(q, 'USER').where('c.id', '=', id).executeTakeFirst();
+  const row = await conversationsForClinician(q).where('c.id', '=', id).executeTakeFirst();
   return row && conversationOf(q, row);
 }
 
@@ -234,7 +247,7 @@ export async function pageConversationsForClinician(
   offset: number,
   order?: Order<(typeof DESK_CONVERSATION_ORDERING.fields)[number]>,
 ): Promise<ConversationView[]> {
-  const base = conversations(q, 'USER');
+  const base = conversationsForClinician(q);
   const ordered = order
     ? base.orderBy(`c.${order.field}`, order.direction).orderBy('c.id', order.direction)
     : base.orderBy(sql`c.flagged_at desc nulls last`).orderBy('c.updated_at', 'desc').orderBy('c.id');
@@ -255,7 +268,7 @@ export async function markPatientMessagesReadForClinician(q: Queryable, conversa
   await sqlOf(q).updateTable('messages').set({ is_read: true, read_at: at }).where('conversation_id', '=', conversationId).where('sender_type', '=', 'USER').where('is_read', '=', false).execute();
 }
 
-export async function insertClinicianMessage(q: Queryable, doctorId: string, m: { conversationId: string; content: string; fileId?: string | null; at: Date }): Promise<void> {
+export async function insertMessageForClinician(q: Queryable, doctorId: string, m: { conversationId: string; content: string; fileId?: string | null; at: Date }): Promise<void> {
   await sqlOf(q)
     .insertInto('messages')
     .values({ conversation_id: m.conversationId, sender_id: doctorId, sender_type: 'DOCTOR', content: null, content_enc: sealText(q, m.content), file_id: m.fileId ?? null, flagged_emergency: false, created_at: m.at })

@@ -215,7 +215,7 @@ export async function replyAsClinician(deps: Deps, doctorId: string, id: string,
   if (!text && !upload) throw fail('content_required');
   await deps.db.tx(async (q) => {
     const fileId = upload ? await storeUpload(deps, q, conv.user_id, upload) : null;
-    await repo.insertClinicianMessage(q, doctorId, { conversationId: conv.id, content: text, fileId, at: deps.clock.now() });
+    await repo.insertMessageForClinician(q, doctorId, { conversationId: conv.id, content: text, fileId, at: deps.clock.now() });
     await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id, ...(fileId ? { details: { file_id: fileId } } : {}) });
     await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: appLinks.messages(deps.config) });
   });

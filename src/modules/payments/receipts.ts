@@ -7,14 +7,14 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { paymentReceiptMail, refundReceiptMail } from './mail.ts';
-import { claimReceipt, paymentForReceipt } from './repository.ts';
+import { claimReceipt, paymentForReceiptForProvider } from './repository.ts';
 
 // The payments page of the web app, where the invoice is downloaded (the API route needs a token).
 const invoiceLink = (deps: Deps) => appLinks.payments(deps.config);
 
 /** Queues the receipt of a successful charge, recorded as (provider, provider payment id). */
 export async function queueChargeReceipt(deps: Deps, q: Queryable, provider: string, providerPaymentId: string): Promise<void> {
-  const p = await paymentForReceipt(q, { provider, providerPaymentId });
+  const p = await paymentForReceiptForProvider(q, { provider, providerPaymentId });
   if (!p || p.status === 'failed' || !p.invoice_number) return;
   if (!(await claimReceipt(q, p.id, 'charge'))) return;
   await enqueueMail(q, p.email, paymentReceiptMail, p.locale, {
@@ -30,7 +30,7 @@ export async function queueChargeReceipt(deps: Deps, q: Queryable, provider: str
 
 /** Queues the receipt of one refund of a payment. */
 export async function queueRefundReceipt(deps: Deps, q: Queryable, paymentId: string, refund: { id: string; amountCents: number; at: Date }): Promise<void> {
-  const p = await paymentForReceipt(q, { id: paymentId });
+  const p = await paymentForReceiptForProvider(q, { id: paymentId });
   if (!p || refund.amountCents <= 0) return;
   if (!(await claimReceipt(q, p.id, `refund:${refund.id}`))) return;
   await enqueueMail(q, p.email, refundReceiptMail, p.locale, {

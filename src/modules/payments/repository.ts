@@ -181,7 +181,7 @@ export async function lockPaymentForProvider(q: Queryable, provider: string, pro
 }
 
 /** A payment and its account's mail details, for a receipt (by id, or by provider and provider payment id). */
-export async function paymentForReceipt(q: Queryable, by: { id: string } | { provider: string; providerPaymentId: string }) {
+export async function paymentForReceiptForProvider(q: Queryable, by: { id: string } | { provider: string; providerPaymentId: string }) {
   let query = sqlOf(q)
     .selectFrom('payments as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')

@@ -68,7 +68,7 @@ export async function eraseQuestionnaireData(q: Queryable, userId: string): Prom
   await forAccount(q, userId).deleteFrom('questionnaire_draft_red_flags').execute();
   await forAccount(q, userId)
     .deleteFrom('questionnaire_submissions')
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('consultations as c').select('c.id').whereRef('c.questionnaire_submission_id', '=', 'questionnaire_submissions.id'))))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('checkout_sessions as s').select('s.id').whereRef('s.submission_id', '=', 'questionnaire_submissions.id'))))
+    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('consultations as c').select('c.id').where('c.questionnaire_submission_id', '=', eb.ref('questionnaire_submissions.id')))))
+    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('checkout_sessions as s').select('s.id').where('s.submission_id', '=', eb.ref('questionnaire_submissions.id')))))
     .execute();
 }

@@ -3,6 +3,7 @@
 // columns it answers with (`returning`, issue 28), instead of an update and a read of the profile back.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { forAccount } from '../../db/scope.ts';
 import type { UsersRow } from '../../db/schema.ts';
 import { userFieldsUpdate, type UserFields } from '../accounts/index.ts';
 
@@ -55,13 +56,15 @@ const PROFILE_COLUMNS = [
 export type ProfileWithForms = ProfileRow & { submitted: string[] };
 
 // The categories with a submission, read in the same statement as the row (GET) or the update's
-// `returning` (PATCH): one round trip where there were two.
-const submitted = sql<string[]>`array(select distinct s.category from questionnaire_submissions s where s.user_id = users.id)`.as('submitted');
+// `returning` (PATCH): one round trip where there were two. A subquery over the account's own
+// submissions (the statement's row is the account's users row).
+const submitted = (q: Queryable, userId: string) =>
+  sql<string[]>`array(${forAccount(q, userId).selectFrom('questionnaire_submissions as s').select('s.category').distinct()})`.as('submitted');
 
 export async function profileRow(q: Queryable, userId: string): Promise<ProfileWithForms | undefined> {
   return sqlOf(q)
     .selectFrom('users')
-    .select([...PROFILE_COLUMNS, submitted])
+    .select([...PROFILE_COLUMNS, submitted(q, userId)])
     .where('id', '=', userId)
     .executeTakeFirst();
 }
@@ -70,7 +73,7 @@ export async function profileRow(q: Queryable, userId: string): Promise<ProfileW
 export async function updateProfileRow(q: Queryable, userId: string, fields: UserFields): Promise<ProfileWithForms | undefined> {
   // accounts writes users (its userFieldsUpdate); this only chooses what the update answers with.
   return userFieldsUpdate(q, userId, fields)
-    .returning([...PROFILE_COLUMNS, submitted])
+    .returning([...PROFILE_COLUMNS, submitted(q, userId)])
     .executeTakeFirst();
 }
 

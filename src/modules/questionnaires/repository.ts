@@ -95,11 +95,10 @@ export async function emptyDraftBasis(q: Queryable, userId: string, category: st
   const row = await sqlOf(q)
     .selectFrom('users as u')
     .leftJoinLateral(
-      (eb) =>
-        eb
+      () =>
+        forAccount(q, userId)
           .selectFrom('questionnaire_submissions')
           .select(['id', 'created_at'])
-          .where('user_id', '=', userId)
           .where('category', '=', category)
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')

@@ -3,6 +3,7 @@
 import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
+import { accountSql } from '../../db/scope.ts';
 import type { RedFlagsRow, UsersRow } from '../../db/schema.ts';
 
 export interface NewRedFlag {
@@ -18,16 +19,22 @@ export interface NewRedFlag {
  * again, a note edited without change): true when a row was written.
  */
 export async function insertRedFlag(q: Queryable, userId: string, f: NewRedFlag): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`
-    insert into red_flags (user_id, source, source_id, kind, categories, excerpt)
-    select ${userId}, ${f.source}, ${f.sourceId}::uuid, ${f.kind}, ${f.categories}::text[], ${f.excerpt}
-     where not exists (
-       select 1 from red_flags
-        where user_id = ${userId} and source = ${f.source} and source_id is not distinct from ${f.sourceId}::uuid
-          and kind = ${f.kind} and excerpt = ${f.excerpt} and resolved_at is null)
-    returning id`.execute(sqlOf(q));
+  const rows = await INSERT_RED_FLAG.query<{ id: string }>(q, userId, [f.source, f.sourceId, f.kind, f.categories, f.excerpt]);
   return rows.length > 0;
 }
+
+// The same unresolved flag of the account is not written twice. Each parameter is cast: $1 and $3
+// are read twice, and both readings must agree on the type.
+const INSERT_RED_FLAG = accountSql(
+  (owner) => `
+    insert into red_flags (user_id, source, source_id, kind, categories, excerpt)
+    select ${owner}::uuid, $2::text, $3::uuid, $4::text, $5::text[], $6::text
+     where not exists (
+       select 1 from red_flags
+        where user_id = ${owner} and source = $2 and source_id is not distinct from $3::uuid
+          and kind = $4 and excerpt = $6 and resolved_at is null)
+    returning id`,
+);
 
 /** Where the patient lives and their language (the emergency notice). */
 export async function patientLocality(q: Queryable, userId: string): Promise<Pick<UsersRow, 'country_of_residence' | 'locale'> | null> {
@@ -89,9 +96,13 @@ export async function resolveForClinician(q: Queryable, id: string, doctorId: st
  * side-effect rules read the category (a GLP-1 is the weight_loss category).
  */
 export async function prescribedCategories(q: Queryable, userId: string): Promise<string[]> {
-  const { rows } = await sql<{ category: string }>`
-    select category from consultations where user_id = ${userId} and status = 'approved'
-    union
-    select category from subscriptions where user_id = ${userId} and status in ('active', 'past_due', 'paused', 'canceled')`.execute(sqlOf(q));
+  const rows = await PRESCRIBED_CATEGORIES.query<{ category: string }>(q, userId);
   return rows.map((r) => r.category);
 }
+
+const PRESCRIBED_CATEGORIES = accountSql(
+  (owner) => `
+    select category from consultations where user_id = ${owner} and status = 'approved'
+    union
+    select category from subscriptions where user_id = ${owner} and status in ('active', 'past_due', 'paused', 'canceled')`,
+);

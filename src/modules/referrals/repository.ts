@@ -3,6 +3,7 @@
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { accountSql } from '../../db/scope.ts';
 import type { PaymentsRow, UsersRow } from '../../db/schema.ts';
 
 /** A referred person: initials and money figures only (bigint sums arrive as numbers). */
@@ -53,40 +54,52 @@ export async function referredPage(
   offset: number,
   order: Order<(typeof REFERRED_ORDERING.fields)[number]> = orderBy({}, REFERRED_ORDERING),
 ): Promise<ReferredRow[]> {
-  const by = `${REFERRED_COLUMNS[order.field]} ${order.direction}, u.id ${order.direction}`;
-  return q.query<ReferredRow>(
-    `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${WITHHELD} as withheld,
+  return REFERRED_PAGE.get(`${order.field} ${order.direction}`)!.query<ReferredRow>(q, referrerId, [limit, offset]);
+}
+
+// The referrer is the statements' owner: only accounts whose referred_by is the referrer are read.
+// One statement per whitelisted order (field and direction only).
+const REFERRED_PAGE = new Map(
+  REFERRED_ORDERING.fields.flatMap((field) =>
+    (['asc', 'desc'] as const).map((direction) => {
+      const by = `${REFERRED_COLUMNS[field]} ${direction}, u.id ${direction}`;
+      const statement = accountSql(
+        (owner) => `select u.id, u.first_name, u.last_name, u.created_at, u.email_verified_at, ${WITHHELD} as withheld,
             coalesce(sum(p.amount_cents) filter (where ${COUNTED}), 0)::bigint as gross_cents,
             coalesce(sum(p.amount_cents - p.refunded_amount_cents) filter (where ${COUNTED}), 0)::bigint as net_cents,
             (count(p.id) filter (where ${COUNTED}))::int as tx_count
        from users u join users r on r.id = u.referred_by left join payments p on p.user_id = u.id
-      where u.referred_by = $1 and u.email_verified_at is not null
+      where u.referred_by = ${owner} and u.email_verified_at is not null
       group by u.id, r.id, r.email order by ${by} limit $2 offset $3`,
-    [referrerId, limit, offset],
-  );
-}
+      );
+      return [`${field} ${direction}`, statement] as const;
+    }),
+  ),
+);
 
 /** The referrer's commission-earning totals: a self-referral's payments are left out. */
 export async function totals(q: Queryable, referrerId: string): Promise<ReferralTotals> {
-  const [row] = await q.query<ReferralTotals>(
-    `select coalesce(sum(p.amount_cents), 0)::bigint as gross_cents,
-            coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::bigint as net_cents,
-            count(p.id)::int as tx_count
-       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
-      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED} and not ${SELF}`,
-    [referrerId],
-  );
+  const [row] = await TOTALS.query<ReferralTotals>(q, referrerId);
   return row ?? { gross_cents: 0, net_cents: 0, tx_count: 0 };
 }
 
+const TOTALS = accountSql(
+  (owner) => `select coalesce(sum(p.amount_cents), 0)::bigint as gross_cents,
+            coalesce(sum(p.amount_cents - p.refunded_amount_cents), 0)::bigint as net_cents,
+            count(p.id)::int as tx_count
+       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
+      where u.referred_by = ${owner} and u.email_verified_at is not null and ${COUNTED} and not ${SELF}`,
+);
+
 /** Every captured payment of the referrer's referred accounts, self-referrals included (they are listed, marked). */
 export async function countTransactions(q: Queryable, referrerId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>(
-    `select count(p.id)::int as n from payments p join users u on u.id = p.user_id where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}`,
-    [referrerId],
-  );
+  const [row] = await COUNT_TRANSACTIONS.query<{ n: number }>(q, referrerId);
   return row?.n ?? 0;
 }
+
+const COUNT_TRANSACTIONS = accountSql(
+  (owner) => `select count(p.id)::int as n from payments p join users u on u.id = p.user_id where u.referred_by = ${owner} and u.email_verified_at is not null and ${COUNTED}`,
+);
 
 export async function transactionsPage(
   q: Queryable,
@@ -95,15 +108,23 @@ export async function transactionsPage(
   offset: number,
   order: Order<(typeof REFERRAL_TX_ORDERING.fields)[number]> = orderBy({}, REFERRAL_TX_ORDERING),
 ): Promise<ReferralTransactionRow[]> {
-  const by = `p.${order.field} ${order.direction}, p.id ${order.direction}`;
-  return q.query<ReferralTransactionRow>(
-    `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${WITHHELD} as withheld
-       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
-      where u.referred_by = $1 and u.email_verified_at is not null and ${COUNTED}
-      order by ${by} limit $2 offset $3`,
-    [referrerId, limit, offset],
-  );
+  return TRANSACTIONS_PAGE.get(`${order.field} ${order.direction}`)!.query<ReferralTransactionRow>(q, referrerId, [limit, offset]);
 }
+
+const TRANSACTIONS_PAGE = new Map(
+  REFERRAL_TX_ORDERING.fields.flatMap((field) =>
+    (['asc', 'desc'] as const).map((direction) => {
+      const by = `p.${field} ${direction}, p.id ${direction}`;
+      const statement = accountSql(
+        (owner) => `select p.id, p.user_id, u.first_name, u.last_name, p.amount_cents, p.refunded_amount_cents, p.currency, p.status, p.created_at, ${WITHHELD} as withheld
+       from payments p join users u on u.id = p.user_id join users r on r.id = u.referred_by
+      where u.referred_by = ${owner} and u.email_verified_at is not null and ${COUNTED}
+      order by ${by} limit $2 offset $3`,
+      );
+      return [`${field} ${direction}`, statement] as const;
+    }),
+  ),
+);
 
 export async function referrerByCode(q: Queryable, code: string): Promise<string | null> {
   const [row] = await q.query<{ id: string }>('select id from users where referral_code = upper($1) and disabled_at is null', [code]);
