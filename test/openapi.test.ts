@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../src/http/error-catalogue.ts';
-import { PENDING_OPERATIONS } from '../src/http/openapi-registry.ts';
+import { collectOperations, PENDING_OPERATIONS } from '../src/http/openapi-registry.ts';
 import { audienceOf, mergeDocuments, pickEncoding } from '../src/http/openapi.ts';
 import { call, createTestContext, latestCode, TEST_BRAND, type TestContext } from './support/harness.ts';
 import { documentAjv, operations } from './support/openapi.ts';
@@ -152,6 +153,37 @@ describe('OpenAPI document as a product', () => {
     // Stable: the names generated clients use.
     expect(doc.paths['/v1/users/token/'].post.operationId).toBe('signIn');
     expect(doc.paths['/v1/users/register/'].post.operationId).toBe('register');
+  });
+
+  it('refuses to start with a route of the document that declares no operation, or an operationId used twice', async () => {
+    const undocumented = Fastify();
+    collectOperations(undocumented);
+    undocumented.get('/v1/users/undocumented/:id/', () => Promise.resolve({}));
+    // A hidden route is not in the document and needs no declaration.
+    undocumented.get('/v1/users/hidden/', { schema: { hide: true } }, () => Promise.resolve({}));
+    await expect(undocumented.ready()).rejects.toThrow(/without an operation declaration .*: GET \/v1\/users\/undocumented\/\{id\}\/$/);
+    await undocumented.close();
+
+    const twice = Fastify();
+    collectOperations(twice);
+    const register = async () => {
+      twice.get('/v1/users/first/', { config: { operation: { id: 'sameId' } } }, () => Promise.resolve({}));
+      twice.get('/v1/users/second/', { config: { operation: { id: 'sameId' } } }, () => Promise.resolve({}));
+      await twice.ready();
+    };
+    await expect(register()).rejects.toThrow(/operationId sameId of GET \/v1\/users\/second\/ is already used by GET \/v1\/users\/first\//);
+    await twice.close();
+
+    const documented = Fastify();
+    const collected = collectOperations(documented);
+    documented.get('/v1/users/documented/:id/', { config: { operation: { id: 'getDocumented' } } }, () => Promise.resolve({}));
+    documented.get('/v1/users/open/', { config: { access: 'public', operation: { id: 'getOpen' } } }, () => Promise.resolve({}));
+    await documented.ready();
+    expect(Object.fromEntries([...collected].map(([k, o]) => [k, [o.doc.id, o.access, o.from]]))).toEqual({
+      'GET /v1/users/documented/{id}/': ['getDocumented', 'user', 'route'],
+      'GET /v1/users/open/': ['getOpen', 'public', 'route'],
+    });
+    await documented.close();
   });
 
   it('declares security as the access rule enforces it (public: none; otherwise the bearer token)', () => {
