@@ -43,6 +43,7 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'signInSecondStep',
@@ -75,6 +76,7 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/enrol/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'startSignInEnrolment',
@@ -105,6 +107,7 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/enrol/confirm/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'confirmSignInEnrolment',
@@ -250,6 +253,7 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/webauthn/options/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'passkeySignInOptions',
@@ -279,6 +283,7 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/enrol/passkey/options/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'startSignInPasskeyEnrolment',
@@ -308,6 +313,7 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/token/mfa/enrol/passkey/',
     {
       config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
         access: 'public',
         operation: {
           id: 'confirmSignInPasskeyEnrolment',
