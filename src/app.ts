@@ -151,12 +151,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: z.object({ status: z.literal('ok') }) } } },
+    { config: { access: 'public', operation: { id: 'getHealth', descriptions: { 200: 'The process is up' } } }, schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: z.object({ status: z.literal('ok') }) } } },
     () => Promise.resolve({ status: 'ok' as const }),
   );
   app.get(
     '/readyz',
     {
+      config: {
+        access: 'public',
+        operation: { id: 'getReadiness', descriptions: { 200: 'The database answers', 503: 'The database does not answer' } },
+      },
       schema: {
         tags: ['operations'],
         summary: 'The database is reachable and the process is not shutting down (degraded: rate limits per process)',

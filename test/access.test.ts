@@ -1,7 +1,8 @@
 // Authentication and roles run before body validation, on every registered route (deny by default).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor } from '../src/http/access.ts';
+import Fastify from 'fastify';
+import { accessFor, installAccessControl } from '../src/http/access.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -62,11 +63,60 @@ describe('access control', () => {
   it('lists staff prefixes by role and refuses to register an unlisted route outside /v1/', () => {
     expect(accessFor('GET', '/v1/clinician/consultations/')).toBe('doctor');
     expect(accessFor('POST', '/v1/backoffice/users/:id/disable/')).toBe('backoffice_admin');
+    expect(accessFor('GET', '/v1/pharmacy/orders/')).toBe('pharmacist');
     expect(accessFor('GET', '/v1/users/profile/')).toBe('user');
-    expect(accessFor('POST', '/v1/users/token/')).toBe('public');
-    // Only the listed method is public: GET on the sign-in path still needs a token.
-    expect(accessFor('GET', '/v1/users/token/')).toBe('user');
+    // Public is what a route declares, not what its path looks like (deny by default).
+    expect(accessFor('POST', '/v1/users/token/', 'public')).toBe('public');
+    expect(accessFor('POST', '/v1/users/token/')).toBe('user');
     expect(() => accessFor('GET', '/internal/debug/')).toThrow(/PUBLIC_ROUTES/);
+    expect(accessFor('GET', '/internal/debug/', 'public')).toBe('public');
+  });
+
+  it('is public only where a route declares it: the sign-up, sign-in and catalogue operations, by method', () => {
+    const publicApi = ctx.app.registeredRoutes.filter((r) => r.access === 'public' && r.url.startsWith('/v1/') && !/^\/v1\/(docs|schema)\b/.test(r.url));
+    expect(publicApi.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      [
+        'POST /v1/users/register/',
+        'POST /v1/users/verify-email/',
+        'POST /v1/users/token/',
+        'POST /v1/users/token/refresh/',
+        'POST /v1/users/token/mfa/',
+        'POST /v1/users/token/mfa/enrol/',
+        'POST /v1/users/token/mfa/enrol/confirm/',
+        'POST /v1/users/token/mfa/webauthn/options/',
+        'POST /v1/users/token/mfa/enrol/passkey/options/',
+        'POST /v1/users/token/mfa/enrol/passkey/',
+        'POST /v1/users/google-login/',
+        'POST /v1/users/forgot-password/',
+        'POST /v1/users/reset-password/',
+        'GET /v1/users/questionnaires/categories/',
+        'GET /v1/users/questionnaires/:slug/schema/',
+        'POST /v1/users/referrals/attribution-events/',
+        'POST /v1/webhooks/stripe/',
+      ].sort(),
+    );
+    // Only the declared method is public: GET on the sign-in path still needs a token.
+    expect(ctx.app.registeredRoutes.some((r) => r.method === 'GET' && r.url === '/v1/users/token/' && r.access === 'public')).toBe(false);
+  });
+
+  it('refuses to register a route that declares public access under a staff prefix', async () => {
+    for (const url of ['/v1/clinician/open/', '/v1/backoffice/open/', '/v1/pharmacy/open/']) {
+      const app = Fastify();
+      installAccessControl(app, ctx.deps);
+      const register = async () => {
+        app.get(url, { config: { access: 'public' } }, () => Promise.resolve({}));
+        await app.ready();
+      };
+      await expect(register(), url).rejects.toThrow(/never public/);
+      await app.close();
+    }
+    // The same declaration elsewhere under /v1/ registers, public.
+    const app = Fastify();
+    const levels = installAccessControl(app, ctx.deps);
+    app.get('/v1/users/open/', { config: { access: 'public' } }, () => Promise.resolve({}));
+    await app.ready();
+    expect(levels.get('GET /v1/users/open/')).toBe('public');
+    await app.close();
   });
 
   it('a HEAD request has the access rule of its GET: answered for the owner, 401 without a token, 403 for the wrong role', async () => {

@@ -14,7 +14,10 @@ import { documentAjv, operations, publishedDocuments } from './support/openapi.t
 const ROOT = join(import.meta.dirname, '..');
 const CATALOGUE_FILE = 'src/http/error-catalogue.ts';
 // Files that list codes to document them, not to throw them.
-const DOCUMENTING = ['src/http/openapi-registry.ts', 'src/http/openapi.ts'];
+const DOCUMENTING = ['src/http/openapi-registry.ts', 'src/http/openapi.ts', 'src/http/operation.ts'];
+// The code lists of an operation's documented errors, declared on its route (`errors: { 409: [{ error:
+// ['...'] }] }`, src/http/operation.ts): documentation, not a use of the codes.
+const DOCUMENTED_CODES = /\b(?:error|error_name|detail_code|code)\s*:\s*\[[^\]]*\]/g;
 
 const entries = Object.entries(ERROR_CATALOGUE) as [ErrorCode, ErrorEntry][];
 const codes = new Set<string>(entries.map(([c]) => c));
@@ -111,7 +114,7 @@ describe('the source', () => {
     const literals = new Set<string>();
     for (const { file, text } of sources) {
       if (file === CATALOGUE_FILE || DOCUMENTING.includes(file)) continue;
-      for (const m of text.matchAll(/'([A-Za-z0-9_]+)'/g)) literals.add(m[1]!);
+      for (const m of text.replace(DOCUMENTED_CODES, '').matchAll(/'([A-Za-z0-9_]+)'/g)) literals.add(m[1]!);
     }
     expect([...codes].filter((c) => !literals.has(c))).toEqual([]);
   });

@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../src/http/error-catalogue.ts';
-import { OPERATIONS } from '../src/http/openapi-registry.ts';
+import { collectOperations, PENDING_OPERATIONS } from '../src/http/openapi-registry.ts';
 import { audienceOf, mergeDocuments, pickEncoding } from '../src/http/openapi.ts';
 import { call, createTestContext, latestCode, TEST_BRAND, type TestContext } from './support/harness.ts';
 import { documentAjv, operations } from './support/openapi.ts';
@@ -136,16 +137,53 @@ describe('OpenAPI document as a product', () => {
   // Every operation of both published documents.
   const ops = () => operations(all);
 
-  it('gives every operation a unique, camelCase operationId; the registry names only existing operations', () => {
+  it('gives every operation a unique, camelCase operationId, declared on its own route', () => {
     const ids = ops().map((o) => o.op.operationId);
     expect(ids.filter((id) => typeof id !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(id))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
     const keys = new Set(ops().map((o) => `${o.method.toUpperCase()} ${o.path}`));
-    expect(Object.keys(OPERATIONS).filter((k) => !keys.has(k))).toEqual([]);
-    expect(ops().filter((o) => !OPERATIONS[`${o.method.toUpperCase()} ${o.path}`]).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+    const collected = ctx.app.apiOperations;
+    // The registry is the routes' declarations: exactly the documented operations, each with its id.
+    expect([...collected.keys()].filter((k) => !keys.has(k))).toEqual([]);
+    expect(ops().filter((o) => collected.get(`${o.method.toUpperCase()} ${o.path}`)?.doc.id !== o.op.operationId).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+    // Only the connector's routes (being restructured) keep theirs off the route for now.
+    const offRoute = [...collected].filter(([, o]) => o.from !== 'route').map(([k]) => k);
+    expect(offRoute.sort()).toEqual(Object.keys(PENDING_OPERATIONS).sort());
+    expect(offRoute.every((k) => k.includes('/connected-apps/'))).toBe(true);
     // Stable: the names generated clients use.
     expect(doc.paths['/v1/users/token/'].post.operationId).toBe('signIn');
     expect(doc.paths['/v1/users/register/'].post.operationId).toBe('register');
+  });
+
+  it('refuses to start with a route of the document that declares no operation, or an operationId used twice', async () => {
+    const undocumented = Fastify();
+    collectOperations(undocumented);
+    undocumented.get('/v1/users/undocumented/:id/', () => Promise.resolve({}));
+    // A hidden route is not in the document and needs no declaration.
+    undocumented.get('/v1/users/hidden/', { schema: { hide: true } }, () => Promise.resolve({}));
+    await expect(undocumented.ready()).rejects.toThrow(/without an operation declaration .*: GET \/v1\/users\/undocumented\/\{id\}\/$/);
+    await undocumented.close();
+
+    const twice = Fastify();
+    collectOperations(twice);
+    const register = async () => {
+      twice.get('/v1/users/first/', { config: { operation: { id: 'sameId' } } }, () => Promise.resolve({}));
+      twice.get('/v1/users/second/', { config: { operation: { id: 'sameId' } } }, () => Promise.resolve({}));
+      await twice.ready();
+    };
+    await expect(register()).rejects.toThrow(/operationId sameId of GET \/v1\/users\/second\/ is already used by GET \/v1\/users\/first\//);
+    await twice.close();
+
+    const documented = Fastify();
+    const collected = collectOperations(documented);
+    documented.get('/v1/users/documented/:id/', { config: { operation: { id: 'getDocumented' } } }, () => Promise.resolve({}));
+    documented.get('/v1/users/open/', { config: { access: 'public', operation: { id: 'getOpen' } } }, () => Promise.resolve({}));
+    await documented.ready();
+    expect(Object.fromEntries([...collected].map(([k, o]) => [k, [o.doc.id, o.access, o.from]]))).toEqual({
+      'GET /v1/users/documented/{id}/': ['getDocumented', 'user', 'route'],
+      'GET /v1/users/open/': ['getOpen', 'public', 'route'],
+    });
+    await documented.close();
   });
 
   it('declares security as the access rule enforces it (public: none; otherwise the bearer token)', () => {

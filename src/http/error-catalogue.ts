@@ -4,7 +4,8 @@
 // between the places that refuse with it. TypeScript rejects a code missing here;
 // test/error-catalogue.test.ts fails on a code nothing uses and on any literal status+code pair
 // outside this file that disagrees with it. To add a code: add its entry here, throw it with
-// `fail`, and list it for its operation in src/http/openapi-registry.ts (docs/api-document.md).
+// `fail`, and list it in the `errors` of its operation, declared on its route (`config: { operation }`,
+// src/http/operation.ts; docs/api-document.md).
 import { ApiError } from '../lib/api-error.ts';
 
 /**

@@ -3,8 +3,9 @@
 // generated clients need and the route schemas do not say: operationIds, a description on every
 // response, examples, integer paging parameters, the X-Brand-Slug header, error bodies per status
 // with their code/error_name enums, Retry-After on 429, binary downloads and the multipart upload.
-// The per-operation facts are in openapi-registry.ts. Served at /v1/schema/ (ETag, gzip/br) and
-// rendered at /v1/docs/. See docs/api-document.md.
+// The per-operation facts are declared on each route (`config: { operation }`, src/http/operation.ts)
+// and collected by openapi-registry.ts. Served at /v1/schema/ (ETag, gzip/br) and rendered at
+// /v1/docs/. See docs/api-document.md.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import swagger from '@fastify/swagger';
@@ -12,10 +13,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { budgetKey, ROUTE_BUDGETS } from './budgets.ts';
-import { accessFor } from './access.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { MAX_PAGE_SIZE } from './pagination.ts';
-import { ERROR_EXTRAS, OPERATIONS, derivedOperationId, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
+import { collectOperations, ERROR_EXTRAS, type DocumentedOperation, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
 export const SERVICE_NAME = 'Patient Treatment Service';
 export const DOCUMENT_TITLE = `${SERVICE_NAME} API`;
@@ -184,8 +184,11 @@ const anyOf = (schemas: unknown[]): unknown => {
   return unique.length === 1 && only !== undefined ? only : { anyOf: unique };
 };
 
-/** Adds what the route schemas do not say. Mutates and returns the document. */
-export function finishDocument(doc: Json, options: { brand: string }): Json {
+/**
+ * Adds what the route schemas do not say, from the operations the routes declared. Mutates and
+ * returns the document.
+ */
+export function finishDocument(doc: Json, options: { brand: string; operations: ReadonlyMap<string, DocumentedOperation> }): Json {
   const components = ensureRecord(doc, 'components');
   components.schemas = { ...recordOf(components.schemas), ...SHARED_SCHEMAS, Throttled: detailCodeSchema(['throttled'], 'Too many requests.', 'Request was throttled. Expected available in 30 seconds.') };
   components.parameters = {
@@ -214,19 +217,18 @@ export function finishDocument(doc: Json, options: { brand: string }): Json {
     },
   };
 
-  const seenIds = new Set<string>();
   for (const [path, item] of Object.entries(recordOf(doc.paths) ?? {})) {
     if (!isRecord(item)) continue;
     for (const method of METHODS) {
       const op = item[method];
       if (!isRecord(op)) continue;
       const key = `${method.toUpperCase()} ${path}`;
-      const reg: OperationDoc = OPERATIONS[key] ?? { id: derivedOperationId(method, path) };
-      let id = reg.id;
-      while (seenIds.has(id)) id += 'Alt';
-      seenIds.add(id);
-      op.operationId = id;
-      finishOperation(doc, path, method, op, reg);
+      const operation = options.operations.get(key);
+      // collectOperations refuses to start without one; this guards a path it could not foresee.
+      if (!operation) throw new Error(`${key} is in the API document but declares no operation (src/http/operation.ts).`);
+      // operationIds are unique: collectOperations refuses a second route with the same one.
+      op.operationId = operation.doc.id;
+      finishOperation(doc, path, method, op, operation.doc, operation.access);
     }
   }
   addImpliedBounds(doc.paths);
@@ -267,7 +269,7 @@ function addImpliedBounds(node: unknown): void {
   for (const [key, value] of Object.entries(node)) if (!DATA_KEYS.has(key) || key === 'properties') addImpliedBounds(value);
 }
 
-function finishOperation(doc: Json, path: string, method: string, op: Json, reg: OperationDoc) {
+function finishOperation(doc: Json, path: string, method: string, op: Json, reg: OperationDoc, access: DocumentedOperation['access']) {
   // Parameters: integer paging, the brand header.
   for (const p of isArray(op.parameters) ? op.parameters : []) {
     if (!isRecord(p) || p.in !== 'query') continue;
@@ -300,7 +302,6 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
 
   // Security from the access rule that guards the route (src/http/access.ts), not from what the
   // route schema says.
-  const access = accessFor(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
   op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
   const responses = ensureRecord(op, 'responses');
   const bearer = access !== 'public';
@@ -595,6 +596,8 @@ export interface ApiDocumentOptions {
  * published documents: GET /v1/schema/ (patient) and GET /v1/schema/staff/ (staff and operations).
  */
 export async function registerApiDocument(app: FastifyInstance, options: ApiDocumentOptions): Promise<void> {
+  // Installed with @fastify/swagger so that both see the same routes: those registered from here on.
+  const operations = collectOperations(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -623,7 +626,7 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
     // finishDocument mutates the document it is given.
     transformObject: (input) => {
       const document = jsonSchemaTransformObject(input);
-      if (isRecord(document)) finishDocument(document, { brand: options.brand });
+      if (isRecord(document)) finishDocument(document, { brand: options.brand, operations });
       return document;
     },
   });

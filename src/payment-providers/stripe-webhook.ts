@@ -131,6 +131,15 @@ export function registerStripeWebhook(app: ZodApp, deps: Deps, port: WebhookPort
     scope.post(
       '/v1/webhooks/stripe/',
       {
+        config: {
+          access: 'public',
+          operation: {
+            id: 'receiveStripeWebhook',
+            rawBody: true,
+            errors: { 400: [{ detail_code: ['invalid_signature'] }], 404: [{ detail_code: ['not_found'] }] },
+            descriptions: { 200: 'The event was recorded (or had been: `duplicate`)', 404: 'The service does not use Stripe' },
+          },
+        },
         schema: {
           tags: ['billing'],
           summary: 'Stripe webhook',

@@ -30,6 +30,7 @@ import {
   PasskeyListSchema,
   RequestOptionsSchema,
 } from './schemas.ts';
+import { fields, notFoundDetail, invalidBrand, tokenPair } from '../../http/operation.ts';
 
 const tags = ['accounts'];
 const brandAnd400 = FieldErrorsSchema.or(ErrorCodeSchema);
@@ -41,6 +42,18 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'signInSecondStep',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_code', 'invalid_passkey', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'The token pair', 400: 'Neither or both of `code` and `webauthn` (`code`), or a missing or wrong `X-Brand-Slug`', 401: 'A wrong or already used code (`invalid_mfa_code`), a refused passkey assertion (`invalid_passkey`), or an unknown, expired or used `mfa_token` (`invalid_mfa_token`)' },
+          requestExample: { mfa_token: 'bWZhLXRva2VuLWZyb20tdGhlLTQwMy1hbnN3ZXI', code: '492039' },
+          responseExample: { ...tokenPair, is_doctor: true },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -62,6 +75,18 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/enrol/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'startSignInEnrolment',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 409: [{ error: ['mfa_already_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'A new secret and its otpauth URI' },
+          requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw' },
+          responseExample: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', otpauth_uri: 'otpauth://totp/demo:doctor%40example.org?issuer=demo&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -81,6 +106,22 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/enrol/confirm/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'confirmSignInEnrolment',
+          brand: true,
+          errors: {
+            400: [fields, invalidBrand],
+            401: [{ error: ['invalid_mfa_code', 'invalid_mfa_token'] }],
+            409: [{ error: ['mfa_already_enrolled', 'mfa_enrolment_not_started'] }],
+            429: [{ detail_code: ['throttled'] }],
+          },
+          descriptions: { 200: 'Enrolled and signed in: the recovery codes (shown once) and the token pair' },
+          requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw', code: '492039' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -100,6 +141,9 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.get(
     '/v1/users/mfa/',
     {
+      config: {
+        operation: { id: 'getSecondFactor', descriptions: { 200: 'The confirmed factors, whether one is required, and the recovery codes left' } },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -113,6 +157,9 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/mfa/totp/',
     {
+      config: {
+        operation: { id: 'startTotpEnrolment', errors: { 409: [{ error: ['mfa_already_enrolled'] }] }, descriptions: { 200: 'A new secret and its otpauth URI' } },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -127,6 +174,13 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/mfa/totp/confirm/',
     {
+      config: {
+        operation: {
+          id: 'confirmTotpEnrolment',
+          errors: { 400: [fields], 409: [{ error: ['mfa_already_enrolled', 'mfa_enrolment_not_started'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Enrolled: the ten recovery codes (shown once)', 400: 'A wrong code (`code`)' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -143,6 +197,13 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/mfa/recovery-codes/',
     {
+      config: {
+        operation: {
+          id: 'replaceRecoveryCodes',
+          errors: { 400: [fields], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Ten new recovery codes (the old ones stop working)', 400: 'A wrong code (`code`)' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -158,6 +219,13 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/mfa/totp/remove/',
     {
+      config: {
+        operation: {
+          id: 'removeTotp',
+          errors: { 400: [fields], 403: [{ error: ['mfa_removal_not_allowed'] }], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'The factor and its recovery codes are removed', 400: 'A wrong code (`code`)' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -184,6 +252,17 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/webauthn/options/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'passkeySignInOptions',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'The request options for `startAuthentication()`: a single-use challenge bound to this `mfa_token`', 409: 'The account has no passkey' },
+          requestExample: { mfa_token: 'bWZhLXRva2VuLWZyb20tdGhlLTQwMy1hbnN3ZXI' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -203,6 +282,17 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/enrol/passkey/options/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'startSignInPasskeyEnrolment',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account' },
+          requestExample: { enrolment_token: 'ZW5yb2xtZW50LXRva2VuLWZyb20tdGhlLTQwMw' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -222,6 +312,16 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/token/mfa/enrol/passkey/',
     {
+      config: {
+        // The second step of a sign-in or its enrolment: a ticket in the body, not a bearer token.
+        access: 'public',
+        operation: {
+          id: 'confirmSignInPasskeyEnrolment',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: [{ error: ['invalid_passkey', 'invalid_mfa_token'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Enrolled and signed in: the recovery codes (shown once) and the token pair', 401: 'A refused credential (`invalid_passkey`), or an unknown, expired or used `enrolment_token` (`invalid_mfa_token`)' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -240,13 +340,16 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
 
   r.get(
     '/v1/users/mfa/passkeys/',
-    { schema: { tags, security: bearerSecurity, summary: 'The passkeys of the signed-in account', response: { 200: PasskeyListSchema } } },
+    { config: { operation: { id: 'listPasskeys', descriptions: { 200: 'The account’s passkeys, oldest first' } } }, schema: { tags, security: bearerSecurity, summary: 'The passkeys of the signed-in account', response: { 200: PasskeyListSchema } } },
     async (request) => mfa.passkeysOf(deps, currentUser(request).id),
   );
 
   r.post(
     '/v1/users/mfa/passkeys/options/',
     {
+      config: {
+        operation: { id: 'startPasskeyRegistration', descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account' } },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -261,6 +364,13 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/mfa/passkeys/',
     {
+      config: {
+        operation: {
+          id: 'addPasskey',
+          errors: { 400: [fields] },
+          descriptions: { 201: 'The passkey, and the recovery codes when it is the first factor', 400: 'The credential was refused (`credential`)' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,
@@ -277,6 +387,13 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
   r.delete(
     '/v1/users/mfa/passkeys/:id/',
     {
+      config: {
+        operation: {
+          id: 'removePasskey',
+          errors: { 403: [{ error: ['mfa_removal_not_allowed'] }], 404: [notFoundDetail] },
+          descriptions: { 204: 'Removed', 403: 'The last factor of an account that must have one', 404: 'No passkey of this account has this id' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,

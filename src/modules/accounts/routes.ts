@@ -21,6 +21,7 @@ import {
 } from './schemas.ts';
 import * as accounts from './service.ts';
 import { mfaRoutes } from './mfa.routes.ts';
+import { fields, invalidBrand, EXAMPLE_ACCESS, EXAMPLE_REFRESH, tokenPair, credentials } from '../../http/operation.ts';
 
 /** verify-email attempts one client address may make in an hour (any accounts): generous for shared NATs. */
 const VERIFY_EMAIL_PER_ADDRESS_PER_HOUR = 300;
@@ -35,6 +36,17 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/register/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'register',
+          brand: true,
+          errors: { 400: [fields, { error: ['invalid_brand', 'registration_not_allowed'] }], 406: [{ error_name: ['REGISTRATION_EMAIL_UNDELIVERABLE'] }], 429: [{ error_name: ['REGISTRATION_RATE_LIMITED'] }] },
+          descriptions: { 200: 'A 6-digit code was emailed (no account exists until it is verified)' },
+          requestExample: { ...credentials, first_name: 'Ada', last_name: 'Lovelace', locale: 'en' },
+          responseExample: { message: 'We have sent a 6-digit code to your email address. Enter it to verify your account.' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -55,6 +67,17 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/verify-email/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'verifyEmail',
+          brand: true,
+          errors: { 400: [{ error_name: ['VERIFY_EMAIL_INVALID_REQUEST', 'VERIFY_EMAIL_INVALID_CODE'] }, invalidBrand, fields], 429: [{ error_name: ['VERIFY_EMAIL_TOO_MANY_ATTEMPTS'] }, { detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Verified: the account is active and signed in' },
+          requestExample: { email: credentials.email, otp: '123456' },
+          responseExample: { message: 'Your email address is verified.', ...tokenPair },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -76,6 +99,26 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/token/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'signIn',
+          brand: true,
+          errors: {
+            400: [fields, { error: ['google_account'] }],
+            401: [{ error: ['invalid_credentials'] }],
+            403: [{ error: ['user_inactive'] }, { error: ['mfa_required'] }, { error: ['mfa_enrolment_required'] }],
+            429: [{ detail_code: ['throttled'] }],
+          },
+          descriptions: {
+            200: 'The token pair',
+            401: 'Wrong email or password, unverified account, or a missing or wrong `X-Brand-Slug` (deliberately non-specific)',
+            403: 'A disabled account (`user_inactive`); or the right password of an account with a second factor (`mfa_required`, with `mfa_token` and `methods`), or of a staff account that must enrol one first (`mfa_enrolment_required`, with `enrolment_token`)',
+          },
+          requestExample: credentials,
+          responseExample: tokenPair,
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -92,6 +135,17 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/token/refresh/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'refreshToken',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 401: ['token'] },
+          descriptions: { 200: 'A new access and refresh token (the presented refresh token is used up)', 401: 'The refresh token is invalid, expired, used or its session ended' },
+          requestExample: { refresh: EXAMPLE_REFRESH },
+          responseExample: { access: EXAMPLE_ACCESS, refresh: EXAMPLE_REFRESH },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -112,6 +166,15 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     '/v1/users/logout/',
     {
       // No body at all signs out the session of the access token.
+      config: {
+        operation: {
+          id: 'signOut',
+          errors: { 400: [fields] },
+          descriptions: { 200: 'Signed out' },
+          requestExample: { refresh: EXAMPLE_REFRESH },
+          responseExample: { message: 'Signed out.' },
+        },
+      },
       preValidation: (request, _reply, done) => {
         request.body ??= {};
         done();
@@ -135,6 +198,17 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/google-login/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'signInWithGoogle',
+          brand: true,
+          errors: { 400: [fields, { error: ['invalid_brand', 'credential_required', 'google_login_disabled', 'google_link_not_allowed'] }], 401: [{ error: ['invalid_google_credential'] }], 403: [{ error: ['user_inactive'] }] },
+          descriptions: { 200: 'The token pair (the account is created on first sign-in)' },
+          requestExample: { credential: 'eyJhbGciOiJSUzI1NiIsImtpZCI6Imdvb2dsZS1rZXkifQ.eyJlbWFpbCI6ImFkYUBleGFtcGxlLm9yZyJ9.c2lnbmF0dXJl', locale: 'en' },
+          responseExample: tokenPair,
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -153,6 +227,16 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/forgot-password/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'requestPasswordReset',
+          brand: true,
+          errors: { 400: [fields, invalidBrand], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'The same answer whether or not the address has an account' },
+          requestExample: { email: credentials.email },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -171,6 +255,16 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/reset-password/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'resetPassword',
+          brand: true,
+          errors: { 400: [fields, { error: ['invalid_brand', 'invalid_reset_token'] }] },
+          descriptions: { 200: 'The password is changed and every session ended' },
+          requestExample: { token: 'Zm9yZ290LXBhc3N3b3JkLXRva2VuLWZyb20tdGhlLWxpbms', password: 'Lantern-Quiet-Harbour-43' },
+        },
+      },
       schema: {
         tags,
         security: [],
@@ -189,6 +283,18 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/change-password/',
     {
+      config: {
+        operation: {
+          id: 'changePassword',
+          errors: { 400: [fields, { error: ['google_account'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: {
+            200: 'The password is changed; every other session of the account ended, this one stays signed in',
+            400: 'Wrong current password (`current_password`), a weak new password (`new_password`), or a Google account without a password',
+          },
+          requestExample: { current_password: credentials.password, new_password: 'Lantern-Quiet-Harbour-43' },
+          responseExample: { message: 'Your password has been changed. Your other sessions have been signed out.' },
+        },
+      },
       schema: {
         tags,
         security: bearerSecurity,

@@ -12,6 +12,7 @@ import { PaymentSchema, refundConsultationCharges, toPayment } from '../payments
 import { logStaffRead } from '../audit/index.ts';
 import { USER_SEARCH_ORDERING, userEmail } from './service.ts';
 import { findUsers, setAccountActive } from './service.ts';
+import { fields, notFoundDetail, type OperationDoc } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -50,6 +51,9 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/backoffice/users/',
     {
+      config: {
+        operation: { id: 'findAccounts', errors: { 400: [fields] }, descriptions: { 200: 'A page of accounts' } },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Find accounts by email',
@@ -71,6 +75,14 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
     r.post(
       `/v1/backoffice/users/:id/${action}/`,
       {
+        config: {
+          operation: (
+            {
+              disable: { id: 'disableAccount', errors: { 400: [fields], 404: [notFoundDetail] }, descriptions: { 200: 'The account, disabled' } },
+              enable: { id: 'enableAccount', errors: { 400: [fields], 404: [notFoundDetail] }, descriptions: { 200: 'The account, enabled' } },
+            } satisfies Record<typeof action, OperationDoc>
+          )[action],
+        },
         schema: {
           tags: ['backoffice'],
           summary: action === 'disable' ? 'Disable an account (ends every session at once)' : 'Enable a disabled account',
@@ -87,6 +99,14 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
   r.post(
     '/v1/backoffice/payments/:id/refund/',
     {
+      config: {
+        operation: {
+          id: 'refundPayment',
+          errors: { 400: [fields], 404: [notFoundDetail], 502: [{ detail_code: ['refund_failed'] }] },
+          descriptions: { 200: 'The payment with its refund', 502: 'The payment provider refused the refund' },
+          requestExample: { amount_cents: 2500, reason: 'Goodwill refund after a delayed delivery' },
+        },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Refund a payment, fully or partly',
@@ -106,6 +126,14 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
   r.post(
     '/v1/backoffice/orders/:id/refund/',
     {
+      config: {
+        operation: {
+          id: 'refundUndeliverableOrder',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'order_refunded', 'order_not_refundable'] }], 502: [{ detail_code: ['refund_failed'] }] },
+          descriptions: { 200: 'Refunded: the payments given back; the patient was mailed', 409: 'Not undeliverable, already refunded, or nothing to refund', 502: 'The payment provider refused the refund' },
+          requestExample: { reason: 'Returned to sender twice; the patient asked for a refund.' },
+        },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Refund an undeliverable order instead of reshipping it',

@@ -11,6 +11,7 @@ import { sandboxCheckoutPort, sandboxPortalPort, webhookPort } from './events.ts
 import { assertProfileComplete } from './profile-check.ts';
 import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
 import { billingPortal, checkSession, checkout, expireSessions } from './service.ts';
+import { fields, session } from '../../http/operation.ts';
 
 const auth401 = { 401: TokenErrorSchema };
 
@@ -23,7 +24,21 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/checkout/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'startCheckout',
+          errors: {
+            400: [
+              { error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE', 'TREATMENT_NOT_ALLOWED', 'DOSAGE_NOT_ALLOWED', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] },
+              fields,
+            ],
+            409: [{ error_name: ['CONSULTATION_ALREADY_OPEN', 'SUBMISSION_ALREADY_USED'] }],
+          },
+          descriptions: { 200: 'The provider checkout page to send the patient to, or the consultation covered by the plan' },
+          requestExample: { category: 'weight_loss', plan: 'subscription' },
+        },
+      },
       // The profile check runs before the body is validated: PROFILE_INCOMPLETE comes first.
       preValidation: async (request) => assertProfileComplete(deps.db, currentUser(request).id),
       schema: {
@@ -46,6 +61,7 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
     r.get(
       `/v1/users/${provider}/session/:id/`,
       {
+        config: { operation: { id: provider === 'sandbox' ? 'getSandboxCheckoutSession' : 'getStripeCheckoutSession', errors: session(provider), descriptions: { 200: 'The state of the checkout session' } } },
         schema: {
           tags: ['billing'],
           summary: `State of a ${provider} checkout session`,
@@ -64,6 +80,14 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/billing-portal/',
     {
+      config: {
+        operation: {
+          id: 'createBillingPortalLink',
+          errors: { 400: [fields] },
+          descriptions: { 200: 'The portal link (null when there is none)' },
+          requestExample: { return_url: 'https://app.example.org/account/' },
+        },
+      },
       schema: {
         tags: ['billing'],
         summary: "Link to the payment provider's billing portal",

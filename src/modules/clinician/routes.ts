@@ -11,6 +11,7 @@ import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '.
 import { logStaffRead } from '../audit/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
+import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -103,6 +104,9 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.get(
     '/v1/clinician/consultations/',
     {
+      config: {
+        operation: { id: 'listReviewQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of consultations' } },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'Review queue',
@@ -123,6 +127,9 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.get(
     '/v1/clinician/consultations/:id/',
     {
+      config: {
+        operation: { id: 'getConsultationForReview', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The consultation with its submission and eligibility result' } },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'A consultation with its submission and eligibility result',
@@ -144,6 +151,12 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.post(
     '/v1/clinician/consultations/:id/approve/',
     {
+      config: {
+        operation: {
+          id: 'approveConsultation',
+          errors: { 400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }] },
+          descriptions: { 200: 'Approved: the consultation with its prescription', 409: 'Not pending review, a renewal the patient has not confirmed, or an absolute contraindication no override lifts' } },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
@@ -172,6 +185,9 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.post(
     '/v1/clinician/consultations/:id/reject/',
     {
+      config: {
+        operation: { id: 'rejectConsultation', errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict, 502: [{ detail_code: ['refund_failed'] }] }, descriptions: { 200: 'Rejected (a paid consultation: refunded in full)', 502: 'The payment provider refused the refund: nothing was decided' } },
+      },
       schema: { tags: ['clinician'], summary: 'Reject with a reason', description: 'A paid first consultation or early order is refunded in full through the payment provider and the plan its checkout opened is canceled (never charged again); no order is created. A rejected renewal ends its plan at the period end. Emails the patient (no health details); audit-logged. 502 refund_failed when the provider refuses the refund: nothing is decided.', security: bearerSecurity, params: IdParams, body: ReasonBody, response: { ...decision, 502: DetailCodeSchema } },
     },
     async (request) => {
@@ -183,6 +199,9 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
   r.post(
     '/v1/clinician/consultations/:id/request-information/',
     {
+      config: {
+        operation: { id: 'requestConsultationInformation', errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Waiting for the patient' } },
+      },
       schema: { tags: ['clinician'], summary: 'Ask the patient for more information', description: 'Status needs_information; decision_reason holds the question. Emails the patient; audit-logged.', security: bearerSecurity, params: IdParams, body: ReasonBody, response: decision },
     },
     async (request) => {

@@ -9,6 +9,7 @@ import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagina
 import { CONSULTATION_ORDERING, dataVersionOf, listForUser } from './service.ts';
 import { ConsultationSchema } from './schemas.ts';
 import { getConsultationForUser } from './service.ts';
+import { notFoundDetail } from '../../http/operation.ts';
 
 // Registers routes synchronously; the Promise is Fastify's plugin contract.
 export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
@@ -20,6 +21,9 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
   r.get(
     '/v1/users/consultations/',
     {
+      config: {
+        operation: { id: 'listConsultations', descriptions: { 200: 'A page of consultations' } },
+      },
       schema: { tags: ['consultations'], summary: 'Consultations of the account, newest first', security: bearerSecurity, querystring: CONSULTATION_ORDERING.query, response: { 200: pageSchema(ConsultationSchema), 401: TokenErrorSchema } },
       onSend: (request, reply, payload, done) => {
         const slot = toFile.get(request);
@@ -54,6 +58,9 @@ export default function consultationRoutes(app: ZodApp, { deps }: ModuleOptions)
   r.get(
     '/v1/users/consultations/:id/',
     {
+      config: {
+        operation: { id: 'getConsultation', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The consultation' } },
+      },
       schema: { tags: ['consultations'], summary: 'One consultation of the account', security: bearerSecurity, params: z.object({ id: z.uuid() }), response: { 200: ConsultationSchema, 401: TokenErrorSchema, 404: DetailSchema } },
     },
     async (request) => getConsultationForUser(deps, currentUser(request).id, request.params.id),

@@ -13,6 +13,7 @@ import { logStaffRead } from '../audit/index.ts';
 import { approveReissue, declineReissue, requestReissue } from './reissue.ts';
 import { PENDING_REISSUE_ORDERING, REISSUE_ORDERING, countPendingReissues, countReissueRequests, pagePendingReissues, pageReissueRequests } from './service.ts';
 import { ReissueRequestSchema, toReissue } from './reissue.schemas.ts';
+import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
 const ts = z.iso.datetime({ offset: true });
 const IdParams = z.object({ id: z.uuid() });
@@ -33,7 +34,15 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/users/prescriptions/:id/reissue-requests/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'requestPrescriptionReissue',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['reissue_request_pending', 'prescription_not_reissuable'] }] },
+          descriptions: { 201: 'The request, pending', 404: 'No such prescription on this account', 409: 'A request is already pending, or the prescription is no longer valid' },
+          requestExample: { reason: 'I lost the paper prescription.' },
+        },
+      },
       schema: {
         tags: ['billing'],
         summary: 'Ask a doctor to reissue a prescription',
@@ -52,6 +61,9 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.get(
     '/v1/users/prescriptions/reissue-requests/',
     {
+      config: {
+        operation: { id: 'listPrescriptionReissueRequests', descriptions: { 200: 'A page of reissue requests, newest first' } },
+      },
       schema: { tags: ['billing'], summary: 'Reissue requests of the account, newest first', security: bearerSecurity, querystring: REISSUE_ORDERING.query, response: { 200: pageSchema(ReissueRequestSchema), ...auth401 } },
     },
     async (request) => {
@@ -67,6 +79,9 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.get(
     '/v1/clinician/reissue-requests/',
     {
+      config: {
+        operation: { id: 'listReissueQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of pending reissue requests, oldest first' } },
+      },
       schema: { tags: ['clinician'], summary: 'Pending prescription reissue requests, oldest first', security: bearerSecurity, querystring: PENDING_REISSUE_ORDERING.query, response: { 200: pageSchema(ClinicianReissueSchema), 400: FieldErrorsSchema, ...staffErrors } },
     },
     async (request) => {
@@ -93,6 +108,14 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   r.post(
     '/v1/clinician/reissue-requests/:id/approve/',
     {
+      config: {
+        operation: {
+          id: 'approveReissueRequest',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'prescription_not_reissuable'] }] },
+          descriptions: { 200: 'Approved: the request names the new prescription', 409: 'Already decided, or the prescription is no longer valid' },
+          requestExample: { note: 'Reissued as before.' },
+        },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'Approve: a new prescription that names the original',
@@ -106,7 +129,7 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
   );
   r.post(
     '/v1/clinician/reissue-requests/:id/decline/',
-    { schema: { tags: ['clinician'], summary: 'Decline with a reason', security: bearerSecurity, params: IdParams, body: ReasonBody, response: decision } },
+    { config: { operation: { id: 'declineReissueRequest', errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Declined with the reason', 409: 'Already decided' }, requestExample: { reason: 'Your treatment needs a new consultation first.' } } }, schema: { tags: ['clinician'], summary: 'Decline with a reason', security: bearerSecurity, params: IdParams, body: ReasonBody, response: decision } },
     async (request) => toReissue(await declineReissue(deps, { requestId: request.params.id, doctorId: currentUser(request).id, reason: request.body.reason })),
   );
 }

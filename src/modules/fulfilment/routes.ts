@@ -9,6 +9,7 @@ import { prescriptionFile } from './documents.ts';
 import { PRESCRIPTION_ORDERING, countPrescriptions, listOrders, pagePrescriptions } from './service.ts';
 import { OrderSchema, PrescriptionSchema, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
+import { notFoundDetail } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
@@ -21,6 +22,9 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/users/orders/',
     {
+      config: {
+        operation: { id: 'listOrders', descriptions: { 200: 'Every order (bare array, not paginated)' } },
+      },
       schema: { tags: ['billing'], summary: 'Orders of the account (bare array, newest first)', security: bearerSecurity, response: { 200: z.array(OrderSchema), ...auth401 } },
     },
     async (request) => await listOrders(deps.reader, currentUser(request).id),
@@ -29,6 +33,9 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/users/prescriptions/',
     {
+      config: {
+        operation: { id: 'listPrescriptions', descriptions: { 200: 'A page of prescriptions' } },
+      },
       schema: { tags: ['billing'], summary: 'Prescriptions of the account, newest first', security: bearerSecurity, querystring: PRESCRIPTION_ORDERING.query, response: { 200: pageSchema(PrescriptionSchema), ...auth401 } },
     },
     async (request) => {
@@ -44,6 +51,14 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/users/prescriptions/:id/pdf/',
     {
+      config: {
+        operation: {
+          id: 'downloadPrescription',
+          errors: { 404: [notFoundDetail] },
+          binary: ['application/pdf'],
+          descriptions: { 200: 'The prescription as a PDF document (`Content-Disposition: attachment`)' },
+        },
+      },
       schema: {
         tags: ['billing'],
         summary: 'A prescription as PDF',

@@ -12,6 +12,7 @@ import { logStaffRead } from '../audit/index.ts';
 import { MAX_FILE_BYTES } from './files.ts';
 import { ClinicianConversationSchema, ClinicianReplyJsonBody, ConversationSchema, FileParams, IdParams, MessageSchema, SendJsonBody, SendResponseSchema } from './schemas.ts';
 import * as messages from './service.ts';
+import { fields, notFoundDetail } from '../../http/operation.ts';
 
 const unauthorised = UnauthorisedResponses;
 const FileResponse = z.string().meta({ description: 'The file itself (application/pdf, image/jpeg, image/png or image/heic)', format: 'binary' });
@@ -63,6 +64,9 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/conversations/',
     {
+      config: {
+        operation: { id: 'listConversations', descriptions: { 200: 'A page with the patient’s conversation' } },
+      },
       schema: { ...patient, summary: 'The patient’s conversation with the medical team (always one; stored at its first message)', querystring: PATIENT_CONVERSATION_ORDERING.query, response: { 200: pageSchema(ConversationSchema), ...unauthorised } },
     },
     async (request) => {
@@ -76,6 +80,9 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/conversations/:id/messages/',
     {
+      config: {
+        operation: { id: 'listMessages', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'Every message, oldest first (bare array)' } },
+      },
       schema: {
         ...patient,
         summary: 'Messages of the conversation, oldest first (bare array); marks the team’s messages read',
@@ -89,7 +96,19 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/users/conversations/:id/messages/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'sendMessage',
+          errors: {
+            400: [{ error: ['content_or_file_required', 'content_too_long', 'empty_file', 'unsupported_file_type', 'too_many_files', 'invalid_multipart'] }, fields],
+            404: [notFoundDetail],
+            413: [{ error: ['file_too_large'] }],
+          },
+          descriptions: { 201: 'Sent: the conversation with the new message' },
+          requestExample: { content: 'Since the higher dose I feel a little nauseous in the mornings. Is that expected?' },
+        },
+      },
       // A multipart body is read in the handler (streamed, with its size limit); the JSON schema
       // applies to JSON bodies only.
       preValidation: multipartBodyIsReadLater,
@@ -114,6 +133,14 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/conversations/:id/messages/:message_id/file/',
     {
+      config: {
+        operation: {
+          id: 'downloadMessageFile',
+          errors: { 404: [notFoundDetail] },
+          binary: ['application/pdf', 'image/jpeg', 'image/png', 'image/heic'],
+          descriptions: { 200: 'The file (`Content-Disposition: attachment`)' },
+        },
+      },
       schema: { ...patient, summary: 'Download a message’s file (owner only)', params: FileParams, response: { 200: FileResponse, 404: DetailSchema, ...unauthorised } },
     },
     async (request, reply) => sendFile(reply, await messages.patientFile(deps, currentUser(request).id, request.params.id, request.params.message_id)),
@@ -123,6 +150,9 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/clinician/conversations/',
     {
+      config: {
+        operation: { id: 'listClinicianConversations', descriptions: { 200: 'A page of conversations' } },
+      },
       schema: {
         ...doctor,
         summary: 'Patient conversations, flagged (emergency wording) first, then most recent',
@@ -141,6 +171,9 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/clinician/conversations/:id/messages/',
     {
+      config: {
+        operation: { id: 'readConversation', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'Every message, oldest first (bare array)' } },
+      },
       schema: { ...doctor, summary: 'Read a conversation (marks the patient’s messages read)', params: IdParams, response: { 200: z.array(MessageSchema), 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
     async (request) => {
@@ -154,6 +187,18 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
     '/v1/clinician/conversations/:id/messages/',
     {
       // As the patient's send: a multipart body is read in the handler; the JSON schema applies to JSON bodies only.
+      config: {
+        operation: {
+          id: 'replyToConversation',
+          errors: {
+            400: [{ error: ['content_required', 'content_too_long', 'empty_file', 'unsupported_file_type', 'too_many_files', 'invalid_multipart'] }, fields],
+            404: [notFoundDetail],
+            413: [{ error: ['file_too_large'] }],
+          },
+          descriptions: { 201: 'Sent: the conversation' },
+          requestExample: { content: 'Mild nausea is common in the first weeks. Eat smaller meals; write again if it gets worse.' },
+        },
+      },
       preValidation: multipartBodyIsReadLater,
       schema: {
         ...doctor,
@@ -175,6 +220,14 @@ export default function messagesModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/clinician/conversations/:id/messages/:message_id/file/',
     {
+      config: {
+        operation: {
+          id: 'downloadPatientFile',
+          errors: { 404: [notFoundDetail] },
+          binary: ['application/pdf', 'image/jpeg', 'image/png', 'image/heic'],
+          descriptions: { 200: 'The file (`Content-Disposition: attachment`)' },
+        },
+      },
       schema: { ...doctor, summary: 'Download a file a patient sent', params: FileParams, response: { 200: FileResponse, 403: DetailCodeSchema, 404: DetailSchema, ...unauthorised } },
     },
     async (request, reply) => {

@@ -8,6 +8,7 @@ import { orderBy, pageEnvelope, pageParams, pageSchema } from '../../http/pagina
 import { invoiceFile } from './documents.ts';
 import { PAYMENT_ORDERING, countPayments, pagePayments } from './service.ts';
 import { PaymentSchema, toPayment } from './schemas.ts';
+import { notFoundDetail } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const auth401 = { 401: TokenErrorSchema };
@@ -19,6 +20,9 @@ export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/payments/',
     {
+      config: {
+        operation: { id: 'listPayments', descriptions: { 200: 'A page of payments' } },
+      },
       schema: {
         tags: ['billing'],
         summary: 'Payments of the account, newest first',
@@ -40,6 +44,14 @@ export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/users/payments/:id/invoice/',
     {
+      config: {
+        operation: {
+          id: 'downloadInvoice',
+          errors: { 404: [notFoundDetail] },
+          binary: ['application/pdf'],
+          descriptions: { 200: 'The invoice as a PDF document (`Content-Disposition: attachment`)' },
+        },
+      },
       schema: {
         tags: ['billing'],
         summary: 'Invoice of a payment (PDF)',

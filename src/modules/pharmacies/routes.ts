@@ -9,6 +9,7 @@ import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } f
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { CreatePharmacyBody, NearbyPharmacySchema, PartnerPharmacySchema, UpdatePharmacyBody } from './schemas.ts';
 import { createPharmacy, getPharmacy, listPharmacies, nearbyPharmacies, setPharmacyActive, updatePharmacy } from './service.ts';
+import { fields, notFoundDetail, type OperationDoc } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -28,6 +29,9 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/users/pharmacies/',
     {
+      config: {
+        operation: { id: 'listNearbyPharmacies', errors: { 400: [fields] }, descriptions: { 200: 'A page of active partner pharmacies, nearest first', 400: 'No country, or neither a postal code nor a city, to rank by (`near`)' } },
+      },
       schema: {
         tags: ['billing'],
         summary: 'Partner pharmacies near the patient',
@@ -47,6 +51,9 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
   r.get(
     '/v1/backoffice/pharmacies/',
     {
+      config: {
+        operation: { id: 'listPartnerPharmacies', errors: { 400: [fields] }, descriptions: { 200: 'A page of partner pharmacies' } },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Partner pharmacies (active and deactivated)',
@@ -62,6 +69,23 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
   r.post(
     '/v1/backoffice/pharmacies/',
     {
+      config: {
+        operation: {
+          id: 'createPartnerPharmacy',
+          errors: { 400: [fields] },
+          descriptions: { 201: 'The pharmacy, created' },
+          requestExample: {
+            name: 'Apotheke am Markt',
+            address_line: 'Marktplatz 3',
+            postal_code: '10115',
+            city: 'Berlin',
+            country: 'DEU',
+            opening_hours: [{ day: 'mon', opens: '08:00', closes: '18:30' }, { day: 'sat', opens: '09:00', closes: '13:00' }],
+            click_and_collect: true,
+            delivery: false,
+          },
+        },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Add a partner pharmacy',
@@ -76,13 +100,16 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
 
   r.get(
     '/v1/backoffice/pharmacies/:id/',
-    { schema: { tags: ['backoffice'], summary: 'One partner pharmacy', security: bearerSecurity, params: IdParams, response: { 200: PartnerPharmacySchema, ...staffErrors, 404: DetailSchema } } },
+    { config: { operation: { id: 'getPartnerPharmacy', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The pharmacy' } } }, schema: { tags: ['backoffice'], summary: 'One partner pharmacy', security: bearerSecurity, params: IdParams, response: { 200: PartnerPharmacySchema, ...staffErrors, 404: DetailSchema } } },
     async (request) => getPharmacy(deps, request.params.id),
   );
 
   r.patch(
     '/v1/backoffice/pharmacies/:id/',
     {
+      config: {
+        operation: { id: 'updatePartnerPharmacy', errors: { 400: [fields], 404: [notFoundDetail] }, descriptions: { 200: 'The pharmacy, changed' }, requestExample: { city: 'Berlin', delivery: true } },
+      },
       schema: {
         tags: ['backoffice'],
         summary: 'Change a partner pharmacy',
@@ -100,6 +127,14 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
     r.post(
       `/v1/backoffice/pharmacies/:id/${action}/`,
       {
+        config: {
+          operation: (
+            {
+              deactivate: { id: 'deactivatePartnerPharmacy', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The pharmacy, deactivated' } },
+              activate: { id: 'activatePartnerPharmacy', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The pharmacy, active' } },
+            } satisfies Record<typeof action, OperationDoc>
+          )[action],
+        },
         schema: {
           tags: ['backoffice'],
           summary: action === 'deactivate' ? 'Deactivate a partner pharmacy' : 'Activate a deactivated partner pharmacy',

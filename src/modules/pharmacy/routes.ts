@@ -25,6 +25,7 @@ import {
   type ArrivalCheck,
 } from '../fulfilment/index.ts';
 import { timeWindowRecheck } from '../questionnaires/index.ts';
+import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
@@ -65,6 +66,9 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/pharmacy/orders/',
     {
+      config: {
+        operation: { id: 'listFulfilmentQueue', errors: { 400: [fields] }, descriptions: { 200: 'A page of orders awaiting fulfilment, oldest first' } },
+      },
       schema: {
         tags: ['pharmacy'],
         summary: 'Fulfilment queue',
@@ -86,7 +90,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
 
   r.get(
     '/v1/pharmacy/orders/:id/',
-    { schema: { tags: ['pharmacy'], summary: 'One order for dispensing', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...staffErrors, 404: DetailSchema } } },
+    { config: { operation: { id: 'getOrderForDispensing', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The order with what dispensing needs' } } }, schema: { tags: ['pharmacy'], summary: 'One order for dispensing', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...staffErrors, 404: DetailSchema } } },
     async (request) => {
       const row = await deskOrder(deps.reader, request.params.id);
       if (!row) throw notFound();
@@ -99,7 +103,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
 
   r.post(
     '/v1/pharmacy/orders/:id/dispense/',
-    { schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+    { config: { operation: { id: 'dispenseOrder', errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Dispensing recorded', 409: 'The order no longer awaits fulfilment' }, requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' } } }, schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
     async (request) => {
       const row = await dispenseOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, batch: request.body.batch, expiry: request.body.expiry });
       await logStaffRead(deps, request, 'order', row.id);
@@ -110,6 +114,14 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/pharmacy/orders/:id/dispatch/',
     {
+      config: {
+        operation: {
+          id: 'dispatchOrder',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'delivery_too_late'] }] },
+          descriptions: { 200: 'Shipped: the patient was mailed the tracking', 409: 'Not awaiting fulfilment (dispatched twice, delivered, undeliverable), or a time-bound treatment that would arrive too late (`delivery_too_late`: the order is now undeliverable)' },
+          requestExample: { carrier: 'DHL', tracking_number: '00340434161094042557', tracking_url: 'https://www.dhl.de/en/privatkunden/dhl-sendungsverfolgung.html?piececode=00340434161094042557' },
+        },
+      },
       schema: {
         tags: ['pharmacy'],
         summary: 'Dispatch: shipped, with carrier and tracking; the patient is mailed',
@@ -129,7 +141,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
 
   r.post(
     '/v1/pharmacy/orders/:id/deliver/',
-    { schema: { tags: ['pharmacy'], summary: 'Delivered', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+    { config: { operation: { id: 'deliverOrder', errors: { 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Delivered', 409: 'Not shipped' } } }, schema: { tags: ['pharmacy'], summary: 'Delivered', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
     async (request) => {
       const row = await deliverOrder(deps, request.params.id);
       await logStaffRead(deps, request, 'order', row.id);
@@ -140,6 +152,14 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/pharmacy/orders/:id/undeliverable/',
     {
+      config: {
+        operation: {
+          id: 'markOrderUndeliverable',
+          errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict },
+          descriptions: { 200: 'Undeliverable: the patient was mailed', 409: 'Already delivered, undeliverable or cancelled' },
+          requestExample: { reason: 'Returned to sender: address unknown.' },
+        },
+      },
       schema: {
         tags: ['pharmacy'],
         summary: 'Undeliverable or returned: the patient is mailed; the back office refunds or reships',
@@ -159,6 +179,13 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/pharmacy/orders/:id/reship/',
     {
+      config: {
+        operation: {
+          id: 'reshipOrder',
+          errors: { 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'order_refunded', 'order_not_reshippable'] }] },
+          descriptions: { 200: 'A new attempt awaiting dispatch: the patient was mailed', 409: 'Not undeliverable, already refunded, or stopped as too late for its window' },
+        },
+      },
       schema: {
         tags: ['pharmacy'],
         summary: 'Reship an undeliverable or returned order: a new attempt awaiting dispatch; the patient is mailed',

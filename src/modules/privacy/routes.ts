@@ -13,6 +13,7 @@ import { exportAccountZip } from './export-zip.ts';
 import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportQuery, ExportSchema } from './schemas.ts';
 import { registerRetentionJobs } from './retention.ts';
 import * as privacy from './service.ts';
+import { fields, credentials } from '../../http/operation.ts';
 
 /** Exports per account and hour (each reads every record of the account): the budget in src/http/budgets.ts. */
 export const EXPORTS_PER_HOUR = budgetsOf('GET /v1/users/me/export/').find((b) => b.per === 'account')?.points ?? 0;
@@ -25,6 +26,17 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.get(
     '/v1/users/me/consents/',
     {
+      config: {
+        operation: {
+          id: 'listConsents',
+          descriptions: { 200: 'The current decision per kind, the history and the connector grants' },
+          responseExample: {
+            current: [{ id: '6f1c2a9e-4b7d-4c1a-9e2f-0a1b2c3d4e5f', kind: 'health_data_processing', version: '2025-01', granted: true, at: '2025-03-01T09:30:00+00:00' }],
+            history: [{ id: '6f1c2a9e-4b7d-4c1a-9e2f-0a1b2c3d4e5f', kind: 'health_data_processing', version: '2025-01', granted: true, at: '2025-03-01T09:30:00+00:00' }],
+            connectors: [],
+          },
+        },
+      },
       schema: {
         ...common,
         summary: 'The account’s consents: the current decision per kind, the full history, and the connector (assistant) grants',
@@ -37,6 +49,15 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.post(
     '/v1/users/me/consents/',
     {
+      config: {
+        operation: {
+          id: 'recordConsent',
+          errors: { 400: [fields] },
+          descriptions: { 201: 'The decision, recorded', 400: 'Unknown kind, empty version or a missing `granted`' },
+          requestExample: { kind: 'marketing', version: '2025-01', granted: false },
+          responseExample: { id: '6f1c2a9e-4b7d-4c1a-9e2f-0a1b2c3d4e5f', kind: 'marketing', version: '2025-01', granted: false, at: '2025-03-01T09:30:00+00:00' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Record a consent decision (grant or withdraw); appended to the history',
@@ -52,6 +73,20 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.get(
     '/v1/users/me/access-log/',
     {
+      config: {
+        operation: {
+          id: 'listAccessLog',
+          descriptions: { 200: 'Staff reads and changes of the account’s record, newest first' },
+          responseExample: {
+            count: 1,
+            next: null,
+            previous: null,
+            results: [
+              { id: '0b7e5c1d-2f3a-4b5c-8d9e-1a2b3c4d5e6f', at: '2025-03-02T10:00:00+00:00', actor_role: 'doctor', actor_name: 'Greg House', action: 'read', resource_type: 'consultation', resource_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+            ],
+          },
+        },
+      },
       schema: {
         ...common,
         summary: 'Who of the staff read or changed the account’s record, newest first',
@@ -69,6 +104,34 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.get(
     '/v1/users/me/export/',
     {
+      config: {
+        operation: {
+          id: 'exportAccount',
+          errors: { 400: [fields], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Every record of the account (Content-Disposition: attachment): JSON, or with `format=zip` a zip archive', 400: 'An unknown `format`' },
+          alsoBinary: ['application/zip'],
+          responseExample: {
+            exported_at: '2025-03-02T10:00:00+00:00',
+            profile: { id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', email: 'ada@example.org' },
+            consultations: [],
+            questionnaire_progress: { drafts: [], submissions: [], red_flags: [] },
+            payments: [],
+            checkout_sessions: [],
+            orders: [],
+            prescriptions: [],
+            prescription_reissue_requests: [],
+            plan_dose_change_requests: [],
+            subscriptions: [],
+            conversations: [],
+            journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [], goal: null },
+            referrals: { referral_code: 'ADA12345', referred_count: 0, referred_by: null },
+            consents: [],
+            access_log: [],
+            connected_apps: [],
+            connector_tool_calls: [],
+          },
+        },
+      },
       schema: {
         ...common,
         summary: 'Download every record of the account as one JSON document, or as a zip with the files (GDPR Art. 15 and 20)',
@@ -96,6 +159,14 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.delete(
     '/v1/users/me/',
     {
+      config: {
+        operation: {
+          id: 'eraseAccount',
+          errors: { 400: [fields], 403: [{ detail_code: ['recent_sign_in_required', 'permission_denied'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 204: 'Erased: sessions ended, sign-in refused from now on', 400: 'Wrong or missing password (`password`), or a missing confirmation (`confirm`)' },
+          requestExample: { password: credentials.password },
+        },
+      },
       schema: {
         ...common,
         summary: 'Erase the account (GDPR Art. 17)',

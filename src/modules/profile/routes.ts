@@ -5,16 +5,22 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { ProfilePatch, ProfileSchema } from './schemas.ts';
 import { getProfile, patchProfile } from './service.ts';
+import { fields } from '../../http/operation.ts';
 
 export default function profileModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['profile'], security: bearerSecurity };
   const unauthorised = { 401: TokenErrorSchema.or(DetailCodeSchema) };
 
-  for (const path of ['/v1/users/profile/', '/v1/users/profile/me/']) {
+  // The same answer on two paths (the spec names both): one operation each.
+  for (const [path, id] of [
+    ['/v1/users/profile/', 'getProfile'],
+    ['/v1/users/profile/me/', 'getMyProfile'],
+  ] as const) {
     r.get(
       path,
       {
+        config: { operation: { id, descriptions: { 200: 'The profile' } } },
         schema: { ...common, summary: 'The signed-in patient’s profile', response: { 200: ProfileSchema, ...unauthorised } },
       },
       async (request) => getProfile(deps, currentUser(request).id),
@@ -24,6 +30,14 @@ export default function profileModule(app: ZodApp, { deps }: ModuleOptions): Pro
   r.patch(
     '/v1/users/profile/me/',
     {
+      config: {
+        operation: {
+          id: 'updateProfile',
+          errors: { 400: [fields] },
+          descriptions: { 200: 'The updated profile' },
+          requestExample: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Update writable profile fields (partial); read-only fields are ignored',

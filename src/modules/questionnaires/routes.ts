@@ -10,6 +10,7 @@ import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale,
 import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmissionHistoryItemSchema, SubmitResponseSchema } from './schemas.ts';
 import { categoryOr404, getProgress, patchProgress, submissionHistory, submit, treatmentOut } from './service.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
+import { fields, notFoundDetail } from '../../http/operation.ts';
 
 const LocaleQuery = z.object({ locale: z.string().max(10).optional() });
 const SlugParams = z.object({ slug: z.string().max(64) });
@@ -48,6 +49,10 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.get(
     '/v1/users/questionnaires/categories/',
     {
+      config: {
+        access: 'public',
+        operation: { id: 'listQuestionnaireCategories', descriptions: { 200: 'The categories' } },
+      },
       schema: {
         tags: ['questionnaires'],
         security: [],
@@ -69,6 +74,10 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.get(
     '/v1/users/questionnaires/:slug/schema/',
     {
+      config: {
+        access: 'public',
+        operation: { id: 'getQuestionnaire', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The current questionnaire of the category' } },
+      },
       schema: {
         tags: ['questionnaires'],
         security: [],
@@ -94,6 +103,9 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.get(
     '/v1/users/questionnaires/:slug/progress/',
     {
+      config: {
+        operation: { id: 'getQuestionnaireDraft', errors: { 403: null, 404: [notFoundDetail] }, descriptions: { 200: 'The saved draft (empty when nothing is saved)' } },
+      },
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,
@@ -110,6 +122,14 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.patch(
     '/v1/users/questionnaires/:slug/progress/',
     {
+      config: {
+        operation: {
+          id: 'saveQuestionnaireDraft',
+          errors: { 400: [fields, { error_name: ['SERVICE_NOT_AVAILABLE_IN_COUNTRY'] }], 403: null, 404: [notFoundDetail] },
+          descriptions: { 200: 'The saved draft' },
+          requestExample: { data: [{ step_id: 1, question_key: 'urgent_symptoms', values: { none: true } }, { step_id: 2, question_key: 'height_cm', value: 170 }] },
+        },
+      },
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,
@@ -128,6 +148,13 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.post(
     '/v1/users/questionnaires/:slug/submit/',
     {
+      config: {
+        operation: {
+          id: 'submitQuestionnaire',
+          errors: { 400: [{ error_name: ['PROFILE_INCOMPLETE', 'QUESTIONNAIRE_INCOMPLETE', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] }], 403: null, 404: [notFoundDetail] },
+          descriptions: { 200: 'The outcome: eligible, ineligible, emergency or held for review' },
+        },
+      },
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,
@@ -145,6 +172,9 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
   r.get(
     '/v1/users/questionnaires/submissions/',
     {
+      config: {
+        operation: { id: 'listQuestionnaireSubmissions', errors: { 403: null }, descriptions: { 200: 'A page of the account\'s questionnaire outcomes, newest first' } },
+      },
       schema: {
         tags: ['questionnaires'],
         security: bearerSecurity,

@@ -8,6 +8,7 @@ import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts
 import { DESK_ORDERING } from './service.ts';
 import { DeskQuery, IdParams, RedFlagSchema, ResolveBody } from './schemas.ts';
 import { listForClinician, resolveForClinician } from './service.ts';
+import { fields, notFoundDetail } from '../../http/operation.ts';
 
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
@@ -17,6 +18,9 @@ export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.get(
     '/v1/clinician/red-flags/',
     {
+      config: {
+        operation: { id: 'listRedFlags', errors: { 400: [fields] }, descriptions: { 200: 'A page of red flags, emergencies first, then the oldest' } },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'Red flags raised by patients’ free text',
@@ -34,6 +38,14 @@ export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Pr
   r.post(
     '/v1/clinician/red-flags/:id/resolve/',
     {
+      config: {
+        operation: {
+          id: 'resolveRedFlag',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['red_flag_already_resolved'] }] },
+          descriptions: { 200: 'Resolved: the flag with the note' },
+          requestExample: { resolution: 'Called the patient: in hospital since last night, being treated. Nothing more for us.' },
+        },
+      },
       schema: {
         tags: ['clinician'],
         summary: 'Resolve a red flag with what was done',

@@ -7,6 +7,7 @@ import { DetailCodeSchema, FieldErrorsSchema, UnauthorisedResponses } from '../.
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { REFERRAL_TX_ORDERING, REFERRED_ORDERING } from './service.ts';
 import * as referrals from './service.ts';
+import { fields } from '../../http/operation.ts';
 
 const ATTRIBUTION_EVENTS_PER_MINUTE = 60;
 
@@ -83,6 +84,9 @@ export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): P
   r.get(
     '/v1/users/referrals/me/referred/',
     {
+      config: {
+        operation: { id: 'listReferredPeople', descriptions: { 200: 'A page of referred people (initials only)' } },
+      },
       schema: { ...common, summary: 'People the patient referred (initials only), newest first', querystring: REFERRED_ORDERING.query, response: { 200: pageSchema(ReferredSchema), ...unauthorised } },
     },
     async (request) => {
@@ -93,13 +97,16 @@ export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): P
 
   r.get(
     '/v1/users/referrals/me/',
-    { schema: { ...common, summary: 'Referral code, share link, totals and commission', response: { 200: SummarySchema, ...unauthorised } } },
+    { config: { operation: { id: 'getReferralSummary', descriptions: { 200: 'Code, link, totals and commission' } } }, schema: { ...common, summary: 'Referral code, share link, totals and commission', response: { 200: SummarySchema, ...unauthorised } } },
     async (request) => referrals.summary(deps, currentUser(request).id),
   );
 
   r.get(
     '/v1/users/referrals/me/transactions/',
     {
+      config: {
+        operation: { id: 'listReferralTransactions', descriptions: { 200: 'A page of commission-earning payments' } },
+      },
       schema: { ...common, summary: 'Payments of referred people that earn commission, newest first', querystring: REFERRAL_TX_ORDERING.query, response: { 200: pageSchema(TransactionSchema), ...unauthorised } },
     },
     async (request) => {
@@ -111,6 +118,14 @@ export default function referralsModule(app: ZodApp, { deps }: ModuleOptions): P
   r.post(
     '/v1/users/referrals/attribution-events/',
     {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'recordAttributionEvent',
+          errors: { 400: [fields], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 202: 'Recorded' },
+        },
+      },
       schema: {
         tags: ['referrals'],
         security: [],

@@ -23,6 +23,7 @@ import {
 import * as subs from './service.ts';
 import * as manage from './management.ts';
 import { logStaffRead } from '../audit/index.ts';
+import { fields, notFoundDetail, type OperationDoc } from '../../http/operation.ts';
 
 const unauthorised = UnauthorisedResponses;
 const IdParams = z.object({ id: z.uuid() });
@@ -43,6 +44,9 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.get(
     '/v1/users/subscriptions/renewal-options/',
     {
+      config: {
+        operation: { id: 'getRenewalOptions', errors: { 400: [{ code: ['invalid_category'] }] }, descriptions: { 200: 'What the patient can do next in the category' } },
+      },
       schema: {
         ...common,
         summary: 'What the patient can do next in a category: confirm a pending renewal, order early, re-order, or why not',
@@ -60,6 +64,17 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/pending-choice/confirm/',
     {
+      config: {
+        operation: {
+          id: 'confirmRenewalChoice',
+          errors: {
+            400: [{ code: ['renewal_answers_required', 'renewal_answer_ineligible', 'invalid_renewal_answers', 'renewal_emergency', 'invalid_treatment_variant', 'dose_step_not_allowed'] }, fields],
+            404: ['empty'],
+            409: [{ code: ['patient_choice_not_pending'] }],
+          },
+          descriptions: { 200: 'The confirmed choice (now waiting for a doctor)', 404: 'The consultation is not a renewal of the caller waiting for a choice (empty body)' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Confirm the renewal choice (dose, treatment, safety answers); it then goes to a doctor’s review',
@@ -74,7 +89,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
 
   r.get(
     '/v1/users/subscriptions/',
-    { schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PLAN_ORDERING.query, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
+    { config: { operation: { id: 'listSubscriptions', descriptions: { 200: 'A page of subscriptions' } } }, schema: { ...common, summary: 'The patient’s subscriptions, newest first', querystring: PLAN_ORDERING.query, response: { 200: pageSchema(SubscriptionSchema), ...unauthorised } } },
     async (request) => {
       const order = orderBy(request.query, PLAN_ORDERING);
       return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => subs.listSubscriptions(deps, currentUser(request).id, limit, offset, order));
@@ -83,7 +98,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
 
   r.get(
     '/v1/users/subscriptions/:id/',
-    { schema: { ...common, summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, ...unauthorised } } },
+    { config: { operation: { id: 'getSubscription', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The subscription' } } }, schema: { ...common, summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, ...unauthorised } } },
     async (request) => subs.getSubscription(deps, currentUser(request).id, request.params.id),
   );
 
@@ -94,6 +109,14 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
     r.post(
       `/v1/users/subscriptions/:id/${action}/`,
       {
+        config: {
+          operation: (
+            {
+              cancel: { id: 'cancelSubscription', errors: { 404: [notFoundDetail], 409: [{ error: ['subscription_not_active'] }] }, descriptions: { 200: 'The subscription, ending at the period end' } },
+              resume: { id: 'resumeSubscription', errors: { 404: [notFoundDetail], 409: [{ error: ['subscription_not_active'] }] }, descriptions: { 200: 'The subscription, renewing again' } },
+            } satisfies Record<typeof action, OperationDoc>
+          )[action],
+        },
         schema: { ...common, summary, params: IdParams, response: { 200: SubscriptionSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised } },
       },
       async (request) => subs.setCancelAtPeriodEnd(deps, currentUser(request).id, request.params.id, cancel),
@@ -103,6 +126,14 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/postpone/',
     {
+      config: {
+        operation: {
+          id: 'postponeSubscription',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ error: ['subscription_not_active', 'already_postponed'] }] },
+          descriptions: { 200: 'The subscription with its new period end' },
+          requestExample: { days: 7 },
+        },
+      },
       schema: {
         ...common,
         summary: `Move the next renewal date and charge later by 1 to ${subs.MAX_POSTPONE_DAYS} days (once per period, active plans)`,
@@ -117,6 +148,31 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/early-order/',
     {
+      config: {
+        operation: {
+          id: 'orderSupplyEarly',
+          errors: {
+            400: [{ code: ['dose_step_not_allowed'] }],
+            402: [{ error: ['payment_failed'] }],
+            404: [notFoundDetail],
+            409: [
+              { error: ['subscription_paused'] },
+              {
+                code: [
+                  'early_order_unavailable',
+                  'early_order_period_already_advanced',
+                  'early_order_period_unavailable',
+                  'early_order_pending_review',
+                  'early_order_subscription_ending',
+                  'subscription_payment_required',
+                  'no_prior_treatment',
+                ],
+              },
+            ],
+          },
+          descriptions: { 200: 'The early order: charged and waiting for a doctor' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Order the next supply now (charged at once, reviewed by a doctor), once per period inside the early-order window',
@@ -139,7 +195,14 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/skip/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'skipNextDelivery',
+          errors: { 404: [notFoundDetail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved', 'already_skipped'] }] },
+          descriptions: { 200: 'The plan with its next delivery one cycle later, and the restart dose' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Skip the next delivery: that cycle is neither charged nor shipped, the following one is (once per period)',
@@ -153,7 +216,15 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/pause/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'pauseSubscription',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved'] }] },
+          descriptions: { 200: 'The paused plan, and the restart dose' },
+          requestExample: { cycles: 2 },
+        },
+      },
       schema: {
         ...common,
         summary: 'Pause the plan for 1 to 6 cycles or until resumed: nothing is charged or shipped',
@@ -168,6 +239,13 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/unpause/',
     {
+      config: {
+        operation: {
+          id: 'unpauseSubscription',
+          errors: { 404: [notFoundDetail], 409: [{ error: ['subscription_not_paused'] }] },
+          descriptions: { 200: 'The plan, active again, and the restart dose' },
+        },
+      },
       schema: {
         ...common,
         summary: 'End the patient’s pause now: the renewal opens for the next delivery',
@@ -181,6 +259,14 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/delivery-date/',
     {
+      config: {
+        operation: {
+          id: 'setNextDeliveryDate',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ error: ['subscription_not_active', 'renewal_rejected', 'subscription_ending', 'managed_by_provider', 'subscription_paused', 'next_delivery_approved'] }] },
+          descriptions: { 200: 'The plan with its new next delivery, and the restart dose' },
+          requestExample: { date: '2026-12-24' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Move the next delivery to a date inside the plan’s delivery_date_window',
@@ -195,7 +281,15 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/users/subscriptions/:id/dose-change-requests/',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'requestDoseChange',
+          errors: { 400: [{ code: ['dose_step_not_allowed'] }, fields], 404: [notFoundDetail], 409: [{ error: ['renewal_open', 'dose_change_pending', 'subscription_not_active', 'subscription_ending', 'renewal_rejected'] }] },
+          descriptions: { 201: 'The request, waiting for a doctor' },
+          requestExample: { dosage: '0.25 mg', note: 'Nausea most days since the last step up.' },
+        },
+      },
       schema: {
         ...common,
         summary: 'Ask the doctor for another dose between renewals',
@@ -214,6 +308,9 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.get(
     '/v1/users/subscriptions/:id/dose-change-requests/',
     {
+      config: {
+        operation: { id: 'listDoseChangeRequests', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The plan’s requests, newest first (bare array)' } },
+      },
       schema: {
         ...common,
         summary: 'The plan’s dose change requests and their outcomes, newest first',
@@ -230,6 +327,9 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.get(
     '/v1/clinician/dose-change-requests/',
     {
+      config: {
+        operation: { id: 'listDoseChangeQueue', descriptions: { 200: 'A page of requests waiting for a doctor' } },
+      },
       schema: {
         ...desk,
         summary: 'Dose change requests waiting for a doctor, oldest first',
@@ -246,6 +346,14 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   r.post(
     '/v1/clinician/dose-change-requests/:id/decide/',
     {
+      config: {
+        operation: {
+          id: 'decideDoseChangeRequest',
+          errors: { 400: [{ code: ['dose_step_not_allowed'] }, fields], 404: [notFoundDetail], 409: [{ detail_code: ['dose_change_not_pending'] }, { error: ['subscription_not_active'] }] },
+          descriptions: { 200: 'The decided request' },
+          requestExample: { decision: 'approve', note: 'Stay at 0.25 mg for four more weeks.' },
+        },
+      },
       schema: {
         ...desk,
         summary: 'Approve (the dose becomes the next cycle’s) or decline a dose change request',
@@ -273,12 +381,20 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
   const staff = { tags: ['backoffice'], security: bearerSecurity };
   r.get(
     '/v1/backoffice/test-clock/',
-    { preHandler: sandboxOnly, schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
+    { config: { operation: { id: 'getTestClock', errors: { 404: [{ code: ['test_clock_unavailable'] }] }, descriptions: { 200: 'The service clock' } } }, preHandler: sandboxOnly, schema: { ...staff, summary: 'The service’s current time (sandbox test clock)', response: { 200: clockSchema, 403: DetailCodeSchema, 404: CodeSchema, ...unauthorised } } },
     () => Promise.resolve(clockOut()),
   );
   r.post(
     '/v1/backoffice/test-clock/advance/',
     {
+      config: {
+        operation: {
+          id: 'advanceTestClock',
+          errors: { 400: [fields], 404: [{ code: ['test_clock_unavailable'] }] },
+          descriptions: { 200: 'The service clock after the due work ran' },
+          requestExample: { days: 30, seconds: 0 },
+        },
+      },
       preHandler: sandboxOnly,
       schema: {
         ...staff,
