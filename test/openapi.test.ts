@@ -13,7 +13,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../src/http/error-catalogue.ts';
-import { collectOperations, PENDING_OPERATIONS } from '../src/http/openapi-registry.ts';
+import { collectOperations } from '../src/http/openapi-registry.ts';
 import { audienceOf, mergeDocuments, pickEncoding } from '../src/http/openapi.ts';
 import { call, createTestContext, latestCode, TEST_BRAND, type TestContext } from './support/harness.ts';
 import { documentAjv, operations } from './support/openapi.ts';
@@ -146,10 +146,6 @@ describe('OpenAPI document as a product', () => {
     // The registry is the routes' declarations: exactly the documented operations, each with its id.
     expect([...collected.keys()].filter((k) => !keys.has(k))).toEqual([]);
     expect(ops().filter((o) => collected.get(`${o.method.toUpperCase()} ${o.path}`)?.doc.id !== o.op.operationId).map((o) => `${o.method} ${o.path}`)).toEqual([]);
-    // Only the connector's routes (being restructured) keep theirs off the route for now.
-    const offRoute = [...collected].filter(([, o]) => o.from !== 'route').map(([k]) => k);
-    expect(offRoute.sort()).toEqual(Object.keys(PENDING_OPERATIONS).sort());
-    expect(offRoute.every((k) => k.includes('/connected-apps/'))).toBe(true);
     // Stable: the names generated clients use.
     expect(doc.paths['/v1/users/token/'].post.operationId).toBe('signIn');
     expect(doc.paths['/v1/users/register/'].post.operationId).toBe('register');
@@ -179,9 +175,9 @@ describe('OpenAPI document as a product', () => {
     documented.get('/v1/users/documented/:id/', { config: { operation: { id: 'getDocumented' } } }, () => Promise.resolve({}));
     documented.get('/v1/users/open/', { config: { access: 'public', operation: { id: 'getOpen' } } }, () => Promise.resolve({}));
     await documented.ready();
-    expect(Object.fromEntries([...collected].map(([k, o]) => [k, [o.doc.id, o.access, o.from]]))).toEqual({
-      'GET /v1/users/documented/{id}/': ['getDocumented', 'user', 'route'],
-      'GET /v1/users/open/': ['getOpen', 'public', 'route'],
+    expect(Object.fromEntries([...collected].map(([k, o]) => [k, [o.doc.id, o.access]]))).toEqual({
+      'GET /v1/users/documented/{id}/': ['getDocumented', 'user'],
+      'GET /v1/users/open/': ['getOpen', 'public'],
     });
     await documented.close();
   });

@@ -8,7 +8,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { accessFor, type Access } from './access.ts';
 import type { ErrorCode } from './error-catalogue.ts';
-import { notFoundDetail, type OperationDoc } from './operation.ts';
+import type { OperationDoc } from './operation.ts';
 
 export type { ErrorVariant, OperationDoc } from './operation.ts';
 
@@ -16,8 +16,6 @@ export type { ErrorVariant, OperationDoc } from './operation.ts';
 export interface DocumentedOperation {
   doc: OperationDoc;
   access: Access;
-  /** Where the documentation was declared: on the route, or in PENDING_OPERATIONS below. */
-  from: 'route' | 'pending';
 }
 
 declare module 'fastify' {
@@ -26,16 +24,6 @@ declare module 'fastify' {
     apiOperations: ReadonlyMap<string, DocumentedOperation>;
   }
 }
-
-/**
- * Routes of src/modules/mcp, which another change is restructuring: their documentation moves onto
- * the routes with it. Until then it is kept here, by the document's key; nothing else may be added
- * (test/openapi.test.ts lists exactly these).
- */
-export const PENDING_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'GET /v1/users/connected-apps/': { id: 'listConnectedApps', descriptions: { 200: 'The assistants connected to the account (docs/mcp.md)' } },
-  'DELETE /v1/users/connected-apps/{id}/': { id: 'disconnectApp', errors: { 404: [notFoundDetail] }, descriptions: { 204: 'Disconnected: its tokens stop working at once' } },
-};
 
 /** The document's path of a registered URL: `:param` becomes `{param}` (as @fastify/swagger writes it). */
 export function documentPath(url: string): string {
@@ -58,7 +46,7 @@ export function collectOperations(app: FastifyInstance): ReadonlyMap<string, Doc
       if (method === 'HEAD') continue;
       const key = `${method} ${documentPath(route.url)}`;
       const declared = route.config?.operation;
-      const doc = declared ?? PENDING_OPERATIONS[key];
+      const doc = declared;
       if (!doc) {
         // Whether the document shows the route is known only when every onRoute hook has run (a
         // plugin's own hook may hide it), so this is checked when the app is ready.
@@ -69,7 +57,7 @@ export function collectOperations(app: FastifyInstance): ReadonlyMap<string, Doc
       const other = ids.get(doc.id);
       if (other) throw new Error(`operationId ${doc.id} of ${key} is already used by ${other}.`);
       ids.set(doc.id, key);
-      operations.set(key, { doc, access: accessFor(method, route.url, route.config?.access), from: declared ? 'route' : 'pending' });
+      operations.set(key, { doc, access: accessFor(method, route.url, route.config?.access), });
     }
   });
   app.addHook('onReady', (done) => {

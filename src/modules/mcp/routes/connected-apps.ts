@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { bearerSecurity, currentUser } from '../../../http/auth.ts';
 import { DetailSchema, UnauthorisedResponses, notFound } from '../../../http/errors.ts';
+import { notFoundDetail } from '../../../http/operation.ts';
 import { orderBy, pageSchema, respondPage } from '../../../http/pagination.ts';
 import { ConnectedAppSchema } from '../schemas.ts';
 import { GRANT_ORDERING, connectedAppsPage, disconnectApp } from '../service.ts';
@@ -21,6 +22,7 @@ export function connectedAppsRoutes(c: RouteContext): void {
         querystring: GRANT_ORDERING.query,
         response: { 200: pageSchema(ConnectedAppSchema), ...UnauthorisedResponses },
       },
+      config: { operation: { id: 'listConnectedApps', descriptions: { 200: 'The assistants connected to the account (docs/mcp.md)' } } },
     },
     async (request) => {
       const user = currentUser(request);
@@ -39,6 +41,7 @@ export function connectedAppsRoutes(c: RouteContext): void {
         params: z.object({ id: z.uuid() }),
         response: { 204: z.null(), ...UnauthorisedResponses, 404: DetailSchema },
       },
+      config: { operation: { id: 'disconnectApp', errors: { 404: [notFoundDetail] }, descriptions: { 204: 'Disconnected: its tokens stop working at once' } } },
     },
     async (request, reply) => {
       const user = currentUser(request);
