@@ -13,7 +13,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installRouteBudgets } from './http/budgets.ts';
 import { installInputGuard } from './http/input-guard.ts';
-import { loggerOptions } from './http/logging.ts';
+import { loggerOptions, OneLinePerRequest } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { readiness, ReadinessSchema } from './http/readiness.ts';
 import { registerApiDocument } from './http/openapi.ts';
@@ -57,6 +57,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger === false ? false : { ...loggerOptions(deps.config.LOG_LEVEL), ...(options.logStream ? { stream: options.logStream } : {}) },
     loggerInstance: undefined,
+    // One log line per answer, carrying the request too (src/http/logging.ts).
+    logController: new OneLinePerRequest(),
     bodyLimit: JSON_BODY_LIMIT,
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default: none), so a
     // client cannot pick its own address and escape the per-IP budgets.
