@@ -62,29 +62,44 @@ export class OneLinePerRequest extends LogController {
 
 /** pino's numeric levels from which a line is written out at once (error, fatal). */
 const FLUSHED_LEVEL = /^\{"level":(?:[5-9]\d|\d{3,})\b/;
+/** Pending bytes past which the batch is written without waiting for the end of the turn. */
+const MAX_PENDING = 64 * 1024;
 
 /**
- * The process's log destination (stdout): written asynchronously, so a burst of lines becomes one
- * write off the event loop instead of a blocking write per line (a synchronous write per line was
- * ~3-5 % of a request's CPU). Info lines may be lost if the process is killed outright (SIGKILL, OOM);
- * an error or fatal line is written synchronously before the call that logged it returns, and pino
- * flushes the rest on a normal exit (process.exit included).
+ * The process's log destination (stdout), batched: the lines logged during one turn of the event
+ * loop are written together by one write at its end (setImmediate) instead of one blocking write
+ * per line (those were ~3-5 % of a request's CPU under load, issue 28). An error or fatal line is
+ * written, with everything before it, before the call that logged it returns, and the batch is
+ * written on exit (process.exit and a crash included). Writes stay synchronous and in order: an
+ * asynchronous destination (pino's `sync: false`) could only flush an error line ahead of the
+ * lines still in flight, out of order. At most one turn's info lines are lost if the process is
+ * killed outright (SIGKILL, OOM).
  */
-export function asyncLogDestination(fd = 1): { write(line: string): void; flushSync(): void } {
-  const dest = pino.destination({ dest: fd, sync: false });
+export function batchedLogDestination(fd = 1): { write(line: string): void; flushSync(): void } {
+  // sonic-boom, synchronous: it retries a full pipe (EAGAIN) as pino's default destination does.
+  const dest = pino.destination({ dest: fd, sync: true });
+  let pending = '';
+  let scheduled = false;
+  const flushSync = () => {
+    if (pending === '') return;
+    const batch = pending;
+    pending = '';
+    dest.write(batch);
+  };
+  const endOfTurn = () => {
+    scheduled = false;
+    flushSync();
+  };
+  process.once('exit', flushSync);
   return {
     write(line: string) {
-      dest.write(line);
-      if (FLUSHED_LEVEL.test(line)) flushNow(dest);
+      pending += line;
+      if (FLUSHED_LEVEL.test(line) || pending.length > MAX_PENDING) flushSync();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(endOfTurn);
+      }
     },
-    flushSync: () => flushNow(dest),
+    flushSync,
   };
-}
-
-function flushNow(dest: ReturnType<typeof pino.destination>): void {
-  try {
-    dest.flushSync();
-  } catch {
-    // Not open yet (the first milliseconds of the process): the asynchronous write goes out anyway.
-  }
 }
