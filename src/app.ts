@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -13,7 +12,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installRouteBudgets } from './http/budgets.ts';
 import { installInputGuard } from './http/input-guard.ts';
-import { loggerOptions } from './http/logging.ts';
+import { loggerOptions, OneLinePerRequest } from './http/logging.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { readiness, ReadinessSchema } from './http/readiness.ts';
 import { registerApiDocument } from './http/openapi.ts';
@@ -43,6 +42,27 @@ export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/**
+ * Security headers of every answer: exactly what helmet 8 (through @fastify/helmet) set with
+ * `contentSecurityPolicy: false` (the API answers JSON; the interactive docs and the sandbox checkout
+ * page need inline assets; the web app sets its own policy, src/web.ts) and a `same-site` resource
+ * policy. Set on the raw response as helmet did, so a route's own value (reply.header) still wins.
+ * test/security-headers.test.ts checks the set.
+ */
+export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+  ['cross-origin-opener-policy', 'same-origin'],
+  ['cross-origin-resource-policy', 'same-site'],
+  ['origin-agent-cluster', '?1'],
+  ['referrer-policy', 'no-referrer'],
+  ['strict-transport-security', 'max-age=31536000; includeSubDomains'],
+  ['x-content-type-options', 'nosniff'],
+  ['x-dns-prefetch-control', 'off'],
+  ['x-download-options', 'noopen'],
+  ['x-frame-options', 'SAMEORIGIN'],
+  ['x-permitted-cross-domain-policies', 'none'],
+  ['x-xss-protection', '0'],
+];
+
 /** Trusts the nearest `hops` proxies: each X-Forwarded-For entry within that many hops. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -57,6 +77,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger === false ? false : { ...loggerOptions(deps.config.LOG_LEVEL), ...(options.logStream ? { stream: options.logStream } : {}) },
     loggerInstance: undefined,
+    // One log line per answer, carrying the request too (src/http/logging.ts).
+    logController: new OneLinePerRequest(),
     bodyLimit: JSON_BODY_LIMIT,
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default: none), so a
     // client cannot pick its own address and escape the per-IP budgets.
@@ -98,10 +120,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installErrorHandling(app);
   installInputGuard(app);
 
-  await app.register(helmet, {
-    // The API answers JSON; the interactive docs and the sandbox checkout page need inline assets.
-    contentSecurityPolicy: false,
-    crossOriginResourcePolicy: { policy: 'same-site' },
+  // One synchronous hook for what every answer carries, before CORS can answer a preflight (issue
+  // 28: @fastify/helmet ran two async hooks and a chain of eleven middlewares per request to set the
+  // same constant headers).
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = reply.raw;
+    for (const [name, value] of SECURITY_HEADERS) raw.setHeader(name, value);
+    reply.header('x-request-id', request.id);
+    done();
   });
   // Browsers on other origins only when listed in CORS_ORIGINS (default: same origin only). Bearer
   // tokens travel in a header, never cookies, so credentials stay off.
@@ -116,15 +142,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 5, fieldSize: 16 * 1024 } });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
   registerMetrics(app, deps); // GET /metrics and the per-route request metrics
   // Account-scoped answers must never be cached by a browser or a proxy; routes that are public and
   // cacheable (questionnaire catalogue) set their own Cache-Control first.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control') && request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 
   // The OpenAPI document (/v1/schema/) and the interactive docs (/v1/docs/): src/http/openapi.ts.

@@ -29,7 +29,9 @@ async function main() {
     import('./lib/scheduler.ts'),
     opening,
   ]);
-  const app = await buildApp(runtime.deps);
+  // stdout written once per event-loop turn, error lines at once (src/http/logging.ts).
+  const { batchedLogDestination } = await import('./http/logging.ts');
+  const app = await buildApp(runtime.deps, { logStream: batchedLogDestination() });
   // REDIS_URL: wait briefly for the first connection so that an unreachable Redis is logged (loudly,
   // by the limiters) and reported by /readyz from the first request on.
   await runtime.deps.limiters.settled(2000);

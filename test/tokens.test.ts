@@ -104,6 +104,23 @@ describe('bearer token verification', () => {
     expect(refreshed.body.code).toBe('token_not_valid');
   });
 
+  it('refuses an accepted token at once when its session ends or its account is disabled, and its text with another signature', async () => {
+    // The service remembers tokens whose signature it checked (src/lib/jwt.ts): nothing else about them.
+    const p = await seedPatient(ctx);
+    expect((await profile(p.access)).status).toBe(200);
+    const [head, body, signature] = p.access.split('.') as [string, string, string];
+    const forged = `${head}.${body}.${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    expect((await profile(forged)).status).toBe(401);
+    await ctx.db.query('update users set disabled_at = $2 where id = $1', [p.id, ctx.deps.clock.now()]);
+    expect((await profile(p.access)).status).toBe(401);
+    await ctx.db.query('update users set disabled_at = null where id = $1', [p.id]);
+    expect((await profile(p.access)).status).toBe(200);
+    await ctx.db.query('update refresh_families set revoked_at = $2 where user_id = $1', [p.id, ctx.deps.clock.now()]);
+    const ended = await profile(p.access);
+    expect(ended.status).toBe(401);
+    expect(ended.body.messages[0].message).toBe('User is inactive or the session has ended');
+  });
+
   it('refuses a refresh token as a bearer', async () => {
     const res = await profile(patient.refresh);
     expect(res.status).toBe(401);
