@@ -115,6 +115,12 @@ const EnvSchema = z.object({
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number({ error: 'must be a whole number of seconds (0-300)' }).int({ error: 'must be a whole number of seconds (0-300)' }).min(0, { error: 'must be a whole number of seconds (0-300)' }).max(300, { error: 'must be a whole number of seconds (0-300)' }).default(0),
   // Memory for served consultation-list pages, per process (docs/performance.md); 0 turns the cache off.
   LIST_CACHE_MB: z.coerce.number({ error: 'must be a whole number of megabytes (0-4096)' }).int({ error: 'must be a whole number of megabytes (0-4096)' }).min(0, { error: 'must be a whole number of megabytes (0-4096)' }).max(4096, { error: 'must be a whole number of megabytes (0-4096)' }).default(64),
+  // The embedded database in a worker thread (src/db/pglite-worker.ts, docs/performance.md); 0 runs
+  // it on the server's own thread as before.
+  PGLITE_WORKER: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be 1 or 0' })
+    .default('1')
+    .transform((v) => v === 'true' || v === '1'),
   // Token lifetimes and account security budgets (documented in docs/accounts.md).
   ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   REFRESH_TOKEN_TTL_SECONDS: seconds(14 * 24 * 3600),

@@ -109,14 +109,14 @@ export async function openDatabase(config: Config): Promise<{ db: Db; release: (
     const dataDir = join(config.DATA_DIR, 'pglite');
     const made = await createDataDir(dataDir);
     try {
-      return { db: await openPglite({ dataDir }), release };
+      return { db: await openPglite({ dataDir, worker: config.PGLITE_WORKER }), release };
     } catch (err) {
       if (made !== 'template') throw err;
       // A template copy that does not open (it was checked against the PGlite version, so this is
       // not expected): nothing was stored in it yet, so make the database with initdb instead.
       rmSync(dataDir, { recursive: true, force: true });
       await createDataDir(dataDir, false);
-      return { db: await openPglite({ dataDir }), release };
+      return { db: await openPglite({ dataDir, worker: config.PGLITE_WORKER }), release };
     }
   } catch (err) {
     release();

@@ -3,7 +3,7 @@
 // against `Queryable`, so the same statements run on both.
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
 import type pg from 'pg';
 
 export type Row = Record<string, unknown>;
@@ -43,9 +43,9 @@ export function scrubDbError(err: unknown, sql: string): unknown {
 const asString = (v: string) => v;
 const asNumber = (v: string) => Number(v);
 
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Db> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = new PGlite({
+/** The PGlite constructor options, the same in this thread and in the worker (src/db/pglite-worker-entry.ts). */
+export function pgliteOptions(options: { dataDir?: string; loadDataDir?: Blob }): PGliteOptions {
+  return {
     dataDir: options.dataDir,
     // 32 MB of shared buffers instead of 128: the embedded database serves one process, the OS
     // caches its files anyway, and the buffers are resident memory (RSS ~100 MB lower). Passed on
@@ -57,7 +57,28 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
       [pgliteTypes.NUMERIC]: asNumber,
       [pgliteTypes.INT8]: asNumber,
     },
-  });
+  };
+}
+
+export interface PgliteOpenOptions {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  /**
+   * Run PGlite in a worker thread (src/db/pglite-worker.ts) so that its statements, which are
+   * synchronous WASM work, do not stall this thread's HTTP handling. The server follows
+   * PGLITE_WORKER (default on); scripts, backups and the test harness open it in-process unless asked.
+   */
+  worker?: boolean;
+}
+
+export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.worker) {
+    // Loaded only when used: an in-process open (CLI backups, scripts) does not pay for it.
+    const { openPgliteWorker } = await import('./pglite-worker.ts');
+    return openPgliteWorker(options);
+  }
+  const db = new PGlite(pgliteOptions(options));
   await db.waitReady;
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T = Row>(sql: string, params: unknown[] = []) {
@@ -88,8 +109,11 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     // Exposed for the test harness, which clones one migrated instance per test file, and for
     // the embedded database's backups (db/backup.ts).
     dump: (compression: 'none' | 'gzip' | 'auto' = 'none') => db.dumpDataDir(compression),
-  } as Db & { dump: (compression?: 'none' | 'gzip' | 'auto') => Promise<Blob> };
+  } as DumpableDb;
 }
+
+/** The embedded database with its data-directory dump (test harness clones, db/backup.ts). */
+export type DumpableDb = Db & { dump(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob> };
 
 const typeParsers = (types: typeof pg.types): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {

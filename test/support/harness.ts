@@ -17,7 +17,7 @@ export const TEST_BRAND = 'test-brand';
 export const TEST_BASE_URL = 'http://api.test.local';
 export const PASSWORD = 'Quiet-Harbour-Lantern-42';
 
-async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
+async function openTestDatabase(pgliteWorker: boolean): Promise<{ db: Db; drop: () => Promise<void> }> {
   const template = inject('pgTemplate');
   const url = process.env.DATABASE_URL;
   if (template && url) {
@@ -46,7 +46,7 @@ async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }
     };
   }
   const file = inject('pgliteTemplate');
-  const db = await openPglite({ loadDataDir: new Blob([readFileSync(file)]) });
+  const db = await openPglite({ loadDataDir: new Blob([readFileSync(file)]), worker: pgliteWorker });
   return { db, drop: async () => undefined };
 }
 
@@ -69,9 +69,11 @@ export type TestDb = Omit<Db, 'query'> & { query<T = TestRow>(sql: string, param
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
 export async function createTestContext(
   env: Record<string, string> = {},
-  options: { transport?: MailTransport; logStream?: { write(line: string): void }; wrapDb?: (db: Db) => Db } = {},
+  options: { transport?: MailTransport; logStream?: { write(line: string): void }; wrapDb?: (db: Db) => Db; pgliteWorker?: boolean } = {},
 ): Promise<TestContext> {
-  const opened = await openTestDatabase();
+  // The embedded database runs in-process here unless asked (PGLITE_WORKER=1 runs any HTTP test
+  // file on the worker driver the server uses by default; test/pglite-worker.test.ts always does).
+  const opened = await openTestDatabase(options.pgliteWorker ?? process.env.PGLITE_WORKER === '1');
   const { drop } = opened;
   const db = options.wrapDb ? options.wrapDb(opened.db) : opened.db;
   const config = loadConfig({
