@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
@@ -43,25 +44,25 @@ export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /**
- * Security headers of every answer: exactly what helmet 8 (through @fastify/helmet) set with
- * `contentSecurityPolicy: false` (the API answers JSON; the interactive docs and the sandbox checkout
- * page need inline assets; the web app sets its own policy, src/web.ts) and a `same-site` resource
- * policy. Set on the raw response as helmet did, so a route's own value (reply.header) still wins.
- * test/security-headers.test.ts checks the set.
+ * Security headers of every answer, as helmet decides them (`contentSecurityPolicy: false`: the API
+ * answers JSON; the interactive docs and the sandbox checkout page need inline assets; the web app
+ * sets its own policy, src/web.ts; and a `same-site` resource policy). helmet's middleware is run
+ * once, here, against a recording response: its headers are constants, so every answer gets them
+ * from one synchronous hook instead of helmet's middleware chain per request (issue 28). The
+ * library stays the one that knows the right set; test/security-headers.test.ts spells it out.
  */
-export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
-  ['cross-origin-opener-policy', 'same-origin'],
-  ['cross-origin-resource-policy', 'same-site'],
-  ['origin-agent-cluster', '?1'],
-  ['referrer-policy', 'no-referrer'],
-  ['strict-transport-security', 'max-age=31536000; includeSubDomains'],
-  ['x-content-type-options', 'nosniff'],
-  ['x-dns-prefetch-control', 'off'],
-  ['x-download-options', 'noopen'],
-  ['x-frame-options', 'SAMEORIGIN'],
-  ['x-permitted-cross-domain-policies', 'none'],
-  ['x-xss-protection', '0'],
-];
+export const SECURITY_HEADERS: readonly (readonly [string, string])[] = (() => {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => void headers.push([name.toLowerCase(), String(value)]),
+    removeHeader: () => undefined,
+  };
+  const middleware = helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'same-site' } }) as unknown as (req: unknown, res: typeof recorder, next: (err?: unknown) => void) => void;
+  middleware({}, recorder, (err) => {
+    if (err) throw err instanceof Error ? err : new Error('helmet refused its options');
+  });
+  return headers;
+})();
 
 /** Trusts the nearest `hops` proxies: each X-Forwarded-For entry within that many hops. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
