@@ -13,7 +13,7 @@ export const TARGETS = {
   },
   engine: {
     mutate: ['src/modules/questionnaires/engine.ts'],
-    testFiles: ['test/engine.test.ts', 'test/engine-prescribing.test.ts'],
+    testFiles: ['test/engine.test.ts', 'test/engine-conditions.test.ts', 'test/engine-prescribing.test.ts'],
   },
   prescribing: {
     mutate: ['src/modules/questionnaires/prescribing.ts'],
