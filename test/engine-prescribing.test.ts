@@ -145,6 +145,27 @@ describe('the renewal rule set', () => {
     expect(combined.rules.filter((r) => r.code === 'RED_FLAG_SUICIDAL_THOUGHTS')).toHaveLength(2);
     expect(combined.rules.filter((r) => r.code === extra.rules[0]?.code)).toHaveLength(1);
   });
+  it('without a declared change only the safety screen is asked; with one, the rest of the questionnaire, without empty steps', () => {
+    const safetyKeys = [...wl.renewal.safety_steps, ...prescribingFor('weight_loss').renewal.steps].flatMap((s) => s.questions.map((q) => q.question_key));
+    expect(set(false).steps.flatMap((s) => s.questions.map((q) => q.question_key))).toEqual(safetyKeys);
+    const review = set(true).steps.slice(set(false).steps.length);
+    const expected = wl.steps.flatMap((s) => s.questions.map((q) => q.question_key)).filter((k) => !safetyKeys.includes(k));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(review.flatMap((s) => s.questions.map((q) => q.question_key))).toEqual(expected);
+    expect(review.every((s) => s.questions.length > 0)).toBe(true);
+  });
+  it("with a declared change the version's rules apply too, except those on the BMI", () => {
+    const own = (changed: boolean) => set(changed).rules.map((r) => r.code);
+    const bmiRules = wl.rules.filter((r) => JSON.stringify(r.when).includes('"computed":"bmi"')).map((r) => r.code);
+    const others = wl.rules.filter((r) => !bmiRules.includes(r.code)).map((r) => r.code);
+    expect(bmiRules).toEqual(expect.arrayContaining(['BMI_BELOW_27']));
+    expect(own(true)).toEqual(expect.arrayContaining(others));
+    for (const code of bmiRules) expect(own(true)).not.toContain(code);
+    expect(others.filter((c) => !own(false).includes(c)).length).toBeGreaterThan(0);
+    // A version without renewal rules of its own: the prescribing catalogue's only.
+    const bare = renewalRuleSet({ ...wl, renewal: { ...wl.renewal, rules: undefined } }, prescribingFor('weight_loss').renewal, false);
+    expect(bare.rules.map((r) => r.code)).toEqual(prescribingFor('weight_loss').renewal.rules.map((r) => r.code));
+  });
   it('days_since counts whole days to the evaluation date', () => {
     expect(daysSince('2026-03-17', NOW)).toBe(90);
     expect(daysSince('2026-06-15', NOW)).toBe(0);
@@ -291,6 +312,9 @@ describe('doseVerdict: what the verdict reports, and its defaults', () => {
     expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: [] })).toMatchObject({ allowed: ['30 mg', '60 mg'], codes: [] });
   });
 
+  it('an empty strength list is an error, not an undefined dose', () => {
+    expect(() => doseVerdict({ ...dapox, strengths: [] }, null, NOW)).toThrow('no dose at 0 of []');
+  });
   it('a planned break may resume at the current dose for 14 days after the supply ends', () => {
     expect(lastDayAtCurrentDose(NOW).toISOString()).toBe('2026-06-29T12:00:00.000Z');
   });
