@@ -300,11 +300,12 @@ describe('doseVerdict: what the verdict reports, and its defaults', () => {
     expect(explain(hist('semaglutide', '1 mg', 28, 0), { ...SEMA, sideEffects: true })).toEqual(['1 mg supplied for 4 week(s), 0 day(s) without supply: significant side effects, no step up (stay or step down).']);
     expect(explain(hist('semaglutide', '1 mg', 28, 0))).toEqual(['1 mg supplied for 4 week(s), 0 day(s) without supply: one step up (1.7 mg) is allowed.']);
     expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: ['30 mg'] }).explanation).toEqual(['dapoxetine: a first supply starts at 30 mg.']);
+    expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: ['30 mg', '60 mg'] }).explanation).toEqual(['dapoxetine: a first supply starts at 30 mg or 60 mg.']);
   });
 
   it('a medicine without a ladder: a supply of another treatment is still a first supply; the last dose is resumed', () => {
     const first = { firstSupplyStrengths: ['30 mg'] };
-    expect(doseVerdict(dapox, hist('lidocaine-prilocaine-spray', '60 mg', 30, 0), NOW, first)).toMatchObject({ allowed: ['30 mg'], codes: ['FIRST_SUPPLY_STARTING_DOSE'] });
+    expect(doseVerdict(dapox, hist('lidocaine-prilocaine-spray', '60 mg', 30, 0), NOW, first)).toMatchObject({ titrated: false, allowed: ['30 mg'], codes: ['FIRST_SUPPLY_STARTING_DOSE'] });
     expect(doseVerdict(dapox, hist('dapoxetine', '60 mg', 30, 0), NOW, first)).toMatchObject({ titrated: false, allowed: ['30 mg', '60 mg'], resume: '60 mg', codes: [], supply_gap_days: null, weeks_on_dose: null });
     // A dose no longer among the strengths resumes at the first.
     expect(doseVerdict(dapox, hist('dapoxetine', '90 mg', 30, 0), NOW, first).resume).toBe('30 mg');
@@ -341,6 +342,7 @@ describe('prescribingVerdict: every layer, with its texts', () => {
     const engine = eng([
       { code: 'OTHER', kind: 'limit_strengths', treatments: ['tadalafil'], strengths: ['5 mg'] },
       { code: 'NO_LIST', kind: 'limit_strengths', treatments: ['sildenafil'], strengths: [] },
+      { code: 'NO_STRENGTHS', kind: 'limit_strengths', treatments: ['sildenafil'] },
       { code: 'NO_TREATMENTS', kind: 'limit_strengths', strengths: ['25 mg'] } as VerdictReason,
       { code: 'CAUTION', kind: 'caution', treatments: ['sildenafil'], strengths: ['25 mg'] },
       limit('START', ['25 mg'], { first_supply_only: true }),
@@ -364,6 +366,8 @@ describe('prescribingVerdict: every layer, with its texts', () => {
     expect(exclusionCodes(eng(reasons, ['sildenafil']), 'sildenafil')).toEqual([]);
     expect(exclusionCodes(eng([reasons[0]!], ['sildenafil']), 'tadalafil')).toEqual(['NOT_ME']);
     expect(exclusionCodes(eng([reasons[0]!], []), 'sildenafil')).toEqual(['TREATMENT_NOT_ALLOWED']);
+    // A reason stored without its treatments list (older results) concerns every treatment.
+    expect(exclusionCodes(eng([{ code: 'STORED', kind: 'ineligible' } as VerdictReason], []), 'sildenafil')).toEqual(['STORED']);
     const r = verdict(eng(reasons, []), '50 mg');
     // The limit's code is among what an override would lift, and it is absolute.
     expect(r).toMatchObject({ ok: false, refused: 'treatment', codes: ['ME', 'EVERYONE'], override_codes: ['ME', 'EVERYONE', 'LIMIT'], absolute_codes: ['ME', 'LIMIT'], allowed_treatments: [], allowed_dosages: [], dose: null });
