@@ -62,6 +62,21 @@ describe('eq and in', () => {
   });
 });
 
+describe('an answer condition without an operator', () => {
+  it('holds for any answer given, never for a question not answered', () => {
+    expect(on({ answer: 'a' }, { a: false })).toBe(true);
+    expect(on({ answer: 'a' }, {})).toBe(false);
+  });
+});
+
+describe('a rule set of a category the catalogue does not have', () => {
+  it('allows no treatment: ineligible, without an error', () => {
+    const version = currentVersion('sexual_health')!;
+    const out = evaluate({ category: 'no_such_category', steps: version.steps, rules: [] }, profile(), FIXTURES.sexual_health.eligible, NOW);
+    expect(out).toMatchObject({ outcome: 'ineligible', treatments: [], reasons: [] });
+  });
+});
+
 describe('multiple choice', () => {
   it('includes_none_of needs an answer with at least one option chosen', () => {
     const c: Condition = { answer: 'mc', includes_none_of: ['bad'] };
@@ -92,6 +107,10 @@ describe('daysSince: whole days from a YYYY-MM-DD answer to the evaluation date 
     ['a two-digit year', '26-06-15', null],
     ['one-digit month and day', '2026-6-5', null],
     ['an impossible month', '2026-13-01', null],
+    // Date.parse alone would read these (as 1 January, 1 June, an expanded year): the format check refuses them.
+    ['a year only', '2026', null],
+    ['a month only', '2026-06', null],
+    ['an expanded year', '+002026-06-15', null],
   ];
   it.each(cases)('%s', (_name, value, expected) => {
     expect(daysSince(value, NOW)).toBe(expected);
