@@ -13,7 +13,7 @@ export const TARGETS = {
   },
   engine: {
     mutate: ['src/modules/questionnaires/engine.ts'],
-    testFiles: ['test/engine.test.ts', 'test/engine-prescribing.test.ts'],
+    testFiles: ['test/engine.test.ts', 'test/engine-conditions.test.ts', 'test/engine-prescribing.test.ts'],
   },
   prescribing: {
     mutate: ['src/modules/questionnaires/prescribing.ts'],
@@ -34,7 +34,10 @@ export const TARGETS = {
 const name = process.env.MUTATION_TARGET;
 if (name && !TARGETS[name]) throw new Error(`MUTATION_TARGET must be one of: ${Object.keys(TARGETS).join(', ')}`);
 const chosen = name ? [TARGETS[name]] : Object.values(TARGETS);
-const label = name ?? 'all';
+// MUTATION_TEST_FILES=a.test.ts,b.test.ts runs only those test files (e.g. the pure tests of a target,
+// minutes instead of the hour its database-backed tests take); the report is then named after them.
+const only = process.env.MUTATION_TEST_FILES?.split(',').filter(Boolean);
+const label = `${name ?? 'all'}${only ? '-partial-tests' : ''}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -42,7 +45,7 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'vitest.config.ts', related: false },
   mutate: chosen.flatMap((t) => t.mutate),
-  testFiles: [...new Set(chosen.flatMap((t) => t.testFiles))],
+  testFiles: only ?? [...new Set(chosen.flatMap((t) => t.testFiles))],
   coverageAnalysis: 'perTest',
   // The machine is shared: one test process (override with --concurrency).
   concurrency: 1,

@@ -8,7 +8,7 @@ import { daysSince, evaluate, type AnswerItem, type EngineProfile } from '../src
 import { prescribingFor, ruleFacts } from '../src/modules/questionnaires/prescribing-catalogue.ts';
 import { enrichReasons } from '../src/modules/consultations/prescribing.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
-import { DAY_MS, NO_STEP_UP_MAX_DAYS, STEP_DOWN_MAX_DAYS, doseVerdict, exclusionCodes, prescribingVerdict, renewalRuleSet, type SupplyHistory } from '../src/modules/questionnaires/prescribing.ts';
+import { DAY_MS, NO_STEP_UP_MAX_DAYS, STEP_DOWN_MAX_DAYS, doseVerdict, exclusionCodes, lastDayAtCurrentDose, prescribingVerdict, renewalRuleSet, strengthLimits, type EngineVerdict, type SupplyHistory, type VerdictReason } from '../src/modules/questionnaires/prescribing.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const sema = findTreatment('weight_loss', 'semaglutide')!;
@@ -145,6 +145,27 @@ describe('the renewal rule set', () => {
     expect(combined.rules.filter((r) => r.code === 'RED_FLAG_SUICIDAL_THOUGHTS')).toHaveLength(2);
     expect(combined.rules.filter((r) => r.code === extra.rules[0]?.code)).toHaveLength(1);
   });
+  it('without a declared change only the safety screen is asked; with one, the rest of the questionnaire, without empty steps', () => {
+    const safetyKeys = [...wl.renewal.safety_steps, ...prescribingFor('weight_loss').renewal.steps].flatMap((s) => s.questions.map((q) => q.question_key));
+    expect(set(false).steps.flatMap((s) => s.questions.map((q) => q.question_key))).toEqual(safetyKeys);
+    const review = set(true).steps.slice(set(false).steps.length);
+    const expected = wl.steps.flatMap((s) => s.questions.map((q) => q.question_key)).filter((k) => !safetyKeys.includes(k));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(review.flatMap((s) => s.questions.map((q) => q.question_key))).toEqual(expected);
+    expect(review.every((s) => s.questions.length > 0)).toBe(true);
+  });
+  it("with a declared change the version's rules apply too, except those on the BMI", () => {
+    const own = (changed: boolean) => set(changed).rules.map((r) => r.code);
+    const bmiRules = wl.rules.filter((r) => JSON.stringify(r.when).includes('"computed":"bmi"')).map((r) => r.code);
+    const others = wl.rules.filter((r) => !bmiRules.includes(r.code)).map((r) => r.code);
+    expect(bmiRules).toEqual(expect.arrayContaining(['BMI_BELOW_27']));
+    expect(own(true)).toEqual(expect.arrayContaining(others));
+    for (const code of bmiRules) expect(own(true)).not.toContain(code);
+    expect(others.filter((c) => !own(false).includes(c)).length).toBeGreaterThan(0);
+    // A version without renewal rules of its own: the prescribing catalogue's only.
+    const bare = renewalRuleSet({ ...wl, renewal: { ...wl.renewal, rules: undefined } }, prescribingFor('weight_loss').renewal, false);
+    expect(bare.rules.map((r) => r.code)).toEqual(prescribingFor('weight_loss').renewal.rules.map((r) => r.code));
+  });
   it('days_since counts whole days to the evaluation date', () => {
     expect(daysSince('2026-03-17', NOW)).toBe(90);
     expect(daysSince('2026-06-15', NOW)).toBe(0);
@@ -234,5 +255,130 @@ describe('strength limits and absolute contraindications', () => {
         expect(ruleFacts(slug, code), `${slug} ${code}`).toMatchObject({ absolute: true, kind: expect.stringMatching(/^(ineligible|exclude_treatment)$/) });
       }
     }
+  });
+});
+
+// Mutation testing of prescribing.ts (docs/testing.md) found these parts of the rules unasserted: the
+// figures a verdict reports, the texts a doctor reads, the defaults, and the edges of the filters.
+describe('doseVerdict: what the verdict reports, and its defaults', () => {
+  it('reports the gap and the whole weeks at the dose; a supply still running is a gap of 0', () => {
+    expect(doseVerdict(sema, hist('semaglutide', '0.5 mg', 35, 6), NOW, SEMA)).toMatchObject({ titrated: true, supply_gap_days: 6, weeks_on_dose: 5 });
+    const running: SupplyHistory = { treatment_id: 'semaglutide', dosage: '0.5 mg', dose_since: at(-30), supplied_until: at(3) };
+    expect(doseVerdict(sema, running, NOW, SEMA)).toMatchObject({ supply_gap_days: 0, weeks_on_dose: 4, codes: [], allowed: ['0.25 mg', '0.5 mg', '1 mg'] });
+    // A first supply has neither figure.
+    expect(doseVerdict(sema, null, NOW, SEMA)).toMatchObject({ supply_gap_days: null, weeks_on_dose: null });
+  });
+
+  it('a dose started minutes after the supply began still counts its 4 weeks (whole days first)', () => {
+    const h: SupplyHistory = { treatment_id: 'semaglutide', dosage: '0.25 mg', dose_since: new Date(at(-28).getTime() + 5 * 60_000), supplied_until: at(0) };
+    expect(doseVerdict(sema, h, NOW, SEMA)).toMatchObject({ weeks_on_dose: 4, codes: [], allowed: ['0.25 mg', '0.5 mg'] });
+  });
+
+  it('a dose not on the ladder counts as the first step; a gap of minutes is no gap', () => {
+    expect(doseVerdict(sema, hist('semaglutide', '9 mg', 28, 0), NOW, SEMA)).toMatchObject({ allowed: ['0.25 mg', '0.5 mg'], resume: '0.25 mg' });
+    const h: SupplyHistory = { treatment_id: 'semaglutide', dosage: '0.25 mg', dose_since: at(-28), supplied_until: new Date(NOW.getTime() - 60_000) };
+    expect(doseVerdict(sema, h, NOW)).toMatchObject({ supply_gap_days: 0, codes: [] });
+  });
+
+  it('min_weeks_per_step from the catalogue, 4 when it gives none', () => {
+    const slow = { ...sema, min_weeks_per_step: 8 };
+    expect(doseVerdict(slow, hist('semaglutide', '0.25 mg', 49, 0), NOW, SEMA).codes).toEqual(['STEP_UP_TOO_EARLY']);
+    expect(doseVerdict(slow, hist('semaglutide', '0.25 mg', 56, 0), NOW, SEMA).codes).toEqual([]);
+    const unset = { ...sema, min_weeks_per_step: null };
+    expect(doseVerdict(unset, hist('semaglutide', '0.25 mg', 27, 0), NOW, SEMA)).toMatchObject({ codes: ['STEP_UP_TOO_EARLY'], explanation: [expect.stringContaining('at least 4 weeks')] });
+    expect(doseVerdict(unset, hist('semaglutide', '0.25 mg', 28, 0), NOW, SEMA).codes).toEqual([]);
+  });
+
+  it('explains each decision in words the doctor reads', () => {
+    const explain = (h: SupplyHistory | null, opts: object = SEMA) => doseVerdict(sema, h, NOW, opts).explanation;
+    expect(explain(null)).toEqual(['semaglutide: a first supply starts at the first step of the ladder (0.25 mg).']);
+    expect(explain(hist('semaglutide', '1.7 mg', 28, 29))).toEqual(['1.7 mg supplied for 4 week(s), 29 day(s) without supply: more than 28 days without supply, titration restarts at 0.25 mg.']);
+    expect(explain(hist('semaglutide', '1 mg', 28, 15))).toEqual(['1 mg supplied for 4 week(s), 15 day(s) without supply: more than 14 days without supply, resume one step lower (0.5 mg).']);
+    expect(explain(hist('semaglutide', '1 mg', 28, 6))).toEqual(['1 mg supplied for 4 week(s), 6 day(s) without supply: more than the 5-day missed-dose window, no step up now.']);
+    expect(explain(hist('semaglutide', '2.4 mg', 28, 0))).toEqual(['2.4 mg supplied for 4 week(s), 0 day(s) without supply: at the top of the ladder.']);
+    expect(explain(hist('semaglutide', '1 mg', 21, 0))).toEqual(['1 mg supplied for 3 week(s), 0 day(s) without supply: a step up needs at least 4 weeks at the current dose.']);
+    expect(explain(hist('semaglutide', '1 mg', 28, 0), { ...SEMA, sideEffects: true })).toEqual(['1 mg supplied for 4 week(s), 0 day(s) without supply: significant side effects, no step up (stay or step down).']);
+    expect(explain(hist('semaglutide', '1 mg', 28, 0))).toEqual(['1 mg supplied for 4 week(s), 0 day(s) without supply: one step up (1.7 mg) is allowed.']);
+    expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: ['30 mg'] }).explanation).toEqual(['dapoxetine: a first supply starts at 30 mg.']);
+    expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: ['30 mg', '60 mg'] }).explanation).toEqual(['dapoxetine: a first supply starts at 30 mg or 60 mg.']);
+  });
+
+  it('a medicine without a ladder: a supply of another treatment is still a first supply; the last dose is resumed', () => {
+    const first = { firstSupplyStrengths: ['30 mg'] };
+    expect(doseVerdict(dapox, hist('lidocaine-prilocaine-spray', '60 mg', 30, 0), NOW, first)).toMatchObject({ titrated: false, allowed: ['30 mg'], codes: ['FIRST_SUPPLY_STARTING_DOSE'] });
+    expect(doseVerdict(dapox, hist('dapoxetine', '60 mg', 30, 0), NOW, first)).toMatchObject({ titrated: false, allowed: ['30 mg', '60 mg'], resume: '60 mg', codes: [], supply_gap_days: null, weeks_on_dose: null });
+    // A dose no longer among the strengths resumes at the first.
+    expect(doseVerdict(dapox, hist('dapoxetine', '90 mg', 30, 0), NOW, first).resume).toBe('30 mg');
+    // An empty first-supply list is no restriction.
+    expect(doseVerdict(dapox, null, NOW, { firstSupplyStrengths: [] })).toMatchObject({ allowed: ['30 mg', '60 mg'], codes: [] });
+  });
+
+  it('an empty strength list is an error, not an undefined dose', () => {
+    expect(() => doseVerdict({ ...dapox, strengths: [] }, null, NOW)).toThrow('no dose at 0 of []');
+  });
+  it('a planned break may resume at the current dose for 14 days after the supply ends', () => {
+    expect(lastDayAtCurrentDose(NOW).toISOString()).toBe('2026-06-29T12:00:00.000Z');
+  });
+});
+
+describe('prescribingVerdict: every layer, with its texts', () => {
+  const eng = (reasons: VerdictReason[], treatments = ['sildenafil', 'tadalafil']): EngineVerdict => ({ outcome: 'eligible', treatments, reasons });
+  const sild = findTreatment('sexual_health', 'sildenafil')!;
+  const limit = (code: string, strengths: string[], extra: Partial<VerdictReason> = {}): VerdictReason => ({ code, kind: 'limit_strengths', treatments: ['sildenafil'], strengths, ...extra });
+  const verdict = (engine: EngineVerdict, dosage: string, history: SupplyHistory | null = null) => prescribingVerdict({ engine, treatment: sild, dosage, history, now: NOW });
+
+  it('two limits: only the strengths within both are allowed; each limit broken is named once', () => {
+    const engine = eng([limit('A', ['25 mg', '50 mg']), limit('B', ['25 mg']), limit('B', ['25 mg'])]);
+    const r = verdict(engine, '50 mg');
+    expect(r).toMatchObject({ ok: false, refused: 'dosage', codes: ['B'], override_codes: ['B'], absolute_codes: [], allowed_dosages: ['25 mg'] });
+    expect(new Set(r.explanation)).toEqual(new Set(['sildenafil: only 25 mg (B).']));
+    expect(verdict(engine, '100 mg')).toMatchObject({ codes: ['A', 'B'], override_codes: ['A', 'B'] });
+    expect(verdict(engine, '100 mg').explanation[0]).toBe('sildenafil: only 25 mg or 50 mg (A).');
+    expect(verdict(engine, '25 mg')).toMatchObject({ ok: true, refused: null, codes: [], override_codes: [], absolute_codes: [], allowed_dosages: ['25 mg'], allowed_treatments: ['sildenafil', 'tadalafil'], explanation: [] });
+  });
+
+  it('limits that do not bind: another treatment, no strengths, a first-supply limit after a supply', () => {
+    const after = hist('sildenafil', '50 mg', 30, 0);
+    const engine = eng([
+      { code: 'OTHER', kind: 'limit_strengths', treatments: ['tadalafil'], strengths: ['5 mg'] },
+      { code: 'NO_LIST', kind: 'limit_strengths', treatments: ['sildenafil'], strengths: [] },
+      { code: 'NO_STRENGTHS', kind: 'limit_strengths', treatments: ['sildenafil'] },
+      { code: 'NO_TREATMENTS', kind: 'limit_strengths', strengths: ['25 mg'] } as VerdictReason,
+      { code: 'CAUTION', kind: 'caution', treatments: ['sildenafil'], strengths: ['25 mg'] },
+      limit('START', ['25 mg'], { first_supply_only: true }),
+    ]);
+    expect(strengthLimits(engine, 'sildenafil', after)).toEqual([]);
+    expect(verdict(engine, '50 mg', after)).toMatchObject({ ok: true, allowed_dosages: ['25 mg', '50 mg', '100 mg'] });
+    // A supply of another treatment does not lift the starting limit.
+    expect(strengthLimits(engine, 'sildenafil', hist('tadalafil', '5 mg', 30, 0)).map((r) => r.code)).toEqual(['START']);
+    expect(verdict(engine, '50 mg').codes).toEqual(['START']);
+  });
+
+  it('exclusions: rules naming the treatment or none; another treatment’s exclusion does not refuse it', () => {
+    const reasons: VerdictReason[] = [
+      { code: 'NOT_ME', kind: 'exclude_treatment', treatments: ['tadalafil'] },
+      { code: 'ME', kind: 'exclude_treatment', treatments: ['sildenafil'] },
+      { code: 'ME', kind: 'exclude_treatment', treatments: ['sildenafil'], absolute: true },
+      { code: 'EVERYONE', kind: 'ineligible', treatments: [] },
+      { code: 'LIMIT', kind: 'limit_strengths', treatments: ['sildenafil'], strengths: ['25 mg'], absolute: true },
+    ];
+    expect(exclusionCodes(eng(reasons, ['tadalafil']), 'sildenafil')).toEqual(['ME', 'EVERYONE']);
+    expect(exclusionCodes(eng(reasons, ['sildenafil']), 'sildenafil')).toEqual([]);
+    expect(exclusionCodes(eng([reasons[0]!], ['sildenafil']), 'tadalafil')).toEqual(['NOT_ME']);
+    expect(exclusionCodes(eng([reasons[0]!], []), 'sildenafil')).toEqual(['TREATMENT_NOT_ALLOWED']);
+    // A reason stored without its treatments list (older results) concerns every treatment.
+    expect(exclusionCodes(eng([{ code: 'STORED', kind: 'ineligible' } as VerdictReason], []), 'sildenafil')).toEqual(['STORED']);
+    const r = verdict(eng(reasons, []), '50 mg');
+    // The limit's code is among what an override would lift, and it is absolute.
+    expect(r).toMatchObject({ ok: false, refused: 'treatment', codes: ['ME', 'EVERYONE'], override_codes: ['ME', 'EVERYONE', 'LIMIT'], absolute_codes: ['ME', 'LIMIT'], allowed_treatments: [], allowed_dosages: [], dose: null });
+    expect(r.explanation).toEqual(['sildenafil is not allowed by the eligibility result (ME, EVERYONE).']);
+  });
+
+  it('a dose refusal without a titration code is DOSAGE_NOT_ALLOWED; its explanation is the limits, then the dose', () => {
+    const r = verdict(eng([]), '75 mg', hist('sildenafil', '50 mg', 30, 0));
+    expect(r).toMatchObject({ ok: false, refused: 'dosage', codes: ['DOSAGE_NOT_ALLOWED'], override_codes: ['DOSAGE_NOT_ALLOWED'], dose: { allowed: ['25 mg', '50 mg', '100 mg'] } });
+    const t = prescribingVerdict({ engine: eng([{ code: 'L', kind: 'limit_strengths', treatments: ['tirzepatide'], strengths: ['2.5 mg'] }], ['tirzepatide']), treatment: tirz, dosage: '5 mg', history: null, now: NOW });
+    expect(t).toMatchObject({ codes: ['L', 'TITRATION_STARTS_AT_FIRST_STEP'], allowed_dosages: ['2.5 mg'] });
+    expect(t.explanation).toEqual(['tirzepatide: only 2.5 mg (L).', 'tirzepatide: a first supply starts at the first step of the ladder (2.5 mg).']);
   });
 });

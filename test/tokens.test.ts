@@ -189,6 +189,14 @@ describe('refresh token rotation', () => {
     expect((await refresh(otherSession.refresh)).status).toBe(200);
   });
 
+  it('refuses a badly signed refresh token (invalid) and an access token (wrong type), each with its message', async () => {
+    const p = await seedPatient(ctx);
+    await refused(await token({ claims: { ...claimsOf(p.refresh), token_type: 'refresh' }, key: randomBytes(32) }), 'Token is invalid or expired');
+    await refused(p.access, 'Token has wrong type');
+    // Neither refusal used the session's refresh token up.
+    expect((await refresh(p.refresh)).status).toBe(200);
+  });
+
   it('refuses a token whose jti is another account’s (blacklisted), and leaves that account’s token working', async () => {
     const a = await seedPatient(ctx);
     const b = await seedPatient(ctx);
