@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_PG_TIMEOUTS, openPglite, openPostgres, type Db } from '../src/db/index.ts';
@@ -36,7 +36,8 @@ import { BENCH_PASSWORD, LARGE, SIGNIN, SMALL, seed } from './seed.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
-const OUT = process.env.BENCH_OUT ? join(process.cwd(), process.env.BENCH_OUT) : join(ROOT, '.tmp', 'bench');
+// An absolute BENCH_OUT is taken as it is; a relative one from the current directory.
+const OUT = process.env.BENCH_OUT ? resolve(process.cwd(), process.env.BENCH_OUT) : join(ROOT, '.tmp', 'bench');
 const RECORD = process.env.BENCH_RECORD === '1';
 const SECONDS = positive('BENCH_SECONDS', 5);
 const ROUNDS = positive('BENCH_ROUNDS', 2);
