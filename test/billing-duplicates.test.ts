@@ -1,6 +1,7 @@
 // One charge per review: a second paid session for the same submission or plan creates nothing and
 // is refunded through the provider; a new checkout closes the older open ones; return URLs are ours.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { providerFor } from '../src/payment-providers/index.ts';
 import { call, createTestContext, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { readyPatient } from './billing-fixtures.ts';
 
@@ -58,6 +59,41 @@ describe('one charge per review', () => {
     const mail = ctx.mails.filter((m) => m.to === p.email && m.subject === 'Doppelte Zahlung erstattet');
     expect(mail).toHaveLength(1);
     expect(mail[0]!.text).not.toMatch(/semaglutide|tirzepatide|weight/i);
+  });
+
+  it('the duplicate refund: the amount paid, on the provider payment, one key per session; a refused refund leaves it for the next check, which refunds once', async () => {
+    const p = await readyPatient(ctx);
+    const a = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    const b = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
+    expect((await pay(b.body.checkout_url)).headers.location).toContain('/checkout/complete/');
+    await ctx.db.query("update checkout_sessions set status = 'open' where id = $1", [a.body.session_id]);
+    const refund = vi.spyOn(providerFor(ctx.deps, 'sandbox'), 'refund');
+    refund.mockResolvedValueOnce({ id: 're_refused', status: 'failed' });
+    try {
+      // The provider refuses: nothing is finalised, the patient is not told yet.
+      await pay(a.body.checkout_url);
+      const held = firstRow(await ctx.db.query('select status, finalised_at, provider_refund_id from checkout_sessions where id = $1', [a.body.session_id]));
+      expect(held).toMatchObject({ finalised_at: null, provider_refund_id: null });
+      expect(held.status).not.toBe('refunded');
+      expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 0 });
+      // The next session check refunds it.
+      expect((await session(p, a.body.session_id)).body).toMatchObject({ status: 'refunded', refund_reason: 'submission_already_paid' });
+      const row = firstRow(await ctx.db.query('select amount_cents, currency, provider_payment_id, provider_refund_id from checkout_sessions where id = $1', [a.body.session_id]));
+      expect(refund).toHaveBeenCalledTimes(2);
+      for (const [asked] of refund.mock.calls) {
+        expect(asked).toEqual({ providerPaymentId: row.provider_payment_id, amountCents: row.amount_cents, idempotencyKey: `duplicate_${a.body.session_id}` });
+      }
+      expect(row.provider_payment_id).toEqual(expect.any(String));
+      expect(row.provider_refund_id).toMatch(/^re_sandbox/);
+      expect(await counts(p.id)).toMatchObject({ consultations: 1, payments: 1, subscriptions: 1, refunded: 1 });
+      await ctx.flushMail();
+      const mail = ctx.mails.filter((m) => m.to === p.email && m.subject === 'Doppelte Zahlung erstattet');
+      expect(mail).toHaveLength(1);
+      // The amount in the patient's locale (German: decimal comma), and their name.
+      expect(mail[0]!.text).toContain((Number(row.amount_cents) / 100).toFixed(2).replace('.', ','));
+    } finally {
+      refund.mockRestore();
+    }
   });
 
   it('20 parallel checkouts for one submission leave exactly one payable session: paying every page charges once and refunds nothing', async () => {
