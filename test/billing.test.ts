@@ -353,4 +353,28 @@ describe('records', () => {
     const profile = await call(ctx, 'GET', '/v1/users/profile/', { token: p.access });
     expect(profile.body.orders[0].items).toEqual([item]);
   });
+
+  it("the profile's orders are the orders route's, newest first, on GET and PATCH", async () => {
+    const p = await seedPatient(ctx);
+    const other = await seedPatient(ctx);
+    const item = { treatment_id: 'hl_finasteride', name: 'Finasteride', dosage: '1 mg', quantity: 1, supply_days: 90 };
+    // Microseconds in the timestamps: the profile's JSON text and the route's Dates must both cut them to milliseconds.
+    const insert = (owner: string, created: string, shipped: string | null) =>
+      ctx.db.query(
+        `insert into orders (user_id, items, shipping_address, status, carrier, tracking_number, shipped_at, created_at, updated_at)
+         values ($1, $2::jsonb, $3::jsonb, $4, $5, $6, $7, $8, $8)`,
+        [owner, JSON.stringify([item]), JSON.stringify({ line1: 'Hauptstr. 1', city: 'Berlin' }), shipped ? 'shipped' : 'awaiting_fulfilment', shipped ? 'DHL' : null, shipped ? '00340434161094042557' : null, shipped, created],
+      );
+    await insert(p.id, '2026-01-02T10:00:00.123456Z', '2026-01-03T08:30:00.987654Z');
+    await insert(p.id, '2026-02-01T10:00:00.5Z', null);
+    await insert(other.id, '2026-03-01T10:00:00Z', null);
+    const route = await call(ctx, 'GET', '/v1/users/orders/', { token: p.access });
+    expect(route.body.map((o: { created_at: string }) => o.created_at)).toEqual(['2026-02-01T10:00:00.500Z', '2026-01-02T10:00:00.123Z']);
+    expect(route.body[1].shipped_at).toBe('2026-01-03T08:30:00.987Z');
+    const got = await call(ctx, 'GET', '/v1/users/profile/me/', { token: p.access });
+    expect(got.body.orders).toEqual(route.body);
+    const patched = await call(ctx, 'PATCH', '/v1/users/profile/me/', { token: p.access, json: { city: 'Hamburg' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.orders).toEqual(route.body);
+  });
 });

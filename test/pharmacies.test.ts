@@ -175,6 +175,8 @@ describe('collection at checkout and renewal', () => {
     const profile = await as(p, 'GET', '/v1/users/profile/me/');
     expect(profile.status, profile.text).toBe(200);
     expect(profile.body.orders[0].fulfilment).toMatchObject({ method: 'collection', pharmacy: { id: shop.id } });
+    // The profile reads its orders as JSON in its own statement: the same answer as the orders route's rows.
+    expect(profile.body.orders).toEqual(mine.body);
 
     const q = await readyPatient(ctx, 'hair_growth');
     const plain = await paySandbox(ctx, q, { category: 'hair_growth', plan: 'one_off' });

@@ -8,6 +8,7 @@ export {
   countPrescriptions,
   pagePrescriptions,
   listOrders,
+  ordersColumn,
   eraseAccountFulfilment,
   countFulfilmentQueue,
   pageFulfilmentQueue,
@@ -16,6 +17,7 @@ export {
   type PrescriptionInput,
   type PrescriptionWithDoctor,
   type OrderInput,
+  type OrderJson,
 } from './service.ts';
 export { OrderSchema, PrescriptionSchema, toOrder, toPrescription, type Order, type OrderItem, type Prescription } from './schemas.ts';
 

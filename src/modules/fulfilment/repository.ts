@@ -109,6 +109,36 @@ export async function ordersOf(q: Queryable, userId: string): Promise<OrderRow[]
     .execute();
 }
 
+/** An order as `ordersJsonOf` aggregates it: the columns toOrder reads, timestamps as PostgreSQL's JSON text. */
+export type OrderJson = Pick<
+  OrderRow,
+  'id' | 'status' | 'consultation_id' | 'prescription_id' | 'items' | 'shipping_address' | 'carrier' | 'tracking_number' | 'tracking_url' | 'collection_pharmacy_id' | 'attempt'
+> &
+  CollectionColumns & { shipped_at: string | null; delivered_at: string | null; created_at: string; updated_at: string };
+
+// The columns of OrderJson (toOrder's), the collection pharmacy's under their `ph_*` names.
+const ORDER_JSON = `json_build_object(
+    'id', o.id, 'status', o.status, 'consultation_id', o.consultation_id, 'prescription_id', o.prescription_id,
+    'items', o.items, 'shipping_address', o.shipping_address, 'carrier', o.carrier, 'tracking_number', o.tracking_number,
+    'tracking_url', o.tracking_url, 'shipped_at', o.shipped_at, 'delivered_at', o.delivered_at,
+    'collection_pharmacy_id', o.collection_pharmacy_id, 'attempt', o.attempt, 'created_at', o.created_at, 'updated_at', o.updated_at,
+    'ph_name', ph.name, 'ph_address_line', ph.address_line, 'ph_postal_code', ph.postal_code, 'ph_city', ph.city,
+    'ph_country', ph.country, 'ph_opening_hours', ph.opening_hours, 'ph_click_and_collect', ph.click_and_collect,
+    'ph_delivery', ph.delivery)`;
+
+/**
+ * The account's orders as one JSON array (newest first, as ordersOf), for a caller that reads them in
+ * its own statement: the profile answers its row and the orders in one round trip instead of two
+ * (issue 28). A scalar subquery; use it as a selected column.
+ */
+export function ordersJsonOf(q: Queryable, userId: string) {
+  const orders = forAccount(q, userId)
+    .selectFrom('orders as o')
+    .leftJoin('partner_pharmacies as ph', 'ph.id', 'o.collection_pharmacy_id')
+    .select(sql<OrderJson[]>`coalesce(json_agg(${sql.raw(ORDER_JSON)} order by o.created_at desc, o.id desc), '[]'::json)`.as('orders'));
+  return sql<OrderJson[]>`(${orders})`;
+}
+
 /** A prescription with its prescriber's name and licence (the API shape needs them). */
 export type PrescriptionWithDoctor = PrescriptionsRow & {
   doctor_first_name: string | null;

@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
-import { PharmacyPublicSchema, toPharmacyPublic, type PartnerPharmacyRow } from '../pharmacies/index.ts';
-import type { CollectionColumns, OrderRow, PrescriptionWithDoctor } from './repository.ts';
+import { PharmacyPublicSchema, toPharmacyPublic, type PharmacyPublicRow } from '../pharmacies/index.ts';
+import type { CollectionColumns, OrderJson, OrderRow, PrescriptionWithDoctor } from './repository.ts';
 import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -30,9 +30,9 @@ export const OrderFulfilmentSchema = z
 export type OrderFulfilment = z.infer<typeof OrderFulfilmentSchema>;
 
 /** The fulfilment of an order row joined with its collection pharmacy's `ph_*` columns. */
-export function fulfilmentOf(r: { collection_pharmacy_id: string | null; created_at: Date; updated_at: Date } & CollectionColumns): OrderFulfilment {
+export function fulfilmentOf(r: { collection_pharmacy_id: string | null } & CollectionColumns): OrderFulfilment {
   if (!r.collection_pharmacy_id || r.ph_name === null) return { method: 'delivery', pharmacy: null };
-  const row: PartnerPharmacyRow = {
+  const row: PharmacyPublicRow = {
     id: r.collection_pharmacy_id,
     name: r.ph_name,
     address_line: r.ph_address_line ?? '',
@@ -42,10 +42,6 @@ export function fulfilmentOf(r: { collection_pharmacy_id: string | null; created
     opening_hours: r.ph_opening_hours ?? [],
     click_and_collect: r.ph_click_and_collect ?? false,
     delivery: r.ph_delivery ?? false,
-    is_active: true,
-    deactivated_at: null,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
   };
   return { method: 'collection', pharmacy: toPharmacyPublic(row) };
 }
@@ -94,7 +90,8 @@ export type Prescription = z.infer<typeof PrescriptionSchema>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function toOrder(row: OrderRow): Order {
+/** An order row (ordersOf) or its JSON (ordersJsonOf, timestamps as text, which `iso` formats alike) in its API shape. */
+export function toOrder(row: OrderRow | OrderJson): Order {
   // The CHECK constraint of migration 0980 keeps the column within ORDER_STATUSES.
   if (!isOrderStatus(row.status)) throw new Error(`order ${row.id} has an unknown status`);
   return {

@@ -11,7 +11,7 @@ import { toOrder, type Order as ApiOrder } from './schemas.ts';
 export { PRESCRIPTION_ORDERING } from './repository.ts';
 export { FULFILMENT_ORDERING } from './pharmacy.repository.ts';
 export { PENDING_REISSUE_ORDERING, REISSUE_ORDERING } from './reissue.repository.ts';
-export type { PrescriptionInput, PrescriptionWithDoctor, OrderInput } from './repository.ts';
+export type { PrescriptionInput, PrescriptionWithDoctor, OrderInput, OrderJson } from './repository.ts';
 
 // ---- what a doctor's approval issues, inside the approval's transaction
 
@@ -39,6 +39,11 @@ export function pagePrescriptions(
   order?: Order<(typeof repo.PRESCRIPTION_ORDERING.fields)[number]>,
 ): Promise<repo.PrescriptionWithDoctor[]> {
   return repo.pagePrescriptions(q, userId, limit, offset, order);
+}
+
+/** The account's orders as a JSON array column of the caller's own statement (the profile's; turn each with toOrder). */
+export function ordersColumn(q: Queryable, userId: string) {
+  return repo.ordersJsonOf(q, userId);
 }
 
 /** The account's orders in their API shape, newest first (the profile's `orders`, the connector). */

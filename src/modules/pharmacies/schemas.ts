@@ -80,7 +80,10 @@ const hoursOf = (v: unknown): OpeningHours => {
   return parsed.success ? parsed.data : [];
 };
 
-export function toPharmacyPublic(r: PartnerPharmacyRow): PharmacyPublic {
+/** The columns a pharmacy's public shape reads (a whole row, or an order's joined `ph_*` columns). */
+export type PharmacyPublicRow = Pick<PartnerPharmacyRow, 'id' | 'name' | 'address_line' | 'postal_code' | 'city' | 'country' | 'opening_hours' | 'click_and_collect' | 'delivery'>;
+
+export function toPharmacyPublic(r: PharmacyPublicRow): PharmacyPublic {
   return {
     id: r.id,
     name: r.name,

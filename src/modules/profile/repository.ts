@@ -6,6 +6,7 @@ import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
 import type { UsersRow } from '../../db/schema.ts';
 import { userFieldsUpdate, type UserFields } from '../accounts/index.ts';
+import { ordersColumn, type OrderJson } from '../fulfilment/index.ts';
 
 export type ProfileRow = Pick<
   UsersRow,
@@ -52,8 +53,8 @@ const PROFILE_COLUMNS = [
   'is_referrer',
 ] as const;
 
-/** The profile row with the categories the account submitted a questionnaire in (one statement). */
-export type ProfileWithForms = ProfileRow & { submitted: string[] };
+/** The profile row with the categories the account submitted a questionnaire in and its orders (one statement). */
+export type ProfileWithForms = ProfileRow & { submitted: string[]; orders: OrderJson[] };
 
 // The categories with a submission, read in the same statement as the row (GET) or the update's
 // `returning` (PATCH): one round trip where there were two. A subquery over the account's own
@@ -61,7 +62,12 @@ export type ProfileWithForms = ProfileRow & { submitted: string[] };
 const submitted = (q: Queryable, userId: string) =>
   sql<string[]>`array(${forAccount(q, userId).selectFrom('questionnaire_submissions as s').select('s.category').distinct()})`.as('submitted');
 
-const profileQuery = (q: Queryable, userId: string) => sqlOf(q).selectFrom('users').select([...PROFILE_COLUMNS, submitted(q, userId)]).where('id', '=', userId);
+// The orders (fulfilment's, as a JSON array) come in the same statement too: the GET is the session
+// check and this one statement, as the floor's primary-key read (issue 28).
+const orders = (q: Queryable, userId: string) => ordersColumn(q, userId).as('orders');
+
+const profileQuery = (q: Queryable, userId: string) =>
+  sqlOf(q).selectFrom('users').select([...PROFILE_COLUMNS, submitted(q, userId), orders(q, userId)]).where('id', '=', userId);
 
 // The GET's statement is built and compiled by the query builder once, then sent as its SQL text
 // with the account id: building and compiling it on every request was ~3 % of the route's CPU
@@ -72,7 +78,7 @@ let profileSqlParameters = 0;
 export async function profileRow(q: Queryable, userId: string): Promise<ProfileWithForms | undefined> {
   if (profileSql === undefined) {
     const compiled = profileQuery(q, userId).compile();
-    // The account id is bound twice (the users row and the submissions' owner) and nothing else.
+    // The account id is bound three times (the users row, the submissions' and the orders' owner) and nothing else.
     if (compiled.parameters.length === 0 || compiled.parameters.some((p) => p !== userId)) throw new Error('profileRow: the statement has parameters besides the account id');
     profileSql = compiled.sql;
     profileSqlParameters = compiled.parameters.length;
@@ -85,7 +91,7 @@ export async function profileRow(q: Queryable, userId: string): Promise<ProfileW
 export async function updateProfileRow(q: Queryable, userId: string, fields: UserFields): Promise<ProfileWithForms | undefined> {
   // accounts writes users (its userFieldsUpdate); this only chooses what the update answers with.
   return userFieldsUpdate(q, userId, fields)
-    .returning([...PROFILE_COLUMNS, submitted(q, userId)])
+    .returning([...PROFILE_COLUMNS, submitted(q, userId), orders(q, userId)])
     .executeTakeFirst();
 }
 

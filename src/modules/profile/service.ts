@@ -7,7 +7,7 @@ import { CATEGORY_SLUGS } from '../../lib/categories.ts';
 import { isSupportedCountry } from '../../lib/countries.ts';
 import { decrypt, encrypt } from '../../lib/crypto.ts';
 import type { UserFields } from '../accounts/index.ts';
-import { listOrders } from '../fulfilment/index.ts';
+import { toOrder } from '../fulfilment/index.ts';
 import { careFields, profileRow, updateProfileRow, type ProfileWithForms } from './repository.ts';
 import { AddressSchema, type Profile, type ProfilePatchInput } from './schemas.ts';
 
@@ -48,14 +48,14 @@ function isIanaZone(zone: string): boolean {
 }
 
 export async function getProfile(deps: Deps, userId: string): Promise<Profile> {
-  // The row (with its submitted categories) and the orders at once: two statements, one wait.
-  const [row, orders] = await Promise.all([profileRow(deps.db, userId), listOrders(deps.db, userId)]);
+  // One statement: the row, its submitted categories and its orders.
+  const row = await profileRow(deps.db, userId);
   // The caller's own account: the access check found it active a moment ago.
   if (!row) throw notFound();
-  return toProfile(deps, row, orders);
+  return toProfile(deps, row);
 }
 
-function toProfile(deps: Deps, row: ProfileWithForms, orders: Profile['orders']): Profile {
+function toProfile(deps: Deps, row: ProfileWithForms): Profile {
   const submitted = new Set(row.submitted);
   return {
     id: row.id,
@@ -78,7 +78,7 @@ function toProfile(deps: Deps, row: ProfileWithForms, orders: Profile['orders'])
     is_marketer: row.is_marketer,
     is_referrer: row.is_referrer,
     forms_completed: Object.fromEntries(CATEGORY_SLUGS.map((k) => [k, submitted.has(k)])) as Profile['forms_completed'],
-    orders,
+    orders: row.orders.map(toOrder),
   };
 }
 
@@ -125,8 +125,8 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
   }
   if (Object.keys(errors).length) throw fieldErrors(errors);
   if (Object.keys(columns).length === 0) return getProfile(deps, userId);
-  // The update answers the row as written (`returning`), the orders are read meanwhile: no read-back.
-  const [row, orders] = await Promise.all([updateProfileRow(deps.db, userId, columns), listOrders(deps.db, userId)]);
+  // The update answers the row as written, with its submitted categories and orders (`returning`): no read-back.
+  const row = await updateProfileRow(deps.db, userId, columns);
   if (!row) throw notFound();
-  return toProfile(deps, row, orders);
+  return toProfile(deps, row);
 }
