@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { writeCounter } from './until-write.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -23,6 +24,11 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** Connection pool use (node-postgres only; /metrics reads it). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
+  /**
+   * The embedded database only (this process is its one writer): a number that changes before any
+   * statement that may write is sent, so a read can be kept until the next write (src/db/until-write.ts).
+   */
+  writeEpoch?(): number;
 }
 
 /**
@@ -80,17 +86,19 @@ export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
   }
   const db = new PGlite(pgliteOptions(options));
   await db.waitReady;
+  // Writes are counted as they are sent and as they finish (src/db/until-write.ts).
+  const writes = writeCounter();
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T = Row>(sql: string, params: unknown[] = []) {
       try {
-        return (await q.query<T>(sql, params)).rows;
+        return (await writes.around(sql, () => q.query<T>(sql, params))).rows;
       } catch (err) {
         throw scrubDbError(err, sql);
       }
     },
     async execute(sql: string, params: readonly unknown[] = []) {
       try {
-        const result = await q.query(sql, params as unknown[]);
+        const result = await writes.around(sql, () => q.query(sql, params as unknown[]));
         return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
       } catch (err) {
         throw scrubDbError(err, sql);
@@ -103,8 +111,9 @@ export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
     // PGlite has one connection: its transactions are exclusive, so they also serialise.
     tx: (fn) => db.transaction((t) => fn(wrap(t))),
     exec: async (sql) => {
-      await db.exec(sql);
+      await writes.around(sql, () => db.exec(sql));
     },
+    writeEpoch: writes.writeEpoch,
     close: () => db.close(),
     // Exposed for the test harness, which clones one migrated instance per test file, and for
     // the embedded database's backups (db/backup.ts).

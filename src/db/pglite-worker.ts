@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DumpableDb, Queryable, Row } from './index.ts';
 import type { WorkerError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
+import { writeCounter } from './until-write.ts';
 
 type Request = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 type Success = Extract<WorkerReply, { ok: true }>;
@@ -131,8 +132,10 @@ export async function openPgliteWorker(options: { dataDir?: string; loadDataDir?
     throw err;
   }
 
+  // Writes are counted as they are posted and as they finish (src/db/until-write.ts).
+  const writes = writeCounter();
   const run = async (sql: string, params: readonly unknown[], tx?: number) => {
-    const reply = await call({ op: 'query', sql, params: params as unknown[], tx });
+    const reply = await writes.around(sql, () => call({ op: 'query', sql, params: params as unknown[], tx }));
     return { rows: reply.rows ?? [], rowCount: reply.rowCount ?? 0 };
   };
   const queryable = (tx?: number): Queryable => ({
@@ -162,8 +165,9 @@ export async function openPgliteWorker(options: { dataDir?: string; loadDataDir?
       return result;
     },
     async exec(sql: string) {
-      await call({ op: 'exec', sql });
+      await writes.around(sql, () => call({ op: 'exec', sql }));
     },
+    writeEpoch: writes.writeEpoch,
     async close() {
       if (dead) return;
       try {

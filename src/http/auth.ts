@@ -4,7 +4,8 @@
 import type { FastifyRequest } from 'fastify';
 import { TokenRejected, verifyServiceToken, type ServiceClaims } from '../lib/jwt.ts';
 import type { Deps } from '../deps.ts';
-import { findSessionAccount } from './auth.repository.ts';
+import { UntilWrite } from '../db/until-write.ts';
+import { findSessionAccount, type SessionAccount } from './auth.repository.ts';
 import { notAuthenticated, tokenNotValid } from './errors.ts';
 
 export interface AuthUser {
@@ -28,6 +29,9 @@ export const TOKEN_ISSUER = 'patient-treatment-service';
 /** The `aud` of the service's own tokens: this API (checked on every token, src/lib/jwt.ts). */
 export const TOKEN_AUDIENCE = 'patient-treatment-service/api';
 
+// Sessions found active, per account and session, until the embedded database's next write.
+const activeSessions = new UntilWrite<SessionAccount>(4096);
+
 export async function verifyAccessToken(deps: Deps, token: string): Promise<AuthUser> {
   let payload: ServiceClaims;
   try {
@@ -39,7 +43,10 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
     throw tokenNotValid(err.expired ? 'Token is expired' : 'Token is invalid or expired');
   }
   if (payload.token_type !== 'access') throw tokenNotValid('Token has wrong type');
-  const row = await findSessionAccount(deps.db, payload.user_id, payload.sid);
+  // On the embedded database (this process its only writer) an answer is kept until the next write
+  // of any kind, so a revoked session or a disabled account is refused at once all the same; on
+  // PostgreSQL every request asks (src/db/until-write.ts).
+  const row = await activeSessions.get(deps.db, `${payload.user_id} ${payload.sid}`, () => findSessionAccount(deps.db, payload.user_id, payload.sid));
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist };
 }

@@ -2,6 +2,7 @@
 // Status moves go through the machine (status.ts, written by records.repository.ts); each decision
 // is audit-logged and mailed in one transaction.
 import type { Queryable } from '../../db/index.ts';
+import { UntilWrite } from '../../db/until-write.ts';
 import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
@@ -287,9 +288,13 @@ export function createConsultation(trx: Queryable, input: NewConsultation): Prom
 // ---- the patient's list (its routes call these; the statement is in repository.ts)
 export { CONSULTATION_ORDERING } from './repository.ts';
 
+// The versions read, per account, until the embedded database's next write: a cached page is then
+// answered with no statement at all (src/db/until-write.ts; on PostgreSQL every request asks).
+const versions = new UntilWrite<string>(4096);
+
 /** The list's data version (its ETag), from the account's counters. */
-export function dataVersionOf(...args: Parameters<typeof listRepo.dataVersionOf>) {
-  return listRepo.dataVersionOf(...args);
+export function dataVersionOf(q: Queryable, userId: string): Promise<string | undefined> {
+  return versions.get(q, userId, () => listRepo.dataVersionOf(q, userId));
 }
 
 /** A page of the patient's consultations, its count and data version, in one statement. */
