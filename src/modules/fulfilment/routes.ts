@@ -64,7 +64,7 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
         summary: 'A prescription as PDF',
         security: bearerSecurity,
         params: IdParams,
-        response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
+        response: { 200: z.unknown().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
       },
     },
     async (request, reply) => {

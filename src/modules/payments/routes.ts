@@ -58,7 +58,7 @@ export default function paymentsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         description: 'application/pdf, Content-Disposition attachment. Seller, patient (with country), line item, service period, VAT treatment (exempt medical care), amounts and refunds; fonts cover Latin, Greek and Cyrillic.',
         security: bearerSecurity,
         params: IdParams,
-        response: { 200: z.any().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
+        response: { 200: z.unknown().meta({ description: 'PDF document (application/pdf)' }), ...auth401, 404: DetailSchema },
       },
     },
     async (request, reply) => {
