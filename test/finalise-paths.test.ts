@@ -64,6 +64,9 @@ describe('a second paid session for a review already under way', () => {
     expect(b.supply_days).toEqual(expect.any(Number));
     expect(payments.body.results[0].description).toBe(`${treatmentName('weight_loss', b.treatment_id)} ${b.dosage}: one-off consultation, ${b.supply_days}-day supply`);
 
+    // The provider could cancel a plan, but opened none for a one-off: nothing to cancel.
+    const cancel = vi.fn((id: string) => Promise.resolve(void id));
+    sandbox.cancelSubscription = cancel;
     const refund = vi.spyOn(sandbox, 'refund');
     await pay(a.checkout_url);
     const view = await session(p, a.session_id);
@@ -71,6 +74,7 @@ describe('a second paid session for a review already under way', () => {
     const row = await sessionRow(a.session_id);
     expect(refund).toHaveBeenCalledTimes(1);
     expect(refund).toHaveBeenCalledWith({ providerPaymentId: row.provider_payment_id, amountCents: row.amount_cents, idempotencyKey: `duplicate_${a.session_id}` });
+    expect(cancel).not.toHaveBeenCalled();
     expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.count).toBe(1);
     const consultations = await ctx.db.query('select id from consultations where user_id = $1', [p.id]);
     expect(consultations).toHaveLength(1);
@@ -100,11 +104,16 @@ describe('a second paid session for a review already under way', () => {
     // A provider that bills plans itself opened one for the second session.
     const cancel = vi.fn((id: string) => Promise.resolve(void id));
     sandbox.cancelSubscription = cancel;
-    providerSays(b.session_id, (s) => ({ ...s, providerSubscriptionId: 'sub_opened_by_duplicate' }));
+    // It names its own payment (an invoice) and captured less than the session's price (a coupon at
+    // the provider): that payment and that amount are refunded, and the session keeps the payment's id.
+    const captured = b.amount_cents - 500;
+    providerSays(b.session_id, (s) => ({ ...s, providerSubscriptionId: 'sub_opened_by_duplicate', providerPaymentId: 'in_duplicate', amountCents: captured }));
     const refund = vi.spyOn(sandbox, 'refund');
     await pay(b.checkout_url);
     expect((await session(p, b.session_id)).body).toMatchObject({ status: 'refunded', refund_reason: 'plan_already_active', consultation_id: null, payment_id: null });
     expect(refund).toHaveBeenCalledTimes(1);
+    expect(refund).toHaveBeenCalledWith({ providerPaymentId: 'in_duplicate', amountCents: captured, idempotencyKey: `duplicate_${b.session_id}` });
+    expect((await sessionRow(b.session_id)).provider_payment_id).toBe('in_duplicate');
     expect(cancel).toHaveBeenCalledTimes(1);
     expect(cancel).toHaveBeenCalledWith('sub_opened_by_duplicate');
     const counts = firstRow(
@@ -121,6 +130,21 @@ describe('a second paid session for a review already under way', () => {
     const mail = mails.find((m) => m.subject === 'Duplicate payment refunded');
     expect(mail, mails.map((m) => m.subject).join(' | ')).toBeDefined();
     expect(mail!.text.startsWith('Hello Grace,\n')).toBe(true);
+  });
+  it('a duplicate whose refund the provider refuses: the patient’s session check answers 502 refund_failed and nothing is recorded', async () => {
+    const p = await readyPatient(ctx);
+    const a = await checkout(p, { category: 'weight_loss', plan: 'one_off' });
+    const b = await checkout(p, { category: 'weight_loss', plan: 'one_off' });
+    expect((await pay(b.checkout_url)).headers.location).toContain('/checkout/complete/');
+    // The provider let the replaced page pay anyway; it refuses every refund for now.
+    await ctx.db.query("update checkout_sessions set status = 'open' where id = $1", [a.session_id]);
+    vi.spyOn(sandbox, 'refund').mockResolvedValue({ id: 're_refused', status: 'failed' });
+    await pay(a.checkout_url);
+    const check = await session(p, a.session_id);
+    expect(check.status).toBe(502);
+    expect(check.body).toMatchObject({ code: 'refund_failed', detail: 'The payment provider refused the refund of a duplicate payment.' });
+    expect(await sessionRow(a.session_id)).toMatchObject({ status: 'paid' });
+    expect((await call(ctx, 'GET', '/v1/users/payments/', { token: p.access })).body.count).toBe(1);
   });
 });
 
@@ -156,7 +180,17 @@ describe('what a paid session carries onto its row', () => {
   it('the card and customer the provider reports are recorded on the session', async () => {
     const p = await readyPatient(ctx);
     const s = await checkout(p, { category: 'weight_loss', plan: 'subscription' });
-    providerSays(s.session_id, (st) => ({ ...st, status: 'paid', providerPaymentId: 'py_reported', cardBrand: 'mastercard', cardLast4: '4444', providerCustomerId: 'cus_reported' }));
+    const captured = s.amount_cents - 500;
+    providerSays(s.session_id, (st) => ({
+      ...st,
+      status: 'paid',
+      providerPaymentId: 'py_reported',
+      amountCents: captured,
+      cardBrand: 'mastercard',
+      cardLast4: '4444',
+      cardFingerprint: 'fp_reported',
+      providerCustomerId: 'cus_reported',
+    }));
     expect((await session(p, s.session_id)).body.status).toBe('paid');
     expect(await sessionRow(s.session_id)).toMatchObject({
       status: 'paid',
@@ -166,16 +200,35 @@ describe('what a paid session carries onto its row', () => {
       provider_customer_id: 'cus_reported',
     });
     const plans = await call(ctx, 'GET', '/v1/users/subscriptions/', { token: p.access });
-    expect(plans.body.results[0]).toMatchObject({ payment_method_brand: 'mastercard', payment_method_last4: '4444' });
+    const plan = plans.body.results[0];
+    expect(plan).toMatchObject({ payment_method_brand: 'mastercard', payment_method_last4: '4444' });
+    // The first period is the plan's cycle, 28 days for this treatment.
+    expect(Date.parse(plan.current_period_end) - Date.parse(plan.started_at)).toBe(28 * 24 * 3600 * 1000);
+    // The payment is what the provider captured, on the card it names (the self-referral checks read the fingerprint).
+    const payments = await call(ctx, 'GET', '/v1/users/payments/', { token: p.access });
+    expect(payments.body.results[0]).toMatchObject({ provider_payment_id: 'py_reported', amount_cents: captured });
+    const stored = firstRow(await ctx.db.query('select payment_method_fingerprint from payments where checkout_session_id = $1', [s.session_id]));
+    expect(stored.payment_method_fingerprint).toBe('fp_reported');
+  });
+
+  it('a plan of a category with a 30-day cycle starts with a 30-day period', async () => {
+    const p = await readyPatient(ctx, 'hair_growth');
+    const s = await checkout(p, { category: 'hair_growth', plan: 'subscription' });
+    expect(s.supply_days).toBe(30);
+    expect((await pay(s.checkout_url)).headers.location).toContain('/checkout/complete/');
+    const plan = (await call(ctx, 'GET', '/v1/users/subscriptions/', { token: p.access })).body.results[0];
+    expect(Date.parse(plan.current_period_end) - Date.parse(plan.started_at)).toBe(30 * 24 * 3600 * 1000);
   });
 
   it('a provider answer without card or customer keeps what the session already recorded', async () => {
     const p = await readyPatient(ctx);
     const s = await checkout(p, { category: 'weight_loss', plan: 'one_off' });
     // Recorded by an earlier event of the same session (e.g. the provider's page).
-    await ctx.db.query("update checkout_sessions set payment_method_brand = 'visa', payment_method_last4 = '4242', provider_customer_id = 'cus_earlier' where id = $1", [s.session_id]);
-    providerSays(s.session_id, (st) => ({ ...st, status: 'paid', cardBrand: null, cardLast4: null, providerCustomerId: null }));
+    await ctx.db.query("update checkout_sessions set payment_method_brand = 'visa', payment_method_last4 = '4242', payment_method_fingerprint = 'fp_earlier', provider_customer_id = 'cus_earlier' where id = $1", [s.session_id]);
+    providerSays(s.session_id, (st) => ({ ...st, status: 'paid', cardBrand: null, cardLast4: null, cardFingerprint: null, providerCustomerId: null }));
     expect((await session(p, s.session_id)).body.status).toBe('paid');
     expect(await sessionRow(s.session_id)).toMatchObject({ status: 'paid', payment_method_brand: 'visa', payment_method_last4: '4242', provider_customer_id: 'cus_earlier' });
+    const stored = firstRow(await ctx.db.query('select payment_method_fingerprint from payments where checkout_session_id = $1', [s.session_id]));
+    expect(stored.payment_method_fingerprint).toBe('fp_earlier');
   });
 });
