@@ -21,7 +21,7 @@ export const TARGETS = {
   },
   finalise: {
     mutate: ['src/modules/checkout/finalise.ts'],
-    testFiles: ['test/billing.test.ts', 'test/billing-duplicates.test.ts', 'test/billing-consultation-status.test.ts'],
+    testFiles: ['test/billing.test.ts', 'test/billing-duplicates.test.ts', 'test/billing-consultation-status.test.ts', 'test/stripe.test.ts', 'test/finalise-paths.test.ts'],
   },
   // Token rotation: issuing a pair (tokens.ts) and the refresh route's rotation and reuse detection
   // (the `refresh` function of the accounts service).
