@@ -295,6 +295,16 @@ describe('stripe webhooks', () => {
     expect([a.body.duplicate, b.body.duplicate]).toEqual([false, true]);
   });
 
+  it('a completed session this service never opened is acknowledged (200, no retry) and records nothing', async () => {
+    const p = await readyPatient(ctx);
+    const co = await startCheckout(p, 'one_off');
+    pay(co.session_id, 'one_off');
+    const unknown = { ...fake.sessions.get(co.session_id), id: `cs_test_unknown_${hex()}` };
+    const res = await webhook({ id: `evt_${hex()}`, type: 'checkout.session.completed', data: { object: unknown } });
+    expect(res.status).toBe(200);
+    expect(await counts(p.id)).toEqual([0, 0, 0]);
+  });
+
   it('invoice.paid, invoice.payment_failed, customer.subscription.updated and deleted drive the plan', async () => {
     const p = await readyPatient(ctx);
     const co = await startCheckout(p, 'subscription');
