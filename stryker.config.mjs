@@ -38,6 +38,13 @@ const chosen = name ? [TARGETS[name]] : Object.values(TARGETS);
 // minutes instead of the hour its database-backed tests take); the report is then named after them.
 const only = process.env.MUTATION_TEST_FILES?.split(',').filter(Boolean);
 const label = `${name ?? 'all'}${only ? '-partial-tests' : ''}`;
+// The test files run are given to vitest (vitest.config.ts reads VITEST_INCLUDE; the test runner
+// processes inherit this environment), not to Stryker as `testFiles`: with `testFiles`, StrykerJS
+// 9.6.1's vitest runner activates a static mutant (one in module-level code: the emergency pattern
+// tables, constants such as DAY_MS) only after its module has loaded, so every static mutant was
+// reported as survived although the tests kill it (stryker-js issues 6144 and 6209). Without a test
+// filter, a static mutant is activated before the module loads and its tests run against it.
+process.env.VITEST_INCLUDE = (only ?? [...new Set(chosen.flatMap((t) => t.testFiles))]).join(',');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -45,7 +52,8 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'vitest.config.ts', related: false },
   mutate: chosen.flatMap((t) => t.mutate),
-  testFiles: only ?? [...new Set(chosen.flatMap((t) => t.testFiles))],
+  // The target's test files reach vitest through VITEST_INCLUDE (set above), not Stryker's `testFiles`.
+
   coverageAnalysis: 'perTest',
   // The machine is shared: one test process (override with --concurrency).
   concurrency: 1,
