@@ -2,7 +2,7 @@
 // classification of statements, the memo's rules on a real PGlite (in-process and in its worker
 // thread), and what a patient and an attacker see over HTTP: a revoked session, a disabled account and
 // a new record take effect on the very next request.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPglite, type Db } from '../src/db/index.ts';
 import { UntilWrite, isSoleWriter, mayWrite, writeCounter } from '../src/db/until-write.ts';
 import { SESSION_ACCOUNT_SQL } from '../src/http/auth.repository.ts';
@@ -171,6 +171,31 @@ describe('over HTTP', () => {
     expect((await profile(q.access)).status).toBe(200);
     await ctx.db.query('update users set disabled_at = now() where id = $1', [q.id]);
     expect((await profile(q.access)).status).toBe(401);
+  });
+
+  it('an idle mail dispatcher pass (twice a second in production) writes nothing, so it keeps nothing from being kept', async () => {
+    // Send whatever earlier tests queued, then time an idle pass.
+    while ((await ctx.deps.mail.runOnce()) > 0) {
+      /* drain */
+    }
+    // Every statement of the pass, through either entry of the handle (the query builder uses execute).
+    const db = ctx.deps.db;
+    const sent: string[] = [];
+    const spies = [vi.spyOn(db, 'query'), vi.spyOn(db, 'execute'), vi.spyOn(db, 'tx')];
+    try {
+      expect(await ctx.deps.mail.runOnce()).toBe(0);
+      for (const call of [...spies[0]!.mock.calls, ...spies[1]!.mock.calls]) sent.push(String(call[0]));
+      expect(spies[2]!.mock.calls).toHaveLength(0);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent.filter(mayWrite)).toEqual([]);
+    if (ctx.db.writeEpoch) {
+      const before = ctx.db.writeEpoch();
+      expect(await ctx.deps.mail.runOnce()).toBe(0);
+      expect(ctx.db.writeEpoch()).toBe(before);
+    }
   });
 
   it('a cached list page shows a new consultation on the next request', async () => {

@@ -15,6 +15,23 @@ export type ClaimedMail = Pick<MailOutboxRow, 'id' | 'to_address' | 'subject' | 
  * Claims up to `limit` due mails with a lease (next_attempt_at pushed `leaseSeconds` ahead), so that
  * several processes never send the same row twice; call inside a transaction.
  */
+/**
+ * Whether any mail is due: a read, so that an idle dispatcher pass (every MAIL_DISPATCH_INTERVAL_MS)
+ * writes nothing. On the embedded database a write of any kind makes the server ask the database
+ * again for what it keeps until the next write (src/db/until-write.ts); a claim that matched no row
+ * was such a write, twice a second.
+ */
+export async function hasDueMail(q: Queryable): Promise<boolean> {
+  const row = await sqlOf(q)
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', sql<Date>`now()`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function claimDueMails(q: Queryable, leaseSeconds: number, limit: number): Promise<ClaimedMail[]> {
   const k = sqlOf(q);
   const due = k

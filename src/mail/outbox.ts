@@ -4,7 +4,7 @@
 // (they can hold one-time codes and reset links).
 import type { Db, Queryable } from '../db/index.ts';
 import { isLocale, type Locale } from '../lib/locales.ts';
-import { claimDueMails, insertMail, markMailBounced, markMailSent, scheduleMailRetry } from './outbox.repository.ts';
+import { claimDueMails, hasDueMail, insertMail, markMailBounced, markMailSent, scheduleMailRetry } from './outbox.repository.ts';
 import type { MailTransport } from './transports.ts';
 
 // The locale list lives in src/lib/locales.ts; re-exported for the mail templates of the modules.
@@ -77,6 +77,8 @@ export function createDispatcher(db: Db, transport: MailTransport, from: string,
   let running: Promise<number> | undefined;
 
   async function deliver(): Promise<number> {
+    // Nothing due (the usual pass): a read, no claim.
+    if (!(await hasDueMail(db))) return 0;
     // Claim a batch with a lease so that several processes never send the same row twice.
     const batch = await db.tx((q) => claimDueMails(q, LEASE_SECONDS, 20));
     let sent = 0;
