@@ -12,6 +12,7 @@ import {
   EMERGENCY_CATEGORIES,
   emergencyCategories,
   emergencyNotice,
+  mentionsDehydration,
   mentionsEmergency,
   normaliseText,
   readRedFlags,
@@ -222,6 +223,37 @@ describe('the detector', () => {
     expect(CATEGORY_SOURCES.sudden_vision_or_hearing_loss).toMatch(/E4/);
     expect(CATEGORY_SOURCES.fainting).toMatch(/P2/);
     expect(CATEGORY_SOURCES.pancreatitis).toMatch(/S1.*UNSOURCED/);
+  });
+});
+
+describe('dehydration in a side-effect report (a desk flag, S1)', () => {
+  it('is read in each of its spellings, one phrase per pattern, in the seven languages', () => {
+    for (const phrase of [
+      'I think I am dehydrated after the vomiting',
+      'feeling de-hydrated all day',
+      "I can't keep any water down since yesterday",
+      'I cannot keep fluids down',
+      'Ich bin völlig dehydriert',
+      'Verdacht auf Dehydration',
+      'Mein Mund ist ausgetrocknet',
+      'Flüssigkeitsmangel seit dem Erbrechen',
+      'Die Ärztin sprach von Exsikkose',
+      'Estoy deshidratada',
+      'Je suis déshydraté',
+      'Mi sento disidratato',
+      'Estou desidratado',
+      'Ik ben uitgedroogd',
+      'Risico op uitdroging',
+      'Er is sprake van dehydratie',
+    ]) {
+      expect(mentionsDehydration(phrase), phrase).toBe(true);
+    }
+  });
+
+  it('leaves other reports alone', () => {
+    for (const phrase of ['Mild nausea after the injection', 'I drink plenty of water', 'Leichte Übelkeit, sonst nichts', 'Un peu fatigué', 'hydration is fine', 'Trockene Haut']) {
+      expect(mentionsDehydration(phrase), phrase).toBe(false);
+    }
   });
 });
 
