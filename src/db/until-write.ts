@@ -87,11 +87,9 @@ export class UntilWrite<V> {
     const held = this.entries.get(key);
     if (held && held.epoch === epoch) return held.value;
     const value = await read();
-    if (value === undefined) {
-      this.entries.delete(key);
-      return value;
-    }
+    // Re-inserted at the end (the Map's order is the eviction order); a miss is not kept.
     this.entries.delete(key);
+    if (value === undefined) return value;
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { epoch, value });
     return value;
