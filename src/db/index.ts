@@ -3,7 +3,8 @@
 // against `Queryable`, so the same statements run on both.
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { PGlite, types as pgliteTypes, type PGliteOptions } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
+import { preparedStatements } from './pglite-prepared.ts';
 import type pg from 'pg';
 import { writeCounter } from './until-write.ts';
 
@@ -88,17 +89,19 @@ export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
   await db.waitReady;
   // Writes are counted as they are sent and as they finish (src/db/until-write.ts).
   const writes = writeCounter();
-  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
+  // Statements with parameters go as named prepared statements (./pglite-prepared.ts).
+  const statements = preparedStatements(db);
+  const wrap = (tx?: Transaction): Queryable => ({
     async query<T = Row>(sql: string, params: unknown[] = []) {
       try {
-        return (await writes.around(sql, () => q.query<T>(sql, params))).rows;
+        return (await writes.around(sql, () => statements.query<T>(sql, params, tx))).rows;
       } catch (err) {
         throw scrubDbError(err, sql);
       }
     },
     async execute(sql: string, params: readonly unknown[] = []) {
       try {
-        const result = await writes.around(sql, () => q.query(sql, params as unknown[]));
+        const result = await writes.around(sql, () => statements.query(sql, params as unknown[], tx));
         return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
       } catch (err) {
         throw scrubDbError(err, sql);
@@ -107,7 +110,7 @@ export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
   });
   return {
     kind: 'pglite',
-    ...wrap(db),
+    ...wrap(),
     // PGlite has one connection: its transactions are exclusive, so they also serialise.
     tx: (fn) => db.transaction((t) => fn(wrap(t))),
     exec: async (sql) => {

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pgliteOptions, scrubDbError } from './index.ts';
+import { preparedStatements } from './pglite-prepared.ts';
 import type { WorkerError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
 
 const port = parentPort;
@@ -40,10 +41,10 @@ const ROLLBACK = new Error('rolled back by the caller');
 async function run(db: PGlite, request: WorkerRequest): Promise<WorkerReply> {
   switch (request.op) {
     case 'query': {
-      const on = request.tx === undefined ? db : transactions.get(request.tx)?.t;
-      if (!on) throw new Error('the transaction has ended');
+      const tx = request.tx === undefined ? undefined : transactions.get(request.tx)?.t;
+      if (request.tx !== undefined && !tx) throw new Error('the transaction has ended');
       try {
-        const result = await on.query(request.sql, request.params);
+        const result = await preparedStatements(db).query(request.sql, request.params, tx);
         return { id: request.id, ok: true, rows: result.rows, rowCount: result.affectedRows ?? 0 };
       } catch (err) {
         throw scrubDbError(err, request.sql);
