@@ -83,7 +83,8 @@ class PreparedStatements {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = this.db.serializers[prepared.paramTypes[i] ?? 0];
-      return serializer ? serializer(value) : String(value);
+      // As query() does: a type without a serializer is sent as its toString().
+      return serializer ? serializer(value) : (value as { toString(): string }).toString();
     });
     const { messages } = await this.db.execProtocol(concat([s.bind({ statement: prepared.name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]), { syncToFs: false });
     // As query() does after a statement outside a transaction (a no-op on the Node file system).
