@@ -56,16 +56,42 @@ describe('mayWrite', () => {
 });
 
 describe('writeCounter', () => {
-  it('raises the epoch when a write is sent and again when it finishes, failed or not; reads leave it', async () => {
+  it('raises the epoch once a write has finished, failed or not; reads leave it', async () => {
     const c = writeCounter();
     await c.around('select 1', async () => expect(c.writeEpoch()).toBe(0));
     expect(c.writeEpoch()).toBe(0);
     let during = -1;
     await c.around('update t set x = 1', async () => void (during = c.writeEpoch()));
-    expect(during).toBe(1);
-    expect(c.writeEpoch()).toBe(2);
+    // While it runs, nobody can know of it yet (its caller is still waiting): kept answers stand.
+    expect(during).toBe(0);
+    expect(c.writeEpoch()).toBe(1);
     await expect(c.around('delete from t', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(c.writeEpoch()).toBe(4);
+    expect(c.writeEpoch()).toBe(2);
+  });
+
+  it('leaves the epoch for a plain insert, update or delete that changed no row, and only for those', async () => {
+    const c = writeCounter();
+    const rows = (n: number) => () => Promise.resolve({ rowCount: n });
+    const count = (r: { rowCount: number }) => r.rowCount;
+    for (const sql of ['update t set x = 1 where false', '  DELETE from t where id = $1', 'insert into t select 1 where false', 'insert into t values (1) on conflict do nothing']) {
+      await c.around(sql, rows(0), count);
+    }
+    expect(c.writeEpoch()).toBe(0);
+    await c.around('update t set x = 1', rows(1), count);
+    expect(c.writeEpoch()).toBe(1);
+    // 0 rows reported by anything else, or no row count at all, still counts as a write.
+    for (const [sql, rowsOf] of [
+      ['with d as (delete from t returning 1) select count(*) from d', count],
+      ["select nextval('s')", count],
+      ['select * from t for update', count],
+      ['truncate t', count],
+      ['merge into t using u on t.id = u.id when matched then delete', count],
+      ['update t set x = 1', undefined],
+    ] as const) {
+      const before = c.writeEpoch();
+      await c.around(sql, rows(0), rowsOf);
+      expect(c.writeEpoch(), sql).toBe(before + 1);
+    }
   });
 });
 
@@ -116,6 +142,24 @@ describe('UntilWrite on a real embedded database', () => {
         const write = db.query("update notes set body = 'fourth' where id = 1");
         await Promise.all([first, write]);
         expect(await memo.get(db, 'k', read)).toBe('fourth');
+        expect(reads).toBe(2);
+      });
+
+      it('keeps its answers across a write that changed no row, not across one that did', async () => {
+        const memo = new UntilWrite<string>(10);
+        let reads = 0;
+        const read = () => {
+          reads++;
+          return db.query<{ body: string }>('select body from notes where id = $1', [1]).then((r) => r[0]?.body);
+        };
+        const kept = await memo.get(db, 'k', read);
+        await db.query('update notes set body = $1 where id = $2', ['never', 404]);
+        await db.execute('delete from notes where id = $1', [404]);
+        await db.tx((t) => t.query('update notes set body = $1 where id = $2', ['never', 405]));
+        expect(await memo.get(db, 'k', read)).toBe(kept);
+        expect(reads).toBe(1);
+        await db.execute('update notes set body = $1 where id = $2', ['fifth', 1]);
+        expect(await memo.get(db, 'k', read)).toBe('fifth');
         expect(reads).toBe(2);
       });
 
@@ -171,6 +215,32 @@ describe('over HTTP', () => {
     expect((await profile(q.access)).status).toBe(200);
     await ctx.db.query('update users set disabled_at = now() where id = $1', [q.id]);
     expect((await profile(q.access)).status).toBe(401);
+  });
+
+  it('an idle scheduler pass (every 30 s) keeps kept answers: its writes that match nothing change nothing', async () => {
+    await ctx.deps.scheduler.runDue();
+    const db = ctx.deps.db;
+    const spies = [vi.spyOn(db, 'query'), vi.spyOn(db, 'execute')];
+    const before = ctx.db.writeEpoch?.();
+    try {
+      await ctx.deps.scheduler.runDue();
+      // The pass does send writes (expiries, retention, plan windows); none of them changes a row here.
+      expect([...spies[0]!.mock.calls, ...spies[1]!.mock.calls].map((c) => String(c[0])).filter(mayWrite).length).toBeGreaterThan(5);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    if (before !== undefined) expect(ctx.db.writeEpoch!()).toBe(before);
+  });
+
+  it('every statement-level trigger on a row write reads only its transition tables (what a 0-row write may skip)', async () => {
+    // A statement trigger without transition tables could write although its statement changed no
+    // row, and then a 0-row write would have to count (src/db/until-write.ts).
+    const triggers = await ctx.db.query<{ name: string; transition: boolean }>(
+      `select tgname as name, (tgoldtable is not null or tgnewtable is not null) as transition
+         from pg_trigger where not tgisinternal and (tgtype & 1) = 0 and (tgtype & 28) <> 0`,
+    );
+    expect(triggers.length).toBeGreaterThan(0);
+    expect(triggers.filter((t) => !t.transition).map((t) => t.name)).toEqual([]);
   });
 
   it('an idle mail dispatcher pass (twice a second in production) writes nothing, so it keeps nothing from being kept', async () => {

@@ -87,21 +87,22 @@ export async function openPglite(options: PgliteOpenOptions = {}): Promise<Db> {
   }
   const db = new PGlite(pgliteOptions(options));
   await db.waitReady;
-  // Writes are counted as they are sent and as they finish (src/db/until-write.ts).
+  // Writes are counted as they finish (src/db/until-write.ts).
   const writes = writeCounter();
+  const affected = (result: { affectedRows?: number }) => result.affectedRows;
   // Statements with parameters go as named prepared statements (./pglite-prepared.ts).
   const statements = preparedStatements(db);
   const wrap = (tx?: Transaction): Queryable => ({
     async query<T = Row>(sql: string, params: unknown[] = []) {
       try {
-        return (await writes.around(sql, () => statements.query<T>(sql, params, tx))).rows;
+        return (await writes.around(sql, () => statements.query<T>(sql, params, tx), affected)).rows;
       } catch (err) {
         throw scrubDbError(err, sql);
       }
     },
     async execute(sql: string, params: readonly unknown[] = []) {
       try {
-        const result = await writes.around(sql, () => statements.query(sql, params as unknown[], tx));
+        const result = await writes.around(sql, () => statements.query(sql, params as unknown[], tx), affected);
         return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
       } catch (err) {
         throw scrubDbError(err, sql);

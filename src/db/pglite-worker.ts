@@ -132,10 +132,10 @@ export async function openPgliteWorker(options: { dataDir?: string; loadDataDir?
     throw err;
   }
 
-  // Writes are counted as they are posted and as they finish (src/db/until-write.ts).
+  // Writes are counted as they finish (src/db/until-write.ts).
   const writes = writeCounter();
   const run = async (sql: string, params: readonly unknown[], tx?: number) => {
-    const reply = await writes.around(sql, () => call({ op: 'query', sql, params: params as unknown[], tx }));
+    const reply = await writes.around(sql, () => call({ op: 'query', sql, params: params as unknown[], tx }), (r) => r.rowCount);
     return { rows: reply.rows ?? [], rowCount: reply.rowCount ?? 0 };
   };
   const queryable = (tx?: number): Queryable => ({
