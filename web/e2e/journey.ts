@@ -766,6 +766,9 @@ async function main() {
     const weight = page.getByLabel(/Your current weight/);
     if ((await weight.count()) && (await weight.getAttribute('aria-invalid')) === 'true') await weight.fill('100.5');
     for (const fs of await page.locator('fieldset.question').all()) if (await fs.getByLabel('No', { exact: true }).count()) await fs.getByLabel('No', { exact: true }).check();
+    // Answered questions are no longer marked as missing, before the next confirm.
+    const stillMarked = await page.locator('fieldset.question[aria-invalid="true"]').count();
+    if (stillMarked > 0) throw new Error(`renewal: ${stillMarked} answered question(s) still marked as missing`);
     await check(page, 'renewal-confirm');
     await page.getByRole('button', { name: 'Confirm renewal' }).click();
     await page.getByText('Confirmed. A doctor reviews your renewal.').waitFor();

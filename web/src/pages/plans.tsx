@@ -142,6 +142,8 @@ function RenewalOptions({ category }: { category: string }) {
                       if (v === undefined) delete next[k];
                       else next[k] = v;
                       setAnswers(next);
+                      // An answered question is no longer marked as missing (as on the questionnaire page).
+                      if (v !== undefined && missing.includes(k)) setMissing(missing.filter((m) => m !== k));
                     }}
                   />
                 ))}
