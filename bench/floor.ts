@@ -11,19 +11,32 @@
 //   PATCH /min/profile/                      the session check and one update ... returning
 //                                            (body {first_name}); raises the account's data version
 //                                            as any write of the row does
+//   GET /identical/consultations/            /same/'s statements, answered with the service's own bytes:
+//   GET /identical-cached/consultations/     the page mapped by the consultations module's own code
+//                                            (listForUser) and the envelope (pageEnvelope), written with
+//                                            JSON.stringify; the second behind /cached/'s page cache. This
+//                                            is the floor as issue 28 defines it ("returns byte-identical
+//                                            pages"); bench/run.ts checks the bytes equal the service's
+//                                            before it measures (PUBLIC_BASE_URL: the service's)
 // /same/ and /cached/ open each consultation's sealed answers (form_snapshot_enc, AES-256-GCM with
 // DATA_ENCRYPTION_KEYS) as the service must: the same content, not the ciphertext.
 //   GET /healthz                             for start-up polling
 // No logging, no schemas, no access-control layer: what is left is the cost of HTTP, the token check,
 // the database round trips and JSON.stringify, the least any implementation of the route pays.
 //
-// Environment: DATABASE_URL, PORT, JWT_SIGNING_KEYS, DATA_ENCRYPTION_KEYS (the `id:base64url` lists the service gets).
-import Fastify from 'fastify';
+// Environment: DATABASE_URL, PORT, JWT_SIGNING_KEYS, DATA_ENCRYPTION_KEYS (the `id:base64url` lists the service gets),
+// PUBLIC_BASE_URL (the service's, for the page links of /identical/).
+import Fastify, { type FastifyRequest } from 'fastify';
 import { jwtVerify } from 'jose';
 import pg from 'pg';
 import { keyRing, parseKeyList, type KeyRing } from '../src/lib/keys.ts';
 import { decrypt } from '../src/lib/crypto.ts';
 import { MINIMAL_SQL, PREPARED, PROFILE_SQL, PROFILE_UPDATE_SQL, SAME_SQL, sameSqlPage, type RunQuery } from './floor-sql.ts';
+import { openPostgres } from '../src/db/index.ts';
+import type { Deps } from '../src/deps.ts';
+import { pageEnvelope, pageParams } from '../src/http/pagination.ts';
+import { bindDataKeys } from '../src/lib/sealed.ts';
+import { listForUser } from '../src/modules/consultations/repository.ts';
 
 // Must equal TOKEN_ISSUER in src/http/auth.ts (not imported: that module pulls in the service's
 // error layer, which the floor deliberately does without).
@@ -132,6 +145,51 @@ app.patch('/min/profile/', async (request, reply) => {
   return row;
 });
 
+// /identical/: the service's bytes. The module's mapping reads the data-encryption keys bound to its
+// database handle and, for document numbers, from deps.secrets; the page links need the service's base.
+const publicBase = (process.env.PUBLIC_BASE_URL ?? 'http://localhost').replace(/\/+$/, '');
+// The service's own database layer (src/db/index.ts: named statements, its type parsers: counts
+// and money as numbers, dates as text), so that the module reads the rows exactly as in the service.
+const queryable = await openPostgres(url, 10);
+bindDataKeys(queryable, dataRing);
+const moduleDeps = { config: { PUBLIC_BASE_URL: publicBase }, secrets: { documentKeys: dataRing } } as unknown as Deps;
+
+/** The page in the service's bytes, and the data version it was read at. */
+async function identicalPage(request: FastifyRequest, userId: string): Promise<{ body: string; version: string | undefined }> {
+  const p = pageParams(request.query as Record<string, unknown>);
+  const { count, results, dataVersion } = await listForUser(queryable, moduleDeps, userId, p.limit, p.offset);
+  // The links name the service's path (the floor answers under its own).
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  const asService = { url: `/v1/users/consultations/${query}` } as FastifyRequest;
+  return { body: JSON.stringify(pageEnvelope(asService, publicBase, p, count, results)), version: dataVersion };
+}
+
+app.get('/identical/consultations/', async (request, reply) => {
+  const auth = await authenticate(request.headers.authorization);
+  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+  if (!me) return reply.code(401).send({ detail: 'session ended' });
+  return reply.type('application/json; charset=utf-8').send((await identicalPage(request, auth.userId)).body);
+});
+
+// /cached/'s scheme over /identical/'s bytes.
+const identicalPages = new Map<string, { version: string; body: string }>();
+app.get('/identical-cached/consultations/', async (request, reply) => {
+  const auth = await authenticate(request.headers.authorization);
+  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+  if (!me) return reply.code(401).send({ detail: 'session ended' });
+  const key = `${auth.userId} ${request.url}`;
+  const hit = identicalPages.get(key);
+  if (hit) {
+    const [v] = await run(SAME_SQL.version, [auth.userId]);
+    if (v?.data_version === hit.version) return reply.type('application/json; charset=utf-8').send(hit.body);
+  }
+  const { body, version } = await identicalPage(request, auth.userId);
+  if (version !== undefined) identicalPages.set(key, { version, body });
+  return reply.type('application/json; charset=utf-8').send(body);
+});
+
 app.get('/min/consultations/', async (request, reply) => {
   const auth = await authenticate(request.headers.authorization);
   if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
@@ -142,6 +200,7 @@ app.get('/min/consultations/', async (request, reply) => {
 const shutdown = async () => {
   await app.close();
   await pool.end();
+  await queryable.close();
   process.exit(0);
 };
 process.on('SIGTERM', () => void shutdown());
