@@ -769,6 +769,8 @@ async function main() {
     // Answered questions are no longer marked as missing, before the next confirm.
     const stillMarked = await page.locator('fieldset.question[aria-invalid="true"]').count();
     if (stillMarked > 0) throw new Error(`renewal: ${stillMarked} answered question(s) still marked as missing`);
+    // ... and with none marked, the banner asking for them is gone.
+    if (await page.getByText('Answer the questions marked below.').count()) throw new Error('renewal: the missing-answers banner stayed once every marked question was answered');
     await check(page, 'renewal-confirm');
     await page.getByRole('button', { name: 'Confirm renewal' }).click();
     await page.getByText('Confirmed. A doctor reviews your renewal.').waitFor();

@@ -142,8 +142,13 @@ function RenewalOptions({ category }: { category: string }) {
                       if (v === undefined) delete next[k];
                       else next[k] = v;
                       setAnswers(next);
-                      // An answered question is no longer marked as missing (as on the questionnaire page).
-                      if (v !== undefined && missing.includes(k)) setMissing(missing.filter((m) => m !== k));
+                      // An answered question is no longer marked as missing (as on the questionnaire page);
+                      // once none is, the banner asking for them goes too.
+                      if (v !== undefined && missing.includes(k)) {
+                        const left = missing.filter((m) => m !== k);
+                        setMissing(left);
+                        if (left.length === 0 && message?.text === t('renewal.answersMissing')) setMessage(null);
+                      }
                     }}
                   />
                 ))}
