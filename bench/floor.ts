@@ -102,27 +102,39 @@ app.get('/same/consultations/', async (request, reply) => {
   return { count: page.count, results: page.results };
 });
 
-// The page cache of /cached/: per account and URL, the bytes and the data version they were read at.
-const pages = new Map<string, { version: string; body: string }>();
+type Page = { body: string; version: string | undefined };
 
-app.get('/cached/consultations/', async (request, reply) => {
-  const auth = await authenticate(request.headers.authorization);
-  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
-  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
-  if (!me) return reply.code(401).send({ detail: 'session ended' });
-  const key = `${auth.userId} ${request.url}`;
-  const hit = pages.get(key);
-  if (hit) {
-    const [v] = await run(SAME_SQL.version, [auth.userId]);
-    if (v?.data_version === hit.version) return reply.type('application/json; charset=utf-8').send(hit.body);
-  }
-  // As the service: the version check, then the page statement (which carries its own version).
+/**
+ * A page behind a page cache as the service's: per account and URL, the bytes and the data version
+ * they were read at. The session check; on a hit, the version check and the kept bytes while the
+ * version is unchanged; otherwise the page (whose statement carries its own version), kept.
+ */
+function cachedPages(path: string, page: (request: FastifyRequest, userId: string) => Promise<Page>): void {
+  const pages = new Map<string, { version: string; body: string }>();
+  app.get(path, async (request, reply) => {
+    const auth = await authenticate(request.headers.authorization);
+    if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
+    const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
+    if (!me) return reply.code(401).send({ detail: 'session ended' });
+    const key = `${auth.userId} ${request.url}`;
+    const hit = pages.get(key);
+    if (hit) {
+      const [v] = await run(SAME_SQL.version, [auth.userId]);
+      if (v?.data_version === hit.version) return reply.type('application/json; charset=utf-8').send(hit.body);
+    }
+    const { body, version } = await page(request, auth.userId);
+    if (version !== undefined) pages.set(key, { version, body });
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+}
+
+// /cached/: /same/'s page (the list statement, the answers opened) behind the page cache.
+cachedPages('/cached/consultations/', async (request, userId) => {
   const { limit, offset } = paging(request.query);
-  const [row] = await run(SAME_SQL.list, [auth.userId, limit, offset]);
+  const [row] = await run(SAME_SQL.list, [userId, limit, offset]);
   const results = ((row?.page ?? []) as Record<string, unknown>[]).map(openItem);
   const body = JSON.stringify({ count: row?.consultation_count ?? 0, results });
-  if (typeof row?.data_version === 'string') pages.set(key, { version: row.data_version, body });
-  return reply.type('application/json; charset=utf-8').send(body);
+  return { body, version: typeof row?.data_version === 'string' ? row.data_version : undefined };
 });
 
 app.get('/min/profile/', async (request, reply) => {
@@ -155,7 +167,7 @@ bindDataKeys(queryable, dataRing);
 const moduleDeps = { config: { PUBLIC_BASE_URL: publicBase }, secrets: { documentKeys: dataRing } } as unknown as Deps;
 
 /** The page in the service's bytes, and the data version it was read at. */
-async function identicalPage(request: FastifyRequest, userId: string): Promise<{ body: string; version: string | undefined }> {
+async function identicalPage(request: FastifyRequest, userId: string): Promise<Page> {
   const p = pageParams(request.query as Record<string, unknown>);
   const { count, results, dataVersion } = await listForUser(queryable, moduleDeps, userId, p.limit, p.offset);
   // The links name the service's path (the floor answers under its own).
@@ -173,22 +185,7 @@ app.get('/identical/consultations/', async (request, reply) => {
 });
 
 // /cached/'s scheme over /identical/'s bytes.
-const identicalPages = new Map<string, { version: string; body: string }>();
-app.get('/identical-cached/consultations/', async (request, reply) => {
-  const auth = await authenticate(request.headers.authorization);
-  if (!auth) return reply.code(401).send({ detail: 'not authenticated' });
-  const [me] = await run(SAME_SQL.session, [auth.userId, auth.sessionId]);
-  if (!me) return reply.code(401).send({ detail: 'session ended' });
-  const key = `${auth.userId} ${request.url}`;
-  const hit = identicalPages.get(key);
-  if (hit) {
-    const [v] = await run(SAME_SQL.version, [auth.userId]);
-    if (v?.data_version === hit.version) return reply.type('application/json; charset=utf-8').send(hit.body);
-  }
-  const { body, version } = await identicalPage(request, auth.userId);
-  if (version !== undefined) identicalPages.set(key, { version, body });
-  return reply.type('application/json; charset=utf-8').send(body);
-});
+cachedPages('/identical-cached/consultations/', identicalPage);
 
 app.get('/min/consultations/', async (request, reply) => {
   const auth = await authenticate(request.headers.authorization);

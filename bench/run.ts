@@ -20,6 +20,9 @@
 //   BENCH_OUT        where results are written (default .tmp/bench, untracked)
 //   BENCH_RECORD     1: also write the tracked record bench/results/latest.json
 //   BENCH_START_RUNS how many times the start is measured; medians are kept (default 3; 5 with BENCH_ONLY=start)
+//   BENCH_SERVICE_FLAGS, BENCH_FLOOR_FLAGS  node options for the service's and the floor's processes
+//                    (space-separated, default none), for experiments such as V8 heap sizes: the
+//                    service's own are `node dist/main.js`'s, none (docs/performance.md, fifth round)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -158,6 +161,9 @@ function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/** Node options for a started process (BENCH_SERVICE_FLAGS, BENCH_FLOOR_FLAGS): none by default. */
+const nodeFlags = (name: string): string[] => (process.env[name] ?? '').split(/\s+/).filter(Boolean);
+
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) if (process.env[k]) env[k] = process.env[k]!;
@@ -187,13 +193,13 @@ async function startService(db: { DATABASE_URL?: string; DATA_DIR: string }, ext
     ...extra,
   };
   if (db.DATABASE_URL) env.DATABASE_URL = db.DATABASE_URL;
-  return startProcess('service', ['dist/main.js'], env, port, '/readyz');
+  return startProcess('service', [...nodeFlags('BENCH_SERVICE_FLAGS'), 'dist/main.js'], env, port, '/readyz');
 }
 
 async function startFloor(databaseUrl: string): Promise<Server> {
   const port = await freePort();
   const env = { ...baseEnv(), DATABASE_URL: databaseUrl, PORT: String(port), ...KEYS, NODE_ENV: 'production', PUBLIC_BASE_URL };
-  return startProcess('floor', ['--import', 'tsx', 'bench/floor.ts'], env, port, '/healthz');
+  return startProcess('floor', [...nodeFlags('BENCH_FLOOR_FLAGS'), '--import', 'tsx', 'bench/floor.ts'], env, port, '/healthz');
 }
 
 /** A load process (bench/load.ts), forked once and reused for every run it is given. */
