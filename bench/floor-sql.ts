@@ -8,8 +8,13 @@
 import { SESSION_ACCOUNT_SQL } from '../src/http/auth.repository.ts';
 import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL } from '../src/modules/consultations/repository.ts';
 
-/** Sent as named prepared statements (pg `name`), as the service does on PostgreSQL. */
-export const PREPARED = true;
+/**
+ * Sent as named prepared statements (pg `name`), as the service does on PostgreSQL. FLOOR_UNNAMED=1
+ * (for a floor started by hand; bench/run.ts never sets it) sends them as node-postgres does by
+ * default, parsed and planned by the server on every call: the "bare" floor (docs/performance.md,
+ * fifth round). /identical/ reads through the service's database layer and is always prepared.
+ */
+export const PREPARED = process.env.FLOOR_UNNAMED !== '1';
 
 export interface Statement {
   name: string;
