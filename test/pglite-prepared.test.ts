@@ -95,6 +95,33 @@ describe('the embedded database sends statements with parameters as named prepar
   });
 });
 
+describe('a PGlite without the locking methods the named path uses', () => {
+  it('sends every statement through PGlite query(), in and out of transactions, instead of failing', async () => {
+    const db = new PGlite(pgliteOptions({}));
+    await db.waitReady;
+    try {
+      // As a PGlite version that renamed its underscore methods would look from outside (its own
+      // methods, bound to the real instance, keep working).
+      const renamed = new Proxy(db, {
+        get(target, prop) {
+          if (prop === '_runExclusiveTransaction') return undefined;
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const p = preparedStatements(renamed);
+      expect((await p.query('select $1::int * 2 as n', [21])).rows).toEqual([{ n: 42 }]);
+      await db.transaction(async (tx) => {
+        expect((await p.query('select $1::text as t', ['in'], tx)).rows).toEqual([{ t: 'in' }]);
+      });
+      expect(p.size).toBe(0);
+      expect(await statementsOf({ query: async <T>(sql: string) => (await db.query<T>(sql)).rows })).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe.each([false, true])('the embedded database handle (worker: %s)', (worker) => {
   let db: Db;
   beforeAll(async () => {

@@ -27,18 +27,33 @@ export const MAX_PREPARED_STATEMENTS = 2000;
 // tables under it changed its result type (0A000, "cached plan must not change result type").
 const STALE_STATEMENT = new Set(['26000', '0A000']);
 
+/**
+ * Whether this PGlite offers what the named path uses. `_runExclusiveTransaction` and `_checkReady` are
+ * underscore methods (declared in PGlite 0.5's types; the locking `query()` itself takes): a version
+ * that renames them would otherwise fail every statement with parameters. Without them every
+ * statement takes PGlite's own path: slower, never broken. test/pglite-prepared.test.ts fails on such
+ * an upgrade (its statements go unnamed), so it is noticed.
+ */
+function offersNamedPath(db: PGlite): boolean {
+  const methods = db as unknown as Record<string, unknown>;
+  return ['execProtocol', 'runExclusive', '_runExclusiveTransaction', '_checkReady'].every((m) => typeof methods[m] === 'function');
+}
+
 class PreparedStatements {
   private readonly statements = new Map<string, Prepared>();
   private next = 1;
+  private readonly named: boolean;
 
   constructor(
     private readonly db: PGlite,
     private readonly max: number,
-  ) {}
+  ) {
+    this.named = offersNamedPath(db);
+  }
 
   /** Runs `sql` with `params` (outside a transaction when `tx` is undefined). */
   async query<T>(sql: string, params: unknown[], tx?: Transaction): Promise<Results<T>> {
-    if (params.length === 0 || (!this.statements.has(sql) && this.statements.size >= this.max)) {
+    if (!this.named || params.length === 0 || (!this.statements.has(sql) && this.statements.size >= this.max)) {
       return tx ? tx.query<T>(sql, params) : this.db.query<T>(sql, params);
     }
     if (tx) {
