@@ -81,14 +81,15 @@ function RenewalOptions({ category }: { category: string }) {
       body: { consultation_id: o.pending_consultation_id!, treatment_id: o.current?.treatment_id, dosage, changed, answers: list, change_note: note, ...(fulfilment ? { fulfilment } : {}) },
     });
     if (data) {
+      setMissing([]);
       setMessage({ kind: 'success', text: t('renewal.confirmed') });
       opts.reload();
       return;
     }
     const err = error as { code?: string; missing_keys?: string[]; errors?: Record<string, string[]> } | undefined;
-    if (err?.code === 'renewal_answers_required') {
-      setMissing(err.missing_keys ?? []);
-      setMessage({ kind: 'error', text: t('renewal.answersMissing') });
+    if (err?.code === 'renewal_answers_required' && err.missing_keys?.length) {
+      // The banner asking for them shows while any question is marked (below).
+      setMissing(err.missing_keys);
       return;
     }
     setMissing([]);
@@ -103,7 +104,7 @@ function RenewalOptions({ category }: { category: string }) {
         {t('consultations.treatment')}: <strong>{o.current?.treatment_id ? cat.treatment(category, o.current.treatment_id) : ''}</strong> {o.current?.dosage}
         {o.price ? ` · ${t('plan.price', { price: money(o.price.amount_cents, o.price.currency), days: o.price.cycle_days ?? o.price.supply_days ?? '' })}` : ''}
       </p>
-      {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
+      {missing.length ? <Alert kind="error">{t('renewal.answersMissing')}</Alert> : message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
       {o.mode === 'blocked' ? <Alert>{t('renewal.blocked', { reason: (o.blocked_code ?? '').replace(/_/g, ' ') })}</Alert> : null}
       {o.mode === 'early_order' || o.mode === 'express_reorder' ? (
         <p>
@@ -144,11 +145,7 @@ function RenewalOptions({ category }: { category: string }) {
                       setAnswers(next);
                       // An answered question is no longer marked as missing (as on the questionnaire page);
                       // once none is, the banner asking for them goes too.
-                      if (v !== undefined && missing.includes(k)) {
-                        const left = missing.filter((m) => m !== k);
-                        setMissing(left);
-                        if (left.length === 0 && message?.text === t('renewal.answersMissing')) setMessage(null);
-                      }
+                      if (v !== undefined && missing.includes(k)) setMissing(missing.filter((m) => m !== k));
                     }}
                   />
                 ))}
