@@ -49,6 +49,24 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // The unit tests share loaded modules between test files (vitest.config.ts, `isolate: false`), so
+  // a test file may not replace modules or globals that later files would inherit.
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock|unmock|stubEnv|stubGlobal|useFakeTimers|resetModules)$/]",
+          message: 'Test files share loaded modules (vitest.config.ts: isolate false): pass the dependency to createTestContext (its env or options), or use a test hook restored in afterAll.',
+        },
+        {
+          selector: "AssignmentExpression[left.object.object.name='process'][left.object.property.name='env'], UnaryExpression[operator='delete'][argument.object.object.name='process'][argument.object.property.name='env']",
+          message: 'Test files share one process (vitest.config.ts: isolate false): give the app its configuration through the env argument of createTestContext instead of process.env.',
+        },
+      ],
+    },
+  },
   { files: ['src/cli.ts', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: { console: 'readonly', process: 'readonly' } } },
 );
