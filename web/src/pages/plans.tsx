@@ -88,8 +88,10 @@ function RenewalOptions({ category }: { category: string }) {
     }
     const err = error as { code?: string; missing_keys?: string[]; errors?: Record<string, string[]> } | undefined;
     if (err?.code === 'renewal_answers_required' && err.missing_keys?.length) {
-      // The banner asking for them shows while any question is marked (below).
+      // The banner asking for them shows while any question is marked (below); an earlier answer's
+      // message must not come back once they are answered.
       setMissing(err.missing_keys);
+      setMessage(null);
       return;
     }
     setMissing([]);
