@@ -9,10 +9,10 @@ import { SESSION_ACCOUNT_SQL } from '../src/http/auth.repository.ts';
 import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL } from '../src/modules/consultations/repository.ts';
 
 /**
- * Sent as named prepared statements (pg `name`), as the service does on PostgreSQL. FLOOR_UNNAMED=1
- * (for a floor started by hand; bench/run.ts never sets it) sends them as node-postgres does by
- * default, parsed and planned by the server on every call: the "bare" floor (docs/performance.md,
- * fifth round). /identical/ reads through the service's database layer and is always prepared.
+ * Sent as named prepared statements (pg `name`), as the service does on PostgreSQL: the "prepared"
+ * floor. FLOOR_UNNAMED=1 sends every route's statements, /identical/'s included, as node-postgres
+ * does by default, parsed and planned by the server on every call: the "bare" floor, the one issue 28
+ * measured against (docs/performance.md, seventh round). bench/run.ts starts one of each.
  */
 export const PREPARED = process.env.FLOOR_UNNAMED !== '1';
 

@@ -32,7 +32,7 @@ import pg from 'pg';
 import { keyRing, parseKeyList, type KeyRing } from '../src/lib/keys.ts';
 import { decrypt } from '../src/lib/crypto.ts';
 import { MINIMAL_SQL, PREPARED, PROFILE_SQL, PROFILE_UPDATE_SQL, SAME_SQL, sameSqlPage, type RunQuery } from './floor-sql.ts';
-import { openPostgres } from '../src/db/index.ts';
+import { DEFAULT_PG_TIMEOUTS, openPostgres } from '../src/db/index.ts';
 import type { Deps } from '../src/deps.ts';
 import { pageEnvelope, pageParams } from '../src/http/pagination.ts';
 import { bindDataKeys } from '../src/lib/sealed.ts';
@@ -160,9 +160,10 @@ app.patch('/min/profile/', async (request, reply) => {
 // /identical/: the service's bytes. The module's mapping reads the data-encryption keys bound to its
 // database handle and, for document numbers, from deps.secrets; the page links need the service's base.
 const publicBase = (process.env.PUBLIC_BASE_URL ?? 'http://localhost').replace(/\/+$/, '');
-// The service's own database layer (src/db/index.ts: named statements, its type parsers: counts
-// and money as numbers, dates as text), so that the module reads the rows exactly as in the service.
-const queryable = await openPostgres(url, 10);
+// The service's own database layer (src/db/index.ts: its type parsers: counts and money as numbers,
+// dates as text), so that the module reads the rows exactly as in the service; its statements named
+// as the service's, or unnamed with the other routes' for the bare floor (FLOOR_UNNAMED=1).
+const queryable = await openPostgres(url, 10, DEFAULT_PG_TIMEOUTS, { namedStatements: PREPARED });
 bindDataKeys(queryable, dataRing);
 const moduleDeps = { config: { PUBLIC_BASE_URL: publicBase }, secrets: { documentKeys: dataRing } } as unknown as Deps;
 

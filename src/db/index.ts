@@ -157,15 +157,19 @@ export function statementName(sql: string): string | undefined {
   return name;
 }
 
-function pgQuery(sql: string, params: unknown[]): string | pg.QueryConfig {
-  const name = params.length > 0 ? statementName(sql) : undefined;
-  return name ? { name, text: sql, values: params } : sql;
+/**
+ * The node-postgres query for one statement. A statement with parameters carries them whether it has
+ * a name or not (past the cap, or with names off); only a parameterless one goes as bare text.
+ */
+export function pgQuery(sql: string, params: unknown[], name: string | undefined): string | pg.QueryConfig {
+  if (name) return { name, text: sql, values: params };
+  return params.length > 0 ? { text: sql, values: params } : sql;
 }
 
-/** One statement on a pool or a client: named when it has parameters, errors scrubbed. */
-async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]) {
+/** One statement on a pool or a client: named when it has parameters (unless `named` is off), errors scrubbed. */
+async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[], named = true) {
   try {
-    const config = pgQuery(sql, params as unknown[]);
+    const config = pgQuery(sql, params as unknown[], named && params.length > 0 ? statementName(sql) : undefined);
     const result = typeof config === 'string' ? await on.query(config) : await on.query(config);
     return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
   } catch (err) {
@@ -173,12 +177,12 @@ async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly 
   }
 }
 
-function pgQueryable(on: pg.Pool | pg.PoolClient): Queryable {
+function pgQueryable(on: pg.Pool | pg.PoolClient, named: boolean): Queryable {
   return {
     async query<T = Row>(sql: string, params: unknown[] = []) {
-      return (await runPg(on, sql, params)).rows as T[];
+      return (await runPg(on, sql, params, named)).rows as T[];
     },
-    execute: (sql: string, params: readonly unknown[] = []) => runPg(on, sql, params),
+    execute: (sql: string, params: readonly unknown[] = []) => runPg(on, sql, params, named),
   };
 }
 
@@ -224,7 +228,12 @@ export function guardPool(pool: pg.Pool): void {
   });
 }
 
-export async function openPostgres(url: string, max = 10, timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS): Promise<Db> {
+/**
+ * `namedStatements: false` sends every statement unnamed, parsed and planned by the server on each
+ * call, as node-postgres does by default. The service never sets it; the bench's bare floor does
+ * (bench/floor.ts, FLOOR_UNNAMED=1), to be the floor issue 28 measured against.
+ */
+export async function openPostgres(url: string, max = 10, timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS, { namedStatements = true } = {}): Promise<Db> {
   // node-postgres is loaded only with DATABASE_URL: the embedded database's start does not pay for it.
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max, types: typeParsers(pg.types), ...pgPoolSettings(timeouts) });
@@ -232,13 +241,13 @@ export async function openPostgres(url: string, max = 10, timeouts: PgTimeouts =
   await pool.query('select 1');
   return {
     kind: 'pg',
-    ...pgQueryable(pool),
+    ...pgQueryable(pool, namedStatements),
     async tx(fn) {
       const client = await pool.connect();
       let failure: unknown;
       try {
         await client.query('begin');
-        const result = await fn(pgQueryable(client));
+        const result = await fn(pgQueryable(client, namedStatements));
         await client.query('commit');
         return result;
       } catch (err) {
