@@ -11,7 +11,7 @@
 // it measured), to be committed on purpose.
 //
 // Settings (environment):
-//   BENCH_SECONDS    seconds per measured run (default 5; a full run on both databases takes ~5 min)
+//   BENCH_SECONDS    seconds per measured run (default 5; a full run on both databases takes ~9-10 min on 2 cores)
 //   BENCH_ROUNDS     alternations per comparison (default 2)
 //   BENCH_DATABASES  pg,pglite (default both)
 //   BENCH_PG_URL     an admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
