@@ -420,12 +420,20 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
     const small = await signIn(service.base, SMALL.email);
     const large = await signIn(service.base, LARGE.email);
     const list = (base: string, token: string) => get(`${base}/v1/users/consultations/${PAGE}`, token);
-    const floorPage = (server: Server, path: string) => (token: string) => get(`${server.base}/${path}/consultations/${PAGE}`, token);
-    const floorSame = floorPage(floor!, 'same');
-    const floorMin = floorPage(floor!, 'min');
-    const floorCached = floorPage(floor!, 'cached');
-    const floorIdentical = floorPage(floor!, 'identical');
-    const floorIdenticalCached = floorPage(floor!, 'identical-cached');
+    const floorPage = (server: Server, path: string, token: string) => get(`${server.base}/${path}/consultations/${PAGE}`, token);
+    // The floors' list pages with the 1k account, as scenarios (`floor same SQL 1k`, `bare floor same SQL 1k`, ...):
+    // every page on the prepared floor, all but the minimal query on the bare one.
+    const floorPages = [
+      ['same SQL', 'same'],
+      ['cached', 'cached'],
+      ['minimal', 'min'],
+      ['identical', 'identical'],
+      ['identical cached', 'identical-cached'],
+    ] as const;
+    const floorList1k = [
+      ...(floor ? floorPages.map(([what, path]) => ({ name: `floor ${what} 1k`, spec: floorPage(floor, path, small), pid: floor.proc.pid })) : []),
+      ...(bare ? floorPages.filter(([what]) => what !== 'minimal').map(([what, path]) => ({ name: `bare floor ${what} 1k`, spec: floorPage(bare, path, small), pid: bare.proc.pid })) : []),
+    ];
     const warm = { duration: WARMUP_SECONDS };
     // Both floors' /identical/ pages must be the service's bytes, or their ratio means nothing.
     for (const f of [floor, bare]) {
@@ -448,39 +456,16 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
         await load({ ...list(server.base, small), ...warm });
         await load({ ...list(server.base, large), ...warm });
       }
-      if (floor) {
-        await load({ ...floorSame(small), ...warm });
-        await load({ ...floorCached(small), ...warm });
-        await load({ ...floorMin(small), ...warm });
-        await load({ ...floorIdentical(small), ...warm });
-        await load({ ...floorIdenticalCached(small), ...warm });
-      }
-      if (bare) for (const path of ['same', 'cached', 'identical', 'identical-cached']) await load({ ...floorPage(bare, path)(small), ...warm });
+      for (const { spec } of floorList1k) await load({ ...spec, ...warm });
       log('  list, 1,000 consultations');
       const list1k = await alternate([
         ...services.map(({ name, server }) => ({ name: `${name} list 1k`, spec: list(server.base, small), pid: server.proc.pid })),
-        ...(floor
-          ? [
-              { name: 'floor same SQL 1k', spec: floorSame(small), pid: floor.proc.pid },
-              { name: 'floor cached 1k', spec: floorCached(small), pid: floor.proc.pid },
-              { name: 'floor minimal 1k', spec: floorMin(small), pid: floor.proc.pid },
-              { name: 'floor identical 1k', spec: floorIdentical(small), pid: floor.proc.pid },
-              { name: 'floor identical cached 1k', spec: floorIdenticalCached(small), pid: floor.proc.pid },
-            ]
-          : []),
-        ...(bare
-          ? [
-              { name: 'bare floor same SQL 1k', spec: floorPage(bare, 'same')(small), pid: bare.proc.pid },
-              { name: 'bare floor cached 1k', spec: floorPage(bare, 'cached')(small), pid: bare.proc.pid },
-              { name: 'bare floor identical 1k', spec: floorPage(bare, 'identical')(small), pid: bare.proc.pid },
-              { name: 'bare floor identical cached 1k', spec: floorPage(bare, 'identical-cached')(small), pid: bare.proc.pid },
-            ]
-          : []),
+        ...floorList1k,
       ]);
       log('  list, 100,000 consultations');
       const list100k = await alternate([
         ...services.map(({ name, server }) => ({ name: `${name} list 100k`, spec: list(server.base, large), pid: server.proc.pid })),
-        ...(floor ? [{ name: 'floor same SQL 100k', spec: floorSame(large), pid: floor.proc.pid }] : []),
+        ...(floor ? [{ name: 'floor same SQL 100k', spec: floorPage(floor, 'same', large), pid: floor.proc.pid }] : []),
       ]);
       for (const [name, runs] of Object.entries({ ...list1k, ...list100k })) scenarios[name] = { ...combine(runs), runs };
       for (const { name, server } of services) {

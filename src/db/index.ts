@@ -167,7 +167,7 @@ export function pgQuery(sql: string, params: unknown[], name: string | undefined
 }
 
 /** One statement on a pool or a client: named when it has parameters (unless `named` is off), errors scrubbed. */
-async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[], named = true) {
+async function runPg(on: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[], named: boolean) {
   try {
     const config = pgQuery(sql, params as unknown[], named && params.length > 0 ? statementName(sql) : undefined);
     const result = typeof config === 'string' ? await on.query(config) : await on.query(config);
