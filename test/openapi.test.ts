@@ -80,9 +80,12 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
-  it('declares one bearer scheme, and every scheme it declares is used by an operation (both documents)', () => {
+  it('declares the two bearer schemes of the specification (JWT), and every scheme it declares is used by an operation (both documents)', () => {
     for (const d of [doc, staffDoc]) {
-      expect(Object.keys(d.components.securitySchemes)).toEqual(['bearerAuth']);
+      expect(Object.keys(d.components.securitySchemes)).toEqual(['bearerAuth', 'jwtAuth']);
+      for (const scheme of Object.values<{ type: string; scheme: string; bearerFormat: string }>(d.components.securitySchemes)) {
+        expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+      }
       const used = new Set<string>();
       for (const item of Object.values(d.paths as Record<string, Record<string, { security?: Record<string, unknown>[] }>>)) {
         for (const op of Object.values(item)) for (const req of op.security ?? []) for (const name of Object.keys(req)) used.add(name);
@@ -188,7 +191,7 @@ describe('OpenAPI document as a product', () => {
       .flatMap((r) => {
         const op = all.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
         if (!op) return [];
-        const bearer = JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]);
+        const bearer = JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }, { jwtAuth: [] }]);
         const ok = r.access === 'public' ? JSON.stringify(op.security) === '[]' : bearer && Boolean(op.responses['401']);
         return ok ? [] : [`${r.method} ${r.url} (${r.access}): ${JSON.stringify(op.security)}`];
       });

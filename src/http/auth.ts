@@ -65,5 +65,5 @@ export function currentUser(request: FastifyRequest): AuthUser {
   return request.user;
 }
 
-/** OpenAPI security requirement for bearer routes. */
-export const bearerSecurity = [{ bearerAuth: [] }];
+/** OpenAPI security requirement for bearer routes: either of the two schemes (src/http/openapi.ts). */
+export const bearerSecurity = [{ bearerAuth: [] }, { jwtAuth: [] }];

@@ -17,6 +17,13 @@ import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { MAX_PAGE_SIZE } from './pagination.ts';
 import { collectOperations, ERROR_EXTRAS, type DocumentedOperation, type ErrorVariant, type OperationDoc } from './openapi-registry.ts';
 
+
+/**
+ * The specification (section 5) declares two bearer schemes, both carried as `Authorization: Bearer`
+ * with the same JWT; an operation lists both as alternatives, so either satisfies it.
+ */
+export const BEARER_SECURITY = [{ bearerAuth: [] }, { jwtAuth: [] }];
+
 export const SERVICE_NAME = 'Patient Treatment Service';
 export const DOCUMENT_TITLE = `${SERVICE_NAME} API`;
 
@@ -302,7 +309,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
 
   // Security from the access rule that guards the route (src/http/access.ts), not from what the
   // route schema says.
-  op.security = access === 'public' ? [] : [{ bearerAuth: [] }];
+  op.security = access === 'public' ? [] : BEARER_SECURITY;
   const responses = ensureRecord(op, 'responses');
   const bearer = access !== 'public';
   // A DELETE with a JSON body (account erasure) is parsed like any other body.
@@ -616,6 +623,13 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
             bearerFormat: 'JWT',
             description:
               'Access token from /v1/users/token/: a JWS checked as RFC8725 (JWT best current practices) asks: one algorithm (HS256) allowed, a required `kid` naming a known key, issuer, audience, expiry and the type and shape of every claim verified before any use.',
+          },
+          jwtAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'The same access token under the name clients generated against the original API use: sent as `Authorization: Bearer <access>` and checked exactly as bearerAuth, following RFC8725 (JWT best current practices). Either scheme satisfies an operation.',
           },
         },
       },
