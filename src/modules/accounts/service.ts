@@ -477,6 +477,9 @@ export async function createStaff(
       // Promoting an existing account: it becomes verified staff with this password.
       await promoteToStaff(q, existing.id, flag, { passwordHash, licenseNumber: input.licenseNumber, firstName: input.firstName, lastName: input.lastName });
       id = existing.id;
+      // The operator replaced the password: whoever held the account's sessions or connector grants
+      // signed in with the old one, and they must not carry over into a staff role.
+      await revokeAllSessions(q, id, 'password_reset');
     } else {
       id = await insertStaff(q, email, passwordHash, flag, input);
     }
