@@ -11,6 +11,8 @@ import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisab
 import { createRuntime, openDatabase } from './runtime.ts';
 import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-columns.repository.ts';
 import { resealStoredFiles } from './modules/messages/index.ts';
+import { endGrantsWithSessions } from './modules/mcp/index.ts';
+import type { Deps } from './deps.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -35,7 +37,11 @@ Commands:
 
 const ROLES: StaffRole[] = ['doctor', 'backoffice_admin', 'marketer', 'pharmacist'];
 
-export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<{ code: number; out: string }> {
+/**
+ * `options.deps`: run the account commands on an open runtime (tests drive them against an app's
+ * database, with its sessions, grants and factors) instead of opening DATA_DIR's database.
+ */
+export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env, options: { deps?: Deps } = {}): Promise<{ code: number; out: string }> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
@@ -138,7 +144,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
   }
 
-  const runtime = await createRuntime(config);
+  // The commands that end sessions end the account's connector grants with them: the connector
+  // hooks itself onto the accounts module when the server starts, so here it is hooked explicitly.
+  endGrantsWithSessions();
+  const runtime = options.deps ? { deps: options.deps, close: () => Promise.resolve() } : await createRuntime(config);
   try {
     switch (command) {
       case 'create-staff': {

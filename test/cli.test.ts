@@ -58,7 +58,25 @@ describe('operator CLI', () => {
     expect(await runCli(['reset-mfa', '--email', 'ops@example.org'], e)).toEqual({ code: 0, out: 'second factor removed and sessions ended for ops@example.org' });
     expect(await totpRows()).toEqual([]);
     expect((await runCli(['reset-mfa', '--email', 'nobody@example.org'], e)).code).toBe(1);
+    // The CLI process starts no server: its commands still end the connector grants and sessions
+    // (test/cli-accounts.test.ts runs every account command on accounts in use).
+    const signedIn = async (sqlText: string) => {
+      const { db, release } = await openDatabase(loadConfig(e));
+      try {
+        if (sqlText.startsWith('insert')) return void (await db.exec(sqlText));
+        return await db.query<Record<string, unknown>>(sqlText);
+      } finally {
+        await db.close();
+        release();
+      }
+    };
+    await signedIn(`insert into mcp_clients (id, redirect_uris) values ('cli-assistant', '[]'::jsonb);
+      insert into mcp_grants (user_id, client_id, scopes, resource) select id, 'cli-assistant', 'patient:read', 'http://x/mcp' from users where email = 'doc@example.org';
+      insert into refresh_families (user_id) select id from users where email = 'doc@example.org'`);
     expect(await runCli(['disable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'disabled doc@example.org' });
+    expect(await signedIn(`select g.revoke_reason as grant_reason, f.revoke_reason as session_reason from mcp_grants g join refresh_families f using (user_id)`)).toEqual([
+      { grant_reason: 'disabled', session_reason: 'disabled' },
+    ]);
     expect(await runCli(['enable-account', '--email', 'doc@example.org'], e)).toEqual({ code: 0, out: 'enabled doc@example.org' });
     expect((await runCli(['disable-account', '--email', 'nobody@example.org'], e)).code).toBe(1);
     expect((await runCli(['suppress-email', '--email', 'bounce@example.org'], e)).code).toBe(0);

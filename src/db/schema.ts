@@ -721,6 +721,7 @@ export interface RefreshFamiliesTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   revoked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   revoke_reason: string | null;
+  second_factor_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type RefreshFamiliesRow = Selectable<RefreshFamiliesTable>;
 export type NewRefreshFamilies = Insertable<RefreshFamiliesTable>;

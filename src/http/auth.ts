@@ -26,6 +26,8 @@ declare module 'fastify' {
 }
 
 export const TOKEN_ISSUER = 'patient-treatment-service';
+/** The token failure of a staff session without the second factor its account requires. */
+export const SECOND_FACTOR_MISSING = 'This session did not pass the second factor the account requires. Sign in again.';
 /** The `aud` of the service's own tokens: this API (checked on every token, src/lib/jwt.ts). */
 export const TOKEN_AUDIENCE = 'patient-treatment-service/api';
 
@@ -48,6 +50,10 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   // PostgreSQL every request asks (src/db/until-write.ts).
   const row = await activeSessions.get(deps.db, `${payload.user_id} ${payload.sid}`, () => findSessionAccount(deps.db, payload.user_id, payload.sid));
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
+  // STAFF_MFA=required holds for every request, not only at sign-in: a staff session that did not
+  // pass a second factor (opened before the setting, or before the account became staff) is refused.
+  const staff = row.is_doctor || row.is_backoffice_admin || row.is_marketer || row.is_pharmacist;
+  if (staff && !row.second_factor && deps.config.STAFF_MFA === 'required') throw tokenNotValid(SECOND_FACTOR_MISSING);
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist };
 }
 

@@ -191,7 +191,7 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
         response: { 200: RecoveryCodesSchema, 400: FieldErrorsSchema, 409: ErrorCodeSchema, 429: DetailCodeSchema },
       },
     },
-    async (request) => mfa.confirmTotpForUser(deps, currentUser(request).id, request.body.code),
+    async (request) => mfa.confirmTotpForUser(deps, currentUser(request).id, request.body.code, currentUser(request).sessionId),
   );
 
   r.post(
@@ -381,7 +381,7 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
         response: { 201: PasskeyCreatedSchema, 400: FieldErrorsSchema },
       },
     },
-    async (request, reply) => reply.code(201).send(await mfa.createPasskeyForUser(deps, currentUser(request).id, request.body.credential, request.body.name)),
+    async (request, reply) => reply.code(201).send(await mfa.createPasskeyForUser(deps, currentUser(request).id, request.body.credential, request.body.name, currentUser(request).sessionId)),
   );
 
   r.delete(

@@ -29,7 +29,7 @@ import {
 } from './mfa.repository.ts';
 import { authenticationOptions, passkeyOut, type CreationOptions, type RequestOptions, registerCredential, registrationOptions, verifyAssertion } from './passkeys.ts';
 import { deletePasskey, hasPasskey, listPasskeys } from './passkeys.repository.ts';
-import { findUserByEmail, findUserById, type UserRow } from './repository.ts';
+import { findUserByEmail, findUserById, markSessionSecondFactor, type UserRow } from './repository.ts';
 import type { AuthenticationResponseSchema, RegistrationResponseSchema } from './schemas.ts';
 import { issueTokenPair, revokeAllSessions, type TokenPair } from './tokens.ts';
 
@@ -224,7 +224,7 @@ export async function completeSignIn(deps: Deps, mfaToken: string, factor: { cod
       if (!(await verifyAssertion(deps, q, user.id, sha256(mfaToken), factor.webauthn))) return WRONG_PASSKEY;
     } else if (!(await spendCode(deps, q, user.id, factor.code, { recovery: true }))) return WRONG_MFA_CODE;
     await spendTicket();
-    return signedIn(await issueTokenPair(deps, q, user.id), user);
+    return signedIn(await issueTokenPair(deps, q, user.id, { secondFactor: true }), user);
   });
 }
 
@@ -263,7 +263,7 @@ export async function confirmEnrolment(deps: Deps, enrolmentToken: string, code:
     const codes = await confirmPendingTotp(deps, q, user.id, code);
     if (!codes) return WRONG_MFA_CODE;
     await spendTicket();
-    return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
+    return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id, { secondFactor: true }), user) };
   });
 }
 
@@ -301,9 +301,11 @@ export async function startTotpForUser(deps: Deps, user: { id: string; email: st
   return deps.db.tx((q) => startTotp(deps, q, user));
 }
 
-export async function confirmTotpForUser(deps: Deps, userId: string, code: string): Promise<{ recovery_codes: string[] }> {
+/** Confirms the authenticator app; the session that confirmed it has now passed a second factor. */
+export async function confirmTotpForUser(deps: Deps, userId: string, code: string, sessionId: string): Promise<{ recovery_codes: string[] }> {
   return withCodeBudget(deps, userId, async (q) => {
     const codes = await confirmPendingTotp(deps, q, userId, code);
+    if (codes) await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
     return codes && { recovery_codes: codes };
   });
 }
@@ -349,8 +351,13 @@ export async function passkeyOptionsForUser(deps: Deps, user: { id: string; emai
 }
 
 /** POST /v1/users/mfa/passkeys/: stores the new passkey (400 `{credential: [...]}` when refused). */
-export async function createPasskeyForUser(deps: Deps, userId: string, credential: NewCredential, name: string | undefined) {
-  const created = await deps.db.tx((q) => addPasskey(deps, q, userId, credential, name));
+export async function createPasskeyForUser(deps: Deps, userId: string, credential: NewCredential, name: string | undefined, sessionId: string) {
+  const created = await deps.db.tx(async (q) => {
+    const added = await addPasskey(deps, q, userId, credential, name);
+    // The passkey answered its challenge: this session has passed a second factor.
+    if (added) await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
+    return added;
+  });
   if (!created) throw fieldErrors({ credential: [PASSKEY_REFUSED] });
   return created;
 }
@@ -391,7 +398,7 @@ export async function confirmPasskeyEnrolment(deps: Deps, enrolmentToken: string
     const created = await addPasskey(deps, q, user.id, credential, name);
     if (!created) return WRONG_PASSKEY;
     await spendTicket();
-    return { recovery_codes: created.recovery_codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
+    return { recovery_codes: created.recovery_codes, ...signedIn(await issueTokenPair(deps, q, user.id, { secondFactor: true }), user) };
   });
 }
 

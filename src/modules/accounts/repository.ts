@@ -256,9 +256,15 @@ export async function deleteVerification(q: Queryable, userId: string): Promise<
 
 // ---------------------------------------------------------------- sessions (refresh families and tokens)
 
-export async function insertFamily(q: Queryable, userId: string): Promise<string> {
-  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId }).returning('id').executeTakeFirstOrThrow();
+/** A new session; `secondFactorAt` when the sign-in passed a second factor (STAFF_MFA=required refuses staff sessions without one). */
+export async function insertFamily(q: Queryable, userId: string, secondFactorAt: Date | null): Promise<string> {
+  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId, second_factor_at: secondFactorAt }).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** The session passed a second factor after it began (a factor confirmed from the account page). */
+export async function markSessionSecondFactor(q: Queryable, userId: string, sessionId: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('refresh_families').set({ second_factor_at: at }).where('id', '=', sessionId).where('user_id', '=', userId).execute();
 }
 
 export async function insertRefreshToken(q: Queryable, jtiHash: string, familyId: string, expiresAt: Date): Promise<void> {
@@ -271,6 +277,7 @@ export interface RefreshState {
   family_id: string;
   revoked_at: Date | null;
   user_id: string;
+  second_factor_at: Date | null;
 }
 
 /** A refresh token and its session, both locked (rotation and reuse detection decide on them). */
@@ -278,7 +285,7 @@ export async function findRefreshForUpdate(q: Queryable, jtiHash: string): Promi
   return sqlOf(q)
     .selectFrom('refresh_tokens as t')
     .innerJoin('refresh_families as f', 'f.id', 't.family_id')
-    .select(['t.used_at', 't.expires_at', 'f.id as family_id', 'f.revoked_at', 'f.user_id'])
+    .select(['t.used_at', 't.expires_at', 'f.id as family_id', 'f.revoked_at', 'f.user_id', 'f.second_factor_at'])
     .where('t.jti_hash', '=', jtiHash)
     .forUpdate(['t', 'f'])
     .executeTakeFirst();

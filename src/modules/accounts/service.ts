@@ -6,7 +6,7 @@ import { jwtVerify, createRemoteJWKSet } from 'jose';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, fail, fieldErrors, tokenNotValid } from '../../http/errors.ts';
-import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../http/auth.ts';
+import { SECOND_FACTOR_MISSING, TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../http/auth.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail, isSuppressed, suppressEmail } from '../../mail/outbox.ts';
 import { passwordChangedMail, passwordChangedSignedInMail, passwordResetMail, verificationCodeMail } from './mail.ts';
@@ -43,7 +43,7 @@ import {
   type UserRow,
 } from './repository.ts';
 import { accessToken, credentialsRevoked, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
-import { enrolTotpSecret, parseTotpSecret, requireSecondStep, shieldedFromLockout } from './mfa.ts';
+import { enrolTotpSecret, factorRequired, parseTotpSecret, requireSecondStep, shieldedFromLockout } from './mfa.ts';
 import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
@@ -234,6 +234,12 @@ export async function refresh(deps: Deps, token: string) {
     if (row.expires_at <= deps.clock.now()) return { error: 'Token is expired' };
     const user = await findUserById(q, row.user_id);
     if (!user || user.disabled_at || !user.email_verified_at) return { error: 'User is inactive' };
+    // A staff session that began with the password alone (before STAFF_MFA=required, or before the
+    // account became staff) does not live on: it ends, and the next sign-in asks for the factor.
+    if (factorRequired(deps, user) && !row.second_factor_at) {
+      await revokeFamilies(q, row.user_id, [row.family_id], 'mfa_required');
+      return { error: SECOND_FACTOR_MISSING };
+    }
     await markRefreshUsed(q, jtiHash);
     return {
       pair: { access: await accessToken(deps, user.id, row.family_id), refresh: await refreshToken(deps, q, user.id, row.family_id) },
@@ -477,6 +483,9 @@ export async function createStaff(
       // Promoting an existing account: it becomes verified staff with this password.
       await promoteToStaff(q, existing.id, flag, { passwordHash, licenseNumber: input.licenseNumber, firstName: input.firstName, lastName: input.lastName });
       id = existing.id;
+      // The operator replaced the password: whoever held the account's sessions or connector grants
+      // signed in with the old one, and they must not carry over into a staff role.
+      await revokeAllSessions(q, id, 'password_reset');
     } else {
       id = await insertStaff(q, email, passwordHash, flag, input);
     }

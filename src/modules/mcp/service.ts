@@ -12,10 +12,17 @@ const revokeGrantsOnCredentials = async (q: Queryable, userId: string, reason: s
   await repo.revokeAllGrantsForUser(q, userId, reason);
 };
 
-export function startConnectorService(deps: Deps): void {
-  // A password change or reset, a disable (back office or CLI), an MFA reset or an erasure ends
-  // every session of the account in the accounts module: every connector grant ends with them.
+/**
+ * A password change or reset, a disable (back office or CLI), an MFA reset or an erasure ends every
+ * session of the account in the accounts module: every connector grant ends with them. Called by the
+ * server's start and by the operator CLI (which starts no server); registering twice is harmless.
+ */
+export function endGrantsWithSessions(): void {
   onCredentialsRevoked(revokeGrantsOnCredentials);
+}
+
+export function startConnectorService(deps: Deps): void {
+  endGrantsWithSessions();
   deps.scheduler.register('mcp.purge-expired', () => repo.purgeExpiredForScheduler(deps.db, deps.clock.now()));
   // Registrations never used for a grant are deleted a day after they were made (docs/mcp.md).
   deps.scheduler.register('mcp.expire-unused-clients', async () => {
