@@ -153,6 +153,10 @@ const CASES: Record<string, Case[]> = {
     { name: 'allergic to nitrofurantoin', profile: female, changes: [m(2, 'hypersensitivity', ['nitrofurantoin'])], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['HYPERSENSITIVITY_NITROFURANTOIN'] },
     { name: 'allergic to fosfomycin', profile: female, changes: [m(2, 'hypersensitivity', ['fosfomycin'])], outcome: 'eligible', treatments: ['nitrofurantoin'], codes: ['HYPERSENSITIVITY_FOSFOMYCIN'] },
     { name: 'kidney function: fosfomycin', profile: female, changes: [v(2, 'kidney_disease', true)], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION'] },
+    // Version 3: the eGFR on the lab report decides whether the exclusion is absolute (below 45: U1, SmPC 4.3).
+    { name: 'eGFR below 45: nitrofurantoin absolutely excluded', profile: female, changes: [v(2, 'kidney_disease', true), v(2, 'kidney_egfr', 'below_45')], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION', 'NITROFURANTOIN_EGFR_BELOW_45'] },
+    { name: 'eGFR 45 or more: the relative exclusion only', profile: female, changes: [v(2, 'kidney_disease', true), v(2, 'kidney_egfr', '45_or_more')], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION'], absent: ['NITROFURANTOIN_EGFR_BELOW_45'] },
+    { name: 'eGFR answer ignored without kidney disease (hidden question)', profile: female, changes: [v(2, 'kidney_egfr', 'below_45')], outcome: 'eligible', treatments: ['nitrofurantoin', 'fosfomycin'], absent: ['NITROFURANTOIN_EGFR_BELOW_45'] },
     { name: 'sepsis', profile: female, changes: [m(1, 'urgent_symptoms', ['sepsis_signs'])], outcome: 'emergency', codes: ['RED_FLAG_SEPSIS'] },
     { name: 'kidney infection', profile: female, changes: [m(1, 'urgent_symptoms', ['kidney_infection_signs'])], outcome: 'emergency', codes: ['RED_FLAG_KIDNEY_INFECTION'] },
   ],
