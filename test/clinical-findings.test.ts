@@ -85,3 +85,88 @@ describe('absolute contraindications: the override path refuses them (409)', () 
     expect(JSON.stringify(r.body)).toContain('kidney_egfr');
   });
 });
+
+/** A patient with an active plan whose renewal window is open (SQL seed, as in renewals.test.ts), and its pending renewal. */
+async function pendingRenewal(category: string, treatment: string, dosage: string, columns: Record<string, unknown> = {}) {
+  const p = await patient(columns);
+  const now = ctx.deps.clock.now().getTime();
+  const s = firstRow(await ctx.db.query(
+    `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, price_cents, interval, interval_count, cycle_days,
+       started_at, current_period_start, current_period_end)
+     values ($1, $2, $3, $4, 'active', 'sandbox', 21900, 'day', 28, 28, $5, $6, $7) returning id`,
+    [p.id, category, treatment, dosage, new Date(now - 60 * DAY), new Date(now - 22 * DAY), new Date(now + 6 * DAY)],
+  ));
+  await ctx.db.query(
+    "insert into consultations (user_id, category, status, origin, plan, supply_days, treatment_id, dosage, subscription_id, decided_at) values ($1, $2, 'approved', 'checkout', 'subscription', 28, $3, $4, $5, $6)",
+    [p.id, category, treatment, dosage, s.id, new Date(now - 60 * DAY)],
+  );
+  await ctx.deps.scheduler.runDue();
+  const options = (await as(p, 'GET', `/v1/users/subscriptions/renewal-options/?category=${category}`)).body;
+  expect(options.mode).toBe('pending_choice');
+  const steps = options.required_steps as { title: string; questions: { question_key: string; required: boolean }[] }[];
+  return { p, subscriptionId: s.id as string, consultationId: options.pending_consultation_id as string, steps, requiredKeys: steps.flatMap((st) => st.questions.map((q) => q.question_key)), options };
+}
+const DAY = 86_400_000;
+type ScreenAnswer = { question_key: string; values: Record<string, unknown> };
+const yesNo = (key: string, yes: boolean): ScreenAnswer => ({ question_key: key, values: { value: yes ? 1 : 0 } });
+const picked = (key: string, ...options: string[]): ScreenAnswer => ({ question_key: key, values: Object.fromEntries(options.map((o) => [o, 1])) });
+const replace = (list: ScreenAnswer[], ...changes: ScreenAnswer[]) => [...list.filter((a) => !changes.some((c) => c.question_key === a.question_key)), ...changes];
+const confirm = (p: Patient, json: Record<string, unknown>) => as(p, 'POST', '/v1/users/subscriptions/pending-choice/confirm/', { changed: false, change_note: '', ...json });
+
+describe('PDE5 and dapoxetine renewals: heart events since the last order and the urgent symptoms, at every renewal', () => {
+  const PDE5 = [
+    yesNo('significant_side_effects', false), yesNo('new_medication', false), yesNo('nitrates', false), yesNo('riociguat', false), yesNo('cyp3a4_inhibitors', false), yesNo('alpha_blockers', false),
+    picked('urgent_symptoms', 'none'), picked('cardiovascular_events_since_last_order', 'none'),
+  ];
+
+  it('the renewal screen asks both; neither may be skipped', async () => {
+    const { p, consultationId, requiredKeys, steps } = await pendingRenewal('sexual_health', 'sildenafil', '50 mg');
+    expect(requiredKeys).toEqual(expect.arrayContaining(['urgent_symptoms', 'cardiovascular_events_since_last_order']));
+    const cv = steps.flatMap((s) => s.questions).find((q) => q.question_key === 'cardiovascular_events_since_last_order')!;
+    expect(cv.required).toBe(true);
+    const r = await confirm(p, { consultation_id: consultationId, answers: PDE5.filter((a) => !['urgent_symptoms', 'cardiovascular_events_since_last_order'].includes(a.question_key)) });
+    expect(r.body).toMatchObject({ code: 'renewal_answers_required', missing_keys: expect.arrayContaining(['urgent_symptoms', 'cardiovascular_events_since_last_order']) });
+  });
+
+  for (const [option, code] of [['heart_attack', 'HEART_ATTACK_OR_STROKE_SINCE_LAST_ORDER'], ['stroke', 'HEART_ATTACK_OR_STROKE_SINCE_LAST_ORDER'], ['chest_pain_on_exertion', 'CARDIAC_SYMPTOMS_SINCE_LAST_ORDER'], ['fainting', 'CARDIAC_SYMPTOMS_SINCE_LAST_ORDER']] as const) {
+    it(`${option} since the last order refers to a doctor (${code}); nothing is confirmed`, async () => {
+      const { p, consultationId } = await pendingRenewal('sexual_health', 'tadalafil', '10 mg');
+      const r = await confirm(p, { consultation_id: consultationId, answers: replace(PDE5, picked('cardiovascular_events_since_last_order', option)) });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body).toMatchObject({ code: 'renewal_answer_ineligible', question_key: 'cardiovascular_events_since_last_order', reason_codes: [code] });
+      const row = firstRow(await ctx.db.query('select patient_choice_status from consultations where id = $1', [consultationId]));
+      expect(row.patient_choice_status).toBe('pending');
+    });
+  }
+
+  it('an urgent symptom at the renewal gives the emergency notice (the questionnaire’s red flags)', async () => {
+    const { p, consultationId } = await pendingRenewal('sexual_health', 'sildenafil', '50 mg');
+    for (const [option, code] of [['chest_pain_during_sex', 'RED_FLAG_CHEST_PAIN_DURING_SEX'], ['erection_over_4h', 'RED_FLAG_PRIAPISM'], ['sudden_vision_or_hearing_loss', 'RED_FLAG_SUDDEN_VISION_OR_HEARING_LOSS']]) {
+      const r = await confirm(p, { consultation_id: consultationId, answers: replace(PDE5, picked('urgent_symptoms', option!)) });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body).toMatchObject({ code: 'renewal_emergency', reason_codes: [code], emergency: { number: '112' } });
+    }
+    const ok = await confirm(p, { consultation_id: consultationId, answers: PDE5 });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('a heart attack since the last order cannot be overridden by the doctor (SmPC 4.3)', async () => {
+    const { ruleFacts } = await import('../src/modules/questionnaires/prescribing-catalogue.ts');
+    expect(ruleFacts('sexual_health', 'HEART_ATTACK_OR_STROKE_SINCE_LAST_ORDER')).toMatchObject({ kind: 'ineligible', absolute: true });
+    expect(ruleFacts('sexual_health', 'CARDIAC_SYMPTOMS_SINCE_LAST_ORDER')).toMatchObject({ kind: 'ineligible', absolute: false });
+    expect(ruleFacts('premature_ejaculation', 'DAPOXETINE_CARDIAC_EVENT_SINCE_LAST_ORDER')).toMatchObject({ kind: 'exclude_treatment', absolute: true });
+  });
+
+  it('dapoxetine: fainting since the last order ends dapoxetine; the spray may continue', async () => {
+    const { p, consultationId, requiredKeys } = await pendingRenewal('premature_ejaculation', 'dapoxetine', '30 mg');
+    expect(requiredKeys).toEqual(expect.arrayContaining(['urgent_symptoms', 'cardiovascular_events_since_last_order']));
+    const base = [yesNo('significant_side_effects', false), yesNo('new_medication', false), picked('urgent_symptoms', 'none')];
+    const r = await confirm(p, { consultation_id: consultationId, answers: [...base, picked('cardiovascular_events_since_last_order', 'fainting')] });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body).toMatchObject({ code: 'renewal_answer_ineligible', reason_codes: ['DAPOXETINE_CARDIAC_EVENT_SINCE_LAST_ORDER'], allowed_treatments: ['lidocaine-prilocaine-spray'] });
+    const fainting = await confirm(p, { consultation_id: consultationId, answers: [...base.slice(0, 2), picked('urgent_symptoms', 'fainting'), picked('cardiovascular_events_since_last_order', 'none')] });
+    expect(fainting.body).toMatchObject({ code: 'renewal_emergency', reason_codes: ['RED_FLAG_FAINTING'] });
+    const ok = await confirm(p, { consultation_id: consultationId, answers: [...base, picked('cardiovascular_events_since_last_order', 'none')] });
+    expect(ok.status, ok.text).toBe(200);
+  });
+});
