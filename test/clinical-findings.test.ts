@@ -170,3 +170,51 @@ describe('PDE5 and dapoxetine renewals: heart events since the last order and th
     expect(ok.status, ok.text).toBe(200);
   });
 });
+
+describe('weight-loss renewals: a weight from the current cycle', () => {
+  const SCREEN: ScreenAnswer[] = [
+    yesNo('significant_side_effects', false), yesNo('new_medication', false), picked('urgent_symptoms', 'none'), yesNo('glp1_allergy', false), yesNo('pancreatitis_history', false),
+    yesNo('other_glp1', false), yesNo('mtc_or_men2', false), yesNo('insulin_or_sulfonylurea', false), yesNo('eating_disorder_signs', false),
+  ];
+  const dayOffset = (n: number) => new Date(ctx.deps.clock.now().getTime() + n * DAY).toISOString().slice(0, 10);
+  const logWeight = (p: Patient, kg: number, on: string) => ctx.db.query('insert into weight_entries (user_id, weight_kg, logged_on) values ($1, $2, $3)', [p.id, kg, on]);
+
+  it('a journal weight from before this cycle is not used: the form is not prefilled and the renewal asks for the weight', async () => {
+    const { p, consultationId, options } = await pendingRenewal('weight_loss', 'semaglutide', '0.25 mg');
+    // The current period began 22 days ago (pendingRenewal): 23 days ago is the previous cycle.
+    await logWeight(p, 95, dayOffset(-23));
+    const again = (await as(p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body;
+    expect(again.reusable_prefill.map((a: { question_key: string }) => a.question_key)).not.toContain('current_weight_kg');
+    expect(options.required_steps[0].questions[0]).toMatchObject({ question_key: 'current_weight_kg', required: true });
+    const r = await confirm(p, { consultation_id: consultationId, answers: SCREEN });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body).toMatchObject({ code: 'renewal_answers_required', missing_keys: ['current_weight_kg'] });
+    const ok = await confirm(p, { consultation_id: consultationId, answers: [...SCREEN, { question_key: 'current_weight_kg', values: { value: 93 } }] });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('a journal weight of this cycle is prefilled and used when the screen gives none; it is recorded with its date', async () => {
+    const { p, consultationId } = await pendingRenewal('weight_loss', 'semaglutide', '0.25 mg');
+    await logWeight(p, 91.5, dayOffset(-22));
+    const o = (await as(p, 'GET', '/v1/users/subscriptions/renewal-options/?category=weight_loss')).body;
+    expect(o.reusable_prefill).toContainEqual({ question_key: 'current_weight_kg', value: 91.5 });
+    const ok = await confirm(p, { consultation_id: consultationId, answers: SCREEN });
+    expect(ok.status, ok.text).toBe(200);
+    const { decrypt } = await import('../src/lib/crypto.ts');
+    const row = firstRow(await ctx.db.query('select renewal_details_enc from consultations where id = $1', [consultationId]));
+    expect(JSON.parse(decrypt(ctx.deps.secrets.documentKeys, row.renewal_details_enc)).current_weight).toEqual({ weight_kg: 91.5, source: 'journal', on: dayOffset(-22) });
+  });
+
+  it('breastfeeding at a renewal ends a weight-loss medicine (absolute); the question is not asked of men', async () => {
+    const woman = await pendingRenewal('weight_loss', 'tirzepatide', '2.5 mg', { gender: '1' });
+    const keys = woman.steps.flatMap((s) => s.questions.map((q) => q.question_key));
+    expect(keys).toContain('breastfeeding');
+    const base = [...SCREEN, yesNo('pregnant_or_planning', false), { question_key: 'current_weight_kg', values: { value: 90 } }];
+    const missing = await confirm(woman.p, { consultation_id: woman.consultationId, answers: base });
+    expect(missing.body).toMatchObject({ code: 'renewal_answers_required', missing_keys: ['breastfeeding'] });
+    const r = await confirm(woman.p, { consultation_id: woman.consultationId, answers: [...base, yesNo('breastfeeding', true)] });
+    expect(r.body).toMatchObject({ code: 'renewal_answer_ineligible', question_key: 'breastfeeding', reason_codes: ['GLP1_BREASTFEEDING'] });
+    const man = await pendingRenewal('weight_loss', 'tirzepatide', '2.5 mg');
+    expect((await confirm(man.p, { consultation_id: man.consultationId, answers: [...SCREEN, { question_key: 'current_weight_kg', values: { value: 90 } }] })).status).toBe(200);
+  });
+});
