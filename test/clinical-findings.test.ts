@@ -218,3 +218,35 @@ describe('weight-loss renewals: a weight from the current cycle', () => {
     expect((await confirm(man.p, { consultation_id: man.consultationId, answers: [...SCREEN, { question_key: 'current_weight_kg', values: { value: 90 } }] })).status).toBe(200);
   });
 });
+
+describe('PrEP at the start: a dated hepatitis B test and the eGFR of the lab report (EACS, BHIVA/BASHH)', () => {
+  const daysAgo = (n: number) => new Date(ctx.deps.clock.now().getTime() - n * DAY).toISOString().slice(0, 10);
+  const prep = FIXTURES.hiv_prep.eligible;
+
+  it('a negative HBsAg needs its date; one older than 12 months is refused with a referral; 365 days is accepted', async () => {
+    const undated = await patient();
+    await as(undated, 'PATCH', '/v1/users/questionnaires/hiv_prep/progress/', { data: prep.filter((a) => a.question_key !== 'hbsag_test_date') });
+    const r = await as(undated, 'POST', '/v1/users/questionnaires/hiv_prep/submit/');
+    expect(r.status).toBe(400);
+    expect(r.body.missing_answers).toEqual(['hbsag_test_date']);
+
+    const old = await submitted(await patient(), 'hiv_prep', withAnswers(prep, v(2, 'hbsag_test_date', daysAgo(366))));
+    expect(old).toMatchObject({ outcome: 'ineligible', alternative: { code: 'sexual_health_clinic' } });
+    expect(old.reasons.map((x: { code: string }) => x.code)).toEqual(['HEPATITIS_B_TEST_OLDER_THAN_12_MONTHS']);
+    const p = await patient();
+    expect((await submitted(p, 'hiv_prep', withAnswers(prep, v(2, 'hbsag_test_date', daysAgo(365))))).outcome).toBe('eligible');
+    expect((await as(p, 'POST', '/v1/users/checkout/', { category: 'hiv_prep', plan: 'one_off' })).status).toBe(200);
+  });
+
+  it('the kidney question reads like a lab report (eGFR, 60 or more); below 60 or unknown is refused', async () => {
+    const schema = (await as(await patient(), 'GET', '/v1/users/questionnaires/hiv_prep/schema/?locale=en')).body;
+    const q = schema.steps.flatMap((s: { questions: unknown[] }) => s.questions).find((x: { question_key: string }) => x.question_key === 'last_renal_check_result');
+    expect(q.text).toMatch(/eGFR/);
+    expect(q.options.map((o: { label: string }) => o.label)).toEqual([expect.stringMatching(/^60 or more/), 'Below 60', 'I do not know the result']);
+    for (const [value, code] of [['reduced', 'KIDNEY_FUNCTION'], ['not_known', 'RENAL_CHECK_RESULT_UNKNOWN']] as const) {
+      const sub = await submitted(await patient(), 'hiv_prep', withAnswers(prep, v(2, 'last_renal_check_result', value)));
+      expect(sub.outcome, value).toBe('ineligible');
+      expect(sub.reasons.map((x: { code: string }) => x.code)).toEqual([code]);
+    }
+  });
+});

@@ -198,6 +198,9 @@ const CASES: Record<string, Case[]> = {
     { name: 'kidney test exactly 365 days ago', changes: [v(2, 'last_renal_check_date', '2025-06-15')], outcome: 'eligible' },
     { name: 'kidney test result unknown', changes: [v(2, 'last_renal_check_result', 'not_known')], outcome: 'ineligible', codes: ['RENAL_CHECK_RESULT_UNKNOWN'] },
     { name: 'kidney test reduced', changes: [v(2, 'last_renal_check_result', 'reduced')], outcome: 'ineligible', codes: ['KIDNEY_FUNCTION'] },
+    // Version 4: the HBsAg result needs its date; a baseline older than 12 months is refused (HV1, BHIVA/BASHH; conservative limit).
+    { name: 'HBsAg test 366 days ago', changes: [v(2, 'hbsag_test_date', '2025-06-14')], outcome: 'ineligible', codes: ['HEPATITIS_B_TEST_OLDER_THAN_12_MONTHS'], alternative: 'sexual_health_clinic' },
+    { name: 'HBsAg test exactly 365 days ago', changes: [v(2, 'hbsag_test_date', '2025-06-15')], outcome: 'eligible', absent: ['HEPATITIS_B_TEST_OLDER_THAN_12_MONTHS'] },
     { name: 'HBsAg positive: specialist', changes: [v(2, 'hbsag_result', 'positive')], outcome: 'ineligible', codes: ['HEPATITIS_B_POSITIVE'], alternative: 'hepatitis_b_specialist' },
     { name: 'allergic to emtricitabine/tenofovir', changes: [m(2, 'hypersensitivity', ['emtricitabine-tenofovir'])], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_EMTRICITABINE_TENOFOVIR'] },
     { name: 'NSAIDs: caution', changes: [v(2, 'nephrotoxic_drugs', true)], outcome: 'eligible', cautions: ['NEPHROTOXIC_DRUGS'] },
@@ -385,7 +388,7 @@ describe('countries without online prescribing', () => {
 describe('published versions stay loaded', () => {
   it('version 1 still evaluates its own answers after a later version is current', () => {
     const v1 = getCategory('hiv_prep')!.versions.find((x) => x.number === 1)!;
-    expect(currentVersion('hiv_prep')!.number).toBe(3);
+    expect(currentVersion('hiv_prep')!.number).toBe(4);
     const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hepatitis_b_tested', true), v(2, 'nephrotoxic_drugs', false)];
     expect(evaluate(v1, profile(), answers, NOW).outcome).toBe('eligible');
   });
