@@ -164,6 +164,9 @@ describe('an interaction strength limit is enforced at renewal: sildenafil with 
     { question_key: 'riociguat', values: { value: 0 } as Record<string, unknown> },
     { question_key: 'cyp3a4_inhibitors', values: { value: 1 } as Record<string, unknown> },
     { question_key: 'alpha_blockers', values: { value: 0 } as Record<string, unknown> },
+    // Every PDE5 renewal also asks the urgent symptoms and heart events since the last order (E1, E3).
+    { question_key: 'urgent_symptoms', values: { none: 1 } as Record<string, unknown> },
+    { question_key: 'cardiovascular_events_since_last_order', values: { none: 1 } as Record<string, unknown> },
   ];
 
   it('the renewal screen asks the interactions; 50 mg (the current dose) and 100 mg are refused, 25 mg is confirmed', async () => {

@@ -153,6 +153,10 @@ const CASES: Record<string, Case[]> = {
     { name: 'allergic to nitrofurantoin', profile: female, changes: [m(2, 'hypersensitivity', ['nitrofurantoin'])], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['HYPERSENSITIVITY_NITROFURANTOIN'] },
     { name: 'allergic to fosfomycin', profile: female, changes: [m(2, 'hypersensitivity', ['fosfomycin'])], outcome: 'eligible', treatments: ['nitrofurantoin'], codes: ['HYPERSENSITIVITY_FOSFOMYCIN'] },
     { name: 'kidney function: fosfomycin', profile: female, changes: [v(2, 'kidney_disease', true)], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION'] },
+    // Version 3: the eGFR on the lab report decides whether the exclusion is absolute (below 45: U1, SmPC 4.3).
+    { name: 'eGFR below 45: nitrofurantoin absolutely excluded', profile: female, changes: [v(2, 'kidney_disease', true), v(2, 'kidney_egfr', 'below_45')], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION', 'NITROFURANTOIN_EGFR_BELOW_45'] },
+    { name: 'eGFR 45 or more: the relative exclusion only', profile: female, changes: [v(2, 'kidney_disease', true), v(2, 'kidney_egfr', '45_or_more')], outcome: 'eligible', treatments: ['fosfomycin'], codes: ['NITROFURANTOIN_KIDNEY_FUNCTION'], absent: ['NITROFURANTOIN_EGFR_BELOW_45'] },
+    { name: 'eGFR answer ignored without kidney disease (hidden question)', profile: female, changes: [v(2, 'kidney_egfr', 'below_45')], outcome: 'eligible', treatments: ['nitrofurantoin', 'fosfomycin'], absent: ['NITROFURANTOIN_EGFR_BELOW_45'] },
     { name: 'sepsis', profile: female, changes: [m(1, 'urgent_symptoms', ['sepsis_signs'])], outcome: 'emergency', codes: ['RED_FLAG_SEPSIS'] },
     { name: 'kidney infection', profile: female, changes: [m(1, 'urgent_symptoms', ['kidney_infection_signs'])], outcome: 'emergency', codes: ['RED_FLAG_KIDNEY_INFECTION'] },
   ],
@@ -194,6 +198,9 @@ const CASES: Record<string, Case[]> = {
     { name: 'kidney test exactly 365 days ago', changes: [v(2, 'last_renal_check_date', '2025-06-15')], outcome: 'eligible' },
     { name: 'kidney test result unknown', changes: [v(2, 'last_renal_check_result', 'not_known')], outcome: 'ineligible', codes: ['RENAL_CHECK_RESULT_UNKNOWN'] },
     { name: 'kidney test reduced', changes: [v(2, 'last_renal_check_result', 'reduced')], outcome: 'ineligible', codes: ['KIDNEY_FUNCTION'] },
+    // Version 4: the HBsAg result needs its date; a baseline older than 12 months is refused (HV1, BHIVA/BASHH; conservative limit).
+    { name: 'HBsAg test 366 days ago', changes: [v(2, 'hbsag_test_date', '2025-06-14')], outcome: 'ineligible', codes: ['HEPATITIS_B_TEST_OLDER_THAN_12_MONTHS'], alternative: 'sexual_health_clinic' },
+    { name: 'HBsAg test exactly 365 days ago', changes: [v(2, 'hbsag_test_date', '2025-06-15')], outcome: 'eligible', absent: ['HEPATITIS_B_TEST_OLDER_THAN_12_MONTHS'] },
     { name: 'HBsAg positive: specialist', changes: [v(2, 'hbsag_result', 'positive')], outcome: 'ineligible', codes: ['HEPATITIS_B_POSITIVE'], alternative: 'hepatitis_b_specialist' },
     { name: 'allergic to emtricitabine/tenofovir', changes: [m(2, 'hypersensitivity', ['emtricitabine-tenofovir'])], outcome: 'ineligible', codes: ['HYPERSENSITIVITY_EMTRICITABINE_TENOFOVIR'] },
     { name: 'NSAIDs: caution', changes: [v(2, 'nephrotoxic_drugs', true)], outcome: 'eligible', cautions: ['NEPHROTOXIC_DRUGS'] },
@@ -381,7 +388,7 @@ describe('countries without online prescribing', () => {
 describe('published versions stay loaded', () => {
   it('version 1 still evaluates its own answers after a later version is current', () => {
     const v1 = getCategory('hiv_prep')!.versions.find((x) => x.number === 1)!;
-    expect(currentVersion('hiv_prep')!.number).toBe(3);
+    expect(currentVersion('hiv_prep')!.number).toBe(4);
     const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'hepatitis_b_tested', true), v(2, 'nephrotoxic_drugs', false)];
     expect(evaluate(v1, profile(), answers, NOW).outcome).toBe('eligible');
   });

@@ -91,10 +91,12 @@ describe('catalogue', () => {
   it('the newest version is current; older versions stay loaded for the drafts and submissions that reference them', () => {
     // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep);
     // breastfeeding (chlamydia); the eating-disorder screen, BMI floor and age caution (weight_loss).
-    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss'];
+    // Version 3 of urinary_tract_infection: the eGFR of the lab report (nitrofurantoin below 45).
+    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss', 'urinary_tract_infection'];
     for (const s of CATEGORY_SLUGS) {
       const c = getCategory(s)!;
-      const numbers = V3.includes(s) ? [1, 2, 3] : [1, 2];
+      // Version 4 of hiv_prep: the hepatitis B test's date, the eGFR as a lab report gives it.
+      const numbers = s === 'hiv_prep' ? [1, 2, 3, 4] : V3.includes(s) ? [1, 2, 3] : [1, 2];
       expect(c.versions.map((v) => v.number)).toEqual(numbers);
       expect(currentVersion(s)!.number).toBe(numbers.at(-1));
       expect(getVersion(c.versions[0]!.id)!.number).toBe(1);

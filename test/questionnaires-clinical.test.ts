@@ -191,7 +191,7 @@ describe('Spain and France: refused before any health answer is stored', () => {
 describe('catalogue version 2 end to end', () => {
   it('the schema asks the new questions; the allergy question names each product', async () => {
     const uti = await call(ctx, 'GET', '/v1/users/questionnaires/urinary_tract_infection/schema/');
-    expect(uti.body.version_number).toBe(2);
+    expect(uti.body.version_number).toBe(3); // version 3: the eGFR of the lab report
     const keys = uti.body.steps.flatMap((s: any) => s.questions.map((q: any) => q.question_key));
     expect(keys).toEqual(expect.arrayContaining(['uti_symptoms', 'vaginal_discharge_or_itch', 'hypersensitivity']));
     const prep = await call(ctx, 'GET', '/v1/users/questionnaires/hiv_prep/schema/?locale=de');

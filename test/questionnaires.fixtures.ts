@@ -27,9 +27,9 @@ const pe = [none, v(2, 'diagnostic_criteria', true), m(2, 'contraindications', [
 const chl = [none, v(2, 'positive_naat', true), v(2, 'rectal_positive', false), v(2, 'pregnant', false), v(2, 'breastfeeding', false), v(2, 'recurring_symptoms', false), v(2, 'immunosuppressants', false), noAllergy];
 const uti = [none, m(2, 'uti_symptoms', ['dysuria', 'frequency_urgency']), v(2, 'vaginal_discharge_or_itch', false), v(2, 'pregnant', false), m(2, 'exclusions', ['none']), v(2, 'kidney_disease', false), noAllergy];
 const ec = [none, v(2, 'hours_since_unprotected_sex', 24), v(2, 'period_late', false), v(2, 'enzyme_inducers', false), v(2, 'severe_asthma_oral_steroids', false), v(2, 'severe_liver_impairment', false), v(2, 'ulipristal_last_5_days', false), v(2, 'ectopic_or_salpingitis_history', false), v(2, 'height_cm', 165), v(2, 'weight_kg', 60), v(2, 'breastfeeding', false), noAllergy];
-/** Version 3: a kidney test within 12 months (EACS, BHIVA): 30 days before today. */
+/** Version 3: a kidney test within 12 months (EACS, BHIVA): 30 days before today; version 4 dates the hepatitis B test too. */
 export const RECENT_RENAL_CHECK = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-const prep = [none, v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'last_renal_check_date', RECENT_RENAL_CHECK), v(2, 'last_renal_check_result', 'normal'), v(2, 'hbsag_result', 'negative'), v(2, 'nephrotoxic_drugs', false), noAllergy];
+const prep = [none, v(2, 'hiv_test', 'negative_within_7_days'), v(2, 'kidney_disease', false), v(2, 'last_renal_check_date', RECENT_RENAL_CHECK), v(2, 'last_renal_check_result', 'normal'), v(2, 'hbsag_result', 'negative'), v(2, 'hbsag_test_date', RECENT_RENAL_CHECK), v(2, 'nephrotoxic_drugs', false), noAllergy];
 
 export const FIXTURES = {
   weight_loss: { gender: '0', eligible: wl, ineligible: withAnswers(wl, v(3, 'pancreatitis_history', true)), emergency: withAnswers(wl, m(1, 'urgent_symptoms', ['pancreatitis_symptoms'])) },

@@ -57,8 +57,6 @@ export const RENEWAL_WINDOW_DAYS = 7;
 export const EARLY_ORDER_WINDOW_DAYS = 10;
 /** A one-off approval can be re-ordered (express) within this many days of the decision. */
 export const EXPRESS_VALIDITY_DAYS = 180;
-/** Weight-loss renewals need a weight logged within this many days (journal or the screen). */
-export const WEIGHT_RECENCY_DAYS = 90;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -151,6 +149,18 @@ async function latestHeight(q: Parameters<typeof repo.submissionAnswers>[0], use
   return null;
 }
 
+/**
+ * The journal's latest weight when it was logged in the plan's current cycle (on or after the period's
+ * first day), else null: a weight-loss renewal is decided on a weight of this cycle, the screen's
+ * answer or this one (the form shows it prefilled). Without a plan there is no cycle to read.
+ */
+async function cycleJournalWeight(q: Queryable, userId: string, sub: Pick<PlanRow, 'current_period_start'> | null): Promise<{ weight_kg: number; logged_on: string } | null> {
+  if (!sub) return null;
+  const latest = (await weightSummary(q, userId)).latest_weight;
+  const cycleStart = new Date(sub.current_period_start).toISOString().slice(0, 10);
+  return latest && latest.logged_on >= cycleStart ? latest : null;
+}
+
 /** Why an early order is not possible now (`blocked_code`): each is the early order's refusal code too. */
 type EarlyOrderBlock = Extract<
   ErrorCode,
@@ -211,6 +221,9 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
   const prefill = storedAnswers(latestAnswers)
     .filter((a) => renewalKeys.has(a.question_key))
     .map((a) => ({ question_key: a.question_key, ...(isRecord(a.values) ? { values: a.values } : { value: a.value }) }));
+  // The current weight: prefilled from the journal only when it was logged in this cycle; else the patient enters it.
+  const journalWeight = renewalKeys.has('current_weight_kg') ? await cycleJournalWeight(q, userId, sub) : null;
+  if (journalWeight) prefill.push({ question_key: 'current_weight_kg', value: journalWeight.weight_kg });
   const baseline = bmiFrom(firstAnswers);
   const hasPrior = Boolean(sub || approved);
   return {
@@ -381,17 +394,22 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     }
 
     const missing = missingAnswers(set, profile, items, now);
-    // Weight-loss renewals may use a journal weight of the last WEIGHT_RECENCY_DAYS instead of the screen's.
-    const journal = c.category === 'weight_loss' ? await weightSummary(q, userId) : null;
-    const recentJournal = journal?.latest_weight && journal.latest_weight.logged_on >= new Date(now.getTime() - WEIGHT_RECENCY_DAYS * DAY).toISOString().slice(0, 10);
-    if (recentJournal && missing.includes('current_weight_kg')) missing.splice(missing.indexOf('current_weight_kg'), 1);
+    // A renewal that asks the current weight needs one from this cycle: the screen's answer, or the
+    // journal's when it was logged since the current period began (no older weight counts).
+    const asksWeight = set.steps.some((st) => st.questions.some((qq) => qq.question_key === 'current_weight_kg'));
+    const journalWeight = asksWeight && missing.includes('current_weight_kg') ? await cycleJournalWeight(q, userId, sub) : null;
+    if (journalWeight) missing.splice(missing.indexOf('current_weight_kg'), 1);
     if (missing.length) return { error: fail('renewal_answers_required', { extra: { missing_keys: missing } }) };
+    if (asksWeight) {
+      const answered = items.find((a) => a.question_key === 'current_weight_kg')?.value;
+      details.current_weight = typeof answered === 'number' ? { weight_kg: answered, source: 'renewal_screen', on: now.toISOString().slice(0, 10) } : journalWeight ? { weight_kg: journalWeight.weight_kg, source: 'journal', on: journalWeight.logged_on } : null;
+    }
 
     // The BMI floor at a weight-loss renewal (BMI_BELOW_18_5_AT_RENEWAL): the screen's current weight
-    // (else the recent journal weight) over the height of the latest submission that gave one.
+    // (else this cycle's journal weight) over the height of the latest submission that gave one.
     if (c.category === 'weight_loss') {
       profile.height_cm = await latestHeight(q, userId, c.category);
-      profile.weight_kg = recentJournal && journal?.latest_weight ? Number(journal.latest_weight.weight_kg) : null;
+      profile.weight_kg = journalWeight ? journalWeight.weight_kg : null;
     }
     const result = evaluate(set, profile, items, now, locale);
     const reasonsOut = (list: Reason[]) => list.map((r) => ({ code: r.code, source: r.source, message: r.message }));
