@@ -21,7 +21,9 @@ export async function insertIdentity(
     .insertInto('identity_verifications')
     .values({ id: row.id, user_id: row.userId, provider: row.provider, provider_session_id: row.providerSessionId, provider_url: row.providerUrl, return_url: row.returnUrl, expires_at: row.expiresAt })
     // The account's one open session (a unique partial index): a concurrent start keeps the first.
-    .onConflict((oc) => oc.column('user_id').where('status', '=', 'pending').doNothing())
+    // The predicate is a literal: a bound parameter does not match the partial index once the
+    // statement runs on a generic plan (42P10).
+    .onConflict((oc) => oc.column('user_id').where(sql<boolean>`status = 'pending'`).doNothing())
     .returningAll()
     .executeTakeFirst();
   return out ?? null;
