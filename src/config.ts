@@ -77,6 +77,16 @@ const EnvSchema = z.object({
   STRIPE_API_HOST: z.string().optional(),
   STRIPE_API_PORT: z.coerce.number({ error: 'must be a port number (0-65535)' }).int({ error: 'must be a port number (0-65535)' }).min(0).max(65535).optional(),
   STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+  // Identity verification (docs/verification.md): the built-in sandbox page, or Veriff (document +
+  // liveness) with its API key and the shared secret that signs its decision webhooks.
+  IDENTITY_PROVIDER: z.enum(['sandbox', 'veriff'], { error: 'must be sandbox or veriff' }).default('sandbox'),
+  IDENTITY_VERIFF_BASE_URL: urlOf(['https', 'http']).default('https://stationapi.veriff.com'),
+  IDENTITY_VERIFF_API_KEY: z.string().min(8, { error: 'must be the integration API key' }).optional(),
+  IDENTITY_VERIFF_SHARED_SECRET: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  IDENTITY_WEBHOOK_TOLERANCE_SECONDS: seconds(24 * 3600),
+  // Whether approvals wait for the category's verification (docs/verification.md): default required
+  // with NODE_ENV=production, optional elsewhere (the desk then shows a warning).
+  PATIENT_VERIFICATION: z.enum(['required', 'optional'], { error: 'must be required or optional' }).optional(),
   GOOGLE_CLIENT_IDS: csv,
   GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   GOOGLE_ISSUERS: z
@@ -185,13 +195,14 @@ const EnvSchema = z.object({
   SELLER_EMAIL: z.string().email().optional(),
 });
 
-export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID'> & {
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID' | 'PATIENT_VERIFICATION'> & {
   PUBLIC_BASE_URL: string;
   DATA_DIR: string;
   MCP_PUBLIC_URL: string;
   WEB_APP_URL: string;
   RATE_LIMIT_KEY_PREFIX: string;
   STAFF_MFA: 'required' | 'optional';
+  PATIENT_VERIFICATION: 'required' | 'optional';
   WEBAUTHN_RP_ID: string;
 };
 
@@ -212,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DATA_DIR: resolve(c.DATA_DIR),
     RATE_LIMIT_KEY_PREFIX: c.RATE_LIMIT_KEY_PREFIX ?? `pts:${c.BRAND_SLUG}`,
     STAFF_MFA: c.STAFF_MFA ?? (c.NODE_ENV === 'production' ? 'required' : 'optional'),
+    PATIENT_VERIFICATION: c.PATIENT_VERIFICATION ?? (c.NODE_ENV === 'production' ? 'required' : 'optional'),
     PUBLIC_BASE_URL: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     MCP_PUBLIC_URL: (c.MCP_PUBLIC_URL ?? `${(c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '')}/mcp`).replace(/\/+$/, ''),
     // Base of every link in a mail (the web app's pages); default: the service, which serves the app.
@@ -267,6 +279,11 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   const sellerMissing = sellerKeys.filter((k) => !c[k]);
   if (sellerMissing.length && (sellerMissing.length < sellerKeys.length || c.NODE_ENV === 'production')) {
     problems.push(`${sellerMissing.join(', ')}: required to issue invoices (${sellerMissing.length < sellerKeys.length ? 'set all four seller settings or none' : 'NODE_ENV=production'})`);
+  }
+  if (c.IDENTITY_PROVIDER === 'veriff') {
+    for (const name of ['IDENTITY_VERIFF_API_KEY', 'IDENTITY_VERIFF_SHARED_SECRET'] as const) {
+      if (!c[name]) problems.push(`${name}: required when IDENTITY_PROVIDER=veriff`);
+    }
   }
   if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL) problems.push('DATABASE_REPLICA_URL: needs DATABASE_URL (the embedded database has no replica)');
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).

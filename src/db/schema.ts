@@ -228,6 +228,41 @@ export type IdempotencyKeysRow = Selectable<IdempotencyKeysTable>;
 export type NewIdempotencyKeys = Insertable<IdempotencyKeysTable>;
 export type IdempotencyKeysUpdate = Updateable<IdempotencyKeysTable>;
 
+export interface IdentityVerificationsTable {
+  id: Generated<string>;
+  user_id: string;
+  provider: string;
+  provider_session_id: string;
+  provider_url: string;
+  return_url: string;
+  status: Generated<string>;
+  document_sealed: string | null;
+  document_hash: string | null;
+  mismatches: Generated<string[]>;
+  profile_hash: string | null;
+  id_photo_key: string | null;
+  selfie_key: string | null;
+  provider_reason: Generated<string>;
+  decided_by: string | null;
+  decision_reason: Generated<string>;
+  checked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type IdentityVerificationsRow = Selectable<IdentityVerificationsTable>;
+export type NewIdentityVerifications = Insertable<IdentityVerificationsTable>;
+export type IdentityVerificationsUpdate = Updateable<IdentityVerificationsTable>;
+
+export interface IdentityWebhookEventsTable {
+  provider: string;
+  event_id: string;
+  received_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type IdentityWebhookEventsRow = Selectable<IdentityWebhookEventsTable>;
+export type NewIdentityWebhookEvents = Insertable<IdentityWebhookEventsTable>;
+export type IdentityWebhookEventsUpdate = Updateable<IdentityWebhookEventsTable>;
+
 export interface InjectionPlansTable {
   id: Generated<string>;
   user_id: string;
@@ -839,6 +874,16 @@ export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
 export type UsersUpdate = Updateable<UsersTable>;
 
+export interface VerificationBlobsTable {
+  storage_key: string;
+  key_id: string;
+  sealed: Buffer;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type VerificationBlobsRow = Selectable<VerificationBlobsTable>;
+export type NewVerificationBlobs = Insertable<VerificationBlobsTable>;
+export type VerificationBlobsUpdate = Updateable<VerificationBlobsTable>;
+
 export interface WebauthnChallengesTable {
   challenge_hash: string;
   user_id: string;
@@ -870,10 +915,28 @@ export interface WeightEntriesTable {
   note: Generated<string>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  verified_by: string | null;
+  verified_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type WeightEntriesRow = Selectable<WeightEntriesTable>;
 export type NewWeightEntries = Insertable<WeightEntriesTable>;
 export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
+
+export interface WeightVerificationsTable {
+  id: Generated<string>;
+  user_id: string;
+  photo_key: string;
+  claimed_weight_kg: number;
+  status: Generated<string>;
+  weight_kg: number | null;
+  decided_by: string | null;
+  decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reason: Generated<string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type WeightVerificationsRow = Selectable<WeightVerificationsTable>;
+export type NewWeightVerifications = Insertable<WeightVerificationsTable>;
+export type WeightVerificationsUpdate = Updateable<WeightVerificationsTable>;
 
 export interface Database {
   access_log: AccessLogTable;
@@ -891,6 +954,8 @@ export interface Database {
   email_verifications: EmailVerificationsTable;
   file_blobs: FileBlobsTable;
   idempotency_keys: IdempotencyKeysTable;
+  identity_verifications: IdentityVerificationsTable;
+  identity_webhook_events: IdentityWebhookEventsTable;
   injection_plans: InjectionPlansTable;
   injections: InjectionsTable;
   journal_goals: JournalGoalsTable;
@@ -928,7 +993,9 @@ export interface Database {
   side_effect_reports: SideEffectReportsTable;
   subscriptions: SubscriptionsTable;
   users: UsersTable;
+  verification_blobs: VerificationBlobsTable;
   webauthn_challenges: WebauthnChallengesTable;
   webhook_events: WebhookEventsTable;
   weight_entries: WeightEntriesTable;
+  weight_verifications: WeightVerificationsTable;
 }

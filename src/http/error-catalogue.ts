@@ -150,6 +150,17 @@ export const ERROR_CATALOGUE = {
   prescription_required: { status: 403, shape: 'detail_code', message: 'Side effects can be reported for a treatment you were prescribed.' },
   active_treatment_plan_required: { status: 403, shape: 'detail_code', message: 'The progress journal is available while you have an active treatment plan.' },
 
+  // Identity and weight verification (docs/verification.md)
+  verification_required: { status: 409, shape: 'code', message: 'The patient has not completed the verification this category requires: identity, and for weight loss a verified weight (at most 180 days old).' },
+  identity_already_verified: { status: 409, shape: 'detail_code', message: 'Your identity is already verified.' },
+  verification_already_decided: { status: 409, shape: 'detail_code', message: 'This verification was already decided.' },
+  identity_provider_unavailable: { status: 503, shape: 'detail_code', message: 'The identity verification provider is not answering. Please try again in a few minutes.', headers: { 'retry-after': '30' } },
+  photo_required: { status: 400, shape: 'detail_code', message: 'Add a photo of yourself on the scales with the reading visible (multipart field `file`).' },
+  unsupported_image: { status: 400, shape: 'detail_code', message: 'Send a JPEG, PNG, WebP or HEIC photo.' },
+  image_unreadable: { status: 400, shape: 'detail_code', message: 'The photo could not be read. Take it again, or send another file.' },
+  image_too_large: { status: 413, shape: 'detail_code', message: 'The photo is too large: at most 15 MiB and 50 megapixels.' },
+  stale_webhook: { status: 400, shape: 'detail_code', message: 'The event is outside the accepted time window.' },
+
   // Payment provider webhook
   not_found: { status: 404, shape: 'detail_code', message: 'Not found.' },
   invalid_signature: { status: 400, shape: 'detail_code' },

@@ -307,6 +307,10 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     };
   }
 
+  if (reg.multipart) {
+    op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: reg.multipart.properties, required: reg.multipart.required } } } };
+  }
+
   // Security from the access rule that guards the route (src/http/access.ts), not from what the
   // route schema says.
   op.security = access === 'public' ? [] : BEARER_SECURITY;

@@ -19,6 +19,7 @@ import questionnaires from './questionnaires/routes.ts';
 import redFlags from './redflags/routes.ts';
 import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
+import verification from './verification/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification];

@@ -10,6 +10,7 @@ import { QUEUE_ORDERING } from './service.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';
+import { DeskVerification, VerificationRequiredSchema } from '../verification/index.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
 import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
@@ -67,6 +68,7 @@ const ClinicianConsultation = ConsultationSchema.extend({
     })
     .nullable()
     .meta({ description: 'Renewals and early orders: the patient’s choice, the engine’s explanation, the journal weight and its trend over 90 days' }),
+  verification: DeskVerification.meta({ description: 'The patient’s identity and weight verification against what the category requires, duplicate-identity signals, and the warning when something is missing' }),
   earlier_submissions: z
     .array(EarlierSubmission)
     .meta({ description: 'The patient’s submissions of the same category before this consultation’s submission (the last 5, newest first) with what changed; empty without a submission (a renewal)' }),
@@ -154,18 +156,18 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
       config: {
         operation: {
           id: 'approveConsultation',
-          errors: { 400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }] },
-          descriptions: { 200: 'Approved: the consultation with its prescription', 409: 'Not pending review, a renewal the patient has not confirmed, or an absolute contraindication no override lifts' } },
+          errors: { 400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }, { code: ['verification_required'] }] },
+          descriptions: { 200: 'Approved: the consultation with its prescription', 409: 'Not pending review, a renewal the patient has not confirmed, an absolute contraindication no override lifts, or the category’s verification is incomplete (PATIENT_VERIFICATION=required)' } },
       },
       schema: {
         tags: ['clinician'],
         summary: 'Approve: issues a prescription and an order',
         description:
-          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). Emails the patient; audit-logged.',
+          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). With PATIENT_VERIFICATION=required, a patient whose verification the category requires is incomplete (identity; weight loss also a verified weight at most 180 days old) is 409 `verification_required` {missing} before anything else (docs/verification.md). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,
-        response: decision,
+        response: { ...decision, 409: DetailCodeSchema.or(AbsoluteContraindicationSchema).or(VerificationRequiredSchema) },
       },
     },
     async (request) => {

@@ -17,6 +17,7 @@ import {
 } from '../consultations/index.ts';
 import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
 import { weightSummary } from '../journal/index.ts';
+import { assertVerifiedForApproval, verificationForDesk } from '../verification/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema, readStored } from './schemas.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
@@ -67,6 +68,7 @@ export async function consultationForReview(deps: Deps, id: string) {
       ? { doctor_id: o.doctor_id, treatment_id: o.treatment_id, dosage: o.dosage, reason: o.reason, reason_codes: Array.isArray(o.engine_codes) ? o.engine_codes.map(String) : [], created_at: new Date(o.created_at).toISOString() }
       : null,
     renewal,
+    verification: await verificationForDesk(deps, row.user_id, row.category),
     earlier_submissions: row.questionnaire_submission_id ? await earlierSubmissions(deps, row.user_id, row.questionnaire_submission_id) : [],
   };
 }
@@ -125,6 +127,9 @@ async function earlierSubmissions(deps: Deps, userId: string, submissionId: stri
  * dose become the plan's in the same transaction, so the next renewal's ladder starts there.
  */
 export async function approveForClinician(deps: Deps, input: ApproveInput) {
+  // Verified identity (and weight, by category) before anything else: 409 verification_required.
+  const pending = await findConsultationForClinician(deps.db, input.consultationId);
+  if (pending) await assertVerifiedForApproval(deps, pending.user_id, pending.category);
   return approveConsultation(deps, input, async (q, { consultation: c }) => {
     if (c.subscription_id) {
       await updatePlanDetails(q, c.user_id, c.subscription_id, { treatment_id: c.treatment_id, dosage: c.dosage });

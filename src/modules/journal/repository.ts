@@ -89,6 +89,9 @@ export async function upsertWeight(q: Queryable, userId: string, weightKg: numbe
       oc.columns(['user_id', 'logged_on']).doUpdateSet({
         weight_kg: (eb) => eb.ref('excluded.weight_kg'),
         note: note === undefined ? sql<string>`weight_entries.note` : note,
+        // A typed weight that differs from the one the desk verified for the day is no longer verified.
+        verified_by: sql<string | null>`case when weight_entries.weight_kg = excluded.weight_kg then weight_entries.verified_by end`,
+        verified_at: sql<Date | null>`case when weight_entries.weight_kg = excluded.weight_kg then weight_entries.verified_at end`,
         updated_at: sql<Date>`now()`,
       }),
     )
@@ -100,11 +103,41 @@ export async function upsertWeight(q: Queryable, userId: string, weightKg: numbe
 export async function updateWeight(q: Queryable, userId: string, id: string, fields: Pick<WeightEntriesUpdate, 'weight_kg' | 'logged_on' | 'note'>) {
   const row = await forAccount(q, userId)
     .updateTable('weight_entries')
-    .set({ ...fields, updated_at: sql<Date>`now()` })
+    .set({
+      ...fields,
+      // The patient's edit of a verified weight or its day (to another value) ends the desk's verification of it.
+      ...(fields.weight_kg !== undefined || fields.logged_on !== undefined
+        ? (() => {
+            const same = sql<boolean>`(${fields.weight_kg ?? null}::numeric is null or weight_entries.weight_kg = ${fields.weight_kg ?? null}::numeric) and (${fields.logged_on ?? null}::date is null or weight_entries.logged_on = ${fields.logged_on ?? null}::date)`;
+            return { verified_by: sql<string | null>`case when ${same} then weight_entries.verified_by end`, verified_at: sql<Date | null>`case when ${same} then weight_entries.verified_at end` };
+          })()
+        : {}),
+      updated_at: sql<Date>`now()`,
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
   return row ?? null;
+}
+
+/**
+ * A weight the desk verified from a photo on the scales: the day's entry takes that weight, marked
+ * verified (by whom, when); the note of an existing entry stays.
+ */
+export async function upsertVerifiedWeight(q: Queryable, userId: string, e: { weightKg: number; loggedOn: string; verifiedBy: string; verifiedAt: Date }) {
+  return sqlOf(q)
+    .insertInto('weight_entries')
+    .values({ user_id: userId, weight_kg: e.weightKg, logged_on: e.loggedOn, note: '', verified_by: e.verifiedBy, verified_at: e.verifiedAt })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'logged_on']).doUpdateSet({
+        weight_kg: (eb) => eb.ref('excluded.weight_kg'),
+        verified_by: (eb) => eb.ref('excluded.verified_by'),
+        verified_at: (eb) => eb.ref('excluded.verified_at'),
+        updated_at: sql<Date>`now()`,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export interface NewInjection {

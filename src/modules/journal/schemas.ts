@@ -18,7 +18,16 @@ const injectedAt = offsetDateTime;
 export const WeightCreate = z.object({ weight_kg: weight, logged_on: dateField.optional(), note: z.string().max(1000, maxLen(1000)).optional() });
 export const WeightPatch = WeightCreate.partial();
 export const WeightSchema = z
-  .object({ id: z.uuid(), created_at: z.string(), updated_at: z.string(), weight_kg: z.number(), logged_on: z.string(), note: z.string() })
+  .object({
+    id: z.uuid(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    weight_kg: z.number(),
+    logged_on: z.string(),
+    note: z.string(),
+    verified_by: z.uuid().nullable().meta({ description: 'The clinician who verified this weight from a photo on the scales (docs/verification.md); null for a weight the patient typed' }),
+    verified_at: z.string().nullable().meta({ description: 'When the weight was verified; a later edit of the weight or its day clears it' }),
+  })
   .meta({ id: 'WeightEntry' });
 
 // The goal weight (docs/journal.md): the weight entries' own bounds; null clears it.

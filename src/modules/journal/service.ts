@@ -23,7 +23,16 @@ export async function requireActivePlan(deps: Deps, userId: string, q: Queryable
   if (!(await repo.hasActiveTreatmentPlan(q, userId, deps.clock.now()))) throw activePlanRequired();
 }
 
-export const weightOut = (r: WeightEntriesRow) => ({ id: r.id, created_at: iso(r.created_at), updated_at: iso(r.updated_at), weight_kg: Number(r.weight_kg), logged_on: r.logged_on, note: r.note });
+export const weightOut = (r: WeightEntriesRow) => ({
+  id: r.id,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+  weight_kg: Number(r.weight_kg),
+  logged_on: r.logged_on,
+  note: r.note,
+  verified_by: r.verified_by,
+  verified_at: r.verified_at ? iso(r.verified_at) : null,
+});
 type Site = (typeof SITES)[number];
 type Severity = (typeof SEVERITIES)[number];
 // The columns hold only these values (CHECK constraints); the guards give them their type.
@@ -322,4 +331,12 @@ export async function journalOfAccount(q: Queryable, userId: string) {
 /** Erasure of the patient's own tracking, inside the erasure's transaction (`trx`). */
 export function deleteAccountJournal(trx: Queryable, userId: string): Promise<void> {
   return repo.deleteAccountJournal(trx, userId);
+}
+
+/**
+ * A weight the desk verified from a photo on the scales (the verification module), inside its
+ * decision's transaction: the day's journal entry takes it, marked verified by whom and when.
+ */
+export async function recordVerifiedWeight(trx: Queryable, userId: string, e: { weightKg: number; loggedOn: string; verifiedBy: string; verifiedAt: Date }) {
+  return weightOut(await repo.upsertVerifiedWeight(trx, userId, e));
 }

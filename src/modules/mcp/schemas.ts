@@ -24,6 +24,13 @@ export const ProfileOut = z.object({
   timezone: z.string().nullable(),
   locale: z.string(),
   forms_completed: z.record(z.string(), z.boolean()),
+  // Status only: the connector never receives an identity document, a selfie or a photo on the scales.
+  verification: z.object({
+    identity_status: z.string(),
+    weight_status: z.string(),
+    weight_due_at: z.string().nullable(),
+    missing_by_category: z.record(z.string(), z.array(z.string())),
+  }),
 });
 
 export const ConsultationOut = z.object({

@@ -30,6 +30,7 @@ import {
 } from '../questionnaires/index.ts';
 import { screenFreeText } from '../redflags/index.ts';
 import * as subs from '../subscriptions/index.ts';
+import { verificationStatus } from '../verification/index.ts';
 import type { McpAuth, Scope } from './oauth.ts';
 import { registerExtras } from './resources.ts';
 import { ELICITATION_TIMEOUT_MS, confirmStep, type Confirmation, type Elicit } from './confirmation.ts';
@@ -97,11 +98,22 @@ async function screenInputs(ctx: ToolContext, ...texts: (string | undefined)[]) 
 type PatientMessage = Awaited<ReturnType<typeof messages.readAsPatient>>[number];
 const messageOut = (m: PatientMessage) => ({ id: m.id, sender_type: m.sender_type, content: m.content, has_file: m.file !== null, is_read: m.is_read, created_at: m.created_at });
 
+/** The verification state the connector may see: statuses and dates, never an image or a document. */
+async function verificationSummary(deps: Deps, userId: string) {
+  const v = await verificationStatus(deps, userId);
+  return {
+    identity_status: v.identity.status,
+    weight_status: v.weight.status,
+    weight_due_at: v.weight.due_at,
+    missing_by_category: Object.fromEntries(v.requirements.filter((r) => r.missing.length).map((r) => [r.category, r.missing])),
+  };
+}
+
 export const TOOLS: ToolSpec[] = [
   tool({
     name: 'get_profile_summary',
     title: 'Profile summary',
-    description: 'The patient’s name, contact email, date of birth, country, locale, time zone and which questionnaires they completed.',
+    description: 'The patient’s name, contact email, date of birth, country, locale, time zone, which questionnaires they completed, and the state of their identity and weight verification (status only).',
     scope: 'patient:read',
     input: s.EmptyIn,
     output: s.ProfileOut,
@@ -120,8 +132,9 @@ export const TOOLS: ToolSpec[] = [
         timezone: p.timezone ?? null,
         locale: p.locale,
         forms_completed: p.forms_completed as Record<string, boolean>,
+        verification: await verificationSummary(deps, auth.userId),
       };
-      return { data, text: `Profile of ${[p.first_name, p.last_name].filter(Boolean).join(' ') || p.email}.` };
+      return { data, text: `Profile of ${[p.first_name, p.last_name].filter(Boolean).join(' ') || p.email}; identity ${data.verification.identity_status}, weight ${data.verification.weight_status}.` };
     },
   }),
   tool({

@@ -192,6 +192,28 @@ export function fileStoreOf(deps: Pick<Deps, 'config' | 'reader' | 'secrets'>): 
   return store;
 }
 
+/**
+ * The sealed file store for another module's files whose database copies live in that module's own
+ * table (`database`, e.g. the verification images): with FILE_STORE=s3 the bucket (reads fall back
+ * to `database` for files kept before the switch), else `database`. Same sealing, same key ring.
+ */
+export function sealedStoreWith(deps: Pick<Deps, 'config' | 'secrets'>, database: ObjectStore): FileStore {
+  if (deps.config.FILE_STORE !== 's3') return sealedFileStore(database, deps.secrets.documentKeys);
+  const s3 = s3Objects(deps.config);
+  return sealedFileStore(
+    {
+      kind: 's3',
+      put: (q, key, sealed) => s3.put(q, key, sealed),
+      get: async (key) => (await s3.get(key)) ?? (await database.get(key)),
+      remove: async (key) => {
+        await s3.remove(key);
+        await database.remove(key);
+      },
+    },
+    deps.secrets.documentKeys,
+  );
+}
+
 export interface ImportReport {
   imported: number;
   /** Files on disk that no file row names (an upload whose message was never stored): left in place. */

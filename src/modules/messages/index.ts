@@ -4,4 +4,4 @@
 // file store (runtime.ts). Everything else in this folder is internal.
 export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, patientFile, type Upload } from './service.ts';
 export { conversationsOfAccount, deleteAccountMessages } from './service.ts';
-export { importDiskUploads, resealStoredFiles } from './file-stores.ts';
+export { importDiskUploads, resealStoredFiles, sealedStoreWith, StoredFileMissingError, type FileStore, type ObjectStore } from './file-stores.ts';

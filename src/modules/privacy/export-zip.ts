@@ -8,11 +8,12 @@ import { errorSummary } from '../../lib/error-fields.ts';
 import { prescriptionFile } from '../fulfilment/index.ts';
 import { patientFile } from '../messages/index.ts';
 import { invoiceFile } from '../payments/index.ts';
+import { verificationFilesOfAccount } from '../verification/index.ts';
 import { exportAccount } from './service.ts';
 
 export interface ZipFileEntry {
   path: string;
-  type: 'attachment' | 'invoice' | 'prescription';
+  type: 'attachment' | 'invoice' | 'prescription' | 'verification_image';
   /** The record the file belongs to: the message, payment or prescription id. */
   id: string;
 }
@@ -52,7 +53,17 @@ export async function exportAccountZip(deps: Deps, userId: string): Promise<{ da
     if (f) add('prescription', rx.id, 'prescriptions', f.name, f.data);
   }
 
+  await addVerificationImages(deps, userId, (id, path, bytes) => {
+    files[path] = [bytes, { level: 0 }];
+    index.push({ path, type: 'verification_image', id });
+  });
+
   const json = Buffer.from(JSON.stringify({ ...data, files: index }, null, 2));
   const zip = zipSync({ 'export.json': [json, { level: 6 }], ...files });
   return { data: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), exportedAt: data.exported_at };
+}
+
+/** The ID photos, selfies and photos on the scales of the account (verification/...jpg). */
+async function addVerificationImages(deps: Deps, userId: string, add: (id: string, path: string, bytes: Uint8Array) => void): Promise<void> {
+  for (const f of await verificationFilesOfAccount(deps, userId)) add(f.id, f.path, f.data);
 }

@@ -40,7 +40,7 @@ export const AccessLogEntrySchema = z
     actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });
@@ -67,6 +67,9 @@ export const ExportSchema = z
     access_log: z.array(AccessLogEntrySchema),
     connected_apps: z.array(z.record(z.string(), z.unknown())),
     connector_tool_calls: rows,
+    verification: z
+      .object({ identity_verifications: rows, weight_verifications: rows })
+      .meta({ description: 'Identity checks (what the document said, the keyed hash of its number, the outcome) and photos on the scales; the images themselves are in the zip variant (docs/verification.md)' }),
   })
   .meta({ id: 'AccountExport' });
 

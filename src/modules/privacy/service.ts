@@ -15,6 +15,7 @@ import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
+import { deleteAccountVerification, removeVerificationImages, verificationOfAccount } from '../verification/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
@@ -69,7 +70,7 @@ const accessOut = (r: AccessLogRow) => ({
   actor_role: r.actor_role as 'doctor' | 'backoffice_admin' | 'pharmacist',
   actor_name: r.actor_name,
   action: r.action as 'read' | 'write',
-  resource_type: r.resource_type as 'consultation' | 'conversation' | 'message_file' | 'journal' | 'prescription' | 'profile' | 'payment',
+  resource_type: r.resource_type as 'consultation' | 'conversation' | 'message_file' | 'journal' | 'prescription' | 'profile' | 'payment' | 'order' | 'verification',
   resource_id: r.resource_id,
 });
 
@@ -127,6 +128,7 @@ export async function exportAccount(deps: Deps, userId: string) {
       revoke_reason: g.revoke_reason,
     })),
     connector_tool_calls: await toolCallsOfAccount(q, userId),
+    verification: await verificationOfAccount(deps, userId),
   });
 }
 
@@ -167,6 +169,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
   }
 
   const now = deps.clock.now();
+  let verificationImages: string[] = [];
   const storedFiles = await deps.db.tx(async (q) => {
     for (const p of plans) await transitionPlan(q, userId, p.id, p.status as PlanStatus, 'canceled', { canceled_at: now, cancel_at_period_end: false });
     await deletePendingDoseChangesOfAccount(q, userId);
@@ -181,6 +184,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
     await deleteAccountJournal(q, userId);
+    verificationImages = await eraseVerification(q, userId);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);
@@ -192,4 +196,14 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     return keys;
   });
   await removeStoredFiles(deps, storedFiles);
+  await removeVerificationImages(deps, verificationImages);
+}
+
+/**
+ * Erasure of identity and weight verification (docs/verification.md, docs/privacy.md): the records,
+ * the keyed document hashes and the images in the database go in the erasure's transaction; the
+ * images in a bucket after it commits (the keys answered here).
+ */
+function eraseVerification(trx: Parameters<typeof deleteAccountVerification>[0], userId: string): Promise<string[]> {
+  return deleteAccountVerification(trx, userId);
 }

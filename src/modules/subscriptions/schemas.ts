@@ -1,4 +1,5 @@
 // Subscription and renewal shapes (spec 2.8, 2.9, 4.4).
+import { CategoryVerification } from '../verification/index.ts';
 import { z } from 'zod';
 import { FulfilmentChoiceSchema } from '../pharmacies/index.ts';
 import { StepOut } from '../questionnaires/index.ts';
@@ -132,6 +133,7 @@ export const RenewalOptionsSchema = z
     express: z
       .object({ consultation_id: z.uuid(), treatment_id: z.string(), dosage: z.string(), approved_at: z.string(), valid_until: z.string() })
       .nullable(),
+    verification: CategoryVerification.meta({ description: 'What the doctor’s approval of this category requires and what is missing (docs/verification.md): a renewal due while the verified weight has expired says so here' }),
   })
   .meta({ id: 'RenewalOptions' });
 

@@ -1,5 +1,6 @@
 // Subscriptions after the first approval: renewal options, the patient's renewal choice, the renewal
 // cycle (window, deferred charge, pause), plan management and early orders. Design: docs/renewals.md.
+import { verificationFor } from '../verification/index.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, fail, notFound, type ErrorCode } from '../../http/errors.ts';
@@ -246,6 +247,7 @@ export async function renewalOptions(deps: Deps, userId: string, slug: string, l
     price: hasPrior ? priceFor(slug, current?.treatment_id ?? null, sub) : null,
     period: { current_period_end: iso(sub?.current_period_end), early_order_locked_until: sub ? subscriptionOut(sub, now).early_order_locked_until : null },
     express,
+    verification: await verificationFor(deps, userId, slug),
   };
 }
 
