@@ -9,6 +9,7 @@ import fulfilment from './fulfilment/routes.ts';
 import payments from './payments/routes.ts';
 import pharmacy from './pharmacy/routes.ts';
 import pharmacies from './pharmacies/routes.ts';
+import photos from './photos/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
@@ -21,4 +22,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, photos];

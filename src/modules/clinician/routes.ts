@@ -9,6 +9,7 @@ import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts
 import { QUEUE_ORDERING } from './service.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
+import { DeskPhotosSchema } from '../photos/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
 import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
@@ -36,6 +37,7 @@ const EarlierSubmission = z
   .meta({ id: 'EarlierSubmission' });
 
 const ClinicianConsultation = ConsultationSchema.extend({
+  ...DeskPhotosSchema,
   treatment_options: z.array(TreatmentOption).meta({ description: 'Treatments and dosage ladders of the category the doctor may prescribe' }),
   prescribing_check: z
     .object({

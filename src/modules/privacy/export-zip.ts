@@ -8,12 +8,13 @@ import { errorSummary } from '../../lib/error-fields.ts';
 import { prescriptionFile } from '../fulfilment/index.ts';
 import { patientFile } from '../messages/index.ts';
 import { invoiceFile } from '../payments/index.ts';
+import { photosOfAccountForExport } from '../photos/index.ts';
 import { exportAccount } from './service.ts';
 
 export interface ZipFileEntry {
   path: string;
-  type: 'attachment' | 'invoice' | 'prescription';
-  /** The record the file belongs to: the message, payment or prescription id. */
+  type: 'attachment' | 'invoice' | 'prescription' | 'clinical_photo';
+  /** The record the file belongs to: the message, payment or prescription id, or the photo's own. */
   id: string;
 }
 
@@ -51,8 +52,21 @@ export async function exportAccountZip(deps: Deps, userId: string): Promise<{ da
     const f = await prescriptionFile(deps.db, deps.config, userId, rx.id);
     if (f) add('prescription', rx.id, 'prescriptions', f.name, f.data);
   }
+  await addClinicalPhotos(deps, userId, add);
 
   const json = Buffer.from(JSON.stringify({ ...data, files: index }, null, 2));
   const zip = zipSync({ 'export.json': [json, { level: 6 }], ...files });
   return { data: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), exportedAt: data.exported_at };
+}
+
+/** The account's clinical photos as `photos/<id>.jpg` (the re-encoded JPEG, as served). */
+async function addClinicalPhotos(deps: Deps, userId: string, add: (type: ZipFileEntry['type'], id: string, folder: string, name: string, bytes: Uint8Array) => void) {
+  for (const p of await photosOfAccountForExport(deps, userId)) {
+    try {
+      add('clinical_photo', p.record.id, 'photos', `${p.record.id}.jpg`, await p.read());
+    } catch (err) {
+      // A photo the store no longer holds is left out (export.json still lists it).
+      deps.log.warn({ err: errorSummary(err), photo: p.record.id }, 'export: a clinical photo could not be read');
+    }
+  }
 }
