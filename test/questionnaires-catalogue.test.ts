@@ -91,7 +91,7 @@ describe('catalogue', () => {
   it('the newest version is current; older versions stay loaded for the drafts and submissions that reference them', () => {
     // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep);
     // breastfeeding (chlamydia); the eating-disorder screen, BMI floor and age caution (weight_loss).
-    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss'];
+    const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss', 'hair_growth'];
     for (const s of CATEGORY_SLUGS) {
       const c = getCategory(s)!;
       const numbers = V3.includes(s) ? [1, 2, 3] : [1, 2];

@@ -45,6 +45,6 @@ export { default as consultationRoutes } from './routes.ts';
 // Clinical photos (the photos module): adding one to an open consultation, the desk's comparison, erasure.
 export { lockConsultationForImage, appendConsultationImage, consultationShowsImage, imagesOfCategory, clearConsultationImages } from './records.ts';
 export type { StoredImage } from './records.repository.ts';
-export { patientImageUrl } from './repository.ts';
+export { patientImageUrl } from './images.ts';
 // The account's open reviews, for its erasure (the privacy module).
 export { openConsultationsOfAccount } from './records.ts';

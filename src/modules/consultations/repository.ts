@@ -7,6 +7,7 @@ import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersR
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { ISO_SQL, iso } from '../../lib/iso.ts';
+import { patientImageUrl } from './images.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import { toPrescription, type PrescriptionWithDoctor } from '../fulfilment/index.ts';
 import { toPayment } from '../payments/index.ts';
@@ -116,9 +117,6 @@ type Image = Consultation['images'][number];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStoredImage = (v: unknown): v is { id: string; created_at: string } => isRecord(v) && typeof v.id === 'string' && typeof v.created_at === 'string';
-
-/** Where a consultation image's bytes are served to its patient (the photos module's route). */
-export const patientImageUrl = (base: string, id: string) => `${base}/v1/users/photos/${id}/`;
 
 /** The stored answers in the API's form_snapshot shape; items without a question key are dropped. */
 export function toFormSnapshot(answers: unknown): Consultation['form_snapshot'] {

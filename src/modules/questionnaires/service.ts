@@ -106,7 +106,7 @@ export function validateAnswers(version: QuestionSet, data: AnswerItemInput[], n
     seen.add(a.question_key);
     if (found.step !== a.step_id) return void (errors[`data[${i}].step_id`] = [`"${a.question_key}" belongs to step ${found.step}.`]);
     const problem = checkAnswer(found.q, a, today);
-    if (problem) errors[`data[${i}].${found.q.type === 'multiple_choice' ? 'values' : 'value'}`] = [`${a.question_key}: ${problem}`];
+    if (problem) errors[`data[${i}].${found.q.type === 'multiple_choice' || found.q.type === 'photo' ? 'values' : 'value'}`] = [`${a.question_key}: ${problem}`];
   });
   if (Object.keys(errors).length) throw fieldErrors(errors);
   return data.map((a) => (a.values !== undefined ? { step_id: a.step_id, question_key: a.question_key, values: a.values } : { step_id: a.step_id, question_key: a.question_key, value: a.value }));
