@@ -163,6 +163,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       { name: 'consultations', description: 'Consultations' },
       { name: 'subscriptions', description: 'Subscriptions and renewals' },
       { name: 'messages', description: 'The conversation with the medical team' },
+      { name: 'photos', description: 'Clinical photos for the doctor (questionnaire photo questions, an open consultation)' },
       { name: 'journal', description: 'Progress journal' },
       { name: 'referrals', description: 'Referrals and attribution' },
       { name: 'privacy', description: 'Consents, the access log, the data export and account erasure' },

@@ -13,6 +13,7 @@ import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-col
 import { resealStoredFiles } from './modules/messages/index.ts';
 import { endGrantsWithSessions } from './modules/mcp/index.ts';
 import type { Deps } from './deps.ts';
+import { resealPhotos } from './modules/photos/index.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -106,6 +107,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const resealed = await resealRows(runtime.deps.db);
       const counts = await sealedKeyCounts(runtime.deps.db);
       const files = await resealStoredFiles(runtime.deps);
+      const photos = await resealPhotos(runtime.deps);
       return {
         code: 0,
         out: [
@@ -114,6 +116,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           `re-sealed with the active key: ${JSON.stringify(resealed)}`,
           `values per key: ${JSON.stringify(counts)}`,
           `attachments re-sealed: ${files.database} in the database, ${files.s3} in the bucket; blobs per key: ${JSON.stringify(files.blobsPerKey)}`,
+          `clinical photos re-sealed: ${photos.database} in the database, ${photos.s3} in the bucket`,
         ].join('\n'),
       };
     } finally {

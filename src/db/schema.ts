@@ -126,6 +126,31 @@ export type CheckoutSessionsRow = Selectable<CheckoutSessionsTable>;
 export type NewCheckoutSessions = Insertable<CheckoutSessionsTable>;
 export type CheckoutSessionsUpdate = Updateable<CheckoutSessionsTable>;
 
+export interface ClinicalPhotoBlobsTable {
+  storage_key: string;
+  key_id: string;
+  sealed: Buffer;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type ClinicalPhotoBlobsRow = Selectable<ClinicalPhotoBlobsTable>;
+export type NewClinicalPhotoBlobs = Insertable<ClinicalPhotoBlobsTable>;
+export type ClinicalPhotoBlobsUpdate = Updateable<ClinicalPhotoBlobsTable>;
+
+export interface ClinicalPhotosTable {
+  id: Generated<string>;
+  user_id: string;
+  category: string;
+  question_key: string | null;
+  storage_key: string;
+  size_bytes: number;
+  width: number;
+  height: number;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type ClinicalPhotosRow = Selectable<ClinicalPhotosTable>;
+export type NewClinicalPhotos = Insertable<ClinicalPhotosTable>;
+export type ClinicalPhotosUpdate = Updateable<ClinicalPhotosTable>;
+
 export interface ConsentsTable {
   id: Generated<string>;
   user_id: string;
@@ -947,6 +972,8 @@ export interface Database {
   attribution_events: AttributionEventsTable;
   audit_log: AuditLogTable;
   checkout_sessions: CheckoutSessionsTable;
+  clinical_photo_blobs: ClinicalPhotoBlobsTable;
+  clinical_photos: ClinicalPhotosTable;
   consents: ConsentsTable;
   consultations: ConsultationsTable;
   conversations: ConversationsTable;

@@ -145,6 +145,9 @@ export const ERROR_CATALOGUE = {
   too_many_files: { status: 400, shape: 'error_code', message: 'Send one file per message.' },
   invalid_multipart: { status: 400, shape: 'error_code', message: 'The multipart body could not be read.' },
 
+  // Clinical photos (docs/photos.md)
+  consultation_closed: { status: 409, shape: 'detail_code', message: 'Photos can be added only while the consultation waits for a doctor (pending review or information requested).' },
+
   // Progress journal
   red_flag_already_resolved: { status: 409, shape: 'detail_code', message: 'This red flag has already been resolved.' },
   prescription_required: { status: 403, shape: 'detail_code', message: 'Side effects can be reported for a treatment you were prescribed.' },

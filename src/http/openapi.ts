@@ -307,8 +307,12 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
     };
   }
 
-  if (reg.multipart) {
-    op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: reg.multipart.properties, required: reg.multipart.required } } } };
+  if (reg.multipartForm) {
+    const form = reg.multipartForm;
+    op.requestBody = {
+      required: true,
+      content: { 'multipart/form-data': { schema: { type: 'object', properties: form.properties, required: form.required }, ...(form.encoding ? { encoding: form.encoding } : {}) } },
+    };
   }
 
   // Security from the access rule that guards the route (src/http/access.ts), not from what the

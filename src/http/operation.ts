@@ -48,8 +48,8 @@ export interface OperationDoc {
   binary?: string[];
   /** Media types of a binary 200 answer besides JSON (an operation that answers either). */
   alsoBinary?: string[];
-  /** A multipart/form-data request body read by the handler (a photo upload): its properties and required parts. */
-  multipart?: { properties: Record<string, Record<string, unknown>>; required: string[] };
+  /** The body is multipart/form-data with these parts (read in the handler, so no JSON schema describes it). */
+  multipartForm?: { properties: Record<string, Record<string, unknown>>; required: string[]; encoding?: Record<string, { contentType: string }> };
   /** Hand-written request body example (else one is generated from the schema). */
   requestExample?: unknown;
   /** Hand-written example of the main (2xx) answer (else generated from the schema). */

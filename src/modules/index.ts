@@ -9,6 +9,7 @@ import fulfilment from './fulfilment/routes.ts';
 import payments from './payments/routes.ts';
 import pharmacy from './pharmacy/routes.ts';
 import pharmacies from './pharmacies/routes.ts';
+import photos from './photos/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
@@ -22,4 +23,4 @@ import subscriptions from './subscriptions/routes.ts';
 import verification from './verification/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos];

@@ -9,6 +9,7 @@ import { explicitOrder, pageSchema, respondPage } from '../../http/pagination.ts
 import { QUEUE_ORDERING } from './service.ts';
 import { CONSULTATION_STATUSES, ConsultationSchema, requestInformation } from '../consultations/index.ts';
 import { logStaffRead } from '../audit/index.ts';
+import { DeskPhotosSchema } from '../photos/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema } from './schemas.ts';
 import { DeskVerification, VerificationRequiredSchema } from '../verification/index.ts';
 import { approveForClinician, consultationForReview, expireUnansweredRequests, rejectForClinician, reviewQueue } from './service.ts';
@@ -37,6 +38,7 @@ const EarlierSubmission = z
   .meta({ id: 'EarlierSubmission' });
 
 const ClinicianConsultation = ConsultationSchema.extend({
+  ...DeskPhotosSchema,
   treatment_options: z.array(TreatmentOption).meta({ description: 'Treatments and dosage ladders of the category the doctor may prescribe' }),
   prescribing_check: z
     .object({

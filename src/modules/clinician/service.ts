@@ -19,6 +19,7 @@ import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts
 import { weightSummary } from '../journal/index.ts';
 import { assertVerifiedForApproval, verificationForDesk } from '../verification/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
+import { clinicianPhotoUrl, deskPhotos } from '../photos/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema, readStored } from './schemas.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
@@ -29,7 +30,12 @@ export type { QueueFilter } from './repository.ts';
 export async function reviewQueue(deps: Deps, f: QueueFilter) {
   const count = await countQueueForClinician(deps.reader, f);
   const rows = await pageQueueForClinician(deps.reader, f, TIME_CRITICAL_CATEGORIES);
-  return { count, results: await serialiseConsultations(deps.reader, deps, rows) };
+  return { count, results: (await serialiseConsultations(deps.reader, deps, rows)).map((c) => deskImages(deps, c)) };
+}
+
+/** The desk opens a consultation's images at its own address (each view is written to the patient's access log). */
+function deskImages<C extends { images: { id: string; url: string; created_at: string }[] }>(deps: Deps, c: C): C {
+  return { ...c, images: c.images.map((i) => ({ ...i, url: clinicianPhotoUrl(deps.config.PUBLIC_BASE_URL, i.id) })) };
 }
 
 /**
@@ -59,7 +65,8 @@ export async function consultationForReview(deps: Deps, id: string) {
       }
     : null;
   return {
-    ...c,
+    ...deskImages(deps, c),
+    ...(await deskPhotos(deps, row)),
     treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })),
     prescribing_check: check
       ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, override_codes: check.override_codes, absolute_codes: check.absolute_codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }

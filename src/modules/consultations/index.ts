@@ -42,5 +42,9 @@ export { ConsultationSchema, PrescriptionSchema, type Consultation } from './sch
 // The patient's list and its serialisation (owned by the list path; re-exported, not changed here).
 export { countForUser, pageForUser, serialiseConsultations } from './records.ts';
 export { default as consultationRoutes } from './routes.ts';
+// Clinical photos (the photos module): adding one to an open consultation, the desk's comparison, erasure.
+export { lockConsultationForImage, appendConsultationImage, consultationShowsImage, imagesOfCategory, clearConsultationImages } from './records.ts';
+export type { StoredImage } from './records.repository.ts';
+export { patientImageUrl } from './images.ts';
 // The account's open reviews, for its erasure (the privacy module).
 export { openConsultationsOfAccount } from './records.ts';

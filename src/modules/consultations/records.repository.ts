@@ -7,6 +7,7 @@ import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
 import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
 import { readJson, sealJson } from '../../lib/sealed.ts';
+import { getVersion } from '../questionnaires/index.ts';
 import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
 
 type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc';
@@ -58,14 +59,16 @@ export interface NewConsultation {
 /** Inserts a consultation (pending_review) inside the caller's transaction; returns the row. */
 export async function insertConsultation(q: Queryable, input: NewConsultation): Promise<ConsultationRow> {
   let snapshot = input.formSnapshot;
+  let images: StoredImage[] = [];
   if (!snapshot && input.submissionId) {
     const s = await forAccount(q, input.userId)
       .selectFrom('questionnaire_submissions')
-      .select(['answers', 'answers_enc'])
+      .select(['answers', 'answers_enc', 'version_id'])
       .where('id', '=', input.submissionId)
       .executeTakeFirst();
     const answers = s ? readJson(q, s.answers, s.answers_enc, []) : [];
     snapshot = Array.isArray(answers) ? (answers as unknown[]) : [];
+    if (s) images = await submissionImages(q, input.userId, s.version_id, snapshot);
   }
   const row = await sqlOf(q)
     .insertInto('consultations')
@@ -80,6 +83,7 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
       dosage: input.dosage,
       form_snapshot: null,
       form_snapshot_enc: sealJson(q, snapshot ?? []),
+      images: JSON.stringify(images),
       questionnaire_submission_id: input.submissionId ?? null,
       subscription_id: input.subscriptionId ?? null,
       checkout_session_id: input.checkoutSessionId ?? null,
@@ -92,6 +96,79 @@ export async function insertConsultation(q: Queryable, input: NewConsultation): 
     .returningAll()
     .executeTakeFirstOrThrow();
   return openConsultation(q, row);
+}
+
+/**
+ * A consultation's image as stored in its `images` column: the photo's id and when it was taken
+ * (clinical_photos, the photos module). Its `url` is made when it is served (repository.ts).
+ */
+export interface StoredImage {
+  id: string;
+  created_at: string;
+}
+
+/**
+ * The photos a submission's photo answers name (`values`: {"<photo id>": "<view>"}), oldest first,
+ * read from the account's own photos: the images a consultation made from it starts with.
+ */
+async function submissionImages(q: Queryable, userId: string, versionId: string, answers: unknown[]): Promise<StoredImage[]> {
+  const photoKeys = new Set((getVersion(versionId)?.steps ?? []).flatMap((st) => st.questions.filter((x) => x.type === 'photo').map((x) => x.question_key)));
+  if (photoKeys.size === 0) return [];
+  const ids = answers.flatMap((a) => {
+    if (typeof a !== 'object' || a === null) return [];
+    const { question_key: key, values } = a as { question_key?: unknown; values?: unknown };
+    return typeof key === 'string' && photoKeys.has(key) && typeof values === 'object' && values !== null ? Object.keys(values) : [];
+  });
+  if (ids.length === 0) return [];
+  const rows = await forAccount(q, userId).selectFrom('clinical_photos').select(['id', 'created_at']).where('id', 'in', ids).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, created_at: new Date(r.created_at).toISOString() }));
+}
+
+/** One of the account's consultations, locked for adding an image (its status decides whether it may). */
+export async function lockConsultationForImage(q: Queryable, userId: string, id: string) {
+  return forAccount(q, userId).selectFrom('consultations').select(['id', 'status', 'category']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** Appends an image to one of the account's consultations (locked by the caller). */
+export async function appendConsultationImage(q: Queryable, userId: string, id: string, image: StoredImage): Promise<void> {
+  await forAccount(q, userId)
+    .updateTable('consultations')
+    .set({ images: sql<string>`consultations.images || ${JSON.stringify([image])}::jsonb` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether one of the account's consultations shows this photo (what lets the desk open it). */
+export async function consultationShowsImage(q: Queryable, userId: string, photoId: string): Promise<boolean> {
+  const row = await forAccount(q, userId)
+    .selectFrom('consultations')
+    .select('id')
+    .where(sql<boolean>`consultations.images @> ${JSON.stringify([{ id: photoId }])}::jsonb`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's consultations of a category that show images, newest first, with their answers (the desk's comparison). */
+export async function imagesOfCategory(q: Queryable, userId: string, category: string) {
+  const rows = await forAccount(q, userId)
+    .selectFrom('consultations')
+    .select(['id', 'created_at', 'images', 'form_snapshot', 'form_snapshot_enc'])
+    .where('category', '=', category)
+    .where(sql<boolean>`jsonb_array_length(consultations.images) > 0`)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    created_at: new Date(r.created_at),
+    images: Array.isArray(r.images) ? (r.images as unknown[]) : [],
+    form_snapshot: readJson(q, r.form_snapshot, r.form_snapshot_enc, []) as unknown,
+  }));
+}
+
+/** Account erasure: the consultations (kept) no longer list photos (deleted with the account's data). */
+export async function clearConsultationImages(q: Queryable, userId: string): Promise<void> {
+  await forAccount(q, userId).updateTable('consultations').set({ images: '[]' }).where(sql<boolean>`jsonb_array_length(consultations.images) > 0`).execute();
 }
 
 /** Columns a status move may set along with the status. */

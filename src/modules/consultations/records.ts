@@ -100,3 +100,30 @@ export function pageForUser(...args: Parameters<typeof listRepo.pageForUser>) {
 export function serialiseConsultations(...args: Parameters<typeof listRepo.serialiseConsultations>) {
   return listRepo.serialiseConsultations(...args);
 }
+
+// ---- images (clinical photos, the photos module): the consultation's `images` list
+
+/** One of the account's consultations locked to add an image: {id, status, category}, or undefined. */
+export function lockConsultationForImage(...args: Parameters<typeof records.lockConsultationForImage>) {
+  return records.lockConsultationForImage(...args);
+}
+
+/** Appends an image ({id, created_at}) to a consultation locked by lockConsultationForImage. */
+export function appendConsultationImage(...args: Parameters<typeof records.appendConsultationImage>) {
+  return records.appendConsultationImage(...args);
+}
+
+/** Whether one of the account's consultations shows the photo. */
+export function consultationShowsImage(...args: Parameters<typeof records.consultationShowsImage>) {
+  return records.consultationShowsImage(...args);
+}
+
+/** The account's consultations of a category with images, newest first, with their answers. */
+export function imagesOfCategory(...args: Parameters<typeof records.imagesOfCategory>) {
+  return records.imagesOfCategory(...args);
+}
+
+/** Account erasure: empties the images lists of the account's consultations. */
+export function clearConsultationImages(...args: Parameters<typeof records.clearConsultationImages>) {
+  return records.clearConsultationImages(...args);
+}

@@ -7,6 +7,7 @@ import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersR
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
 import { ISO_SQL, iso } from '../../lib/iso.ts';
+import { patientImageUrl } from './images.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import { toPrescription, type PrescriptionWithDoctor } from '../fulfilment/index.ts';
 import { toPayment } from '../payments/index.ts';
@@ -115,7 +116,7 @@ type FormItem = Consultation['form_snapshot'][number];
 type Image = Consultation['images'][number];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isImage = (v: unknown): v is Image => isRecord(v) && typeof v.id === 'string' && typeof v.url === 'string' && typeof v.created_at === 'string';
+const isStoredImage = (v: unknown): v is { id: string; created_at: string } => isRecord(v) && typeof v.id === 'string' && typeof v.created_at === 'string';
 
 /** The stored answers in the API's form_snapshot shape; items without a question key are dropped. */
 export function toFormSnapshot(answers: unknown): Consultation['form_snapshot'] {
@@ -133,11 +134,11 @@ export function toFormSnapshot(answers: unknown): Consultation['form_snapshot'] 
   return items;
 }
 
-/** Images as stored (the upload route writes them in the API's shape); anything else reads as none. */
-function toImages(images: unknown): Image[] {
+/** Images as stored ({id, created_at}: clinical photos), with the address that serves each; anything else reads as none. */
+function toImages(images: unknown, base: string): Image[] {
   if (!Array.isArray(images)) return [];
   const list: unknown[] = images;
-  return list.every(isImage) ? list : [];
+  return list.filter(isStoredImage).map((i) => ({ id: i.id, url: patientImageUrl(base, i.id), created_at: iso(i.created_at)! }));
 }
 
 type Doctor = Consultation['doctor'];
@@ -222,7 +223,7 @@ function toConsultation(
     decision_reason: r.decision_reason ?? '',
     treatment_id: r.treatment_id ?? '',
     dosage: r.dosage ?? '',
-    images: toImages(r.images),
+    images: toImages(r.images, base),
     // The answers are sealed at rest (src/lib/sealed.ts): opened here, for the list and the detail alike.
     form_snapshot: toFormSnapshot(readJson(q, r.form_snapshot, r.form_snapshot_enc, [])),
     questionnaire_submission: submission,

@@ -9,12 +9,13 @@ import { prescriptionFile } from '../fulfilment/index.ts';
 import { patientFile } from '../messages/index.ts';
 import { invoiceFile } from '../payments/index.ts';
 import { verificationFilesOfAccount } from '../verification/index.ts';
+import { photosOfAccountForExport } from '../photos/index.ts';
 import { exportAccount } from './service.ts';
 
 export interface ZipFileEntry {
   path: string;
-  type: 'attachment' | 'invoice' | 'prescription' | 'verification_image';
-  /** The record the file belongs to: the message, payment or prescription id. */
+  type: 'attachment' | 'invoice' | 'prescription' | 'verification_image' | 'clinical_photo';
+  /** The record the file belongs to: the message, payment or prescription id, or the photo's or verification's own. */
   id: string;
 }
 
@@ -52,6 +53,7 @@ export async function exportAccountZip(deps: Deps, userId: string): Promise<{ da
     const f = await prescriptionFile(deps.db, deps.config, userId, rx.id);
     if (f) add('prescription', rx.id, 'prescriptions', f.name, f.data);
   }
+  await addClinicalPhotos(deps, userId, add);
 
   await addVerificationImages(deps, userId, (id, path, bytes) => {
     files[path] = [bytes, { level: 0 }];
@@ -66,4 +68,16 @@ export async function exportAccountZip(deps: Deps, userId: string): Promise<{ da
 /** The ID photos, selfies and photos on the scales of the account (verification/...jpg). */
 async function addVerificationImages(deps: Deps, userId: string, add: (id: string, path: string, bytes: Uint8Array) => void): Promise<void> {
   for (const f of await verificationFilesOfAccount(deps, userId)) add(f.id, f.path, f.data);
+}
+
+/** The account's clinical photos as `photos/<id>.jpg` (the re-encoded JPEG, as served). */
+async function addClinicalPhotos(deps: Deps, userId: string, add: (type: ZipFileEntry['type'], id: string, folder: string, name: string, bytes: Uint8Array) => void) {
+  for (const p of await photosOfAccountForExport(deps, userId)) {
+    try {
+      add('clinical_photo', p.record.id, 'photos', `${p.record.id}.jpg`, await p.read());
+    } catch (err) {
+      // A photo the store no longer holds is left out (export.json still lists it).
+      deps.log.warn({ err: errorSummary(err), photo: p.record.id }, 'export: a clinical photo could not be read');
+    }
+  }
 }

@@ -40,7 +40,7 @@ export const AccessLogEntrySchema = z
     actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });
@@ -61,6 +61,7 @@ export const ExportSchema = z
     subscriptions: rows,
     plan_dose_change_requests: rows,
     conversations: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Each with its messages; a message with a file has file_url, its download path' }),
+    clinical_photos: rows.meta({ description: 'Photos taken for the doctor (questionnaire photo questions, photos added to a consultation): each with url, its download path; the zip holds the JPEG files' }),
     journal: z.object({ weight_entries: rows, injections: rows, notes: rows, injection_plan: z.record(z.string(), z.unknown()).nullable(), injection_plans: rows, side_effect_reports: rows, goal: z.object({ goal_weight_kg: z.number().nullable(), updated_at: z.string() }).nullable() }),
     referrals: z.record(z.string(), z.unknown()),
     consents: z.array(ConsentSchema),

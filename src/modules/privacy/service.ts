@@ -5,13 +5,14 @@ import { fail, fieldErrors } from '../../http/errors.ts';
 import { deleteMailTo, enqueueMail } from '../../mail/outbox.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { confirmOwnPassword, eraseSecondFactors, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
-import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow } from '../audit/index.ts';
+import { allAccessForPatient, countAccessForPatient, pageAccessForPatient, type AccessLogRow, type AccessResource } from '../audit/index.ts';
 import { checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from '../checkout/index.ts';
 import { openConsultationsOfAccount, pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
 import { eraseAccountFulfilment, listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
+import { deleteAccountPhotos, photosOfAccountForExport, removePhotoBytes } from '../photos/index.ts';
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
@@ -70,7 +71,7 @@ const accessOut = (r: AccessLogRow) => ({
   actor_role: r.actor_role as 'doctor' | 'backoffice_admin' | 'pharmacist',
   actor_name: r.actor_name,
   action: r.action as 'read' | 'write',
-  resource_type: r.resource_type as 'consultation' | 'conversation' | 'message_file' | 'journal' | 'prescription' | 'profile' | 'payment' | 'order' | 'verification',
+  resource_type: r.resource_type as AccessResource,
   resource_id: r.resource_id,
 });
 
@@ -112,6 +113,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     subscriptions: await plansOfAccount(q, userId),
     plan_dose_change_requests: await doseChangesOfAccount(q, userId),
     conversations,
+    clinical_photos: await clinicalPhotosOf(deps, userId),
     journal,
     referrals: { ...referralsOut, referred_by: await referredByOf(q, userId) },
     consents: (await repo.consentsOf(q, userId)).map(consentOut),
@@ -130,6 +132,11 @@ export async function exportAccount(deps: Deps, userId: string) {
     connector_tool_calls: await toolCallsOfAccount(q, userId),
     verification: await verificationOfAccount(deps, userId),
   });
+}
+
+/** The account's clinical photos (what each is and its address; the zip holds the bytes). */
+async function clinicalPhotosOf(deps: Deps, userId: string) {
+  return (await photosOfAccountForExport(deps, userId)).map((p) => p.record);
 }
 
 // ---------------------------------------------------------------- erasure
@@ -183,6 +190,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
+    const photoKeys = await deleteAccountPhotos(q, userId);
     await deleteAccountJournal(q, userId);
     verificationImages = await eraseVerification(q, userId);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
@@ -193,9 +201,10 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await deleteMailTo(q, user.email);
     await pseudonymiseUser(q, userId, now);
     await enqueueMail(q, user.email, accountErasedMail, user.locale, {});
-    return keys;
+    return { keys, photoKeys };
   });
-  await removeStoredFiles(deps, storedFiles);
+  await removeStoredFiles(deps, storedFiles.keys);
+  await removePhotoBytes(deps, storedFiles.photoKeys);
   await removeVerificationImages(deps, verificationImages);
 }
 

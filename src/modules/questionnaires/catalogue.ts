@@ -37,10 +37,13 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
   ]),
 );
 
+/** The most photos one photo question can take (the catalogue, every save and the upload route hold to it). */
+export const MAX_PHOTOS_PER_QUESTION = 4;
+
 const QuestionSchema = z
   .object({
     question_key: z.string().regex(/^[a-z][a-z0-9_]*$/),
-    type: z.enum(['boolean', 'single_choice', 'multiple_choice', 'number', 'date', 'text']),
+    type: z.enum(['boolean', 'single_choice', 'multiple_choice', 'number', 'date', 'text', 'photo']),
     required: z.boolean(),
     text: Text,
     options: z.array(z.object({ value: z.string(), label: Text }).strict()).optional(),
@@ -51,9 +54,17 @@ const QuestionSchema = z
     visible_if: ConditionSchema.optional(),
     /** A number of hours that keeps growing after the answer (e.g. hours since unprotected sex): re-checked at approval. */
     elapses: z.literal('hours').optional(),
+    /** `photo`: the views the doctor needs (e.g. crown, hairline, temples); each photo answers one. */
+    views: z.array(z.object({ value: z.string().regex(/^[a-z][a-z0-9_]*$/), label: Text, hint: Text }).strict()).min(1).optional(),
+    /** `photo`: how many photos an answer needs (submission) and may hold (every save), 1 to MAX_PHOTOS_PER_QUESTION. */
+    min_photos: z.number().int().min(1).max(MAX_PHOTOS_PER_QUESTION).optional(),
+    max_photos: z.number().int().min(1).max(MAX_PHOTOS_PER_QUESTION).optional(),
   })
   .strict()
-  .refine((q) => !['single_choice', 'multiple_choice'].includes(q.type) || (q.options?.length ?? 0) >= 2, 'choice questions need options');
+  .refine((q) => !['single_choice', 'multiple_choice'].includes(q.type) || (q.options?.length ?? 0) >= 2, 'choice questions need options')
+  .refine((q) => (q.type === 'photo') === (q.views !== undefined && q.min_photos !== undefined && q.max_photos !== undefined), 'photo questions (and only they) have views, min_photos and max_photos')
+  .refine((q) => q.min_photos === undefined || q.max_photos === undefined || q.min_photos <= q.max_photos, 'min_photos is at most max_photos');
+
 export type Question = z.infer<typeof QuestionSchema>;
 
 export const StepSchema = z.object({ step_id: z.number().int().positive(), title: Text, questions: z.array(QuestionSchema).min(1) }).strict();
@@ -189,12 +200,15 @@ function checkRuleSet(stepList: Step[], rules: Rule[], treatmentIds: Set<string>
       if (questions.has(q.question_key)) problems.push(`${prefix}duplicate question_key ${q.question_key}`);
       questions.set(q.question_key, q);
       if (q.elapses && q.type !== 'number') problems.push(`${prefix}${q.question_key}: only a number question elapses`);
+      if (q.type === 'photo' && prefix) problems.push(`${prefix}${q.question_key}: a renewal screen has no photo question`);
     }
   }
   const walk = (c: Condition, where: string) => {
     if ('answer' in c) {
       const q = questions.get(c.answer);
       if (!q) return problems.push(`${prefix}${where}: unknown question ${c.answer}`);
+      // A photo is for the doctor's eyes: no rule and no visibility reads it.
+      if (q.type === 'photo') return problems.push(`${prefix}${where}: a rule cannot read the photo question ${c.answer}`);
       for (const o of [...(c.includes_any ?? []), ...(c.includes_none_of ?? [])]) if (!q.options?.some((x) => x.value === o)) problems.push(`${prefix}${where}: unknown option ${o}`);
       if (q.type === 'single_choice' && c.eq !== undefined && !q.options?.some((x) => x.value === c.eq)) problems.push(`${prefix}${where}: unknown option ${typeof c.eq === 'string' ? c.eq : JSON.stringify(c.eq)}`);
     } else if ('all' in c) c.all.forEach((x) => walk(x, where));
@@ -311,6 +325,9 @@ export const localisedSteps = (steps: Step[], locale: Locale) =>
       ...(q.max !== undefined ? { max: q.max } : {}),
       ...(q.max_length !== undefined ? { max_length: q.max_length } : {}),
       ...(q.visible_if ? { visible_if: q.visible_if } : {}),
+      ...(q.views ? { views: q.views.map((v) => ({ value: v.value, label: v.label[locale], hint: v.hint[locale] })) } : {}),
+      ...(q.min_photos !== undefined ? { min_photos: q.min_photos } : {}),
+      ...(q.max_photos !== undefined ? { max_photos: q.max_photos } : {}),
     })),
   }));
 

@@ -66,6 +66,9 @@ export function answerMap(version: QuestionSet, answers: AnswerItem[]): Map<stri
     if (q.type === 'multiple_choice') {
       const v = a.values && typeof a.values === 'object' ? Object.entries(a.values).filter(([, on]) => on === true).map(([k]) => k) : [];
       out.set(a.question_key, v);
+    } else if (q.type === 'photo') {
+      // The ids of the photos (each mapped to the view it shows).
+      out.set(a.question_key, a.values && typeof a.values === 'object' ? Object.keys(a.values) : []);
     } else if (a.value !== undefined && a.value !== null) out.set(a.question_key, a.value);
   }
   return out;
@@ -170,6 +173,8 @@ export function missingAnswers(version: QuestionSet, profile: EngineProfile, ans
       if (!q.required || !isVisible(q, { ...f, answers: all })) continue;
       const v = all.get(q.question_key);
       if (v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && v.trim() === '')) missing.push(q.question_key);
+      // A photo question is answered with at least its number of photos (a save may hold fewer).
+      else if (q.type === 'photo' && Array.isArray(v) && v.length < (q.min_photos ?? 1)) missing.push(q.question_key);
     }
   return missing;
 }

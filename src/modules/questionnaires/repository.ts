@@ -282,3 +282,13 @@ export async function listSubmissions(q: Queryable, userId: string, limit: numbe
     .execute();
   return { count: Number(total?.n ?? 0), results: rows.map((r) => ({ ...r, result: StoredResult.parse(r.result ?? {}) })) };
 }
+
+/**
+ * Which of `ids` are photos the account uploaded for this question of this questionnaire (the photos
+ * module writes clinical_photos; a draft's photo answer may name only these).
+ */
+export async function photoIdsOfQuestion(q: Queryable, userId: string, category: string, questionKey: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await forAccount(q, userId).selectFrom('clinical_photos').select('id').where('category', '=', category).where('question_key', '=', questionKey).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}

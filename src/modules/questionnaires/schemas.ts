@@ -11,7 +11,7 @@ export const AnswerItemSchema = z
     values: z.record(z.string().max(100), z.unknown()).optional(),
   })
   .strict()
-  .meta({ id: 'QuestionnaireAnswer', description: 'An answer: `value` (scalar) for boolean, single_choice, number, date and text questions; `values` ({option: true}) for multiple_choice.' });
+  .meta({ id: 'QuestionnaireAnswer', description: 'An answer: `value` (scalar) for boolean, single_choice, number, date and text questions; `values` ({option: true}) for multiple_choice; `values` ({"<photo id>": "<view>"}) for photo, each id a photo uploaded with `POST /v1/users/questionnaires/{slug}/photos/` for that question.' });
 export type AnswerItemInput = z.infer<typeof AnswerItemSchema>;
 
 export const ProgressPatchSchema = z.object({ data: z.array(AnswerItemSchema).max(200) }).strict();
@@ -58,6 +58,12 @@ export const QuestionOut = z.object({
   max: z.number().optional(),
   max_length: z.number().optional(),
   visible_if: z.record(z.string(), z.unknown()).optional(),
+  views: z
+    .array(z.object({ value: z.string(), label: z.string(), hint: z.string() }))
+    .optional()
+    .meta({ description: '`photo` questions: the views the doctor needs; each photo of the answer names one (answer `values`: {"<photo id>": "<view>"})' }),
+  min_photos: z.number().int().optional().meta({ description: '`photo` questions: photos needed to submit' }),
+  max_photos: z.number().int().optional().meta({ description: '`photo` questions: most photos an answer holds' }),
 });
 export const StepOut = z.object({ step_id: z.number(), title: z.string(), questions: z.array(QuestionOut) });
 

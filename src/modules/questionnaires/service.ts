@@ -13,7 +13,7 @@ import {
 } from './engine.ts';
 import { alternativeText, ELIGIBLE, HELD_FOR_DRAFT_RED_FLAG, HELD_FOR_REVIEW, NOT_AVAILABLE_IN_COUNTRY, storedReasonText } from './messages.ts';
 import {
-  deleteDraft, draftRedFlags, emptyDraftBasis, findDraft, insertSubmission, latestSubmission, listSubmissions, latestSubmissionWithExclusions, lockDraft, profileFacts, recordDraftRedFlags,
+  deleteDraft, draftRedFlags, emptyDraftBasis, findDraft, insertSubmission, latestSubmission, listSubmissions, latestSubmissionWithExclusions, lockDraft, photoIdsOfQuestion, profileFacts, recordDraftRedFlags,
   saveDraft, submissionById, type Draft, type Submission,
 } from './repository.ts';
 import type { AnswerItemInput } from './schemas.ts';
@@ -45,7 +45,20 @@ const isRealDate = (v: string) => {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 };
 
+const PHOTO_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function checkAnswer(q: Question, a: AnswerItemInput, today: string | null): string | null {
+  if (q.type === 'photo') {
+    if (a.value !== undefined || !a.values) return 'A photo answer uses "values": {"<photo id>": "<view>", ...}.';
+    const views = (q.views ?? []).map((v) => v.value);
+    const entries = Object.entries(a.values);
+    if (entries.length > (q.max_photos ?? 1)) return `At most ${q.max_photos ?? 1} photos.`;
+    for (const [id, view] of entries) {
+      if (!PHOTO_ID.test(id)) return `"${id}" is not a photo id.`;
+      if (typeof view !== 'string' || !views.includes(view)) return `Photo ${id}: the view is one of: ${views.join(', ')}.`;
+    }
+    return null;
+  }
   if (q.type === 'multiple_choice') {
     if (a.value !== undefined || !a.values) return 'A multiple-choice answer uses "values": {option: true, ...}.';
     const options = new Set(q.options!.map((o) => o.value));
@@ -93,7 +106,7 @@ export function validateAnswers(version: QuestionSet, data: AnswerItemInput[], n
     seen.add(a.question_key);
     if (found.step !== a.step_id) return void (errors[`data[${i}].step_id`] = [`"${a.question_key}" belongs to step ${found.step}.`]);
     const problem = checkAnswer(found.q, a, today);
-    if (problem) errors[`data[${i}].${found.q.type === 'multiple_choice' ? 'values' : 'value'}`] = [`${a.question_key}: ${problem}`];
+    if (problem) errors[`data[${i}].${found.q.type === 'multiple_choice' || found.q.type === 'photo' ? 'values' : 'value'}`] = [`${a.question_key}: ${problem}`];
   });
   if (Object.keys(errors).length) throw fieldErrors(errors);
   return data.map((a) => (a.values !== undefined ? { step_id: a.step_id, question_key: a.question_key, values: a.values } : { step_id: a.step_id, question_key: a.question_key, value: a.value }));
@@ -168,6 +181,7 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
   assertCountryServed(profileRow.country_of_residence, locale);
   const now = deps.clock.now();
   const answers = validateAnswers(version, data, now);
+  await checkPhotoAnswers(deps, userId, slug, version, answers);
   const profile = engineProfile(profileRow);
   const codes = answers.length ? redFlags(version, profile, answers, now) : [];
   const row = await deps.db.tx(async (q) => {
@@ -187,6 +201,25 @@ export async function patchProgress(deps: Deps, userId: string, slug: string, da
   // One notice: the engine's (its red-flag codes), with the detector's categories added.
   const emergency = engine ? { ...engine, codes: [...engine.codes, ...(words?.codes ?? [])] } : words;
   return progressOut(category, row.saved, emergency);
+}
+
+/**
+ * A photo answer names photos this account uploaded for this question of this questionnaire
+ * (`POST .../{slug}/photos/`): any other id (another account's, another question's, made up) is
+ * refused like an unknown option, and the same 400 whoever owns it.
+ */
+async function checkPhotoAnswers(deps: Deps, userId: string, slug: string, version: Version, answers: AnswerItem[]): Promise<void> {
+  const photoKeys = new Set(version.steps.flatMap((s) => s.questions.filter((q) => q.type === 'photo').map((q) => q.question_key)));
+  const errors: FieldErrors = {};
+  for (const [i, a] of answers.entries()) {
+    if (!photoKeys.has(a.question_key) || !a.values) continue;
+    const ids = Object.keys(a.values);
+    if (ids.length === 0) continue;
+    const known = await photoIdsOfQuestion(deps.db, userId, slug, a.question_key, ids);
+    const unknown = ids.find((id) => !known.has(id));
+    if (unknown) errors[`data[${i}].values`] = [`${a.question_key}: no photo "${unknown}" was uploaded for this question.`];
+  }
+  if (Object.keys(errors).length) throw fieldErrors(errors);
 }
 
 /** The answers to text questions: the patient's own words. */

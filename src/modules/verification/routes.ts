@@ -102,7 +102,7 @@ export default function verificationModule(app: ZodApp, { deps }: ModuleOptions)
           id: 'submitWeightVerification',
           errors: { 400: [{ detail_code: ['photo_required', 'unsupported_image', 'image_unreadable'] }, { error: ['invalid_multipart'] }, fields], 413: [{ detail_code: ['image_too_large'] }] },
           descriptions: { 201: 'The photo waits for the desk' },
-          multipart: {
+          multipartForm: {
             properties: {
               file: { type: 'string', format: 'binary', maxLength: MAX_IMAGE_BYTES, description: 'A photo of the patient on the scales with the reading visible: JPEG, PNG, WebP or HEIC (by its bytes), at most 15 MiB' },
               weight_kg: { type: 'string', pattern: '^\\d{1,3}(\\.\\d{1,2})?$', description: 'The reading, in kilograms (20-500)' },
