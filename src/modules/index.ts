@@ -10,6 +10,7 @@ import payments from './payments/routes.ts';
 import pharmacy from './pharmacy/routes.ts';
 import pharmacies from './pharmacies/routes.ts';
 import clinician from './clinician/routes.ts';
+import compliance from './compliance/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
 import messages from './messages/routes.ts';
@@ -21,4 +22,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, compliance];
