@@ -4,6 +4,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CATEGORIES } from '../questionnaires/index.ts';
+import { noticePriceChanges } from '../subscriptions/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
@@ -59,6 +60,10 @@ const SAME_ANSWER = 'If this address belongs to an account with a running plan, 
 // Registers routes synchronously; the promise is Fastify's async-plugin contract.
 export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  // A catalogue price change is noticed to running plans before it is charged (docs/compliance.md).
+  deps.scheduler.register('compliance.price-change-notices', async () => {
+    await noticePriceChanges(deps);
+  });
   const pub = { tags: ['public'], security: [] };
 
   r.get(
@@ -86,7 +91,7 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
         response: { 200: SiteInfo },
       },
     },
-    async () => siteInfo(deps.config),
+    () => Promise.resolve(siteInfo(deps.config)),
   );
 
   r.post(
@@ -111,7 +116,7 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
       },
     },
     async (request, reply) => {
-      await requestCancellation(deps, request.body as z.infer<typeof CancelBody> & { kind: 'ordinary' | 'extraordinary' });
+      await requestCancellation(deps, request.body);
       return reply.code(202).send({ detail: SAME_ANSWER });
     },
   );
