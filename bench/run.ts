@@ -187,6 +187,10 @@ async function startService(db: { DATABASE_URL?: string; DATA_DIR: string }, ext
     SELLER_ADDRESS: 'Benchstrasse 1, 10115 Berlin',
     SELLER_VAT_ID: 'DE123456789',
     SELLER_COUNTRY: 'DEU',
+    // The dispensing pharmacy's register entry that NODE_ENV=production requires (the EU logo).
+    DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1',
+    DISTANCE_SELLING_PHARMACY_NAME: 'Bench Versandapotheke',
+    DISTANCE_SELLING_COUNTRY: 'DEU',
     // Long enough that the tokens signed in at the start outlive every run.
     ACCESS_TOKEN_TTL_SECONDS: String(24 * 3600),
     // One base for every service and the floor, so that their pages' links (and bytes) are the same.

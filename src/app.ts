@@ -168,6 +168,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       { name: 'referrals', description: 'Referrals and attribution' },
       { name: 'privacy', description: 'Consents, the access log, the data export and account erasure' },
       { name: 'verification', description: 'Identity and weight verification before prescribing' },
+      { name: 'public', description: 'What the service publishes: its doctors, legal settings and cancelling a plan without signing in' },
       { name: 'clinician', description: 'Doctors only (outside the patient surface)' },
       { name: 'backoffice', description: 'Back office only (outside the patient surface)' },
       { name: 'sandbox', description: 'Built-in sandbox payment provider pages' },

@@ -193,6 +193,22 @@ const EnvSchema = z.object({
   SELLER_VAT_ID: z.string().regex(/^[A-Z]{2}[0-9A-Za-z+*]{2,13}$/, 'Use a VAT identification number such as DE123456789.').optional(),
   SELLER_COUNTRY: z.string().regex(/^[A-Z]{3}$/, 'Use an ISO 3166 alpha-3 code such as DEU.').optional(),
   SELLER_EMAIL: z.string().email().optional(),
+  // The pharmacy that dispenses what is sold at a distance and its entry in the national register
+  // the EU common logo links to (Regulation (EU) 699/2014, Directive 2001/83/EC art. 85c;
+  // docs/compliance.md): all three or none; required with NODE_ENV=production.
+  DISTANCE_SELLING_REGISTER_URL: urlOf(['https']).optional(),
+  DISTANCE_SELLING_PHARMACY_NAME: z.string().max(200).optional(),
+  DISTANCE_SELLING_COUNTRY: z.string().regex(/^[A-Z]{3}$/, 'Use an ISO 3166 alpha-3 code such as DEU.').optional(),
+  // The imprint (§ 5 DDG, Directive 2000/31/EC art. 5) beyond the seller above, each optional.
+  IMPRINT_REPRESENTATIVE: z.string().max(200).optional(),
+  IMPRINT_REGISTER: z.string().max(200).optional(),
+  IMPRINT_PHONE: z.string().max(40).optional(),
+  IMPRINT_SUPERVISORY_AUTHORITY: z.string().max(300).optional(),
+  IMPRINT_PROFESSIONAL_RULES: z.string().max(300).optional(),
+  // Where accessibility feedback goes (the accessibility statement): default SELLER_EMAIL.
+  ACCESSIBILITY_CONTACT_EMAIL: z.string().email().optional(),
+  // Days between the notice of a plan's new price and its first charge at that price (at least 30).
+  PRICE_CHANGE_NOTICE_DAYS: z.coerce.number().int().min(30).max(365).default(30),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID' | 'PATIENT_VERIFICATION'> & {
@@ -284,6 +300,13 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
     for (const name of ['IDENTITY_VERIFF_API_KEY', 'IDENTITY_VERIFF_SHARED_SECRET'] as const) {
       if (!c[name]) problems.push(`${name}: required when IDENTITY_PROVIDER=veriff`);
     }
+  }
+  // Pages that sell medicines show the EU common logo linking to the dispensing pharmacy's register
+  // entry: a partial set is refused anywhere, a missing one in production (docs/compliance.md).
+  const distanceKeys = ['DISTANCE_SELLING_REGISTER_URL', 'DISTANCE_SELLING_PHARMACY_NAME', 'DISTANCE_SELLING_COUNTRY'] as const;
+  const distanceMissing = distanceKeys.filter((k) => !c[k]);
+  if (distanceMissing.length && (distanceMissing.length < distanceKeys.length || c.NODE_ENV === 'production')) {
+    problems.push(`${distanceMissing.join(', ')}: required for the EU common logo of distance selling (${distanceMissing.length < distanceKeys.length ? 'set all three or none' : 'NODE_ENV=production'})`);
   }
   if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL) problems.push('DATABASE_REPLICA_URL: needs DATABASE_URL (the embedded database has no replica)');
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).

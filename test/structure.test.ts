@@ -201,6 +201,8 @@ const CREDENTIAL_TABLES = [
   'mfa_tickets',
   'mfa_passkeys',
   'webauthn_challenges',
+  // The public cancellation's one-click links (src/modules/compliance): found by the link's hash.
+  'plan_cancel_requests',
 ];
 
 /**

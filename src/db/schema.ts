@@ -645,6 +645,21 @@ export type PaymentsRow = Selectable<PaymentsTable>;
 export type NewPayments = Insertable<PaymentsTable>;
 export type PaymentsUpdate = Updateable<PaymentsTable>;
 
+export interface PlanCancelRequestsTable {
+  id: Generated<string>;
+  token_hash: string;
+  user_id: string;
+  subscription_id: string | null;
+  kind: string;
+  requested_date: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type PlanCancelRequestsRow = Selectable<PlanCancelRequestsTable>;
+export type NewPlanCancelRequests = Insertable<PlanCancelRequestsTable>;
+export type PlanCancelRequestsUpdate = Updateable<PlanCancelRequestsTable>;
+
 export interface PlanDoseChangeRequestsTable {
   id: Generated<string>;
   user_id: string;
@@ -664,6 +679,23 @@ export interface PlanDoseChangeRequestsTable {
 export type PlanDoseChangeRequestsRow = Selectable<PlanDoseChangeRequestsTable>;
 export type NewPlanDoseChangeRequests = Insertable<PlanDoseChangeRequestsTable>;
 export type PlanDoseChangeRequestsUpdate = Updateable<PlanDoseChangeRequestsTable>;
+
+export interface PlanPriceNoticesTable {
+  id: Generated<string>;
+  user_id: string;
+  subscription_id: string;
+  treatment_id: string;
+  old_price_cents: number;
+  new_price_cents: number;
+  currency: string;
+  notified_at: ColumnType<Date, Date | string, Date | string>;
+  effective_from: ColumnType<Date, Date | string, Date | string>;
+  applied_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  superseded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type PlanPriceNoticesRow = Selectable<PlanPriceNoticesTable>;
+export type NewPlanPriceNotices = Insertable<PlanPriceNoticesTable>;
+export type PlanPriceNoticesUpdate = Updateable<PlanPriceNoticesTable>;
 
 export interface PrescribingOverridesTable {
   id: Generated<string>;
@@ -821,6 +853,15 @@ export interface SideEffectReportsTable {
 export type SideEffectReportsRow = Selectable<SideEffectReportsTable>;
 export type NewSideEffectReports = Insertable<SideEffectReportsTable>;
 export type SideEffectReportsUpdate = Updateable<SideEffectReportsTable>;
+
+export interface StaffPublicProfilesTable {
+  staff_id: string;
+  public_listing: Generated<boolean>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type StaffPublicProfilesRow = Selectable<StaffPublicProfilesTable>;
+export type NewStaffPublicProfiles = Insertable<StaffPublicProfilesTable>;
+export type StaffPublicProfilesUpdate = Updateable<StaffPublicProfilesTable>;
 
 export interface SubscriptionsTable {
   id: Generated<string>;
@@ -1006,7 +1047,9 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
+  plan_cancel_requests: PlanCancelRequestsTable;
   plan_dose_change_requests: PlanDoseChangeRequestsTable;
+  plan_price_notices: PlanPriceNoticesTable;
   prescribing_overrides: PrescribingOverridesTable;
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescriptions: PrescriptionsTable;
@@ -1018,6 +1061,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   schema_migrations: SchemaMigrationsTable;
   side_effect_reports: SideEffectReportsTable;
+  staff_public_profiles: StaffPublicProfilesTable;
   subscriptions: SubscriptionsTable;
   users: UsersTable;
   verification_blobs: VerificationBlobsTable;

@@ -43,6 +43,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, readonly RouteBudget[]>> = {
     { name: 'checkout-account', per: 'account', points: 30, seconds: HOUR },
     { name: 'checkout-ip', per: 'address', points: 150, seconds: HOUR },
   ],
+  // The public cancellation (§ 312k BGB): anyone may ask; each ask may mail an account.
+  'POST /v1/public/cancel/': [{ name: 'cancel-request-ip', per: 'address', points: 10, seconds: HOUR }],
   'GET /v1/users/me/export/': [
     { name: 'data-export', per: 'account', points: 5, seconds: HOUR },
     { name: 'data-export-ip', per: 'address', points: 25, seconds: HOUR },

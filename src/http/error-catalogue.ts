@@ -134,6 +134,9 @@ export const ERROR_CATALOGUE = {
   dose_change_pending: { status: 409, shape: 'error_code', message: 'A dose change request for this plan is already waiting for a doctor.' },
   renewal_open: { status: 409, shape: 'error_code', message: 'The renewal of this plan is open: choose the dose on the renewal screen.' },
   dose_change_not_pending: { status: 409, shape: 'detail_code', message: 'This dose change request was already decided.' },
+  // The public cancellation link and treatment switches (compliance, docs/compliance.md)
+  cancel_link_invalid: { status: 404, shape: 'detail_code', message: 'This cancellation link is not valid.' },
+  cancel_link_expired: { status: 410, shape: 'detail_code', message: 'This cancellation link has expired. Ask for a new one on the cancellation page.' },
 
   // Messages
   file_too_large: { status: 413, shape: 'error_code' },

@@ -17,4 +17,7 @@ export const appLinks = {
   referral: (c: Base, code: string) => `${c.WEB_APP_URL}/r/${encodeURIComponent(code)}`,
   // The account page (its "Connected assistants" section lists and disconnects the connector's grants).
   account: (c: Base) => `${c.WEB_APP_URL}/profile`,
+  // The public cancellation page (§ 312k BGB) and its one-click confirmation (docs/compliance.md).
+  cancel: (c: Base) => `${c.WEB_APP_URL}/cancel`,
+  cancelConfirm: (c: Base, token: string) => `${c.WEB_APP_URL}/cancel/confirm?token=${encodeURIComponent(token)}`,
 };

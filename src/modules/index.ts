@@ -11,6 +11,7 @@ import pharmacy from './pharmacy/routes.ts';
 import pharmacies from './pharmacies/routes.ts';
 import photos from './photos/routes.ts';
 import clinician from './clinician/routes.ts';
+import compliance from './compliance/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
 import messages from './messages/routes.ts';
@@ -23,4 +24,4 @@ import subscriptions from './subscriptions/routes.ts';
 import verification from './verification/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance];

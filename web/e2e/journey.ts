@@ -418,7 +418,7 @@ async function main() {
     await page.goto('/');
     await page.getByRole('heading', { name: 'Treatment from a registered doctor, delivered to your door' }).waitFor();
     await page.getByRole('heading', { name: 'Weight loss' }).waitFor();
-    await page.getByText(/One-off supply from €/).first().waitFor();
+    await page.getByText(/Consultation from €/).first().waitFor();
     await check(page, 'landing');
     await page.goto('/sign-in');
     await check(page, 'sign-in');

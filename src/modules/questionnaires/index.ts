@@ -59,3 +59,5 @@ export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from
 export { getProgress, patchProgress, submit as submitQuestionnaire } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
 export { deleteAbandonedDraftsForScheduler } from './answers.ts';
+// What a signed-out visitor may read about a category (no medicine names: docs/compliance.md).
+export { publicCategoryText, advertisingFound } from './advertising.ts';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { publicCategoryText } from './advertising.ts';
 import { currentVersion, listCategories, localisedSteps as stepsOut, pickLocale, type Category, type Locale } from './catalogue.ts';
 import { CategoriesResponseSchema, ProgressPatchSchema, ProgressResponseSchema, SchemaResponseSchema, SubmissionHistoryItemSchema, SubmitResponseSchema } from './schemas.ts';
 import { categoryOr404, getProgress, patchProgress, submissionHistory, submit, treatmentOut } from './service.ts';
@@ -15,11 +16,17 @@ import { fields, notFoundDetail } from '../../http/operation.ts';
 const LocaleQuery = z.object({ locale: z.string().max(10).optional() });
 const SlugParams = z.object({ slug: z.string().max(64) });
 
+// Title and description are the public texts (catalogue/public/categories.json): they name no
+// medicine, class or brand, since anyone reads them (docs/compliance.md).
 const categoryOut = (c: Category, locale: Locale) => {
   const v = currentVersion(c.slug)!;
-  return { id: c.id, slug: c.slug, title: c.title[locale], description: c.description[locale], default_plan: c.default_plan, version: v.id, version_number: v.number, price_from: priceFrom(c) };
+  return { id: c.id, slug: c.slug, ...publicCategoryText(c.slug, locale), default_plan: c.default_plan, version: v.id, version_number: v.number, price_from: priceFrom(c) };
 };
-/** The lowest one-off and plan prices of a category's treatments (the catalogue has one currency per category). */
+/**
+ * What a consultation of the category costs at least: the service sells the doctor's consultation
+ * and the treatment it prescribes as one supply (docs/billing.md, VAT), refunded in full when the
+ * doctor does not prescribe. No medicine is named with it (the catalogue has one currency per category).
+ */
 function priceFrom(c: Category) {
   const plans = c.treatments.flatMap((t) => (t.plan_price_cents === null ? [] : [t.plan_price_cents]));
   return {
@@ -57,7 +64,7 @@ export default function questionnairesModule(app: ZodApp, { deps }: ModuleOption
         tags: ['questionnaires'],
         security: [],
         summary: 'Questionnaire categories (public)',
-        description: 'The eight treatment categories with their current questionnaire version, localised by `?locale=` or `Accept-Language` (de en es fr it nl pt; English otherwise). Cacheable: ETag, If-None-Match gives 304.',
+        description: 'The eight treatment categories with their current questionnaire version and the public texts (no medicine, class of medicine or brand: they are read signed out), localised by `?locale=` or `Accept-Language` (de en es fr it nl pt; English otherwise). Cacheable: ETag, If-None-Match gives 304.',
         querystring: LocaleQuery,
         response: { 200: CategoriesResponseSchema, ...notModified },
       },

@@ -81,7 +81,7 @@ export const CategoryOut = z.object({
       one_off_cents: z.number().int(),
       plan_cents: z.number().int().nullable(),
     })
-    .describe('The lowest prices among the category\'s treatments (a one-off supply; a plan period, null when no treatment is sold as a plan), for a landing page. The checkout charges the chosen treatment\'s own price.'),
+    .describe('The consultation price of the category: the least a one-off consultation costs, and the least a plan period costs (null when the category has no plan), each including any treatment the doctor prescribes and refunded in full when the doctor does not prescribe. Names no medicine: public pages show only this. The checkout charges the price of the option the doctor is asked to consider.'),
 });
 export const CategoriesResponseSchema = z.object({ locale: z.string(), categories: z.array(CategoryOut) });
 export const SchemaResponseSchema = CategoryOut.extend({

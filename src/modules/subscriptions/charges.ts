@@ -8,6 +8,7 @@ import { plansDueForChargeForScheduler, renewalApprovalOf } from './charges.repo
 import { cancelEndedPlansForScheduler, lockPlanForScheduler, plansWithHeldInvoicesForScheduler, setHeldInvoice, transitionPlan } from './repository.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { isPlanStatus } from './status.ts';
+import { priceForPeriod } from './price-notices.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 export const MAX_FAILED_ATTEMPTS = 4;
@@ -46,7 +47,9 @@ export async function chargeSubscriptionCycle(
       if (!approvedAt) return { outcome: 'not_due' as const };
       if (approvedAt > periodStart) periodStart = new Date(approvedAt);
     }
-    const charge = await chargePlanPeriod(deps, q, sub, reason === 'retry' ? 'subscription_cycle' : reason, options.consultationId ?? null, periodStart);
+    // A new catalogue price only for a period its notice allows (price-notices.ts, docs/compliance.md).
+    const priced = await priceForPeriod(q, sub, periodStart, now);
+    const charge = await chargePlanPeriod(deps, q, priced, reason === 'retry' ? 'subscription_cycle' : reason, options.consultationId ?? null, periodStart);
     if (charge.outcome === 'provider_managed') return { outcome: 'provider_managed' as const };
     if (charge.outcome === 'already_paid') return { outcome: 'not_due' as const };
     if (charge.outcome === 'charged') {

@@ -1,5 +1,5 @@
 // The treatment categories as cards (the landing page and the treatments page): what each treats,
-// its lowest one-off and plan prices from the catalogue, and the way into its questionnaire.
+// its consultation price (never a medicine or its price: docs/compliance.md), and the way into its questionnaire.
 import { api } from '../api/client';
 import { useI18n } from '../i18n';
 import { Link } from '../router';

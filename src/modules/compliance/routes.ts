@@ -1,0 +1,171 @@
+// Public pages' data and the public cancellation (docs/compliance.md): GET /v1/public/doctors/,
+// GET /v1/public/site/, POST /v1/public/cancel/ and /v1/public/cancel/confirm/; the doctor's own
+// listing at /v1/clinician/profile/.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CATEGORIES } from '../questionnaires/index.ts';
+import { noticePriceChanges } from '../subscriptions/index.ts';
+import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
+import { bearerSecurity, currentUser } from '../../http/auth.ts';
+import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { fields, notFoundDetail } from '../../http/operation.ts';
+import { confirmCancellation, deskProfile, publicDoctors, requestCancellation, setDeskListing, siteInfo } from './service.ts';
+
+const Regulator = z.object({ name: z.string(), register_url: z.string() }).nullable();
+const PublicDoctor = z.object({
+  name: z.string(),
+  registration_number: z.string(),
+  registration_country: z.string().nullable().meta({ description: 'ISO 3166 alpha-3: where the doctor is registered (the regulator below)' }),
+  regulator: Regulator.meta({ description: 'Where anyone can check the registration; null for a country without a known public register' }),
+});
+const DeskProfile = PublicDoctor.extend({ registration_number: z.string().nullable(), public_listing: z.boolean() });
+const SiteInfo = z.object({
+  distance_selling: z
+    .object({ register_url: z.string(), pharmacy_name: z.string(), country: z.string() })
+    .nullable()
+    .meta({ description: 'The dispensing pharmacy and its entry in the national register the EU common logo links to (Regulation (EU) 699/2014); null only outside production' }),
+  imprint: z.object({
+    name: z.string().nullable(),
+    address: z.array(z.string()),
+    country: z.string().nullable(),
+    vat_id: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    representative: z.string().nullable(),
+    register: z.string().nullable(),
+    supervisory_authority: z.string().nullable(),
+    professional_rules: z.string().nullable(),
+  }),
+  accessibility: z.object({ contact_email: z.string().nullable() }),
+  price_change_notice_days: z.number().int(),
+});
+const day = z.iso.date({ error: 'Use a date such as 2026-12-31.' });
+const CancelBody = z.object({
+  name: z.string().trim().min(1, 'Enter your name.').max(200),
+  email: z.email({ error: 'Enter a valid email address.' }).max(254),
+  plan: z.enum(['all', ...CATEGORIES] as [string, ...string[]], { error: 'Choose which plan to cancel.' }).meta({ description: '`all`, or the category of the plan to cancel' }),
+  kind: z.enum(['ordinary', 'extraordinary'], { error: 'Choose ordinary or extraordinary.' }),
+  date: day.meta({ description: 'The date the cancellation should take effect (the plan ends at the end of the period already paid, not before)' }),
+});
+const Accepted = z.object({ detail: z.string() });
+const ConfirmBody = z.object({ token: z.string().min(10).max(200) });
+const ConfirmOut = z.object({
+  already_confirmed: z.boolean(),
+  received_at: z.string(),
+  plans: z.array(z.object({ category: z.string(), ends_at: z.string(), status: z.string(), cancel_at_period_end: z.boolean() })),
+});
+
+const SAME_ANSWER = 'If this address belongs to an account with a running plan, we have sent it a confirmation link and a receipt with the date and time.';
+
+// Registers routes synchronously; the promise is Fastify's async-plugin contract.
+export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  // A catalogue price change is noticed to running plans before it is charged (docs/compliance.md).
+  deps.scheduler.register('compliance.price-change-notices', async () => {
+    await noticePriceChanges(deps);
+  });
+  const pub = { tags: ['public'], security: [] };
+
+  r.get(
+    '/v1/public/doctors/',
+    {
+      config: { access: 'public', operation: { id: 'listPublicDoctors', descriptions: { 200: 'The prescribing doctors' } } },
+      schema: {
+        ...pub,
+        summary: 'The prescribing doctors (public)',
+        description: 'Every active doctor with a registration number who has not opted out on their desk profile: name, registration number, the country of registration and the regulator whose public register checks it. Not shown in spec — our design (docs/compliance.md).',
+        response: { 200: z.object({ results: z.array(PublicDoctor) }) },
+      },
+    },
+    async () => publicDoctors(deps),
+  );
+
+  r.get(
+    '/v1/public/site/',
+    {
+      config: { access: 'public', operation: { id: 'getPublicSiteInfo', descriptions: { 200: 'The legal settings of the deployment' } } },
+      schema: {
+        ...pub,
+        summary: 'The deployment’s legal settings (public)',
+        description: 'What the public pages show from configuration: the dispensing pharmacy and its national register entry (EU common logo), the imprint, where accessibility feedback goes, and the notice period of a price change. Not shown in spec — our design (docs/compliance.md).',
+        response: { 200: SiteInfo },
+      },
+    },
+    () => Promise.resolve(siteInfo(deps.config)),
+  );
+
+  r.post(
+    '/v1/public/cancel/',
+    {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'requestPublicCancellation',
+          errors: { 400: [fields] },
+          descriptions: { 202: 'The same answer for every address' },
+          requestExample: { name: 'Ada Lovelace', email: 'ada@example.org', plan: 'weight_loss', kind: 'ordinary', date: '2026-12-31' },
+        },
+      },
+      schema: {
+        ...pub,
+        summary: 'Cancel a plan without signing in (§ 312k BGB)',
+        description:
+          'Name, e-mail, which plan (`all` or a category), ordinary or extraordinary, and the date. Answers 202 with the same text for any address (no account enumeration; rate limited per address and per e-mail). When the address is a verified account with a running plan matching the form, it receives a receipt with the date and time and a one-click link (single use, 7 days) that cancels at the period end. Not shown in spec — our design (docs/compliance.md).',
+        body: CancelBody,
+        response: { 202: Accepted, 400: FieldErrorsSchema },
+      },
+    },
+    async (request, reply) => {
+      await requestCancellation(deps, request.body);
+      return reply.code(202).send({ detail: SAME_ANSWER });
+    },
+  );
+
+  r.post(
+    '/v1/public/cancel/confirm/',
+    {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'confirmPublicCancellation',
+          errors: { 400: [fields], 404: [{ detail_code: ['cancel_link_invalid'] }], 410: [{ detail_code: ['cancel_link_expired'] }] },
+          descriptions: { 200: 'The plans the link cancelled at their period end (again: the same, `already_confirmed`)' },
+        },
+      },
+      schema: {
+        ...pub,
+        summary: 'The one-click confirmation of a public cancellation',
+        description: 'Sets every plan the request names to end at its period end and mails the confirmation with the date and time the cancellation was received. A second use changes nothing and answers the same with `already_confirmed: true`. Unknown link 404 `cancel_link_invalid`; expired 410 `cancel_link_expired`. Not shown in spec — our design.',
+        body: ConfirmBody,
+        response: { 200: ConfirmOut, 400: FieldErrorsSchema, 404: DetailCodeSchema, 410: DetailCodeSchema },
+      },
+    },
+    async (request) => confirmCancellation(deps, request.body.token),
+  );
+
+  const desk = { tags: ['clinician'], security: bearerSecurity };
+  const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+  r.get(
+    '/v1/clinician/profile/',
+    {
+      config: { operation: { id: 'getDeskProfile', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The doctor’s public profile and listing' } } },
+      schema: { ...desk, summary: 'My public profile as a doctor', description: 'Name, registration number, regulator and whether the "our doctors" page lists me (default: listed).', response: { 200: DeskProfile, 404: DetailSchema, ...staffErrors } },
+    },
+    async (request) => deskProfile(deps, currentUser(request).id),
+  );
+  r.patch(
+    '/v1/clinician/profile/',
+    {
+      config: { operation: { id: 'updateDeskProfile', errors: { 400: [fields], 404: [notFoundDetail] }, descriptions: { 200: 'The doctor’s public profile and listing' }, requestExample: { public_listing: false } } },
+      schema: {
+        ...desk,
+        summary: 'Opt in or out of the public list of doctors',
+        description: '`public_listing: false` removes me from GET /v1/public/doctors/; true lists me again.',
+        body: z.object({ public_listing: z.boolean() }),
+        response: { 200: DeskProfile, 400: FieldErrorsSchema, 404: DetailSchema, ...staffErrors },
+      },
+    },
+    async (request) => setDeskListing(deps, currentUser(request).id, request.body.public_listing),
+  );
+  return Promise.resolve();
+}
