@@ -24,39 +24,77 @@
 // printed by `npm run emergency-report` and asserted in test/emergency-detector.test.ts.
 import { isLocale, LOCALES, type Locale } from './locales.ts';
 import { countryByCode, emergencyNumberFor } from './countries.ts';
+import { EXTRA_RULES } from './emergency-rules.ts';
+import { modelHits } from './emergency-model.ts';
 
+// The taxonomy's classes (the shared red-flag taxonomy; docs/red-flags.md "Classes and sources"):
+// ids are fixed contracts with the corpora, the desk and the clients.
 export const EMERGENCY_CATEGORIES = [
   'chest_pain',
+  'stroke',
   'breathing',
   'anaphylaxis',
-  'suicidal',
-  'pancreatitis',
-  'priapism',
-  'sudden_vision_or_hearing_loss',
+  'sepsis',
+  'meningitis',
+  'seizure',
   'fainting',
-  'testicular_pain',
-  'kidney_infection',
+  'overdose',
+  'suicidal',
+  'self_harm',
   'heavy_bleeding',
   'ectopic_pregnancy',
-  'overdose',
+  'priapism',
+  'sudden_vision_or_hearing_loss',
+  'testicular_pain',
+  'pancreatitis',
+  'severe_skin_reaction',
+  'serotonin_syndrome',
+  'hypoglycaemia',
+  'thrombosis',
+  'gallbladder',
+  'dehydration',
+  'kidney_infection',
+  'liver',
 ] as const;
 export type EmergencyCategory = (typeof EMERGENCY_CATEGORIES)[number];
 
-/** Source of each category: the spec or a code of shared/guide/clinical-facts.md. */
+/**
+ * emergency: life-threatening now, the emergency notice ("call 112 now"); urgent: a doctor today,
+ * the country's out-of-hours number and a desk flag with a deadline (docs/red-flags.md "Tiers").
+ */
+export type RedFlagTier = 'emergency' | 'urgent';
+export const URGENT_CATEGORIES: ReadonlySet<EmergencyCategory> = new Set(['gallbladder', 'dehydration', 'kidney_infection', 'liver']);
+export const tierOf = (c: EmergencyCategory): RedFlagTier => (URGENT_CATEGORIES.has(c) ? 'urgent' : 'emergency');
+/** Classes whose answer also names the country's crisis line (116 123 where it exists). */
+export const CRISIS_CATEGORIES: ReadonlySet<EmergencyCategory> = new Set(['suicidal', 'self_harm']);
+
+/** Source of each category: the spec, a code of shared/guide/clinical-facts.md, or the guidance named in docs/red-flags.md. */
 export const CATEGORY_SOURCES: Record<EmergencyCategory, string> = {
-  chest_pain: 'spec 1 (severe or sudden symptoms: chest pain); chest pain during sex UNSOURCED (sexual_health)',
-  breathing: 'spec 1 (difficulty breathing)',
-  anaphylaxis: 'spec 1 (severe allergic reaction); hypersensitivity S1',
-  suicidal: 'spec 1 (suicidal thoughts); finasteride mood change or suicidal thoughts H2',
-  pancreatitis: 'S1 (pancreatitis on GLP-1 treatment); the symptom wording (severe abdominal pain, to the back, vomiting) UNSOURCED',
-  priapism: 'E4 (erection lasting more than 4 hours: emergency care)',
-  sudden_vision_or_hearing_loss: 'E4 (sudden loss of vision or hearing)',
-  fainting: 'P2 (fainting or its warning signs); seizures UNSOURCED',
-  testicular_pain: 'C5b (possible testicular torsion: red-flag pathway); the wording (testicular pain or swelling) from the clinical facts, additions',
+  chest_pain: 'spec 1 (severe or sudden symptoms: chest pain); NHS "when to call 999" (chest pain, pressure, to arm/jaw); sildenafil/tadalafil EMA leaflet 2 (chest pain during or after sex: stop, get medical help)',
+  stroke: 'NHS "when to call 999" and the Stroke Association BE-FAST signs (face, arms, speech, sudden confusion, balance, vision, worst headache)',
+  breathing: 'spec 1 (difficulty breathing); NHS "when to call 999" (struggling to breathe, choking, blue lips)',
+  anaphylaxis: 'spec 1 (severe allergic reaction); hypersensitivity S1; Resuscitation Council UK / ERC anaphylaxis (swelling of face, lips, tongue, throat; hives with breathing difficulty or faintness); every catalogue leaflet section 4',
+  sepsis: 'NICE NG51 sepsis (high-risk criteria: new confusion, mottled or ashen skin, fast breathing, no urine for 18 h, rigors); UK Sepsis Trust "never felt this ill"; U1b (urosepsis)',
+  meningitis: 'NICE NG240 meningitis (fever, headache, stiff neck, photophobia, non-blanching rash: the glass test)',
+  seizure: 'NHS "when to call 999" (seizure or fit, someone not waking up); ERC first aid (seizures)',
+  fainting: 'P2 (fainting or its warning signs); NHS "when to call 999" (unconscious, collapse, will not wake up)',
+  overdose: 'clinical facts, additions ("overdose of any medicine"); NHS "when to call 999" (poisoning, overdose); semaglutide/liraglutide/tirzepatide leaflets 3 ("if you use more than you should"); dapoxetine leaflet 3',
+  suicidal: 'spec 1 (suicidal thoughts); finasteride mood change or suicidal thoughts H2; NICE NG225 self-harm and suicide-prevention guidance (indirect cues: saving pills, goodbye letters)',
+  self_harm: 'NICE NG225 (self-harm: assessment the same day); Samaritans / national crisis lines (116 123)',
+  heavy_bleeding: 'C5 (intermenstrual or postcoital bleeding), EC1, EC2; NHS "when to call 999" (severe bleeding that will not stop, vomiting or coughing blood)',
+  ectopic_pregnancy: 'EC1, EC2 (suspected ectopic pregnancy: pregnancy with abdominal pain or bleeding), C5b (pregnancy with pelvic pain); levonorgestrel/ulipristal leaflets (severe lower abdominal pain after EC)',
+  priapism: 'E4 (erection lasting more than 4 hours: emergency care); sildenafil/tadalafil leaflets 4',
+  sudden_vision_or_hearing_loss: 'E4 (sudden loss of vision or hearing); sildenafil/tadalafil leaflets 4 (NAION, sudden deafness)',
+  testicular_pain: 'C5b (possible testicular torsion: red-flag pathway); NHS "sudden testicle pain: go to A&E"',
+  pancreatitis: 'S1 (pancreatitis on GLP-1 treatment); semaglutide/liraglutide/tirzepatide leaflets 4 ("severe, persistent stomach pain, may reach your back, with or without vomiting")',
+  severe_skin_reaction: 'SmPC 4.8 / leaflets of doxycycline, azithromycin, nitrofurantoin, fosfomycin, emtricitabine/tenofovir (SJS/TEN, DRESS: blistering, peeling, mouth/eye/genital sores, widespread rash with fever)',
+  serotonin_syndrome: 'dapoxetine (Priligy) SmPC 4.4/4.5 and leaflet 2 (serotonergic medicines); Hunter criteria (agitation, sweating, tremor, clonus, hyperthermia)',
+  hypoglycaemia: 'semaglutide/liraglutide/tirzepatide leaflets 2 and 4 (low blood sugar with a sulfonylurea or insulin); NHS hypoglycaemia (shaking, sweating, confusion, fainting)',
+  thrombosis: 'combined hormonal contraception leaflets (EMA PRAC 2014: signs of a blood clot in the leg or lungs); NHS DVT/PE (one swollen painful calf, sudden breathlessness, chest pain on breathing)',
+  gallbladder: 'semaglutide/liraglutide/tirzepatide SmPC 4.8 and leaflet 4 (cholelithiasis, cholecystitis: pain in the upper right belly, fever, yellow skin or eyes)',
+  dehydration: 'S1 (GLP-1: dehydration, deterioration of renal function); semaglutide/tirzepatide leaflets 2 (drink plenty of fluids when vomiting or diarrhoea)',
   kidney_infection: 'U2, U1b (kidney infection: loin/flank pain with fever or rigors -> urgent care; sepsis signs -> emergency number)',
-  heavy_bleeding: 'C5 (intermenstrual or postcoital bleeding), EC1, EC2 (bleeding in a suspected ectopic pregnancy); "heavy bleeding" as an emergency UNSOURCED',
-  ectopic_pregnancy: 'EC1, EC2 (suspected ectopic pregnancy: pregnancy with abdominal pain or bleeding), C5b (pregnancy with pelvic pain)',
-  overdose: 'clinical facts, additions ("overdose of any medicine"); the pen and tablet counts UNSOURCED',
+  liver: 'nitrofurantoin SmPC 4.4/4.8 (hepatic reactions: jaundice, dark urine, pale stools); doxycycline, azithromycin SmPC 4.8 (hepatotoxicity)',
 };
 
 export const DETECTOR_LOCALES = LOCALES;
@@ -81,7 +119,7 @@ const HOURS = {
 };
 const W = '(?:\\w+ )'; // one word and its space, used as W{0,n} for "up to n words between"
 
-export const RULES: Record<DetectorLocale, Rule[]> = {
+const BASE_RULES: Record<DetectorLocale, Rule[]> = {
   // Stems shared by several languages.
   all: [
     // suicid-, suizid-, suicid- with the usual misspellings (sucidal, suisid, suecide): all locales.
@@ -210,7 +248,7 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
       'ohnmacht\\w*\\b(?! (?:gegenuber|gegen|gegenueber)\\b)', 'bewusstlos\\w*', 'kreislaufkollaps', 'krampfanfall\\w*', 'schwarz vor (?:den )?augen',
       `(?:bin|war|wurde) ${W}{0,4}(?:umgekippt|zusammengebrochen|kollabiert|zusammengeklappt|weggetreten)`),
     ...r('testicular_pain',
-      '\\w*hoden\\w*(?:schmerz|weh|schwellung|torsion)\\w*', `hoden ${W}{0,3}(?:tut|tun|schmerzt|schmerzen|ist|sind) ${W}{0,2}(?:weh|geschwollen|dick|angeschwollen)`,
+      '\\w*hoden\\w*(?:schmerz|weh|schwellung|torsion)\\w*', `hoden ${W}{0,3}(?:tut|tun|schmerzt|schmerzen|ist|sind) ${W}{0,4}(?:weh|geschwollen|dick|angeschwollen)`,
       `(?:schmerz\\w*|stech\\w*) ${W}{0,2}(?:im|in den|in meinem|am) (?:linken |rechten )?hoden`, `(?:geschwollen|angeschwollen|dick)\\w* ${W}{0,1}hoden`),
     ...r('kidney_infection',
       '(?:\\w*fieber\\w*|schuttelfrost|schuettelfrost)\\b.{0,80}\\b(?:flanke\\w*|nieren?\\w*|r(?:u|ue)cken ?schmerz\\w*|(?:im|in den) r(?:u|ue)cken)',
@@ -454,6 +492,11 @@ export const RULES: Record<DetectorLocale, Rule[]> = {
   ],
 };
 
+/** Every table: the original one and the taxonomy's classes (emergency-rules.ts). */
+export const RULES: Record<DetectorLocale, Rule[]> = Object.fromEntries(
+  (Object.keys(BASE_RULES) as DetectorLocale[]).map((l) => [l, [...BASE_RULES[l], ...EXTRA_RULES[l]]]),
+) as Record<DetectorLocale, Rule[]>;
+
 interface Compiled {
   category: EmergencyCategory;
   locale: DetectorLocale;
@@ -483,9 +526,15 @@ export function normaliseText(text: string): string {
 
 export interface EmergencyMatch {
   category: EmergencyCategory;
-  /** The table the pattern came from ('all' for stems shared by several languages). */
+  /** The table the pattern came from ('all' for stems shared by several languages and for the model). */
   locale: DetectorLocale;
+  /** The rule's pattern, or "model <score>". */
   pattern: string;
+  tier: RedFlagTier;
+  /** A rule, or the statistical layer (emergency-model.ts). */
+  by: 'rule' | 'model';
+  /** What the desk is shown: the words the rule matched, or the model's top-weighted n-grams. */
+  evidence: string[];
 }
 
 // Misspelling repair: a word of at least 6 letters one edit (insert, delete, substitute, swap two
@@ -585,13 +634,21 @@ const NEGATION_FILLERS = words(`
   ai eu d de du des un une la le les ressenti ressens sens senti vraiment j n ne
   ho avuto ha c e piu alcun alcuna il lo di del della sento sentito provato mai mi
   heb had hebt heeft meer last van een de het echt gehad gevoeld voel merk gemerkt
-  tenho tive tem teve houve sinto senti qualquer um uma o da do mais me estou com`);
+  tenho tive tem teve houve sinto senti qualquer um uma o da do mais me estou com
+  think thinking thought about considered considering planning plan want wanted intend intention
+  denke denk dachte gedacht daran an vor
+  pienso pensado pensando pense en intencion
+  pense penser pensais au aux a envie l intention
+  penso pensato pensando al alla allo intenzione
+  denk dacht aan over plannen van plan
+  pensei pensado pensando em intencao ideia
+  pensiero pensamiento gedanke pensee idee idea gedachte pensamento`);
 const LIST_WORDS = words('or nor oder o ni ou of nem ne');
 const POST_NEGATION = words('none no nope nein keine nicht ninguno ninguna non aucune aucun nee geen nao nenhum nenhuma nessuno nessuna negative negativ');
 const NUM = '(?:\\d+|a|an|one|two|three|four|five|six|few|couple of|several|many|some|ein|einem|einer|zwei|drei|vier|funf|ein paar|einigen|mehreren|vielen|un|una|dos|tres|cuatro|cinco|unos|unas|varios|varias|muchos|une|deux|trois|quatre|cinq|quelques|plusieurs|due|tre|quattro|cinque|qualche|alcuni|alcune|diversi|diverse|molti|een|twee|drie|vijf|paar|enkele|aantal|um|uma|dois|duas|alguns|algumas)';
 const HISTORY_RE = new RegExp(
   `\\b(?:${[
-    `${NUM} (?:weeks?|months?|years?) ago`, 'last (?:week|month|year|summer|winter|spring|autumn|fall|christmas)', 'in the past', 'used to', 'history of',
+    `${NUM} (?:weeks?|months?|years?) ago`, '(?:years|ages|long|months) ago', 'last (?:week|month|year|summer|winter|spring|autumn|fall|christmas)', 'in the past', 'used to', 'history of',
     'back in', 'years back', 'previously', 'when i was', 'as a (?:child|kid|teenager|teen)',
     `vor ${NUM} (?:wochen?|monaten?|jahren?)`, 'vor langer zeit', 'letzte\\w* (?:woche|monat|jahr|sommer|winter)', 'fruher', 'frueher', 'damals', 'in der vergangenheit', 'als (?:kind|jugendliche\\w*|teenager)',
     `hace ${NUM} (?:semanas?|mes|meses|anos?)`, '(?:el|la) (?:ano|mes|semana) pasad[oa]', 'en el pasado', 'de (?:nino|nina|joven|adolescente)', 'cuando era', 'antecedentes de', 'anos atras',
@@ -620,6 +677,8 @@ interface Prepared {
   words: string[];
   clause: number[];
   sentence: number[];
+  /** Sentences that end with a question mark. */
+  asked: Set<number>;
 }
 
 /** The normalised text with, for each word, the clause and sentence it stands in. */
@@ -627,11 +686,13 @@ function prepare(text: string): Prepared {
   const words: string[] = [];
   const clause: number[] = [];
   const sentence: number[] = [];
+  const asked = new Set<number>();
   let c = 0;
   let s = 0;
   // Pieces between separators; a separator of . ! ? ; or a line break also ends the sentence.
   for (const part of text.split(/([.!?;\n\r]+|[,:()]|\s[-–—]\s)/)) {
     if (/^(?:[.!?;\n\r]+)$/.test(part)) {
+      if (part.includes('?')) asked.add(s);
       c++;
       s++;
       continue;
@@ -650,7 +711,7 @@ function prepare(text: string): Prepared {
   }
   const plain = ` ${words.join(' ')} `;
   const repaired = repairTypos(plain);
-  return { texts: repaired === null ? [plain] : [plain, repaired], words, clause, sentence };
+  return { texts: repaired === null ? [plain] : [plain, repaired], words, clause, sentence, asked };
 }
 
 const wordIndexAt = (text: string, index: number) => text.slice(0, index).split(' ').length - 2;
@@ -676,57 +737,191 @@ function negated(p: Prepared, start: number, end: number, locale: DetectorLocale
 }
 
 /** A co-occurrence match ("fever ... back pain") whose last element is negated ("back pain, no fever"). */
-function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale): boolean {
+function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale, source: string): boolean {
   for (let j = end - 1; j >= start && j > end - 5; j--) {
     const w = p.words[j]!;
-    if (isCue(w, locale)) return true;
+    // A negation the pattern itself spells ("a rash that does not fade") is the finding, not its negation.
+    if (isCue(w, locale) && !new RegExp(`\\b${w}\\b`).test(source)) return true;
     if (!NEGATION_FILLERS.has(w)) return false;
   }
   return false;
 }
 // Categories whose patterns join two findings (a symptom and a context): either can be negated.
-const CO_OCCURRENCE: ReadonlySet<EmergencyCategory> = new Set(['kidney_infection', 'ectopic_pregnancy', 'pancreatitis']);
+const CO_OCCURRENCE: ReadonlySet<EmergencyCategory> = new Set(['kidney_infection', 'ectopic_pregnancy', 'pancreatitis', 'sepsis', 'meningitis', 'serotonin_syndrome', 'liver']);
 
+// Benign look-alikes read from the sentence: a blocked or runny nose ("can't breathe through it") is
+// a cold, not breathlessness, unless the sentence also names a sign of real distress.
+const BENIGN_CONTEXT: Partial<Record<EmergencyCategory, { benign: RegExp; unless: RegExp }>> = {
+  breathing: {
+    benign: /\b(?:nose|nasal|nostril\w*|stuffy|sinus\w*|congested|nase|verstopft\w*|schnupfen|nariz|congestionad\w*|mocos|nez|bouche|enrhume\w*|naso|chiuso|raffreddore|neus|verstopt|verkouden|entupid\w*|constipad\w*)\b/,
+    unless: /\b(?:chest|lips?|blue|wheez\w*|throat|brust|lippen|blau|pecho|labios|poitrine|levres|petto|labbra|borst|lippen|peito|labios|at all|gar nicht|nada|du tout|per niente|helemaal)\b/,
+  },
+};
+
+// A time phrase that dates the start of a treatment ("started Ozempic 2 months ago", "seit 3 Monaten
+// nehme ich", "j'ai pris la pilule du lendemain il y a 3 semaines") dates the treatment, not the
+// symptom: a clause with one of these verbs does not make the sentence past history.
+const TREATMENT_START_RE = new RegExp(`\\b(?:${[
+  'start\\w*', 'began', 'begun', 'on (?:ozempic|wegovy|mounjaro|saxenda|the pill|prep|finasteride)', 'taking', 'took', 'taken', 'using', 'injecting', 'prescribed',
+  'angefangen', 'begonnen', 'nehme', 'genommen', 'eingenommen', 'spritze', 'gestartet',
+  'empece', 'empezado', 'comence', 'tomo', 'tome', 'tomado', 'iniciado',
+  'commence', 'debute', 'pris', 'prends',
+  'iniziato', 'cominciato', 'prendo', 'preso',
+  'begonnen', 'gestart', 'neem', 'genomen', 'slik',
+  'comecei', 'iniciei', 'tomei', 'tomo',
+].join('|')})\\b`);
+// Recent onset ("since yesterday", "seit gestern", "depuis hier", "2 hours ago") is the present.
+const RECENT_RE = new RegExp(`\\b(?:${[
+  'since (?:yesterday|last night|this morning|today|tonight|(?:an|one|two|\\d+) hours?)', 'yesterday', 'last night', 'an hour ago', '\\d+ (?:hours?|hrs?|mins?|minutes?) ago', 'just now', 'for (?:\\d+|a few|two|three) (?:hours|days)',
+  'seit (?:gestern|heute|heute morgen|heute nacht|letzter nacht|\\d+ stunden|einer stunde|ein paar stunden)', 'gestern', 'heute nacht', 'vor (?:\\d+|einer|zwei) (?:stunden?|minuten)',
+  'desde (?:ayer|anoche|esta manana|hace (?:\\d+|una|dos) horas?)', 'ayer', 'anoche', 'hace (?:\\d+|una|dos) (?:horas?|minutos)',
+  'depuis (?:hier|cette nuit|ce matin|\\d+ ?h|\\d+ heures)', 'hier', 'cette nuit', 'il y a (?:\\d+|une|deux) (?:heures?|minutes)',
+  'da ieri', 'ieri', 'stanotte', 'stanotte', 'da (?:\\d+|un|due) or[ae]', '(?:\\d+|un|due) or[ae] fa',
+  'sinds (?:gisteren|vannacht|vanochtend|vanmorgen|\\d+ uur)', 'gisteren', 'vannacht', '(?:\\d+|een|twee) uur geleden',
+  'desde ontem', 'ontem', 'esta noite', 'ha (?:\\d+|uma|duas) horas?',
+].join('|')})\\b`);
+// Someone of the family named with a past event ("my father had pancreatitis", "meine Mutter hatte
+// eine Thrombose", "mon père a fait un AVC"): family history, not the writer's present. A partner or a
+// child writing about what is happening now does not use these words ("my husband can't speak").
+const FAMILY_RE = new RegExp(`\\b(?:${[
+  'my (?:father|mother|dad|mum|mom|grandfather|grandmother|grandma|grandpa|granddad|brother|sister|uncle|aunt|cousin|parents)', 'family history', 'runs in (?:my|the) family',
+  '(?:mein|meine|meinem|meiner) (?:vater|mutter|papa|mama|opa|oma|grossvater|grossmutter|bruder|schwester|onkel|tante|eltern)', 'familie', 'familiar\\w*', 'in der familie',
+  'mi (?:padre|madre|papa|mama|abuelo|abuela|hermano|hermana|tio|tia)', 'mis padres', 'en (?:mi|la) familia', 'antecedentes familiares',
+  '(?:mon|ma|mes) (?:pere|mere|papa|maman|grand pere|grand mere|frere|soeur|oncle|tante|parents)', 'dans (?:ma|la) famille', 'antecedents familiaux',
+  '(?:mio|mia) (?:padre|madre|papa|mamma|nonno|nonna|fratello|sorella|zio|zia)', 'i miei genitori', 'in famiglia', 'familiarita',
+  '(?:mijn|m n) (?:vader|moeder|pa|ma|opa|oma|broer|zus|oom|tante|ouders)', 'in (?:mijn|de) familie', 'familie',
+  '(?:meu|minha) (?:pai|mae|avo|irmao|irma|tio|tia)', 'os meus pais', 'na (?:minha )?familia', 'historico familiar',
+].join('|')})\\b`);
+const FAMILY_PAST_RE = new RegExp(`\\b(?:${[
+  'had', 'has had', 'died', 'passed away', 'suffered', 'history',
+  'hatte', 'hatten', 'gehabt', 'starb', 'gestorben', 'erlitten',
+  'tuvo', 'tenia', 'murio', 'ha tenido', 'sufrio', 'padecio',
+  'avait', 'a eu', 'a fait', 'est mort\\w*', 'est decede\\w*', 'decede\\w*',
+  'aveva', 'ha avuto', 'e morto', 'e morta', 'morto', 'morta',
+  'had', 'heeft gehad', 'overleden', 'gehad',
+  'teve', 'tinha', 'morreu', 'sofreu',
+].join('|')})\\b`);
+// A hypothetical question ("what if an erection lasts more than 4 hours?", "was ist, wenn ...?",
+// "et si ...?", "can Ozempic cause pancreatitis?"): information, not the writer's present.
+const HYPOTHETICAL_RE = new RegExp(`\\b(?:${[
+  'what if', 'what (?:should|do|would) (?:i|we) do if', 'what happens if', 'in case', 'if (?:i|you|he|she|someone|ever)', 'is it (?:normal|dangerous|possible|true)', 'can (?:it|this|ozempic|wegovy|mounjaro|viagra|sildenafil|tadalafil|finasteride|the pill|\\w+) (?:cause|give|lead)', 'risk of', 'side effect', 'how do i know', 'how would i know', 'when should i', 'signs of',
+  'was (?:ist|passiert|mache ich|tun),? wenn', 'wenn ich', 'falls', 'kann (?:es|das|\\w+) \\w* ?(?:verursachen|auslosen)', 'risiko', 'nebenwirkung\\w*', 'woran erkenne', 'ist es normal',
+  'que pasa si', 'y si', 'que hago si', 'si (?:tengo|me|llego)', 'en caso de', 'puede (?:causar|provocar|dar)', 'riesgo de', 'efecto secundario', 'es normal',
+  'et si', 'que faire si', 'que se passe t il si', 'si (?:j ai|je|jamais|on)', 'en cas de', 'peut (?:il |elle )?(?:causer|provoquer|donner)', 'risque de', 'effet secondaire', 'est ce normal', 'est ce que .{0,40}(?:peut|risque)',
+  'e se', 'cosa (?:succede|faccio|devo fare) se', 'se (?:ho|mi|dovessi)', 'in caso di', 'puo (?:causare|provocare|dare)', 'rischio di', 'effetto collaterale', 'e normale',
+  'wat als', 'wat (?:moet|doe) ik als', 'als ik', 'in geval van', 'kan (?:het|dit|\\w+) (?:veroorzaken|geven)', 'risico op', 'bijwerking', 'is het normaal',
+  'e se', 'o que (?:acontece|faco) se', 'se eu', 'em caso de', 'pode (?:causar|provocar|dar)', 'risco de', 'efeito (?:secundario|colateral)', 'e normal',
+].join('|')})\\b`);
+
+// Cues that make a sentence hypothetical with or without a question mark ("risk of an overdose if I skip a week").
+const STRONG_HYPOTHETICAL_RE = new RegExp(`^ (?:what if|what happens if|was (?:ist|passiert) wenn|et si|que pasa si|y si|e se|wat als|o que acontece se|cosa succede se) |\\b(?:${[
+  'risk of', 'in case of', 'signs of', 'warning signs', 'risiko (?:von|einer|eines|fur)', 'im falle', 'riesgo de', 'en caso de', 'risque de', 'en cas de', 'rischio di', 'in caso di', 'risico op', 'in geval van', 'risco de', 'em caso de',
+].join('|')})\\b`);
+const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco)\b/;
+const sentenceWords = (p: Prepared, s: number) => ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
+const clauseWords = (p: Prepared, c: number) => ` ${p.words.filter((_, i) => p.clause[i] === c).join(' ')} `;
+
+/**
+ * Past history: the match's clause names a past time and no recent one; or another clause of the
+ * sentence does, that clause dates no treatment start, and nothing in the sentence is present or
+ * recent. Family history: a family member named with a past event in the sentence.
+ */
 function pastHistory(p: Prepared, at: number): boolean {
-  const s = p.sentence[at];
-  const sentence = ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
-  return HISTORY_RE.test(sentence) && !PRESENT_RE.test(sentence);
+  const s = p.sentence[at]!;
+  const sentence = sentenceWords(p, s);
+  if (FAMILY_RE.test(sentence) && FAMILY_PAST_RE.test(sentence) && !RECENT_RE.test(clauseWords(p, p.clause[at]!))) return true;
+  const own = clauseWords(p, p.clause[at]!);
+  if (PRESENT_RE.test(own) || RECENT_RE.test(own)) return false;
+  if (HISTORY_RE.test(own) && !TREATMENT_START_RE.test(own)) return true;
+  if (PRESENT_RE.test(sentence) || RECENT_RE.test(sentence)) return false;
+  const clauses = new Set(p.clause.filter((_, i) => p.sentence[i] === s));
+  return [...clauses].some((c) => {
+    const w = clauseWords(p, c);
+    return HISTORY_RE.test(w) && !TREATMENT_START_RE.test(w);
+  });
 }
 
-export type MatchReading = 'emergency' | 'history' | 'negated';
+function benignContext(p: Prepared, category: EmergencyCategory, at: number): boolean {
+  const rule = BENIGN_CONTEXT[category];
+  if (!rule) return false;
+  const sentence = sentenceWords(p, p.sentence[at]!);
+  return rule.benign.test(sentence) && !rule.unless.test(sentence);
+}
+
+/** A hypothetical question: the sentence asks, and asks "what if" or "can X cause" (not "my chest hurts, what do I do?"). */
+function hypothetical(p: Prepared, at: number): boolean {
+  const s = p.sentence[at]!;
+  // The cue comes before the flag: "what if my chest hurts?", not "my chest hurts, what if it is my heart?".
+  let first = at;
+  while (first > 0 && p.sentence[first - 1] === s) first--;
+  const before = ` ${p.words.slice(first, at + 1).join(' ')} `;
+  if (STRONG_HYPOTHETICAL_RE.test(before)) return true;
+  if (!p.asked.has(s)) return false;
+  // "Can Ozempic cause pancreatitis?": asks whether a medicine causes it, whatever the word order.
+  return HYPOTHETICAL_RE.test(before) || CAUSE_QUESTION_RE.test(sentenceWords(p, s));
+}
+
+export type MatchReading = 'emergency' | 'history' | 'question' | 'negated';
 
 export interface RedFlagReading {
-  /** Current red flags: answered with the emergency notice and flagged for the team. */
+  /** Current red flags of the emergency tier: answered with the emergency notice and flagged for the team. */
   emergencies: EmergencyMatch[];
-  /** Past events ("I had chest pain last year") and negated suicidal mentions: shown to the team, no notice. */
+  /** Current red flags of the urgent tier: "contact a doctor today" with the out-of-hours number, and a desk flag with a deadline. */
+  urgent: EmergencyMatch[];
+  /** Past or family history ("I had chest pain last year") and negated suicidal mentions: shown to the team, no notice. */
   history: EmergencyMatch[];
+  /** Hypothetical questions ("what if an erection lasts 4 hours?"): no notice, no flag (suicidal ones are history). */
+  questions: EmergencyMatch[];
   /** Negated mentions only ("no chest pain"): neither. */
   negated: EmergencyMatch[];
 }
 
-/** The text's red flags, each category read as an emergency, past history or negated (see above). */
+/** How a match at these words reads: negated, a hypothetical question, past history, or current. */
+function readingAt(p: Prepared, category: EmergencyCategory, start: number, end: number, locale: DetectorLocale, source = ''): MatchReading {
+  let reading: MatchReading =
+    negated(p, start, end, locale) || (CO_OCCURRENCE.has(category) && lastElementNegated(p, start, end, locale, source)) ? 'negated'
+      : benignContext(p, category, start) ? 'negated'
+      : hypothetical(p, start) ? 'question'
+      : pastHistory(p, start) ? 'history'
+      : 'emergency';
+  // "No chest pain since last week": it was there last week (history). Negated thoughts of suicide or self-harm, and questions about them, are shown to a person.
+  if (reading === 'negated' && (CRISIS_CATEGORIES.has(category) || pastHistory(p, start))) reading = 'history';
+  if (reading === 'question' && CRISIS_CATEGORIES.has(category)) reading = 'history';
+  return reading;
+}
+
+/** The text's red flags, each category read as current (by tier), past history, a question or negated (see above). */
 export function readRedFlags(text: string): RedFlagReading {
   const p = prepare(text);
   const best = new Map<EmergencyCategory, { reading: MatchReading; match: EmergencyMatch }>();
-  const rank: Record<MatchReading, number> = { emergency: 3, history: 2, negated: 1 };
+  const rank: Record<MatchReading, number> = { emergency: 4, history: 3, question: 2, negated: 1 };
   for (const c of COMPILED) {
     if (best.get(c.category)?.reading === 'emergency') continue;
     for (const t of p.texts) {
       for (const m of t.matchAll(c.global)) {
         const start = wordIndexAt(t, m.index);
         const end = Math.max(start, wordIndexAt(t, m.index + m[0].length));
-        let reading: MatchReading = negated(p, start, end, c.locale) || (CO_OCCURRENCE.has(c.category) && lastElementNegated(p, start, end, c.locale)) ? 'negated' : pastHistory(p, start) ? 'history' : 'emergency';
-        // "No chest pain since last week": it was there last week (history). Negated thoughts of suicide are shown too.
-        if (reading === 'negated' && (c.category === 'suicidal' || pastHistory(p, start))) reading = 'history';
+        const reading = readingAt(p, c.category, start, end, c.locale, c.source);
         const prev = best.get(c.category);
-        if (!prev || rank[reading] > rank[prev.reading]) best.set(c.category, { reading, match: { category: c.category, locale: c.locale, pattern: c.source } });
+        if (!prev || rank[reading] > rank[prev.reading]) {
+          best.set(c.category, { reading, match: { category: c.category, locale: c.locale, pattern: c.source, tier: tierOf(c.category), by: 'rule', evidence: [m[0].trim()] } });
+        }
         if (reading === 'emergency') break;
       }
       if (best.get(c.category)?.reading === 'emergency') break;
     }
   }
-  const of = (r: MatchReading) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r).map((c) => best.get(c)!.match);
-  return { emergencies: of('emergency'), history: of('history'), negated: of('negated') };
+  // The statistical layer: classes the rules did not read as current, read in the same way (negation, question, history).
+  for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence)) {
+    const prev = best.get(hit.category);
+    if (prev && prev.reading !== 'negated') continue;
+    const reading = readingAt(p, hit.category, hit.word, hit.word, 'all');
+    if (!prev || rank[reading] > rank[prev.reading]) {
+      best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
+    }
+  }
+  const of = (r: MatchReading, tier?: RedFlagTier) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r && (!tier || tierOf(c) === tier)).map((c) => best.get(c)!.match);
+  return { emergencies: of('emergency', 'emergency'), urgent: of('emergency', 'urgent'), history: of('history'), questions: of('question'), negated: of('negated') };
 }
 
 /** Every category the text raises as a current emergency (first matching pattern of each), in EMERGENCY_CATEGORIES order. */
@@ -737,7 +932,7 @@ export function detectEmergency(text: string): EmergencyMatch[] {
 /** Every category a pattern matches, whatever its reading (the corpus coverage test and the report). */
 export function matchAnyReading(text: string): EmergencyMatch[] {
   const r = readRedFlags(text);
-  return [...r.emergencies, ...r.history, ...r.negated];
+  return [...r.emergencies, ...r.urgent, ...r.history, ...r.questions, ...r.negated];
 }
 
 export const emergencyCategories = (text: string): EmergencyCategory[] => detectEmergency(text).map((m) => m.category);
