@@ -209,6 +209,27 @@ const EnvSchema = z.object({
   ACCESSIBILITY_CONTACT_EMAIL: z.string().email().optional(),
   // Days between the notice of a plan's new price and its first charge at that price (at least 30).
   PRICE_CHANGE_NOTICE_DAYS: z.coerce.number().int().min(30).max(365).default(30),
+  // The prescriber's direct line printed on prescriptions when the doctor's profile has none
+  // (Implementing Directive 2012/52/EU: telephone with the international prefix); required with
+  // NODE_ENV=production, with the seller (the prescriber's work address). docs/prescriptions.md.
+  SELLER_PHONE: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'Use the international format without spaces, such as +4930123456.').optional(),
+  // Who signs prescriptions (docs/prescriptions.md): `sandbox` (keys and certificates from the
+  // service's own test CA) or `csc` (a qualified trust service provider's Cloud Signature Consortium
+  // API v2). PRESCRIPTION_CA_CERT/KEY: the sandbox CA as PEM files (both or neither; neither: one is
+  // generated and kept sealed in the database).
+  PRESCRIPTION_SIGNER: z.enum(['sandbox', 'csc'], { error: 'must be sandbox or csc' }).default('sandbox'),
+  PRESCRIPTION_CA_CERT: z.string().optional(),
+  PRESCRIPTION_CA_KEY: z.string().optional(),
+  // The CSC API: its base URL (ending in /csc/v2), and either an OAuth 2.0 client (client
+  // credentials, `oauth2/token` under CSC_OAUTH_URL, default the base URL's origin) or a fixed bearer
+  // token. CSC_PIN: the credential's PIN when the provider's SCAL asks for one (explicit authorisation).
+  CSC_BASE_URL: urlOf(['https', 'http']).optional(),
+  CSC_OAUTH_URL: urlOf(['https', 'http']).optional(),
+  CSC_CLIENT_ID: z.string().max(500).optional(),
+  CSC_CLIENT_SECRET: z.string().max(500).optional(),
+  CSC_BEARER_TOKEN: z.string().max(4000).optional(),
+  CSC_PIN: z.string().max(200).optional(),
+  CSC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID' | 'PATIENT_VERIFICATION'> & {
@@ -307,6 +328,14 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
   const distanceMissing = distanceKeys.filter((k) => !c[k]);
   if (distanceMissing.length && (distanceMissing.length < distanceKeys.length || c.NODE_ENV === 'production')) {
     problems.push(`${distanceMissing.join(', ')}: required for the EU common logo of distance selling (${distanceMissing.length < distanceKeys.length ? 'set all three or none' : 'NODE_ENV=production'})`);
+  }
+  // Prescriptions name the prescriber's work address (the seller's) and direct line (2012/52/EU).
+  if (c.NODE_ENV === 'production' && !c.SELLER_PHONE) problems.push('SELLER_PHONE: required to issue prescriptions (NODE_ENV=production): the prescriber\'s direct line when a doctor\'s profile has none');
+  if (!c.PRESCRIPTION_CA_CERT !== !c.PRESCRIPTION_CA_KEY) problems.push('PRESCRIPTION_CA_CERT, PRESCRIPTION_CA_KEY: set both or neither (neither: the sandbox CA is generated and kept sealed in the database)');
+  if (c.PRESCRIPTION_SIGNER === 'csc') {
+    if (!c.CSC_BASE_URL) problems.push('CSC_BASE_URL: required when PRESCRIPTION_SIGNER=csc');
+    if (!c.CSC_BEARER_TOKEN && !(c.CSC_CLIENT_ID && c.CSC_CLIENT_SECRET)) problems.push('CSC_CLIENT_ID, CSC_CLIENT_SECRET: required when PRESCRIPTION_SIGNER=csc without CSC_BEARER_TOKEN');
+    if (c.NODE_ENV === 'production' && c.CSC_BASE_URL && !httpsOrLoopback(c.CSC_BASE_URL)) problems.push('CSC_BASE_URL: must be an https:// URL in production');
   }
   if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL) problems.push('DATABASE_REPLICA_URL: needs DATABASE_URL (the embedded database has no replica)');
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).

@@ -697,6 +697,25 @@ export type PlanPriceNoticesRow = Selectable<PlanPriceNoticesTable>;
 export type NewPlanPriceNotices = Insertable<PlanPriceNoticesTable>;
 export type PlanPriceNoticesUpdate = Updateable<PlanPriceNoticesTable>;
 
+export interface PrescriberSigningIdentitiesTable {
+  id: Generated<string>;
+  doctor_id: string;
+  provider: string;
+  certificate_pem: string;
+  certificate_sha256: string;
+  serial_number: string;
+  not_after: ColumnType<Date, Date | string, Date | string>;
+  private_key_sealed: string | null;
+  csc_credential_id: string | null;
+  status: Generated<string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  retired_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  revoke_reason: string | null;
+}
+export type PrescriberSigningIdentitiesRow = Selectable<PrescriberSigningIdentitiesTable>;
+export type NewPrescriberSigningIdentities = Insertable<PrescriberSigningIdentitiesTable>;
+export type PrescriberSigningIdentitiesUpdate = Updateable<PrescriberSigningIdentitiesTable>;
+
 export interface PrescribingOverridesTable {
   id: Generated<string>;
   consultation_id: string;
@@ -711,6 +730,20 @@ export interface PrescribingOverridesTable {
 export type PrescribingOverridesRow = Selectable<PrescribingOverridesTable>;
 export type NewPrescribingOverrides = Insertable<PrescribingOverridesTable>;
 export type PrescribingOverridesUpdate = Updateable<PrescribingOverridesTable>;
+
+export interface PrescriptionDispensingsTable {
+  id: Generated<string>;
+  prescription_id: string;
+  order_id: string;
+  attempt: number;
+  partner_pharmacy_id: string | null;
+  pharmacy_name: string;
+  dispensed_by: string | null;
+  dispensed_at: ColumnType<Date, Date | string, Date | string>;
+}
+export type PrescriptionDispensingsRow = Selectable<PrescriptionDispensingsTable>;
+export type NewPrescriptionDispensings = Insertable<PrescriptionDispensingsTable>;
+export type PrescriptionDispensingsUpdate = Updateable<PrescriptionDispensingsTable>;
 
 export interface PrescriptionReissueRequestsTable {
   id: Generated<string>;
@@ -743,6 +776,15 @@ export interface PrescriptionsTable {
   valid_until: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   reissued_from: string | null;
+  status: Generated<string>;
+  cancelled_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  repeats: Generated<number>;
+  signed_pdf_sealed: string | null;
+  signature_level: string | null;
+  signed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  signer_name: string | null;
+  signing_identity_id: string | null;
+  signed_digest: string | null;
 }
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;
@@ -935,6 +977,8 @@ export interface UsersTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   erased_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   is_pharmacist: Generated<boolean>;
+  prescriber_qualification: string | null;
+  prescriber_phone: string | null;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
@@ -1050,7 +1094,9 @@ export interface Database {
   plan_cancel_requests: PlanCancelRequestsTable;
   plan_dose_change_requests: PlanDoseChangeRequestsTable;
   plan_price_notices: PlanPriceNoticesTable;
+  prescriber_signing_identities: PrescriberSigningIdentitiesTable;
   prescribing_overrides: PrescribingOverridesTable;
+  prescription_dispensings: PrescriptionDispensingsTable;
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescriptions: PrescriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
