@@ -72,4 +72,4 @@ export function currentUser(request: FastifyRequest): AuthUser {
 }
 
 /** OpenAPI security requirement for bearer routes: either of the two schemes (src/http/openapi.ts). */
-export const bearerSecurity = [{ bearerAuth: [] }, { jwtAuth: [] }];
+export const bearerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { jwtAuth: [] }];

@@ -22,7 +22,7 @@ import { collectOperations, ERROR_EXTRAS, type DocumentedOperation, type ErrorVa
  * The specification (section 5) declares two bearer schemes, both carried as `Authorization: Bearer`
  * with the same JWT; an operation lists both as alternatives, so either satisfies it.
  */
-export const BEARER_SECURITY = [{ bearerAuth: [] }, { jwtAuth: [] }];
+export const BEARER_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { jwtAuth: [] }];
 
 export const SERVICE_NAME = 'Patient Treatment Service';
 export const DOCUMENT_TITLE = `${SERVICE_NAME} API`;
