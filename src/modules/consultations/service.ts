@@ -9,7 +9,7 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { billingTreatment, refundConsultationCharges, type ConsultationRefund } from '../payments/index.ts';
 import { createOrder, issuePrescription } from '../fulfilment/index.ts';
-import { timeWindowRecheck } from '../questionnaires/index.ts';
+import { prescriptionInstructions, timeWindowRecheck } from '../questionnaires/index.ts';
 import { consultationApprovedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
 import {
@@ -128,6 +128,10 @@ export async function approveConsultation(
     // A prescription stays valid for 6 months (repeat supply within it needs a new consultation
     // for one-off plans; plans renew through the subscriptions module).
     const validUntil = new Date(now.getTime() + 182 * 24 * 3600 * 1000);
+    // The instructions come from the catalogue's posology at this strength, with a line for each rule
+    // of the verdict that names the treatment (an interaction's dose limit...); the doctor's own text follows.
+    const generated = prescriptionInstructions(c.category, treatment.id, dosage, [...engine.reasons.map((r) => r.code), ...renewalCautionCodes(c.renewal_details)]);
+    const instructions = [generated.text, input.instructions?.trim()].filter(Boolean).join('\n');
     const rx = await issuePrescription(q, {
       userId: c.user_id,
       consultationId: c.id,
@@ -136,7 +140,7 @@ export async function approveConsultation(
       treatmentId: treatment.id,
       treatmentName: treatment.name,
       dosage,
-      instructions: input.instructions ?? '',
+      instructions,
       supplyDays: c.supply_days,
       issuedAt: now,
       validUntil,
@@ -145,7 +149,7 @@ export async function approveConsultation(
       userId: c.user_id,
       consultationId: c.id,
       prescriptionId: rx.id,
-      items: [{ treatment_id: treatment.id, name: treatment.name, dosage, quantity: 1, supply_days: c.supply_days ?? null }],
+      items: [{ treatment_id: treatment.id, name: treatment.name, dosage, quantity: 1, supply_days: c.supply_days ?? null, instructions }],
       shippingAddress: defaultAddress((await patientAddresses(q, c.user_id))?.addresses),
       collectionPharmacyId: c.collection_pharmacy_id,
       at: now,
@@ -189,6 +193,13 @@ export function renewalRedFlagCodes(details: unknown): string[] {
   if (!Array.isArray(flags)) return [];
   const codes = flags.flatMap((f: unknown) => (typeof f === 'object' && f !== null && 'codes' in f && Array.isArray(f.codes) ? f.codes.map(String) : []));
   return [...new Set(codes)].map((code) => `RED_FLAG_${code}`);
+}
+
+/** The cautions the engine recorded on a confirmed renewal (`renewal_details.verdict.cautions`): they may add an instruction. */
+function renewalCautionCodes(details: unknown): string[] {
+  const verdict = typeof details === 'object' && details !== null && 'verdict' in details ? details.verdict : null;
+  const cautions = typeof verdict === 'object' && verdict !== null && 'cautions' in verdict ? verdict.cautions : null;
+  return Array.isArray(cautions) ? cautions.flatMap((c: unknown) => (typeof c === 'object' && c !== null && 'code' in c && typeof c.code === 'string' ? [c.code] : [])) : [];
 }
 
 /** The account's default address (the first when none is marked default), as stored. */

@@ -16,6 +16,7 @@ export const OrderItemSchema = z.object({
   dosage: z.string(),
   quantity: z.number().int(),
   supply_days: z.number().int().nullable(),
+  instructions: z.string().default('').meta({ description: 'How to take it: the prescription’s instructions (the catalogue’s posology, interaction limits, the doctor’s note); empty on orders made before they were copied here' }),
 });
 /** One line of an order (orders.items, written by createOrder). */
 export type OrderItem = z.infer<typeof OrderItemSchema>;

@@ -36,7 +36,7 @@ export {
   type Outcome,
   type Reason,
 } from './engine.ts';
-export { prescribingFor, ruleFacts, type PrescribingCategory, type RuleFacts } from './prescribing-catalogue.ts';
+export { prescribingFor, prescriptionInstructions, ruleFacts, type InstructionLine, type PrescribingCategory, type RuleFacts } from './prescribing-catalogue.ts';
 export {
   doseVerdict,
   exclusionCodes,

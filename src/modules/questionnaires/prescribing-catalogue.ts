@@ -21,6 +21,25 @@ const TitrationSchema = z
   })
   .strict();
 
+/**
+ * The prescription's instructions: each treatment's posology (one text for every strength, or one per
+ * strength; `{dosage}` is replaced by the prescribed strength) and the lines a fired rule adds (an
+ * interaction's dose limit, a caution the patient must act on), each with its source.
+ */
+const InstructionsSchema = z
+  .object({
+    posology: z.record(
+      z.string(),
+      z
+        .object({ default: z.string().min(20).optional(), strengths: z.record(z.string(), z.string().min(20)).optional(), source: z.string().min(1) })
+        .strict()
+        .refine((x) => x.default !== undefined || x.strengths !== undefined, 'a posology needs a default text or one per strength'),
+    ),
+    rules: z.record(z.string().regex(/^[A-Z0-9_]+$/), z.object({ treatments: z.array(z.string()).min(1), text: z.string().min(20), source: z.string().min(1) }).strict()),
+  })
+  .strict();
+export type PrescriptionInstructionsCatalogue = z.infer<typeof InstructionsSchema>;
+
 const FileSchema = z
   .object({
     format: z.literal(1),
@@ -34,6 +53,7 @@ const FileSchema = z
      * lift them with a written reason.
      */
     absolute: z.record(z.string().regex(/^[A-Z0-9_]+$/), z.string().min(1)).default({}),
+    instructions: InstructionsSchema,
   })
   .strict();
 export type PrescribingFile = z.infer<typeof FileSchema>;
@@ -42,6 +62,42 @@ export interface PrescribingCategory {
   titration: Record<string, { missed_dose_days?: number; first_supply_strengths?: string[]; source: string }>;
   renewal: { steps: Step[]; rules: Rule[] };
   absolute: Record<string, string>;
+  instructions: PrescriptionInstructionsCatalogue;
+}
+
+/**
+ * The instructions' coverage: every treatment and strength has a posology, `{dosage}` only in a text
+ * shared by several strengths, every instruction rule names a rule of the category and its
+ * treatments, and every strength limit (an interaction's or a starting dose's) has its instruction
+ * naming the strengths it allows: the dose limit is printed, not only enforced.
+ */
+export function checkInstructions(instructions: PrescriptionInstructionsCatalogue, treatments: { treatment_id: string; strengths: string[] }[], rules: Rule[]): string[] {
+  const problems: string[] = [];
+  const known = new Map(treatments.map((t) => [t.treatment_id, t.strengths]));
+  for (const t of treatments) {
+    const p = instructions.posology[t.treatment_id];
+    if (!p) {
+      problems.push(`instructions: no posology for ${t.treatment_id}`);
+      continue;
+    }
+    for (const s of t.strengths) if (!p.strengths?.[s] && !p.default) problems.push(`instructions: no posology for ${t.treatment_id} ${s}`);
+  }
+  for (const [id, p] of Object.entries(instructions.posology)) {
+    if (!known.has(id)) problems.push(`instructions: unknown treatment ${id}`);
+    for (const s of Object.keys(p.strengths ?? {})) if (!known.get(id)?.includes(s)) problems.push(`instructions: ${id} has no strength ${s}`);
+    for (const text of Object.values(p.strengths ?? {})) if (text.includes('{dosage}')) problems.push(`instructions: ${id}: a text per strength names its strength itself`);
+  }
+  const byCode = new Map(rules.map((r) => [r.code, r]));
+  for (const [code, line] of Object.entries(instructions.rules)) {
+    if (!byCode.has(code)) problems.push(`instructions: unknown rule ${code}`);
+    for (const t of line.treatments) if (!known.has(t)) problems.push(`instructions: ${code}: unknown treatment ${t}`);
+  }
+  for (const r of rules.filter((x) => x.kind === 'limit_strengths')) {
+    const line = instructions.rules[r.code];
+    if (!line) problems.push(`instructions: the strength limit ${r.code} has no instruction`);
+    else for (const s of r.strengths ?? []) if (!line.text.includes(s)) problems.push(`instructions: ${r.code} does not name ${s}`);
+  }
+  return problems;
 }
 
 export const PRESCRIBING_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/prescribing');
@@ -107,15 +163,46 @@ export function loadPrescribing(dir = PRESCRIBING_DIR): Map<string, PrescribingC
       if (!kind) problems.push(`absolute: unknown rule ${code}`);
       else if (kind !== 'ineligible' && kind !== 'exclude_treatment') problems.push(`absolute: ${code} is a ${kind} rule (only ineligible or exclude_treatment rules are absolute)`);
     }
+    const categoryRules = [...(category?.versions ?? []).flatMap((v) => [...v.rules, ...(v.renewal.rules ?? [])]), ...file.renewal.rules];
+    problems.push(...checkInstructions(file.instructions, category?.treatments ?? [], categoryRules));
     if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
-    out.set(file.category, { titration: file.titration, renewal: file.renewal, absolute: file.absolute });
+    out.set(file.category, { titration: file.titration, renewal: file.renewal, absolute: file.absolute, instructions: file.instructions });
   }
   return out;
 }
 
 const PRESCRIBING = loadPrescribing();
 
-export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] }, absolute: {} };
+export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] }, absolute: {}, instructions: { posology: {}, rules: {} } };
+
+/** One line of a prescription's instructions and where it comes from. */
+export interface InstructionLine {
+  text: string;
+  source: string;
+  /** The rule that added the line (null: the treatment's posology). */
+  rule: string | null;
+}
+
+/**
+ * A prescription's instructions from the catalogue: the treatment's posology at the prescribed
+ * strength, then a line for each fired rule that names the treatment (an interaction's dose limit,
+ * a caution the patient acts on). Pure; the loader guarantees a posology for every treatment and
+ * strength, so the text is never empty (an unknown treatment or strength throws).
+ */
+export function prescriptionInstructions(slug: string, treatmentId: string, dosage: string, firedCodes: readonly string[]): { text: string; lines: InstructionLine[] } {
+  const { posology, rules } = prescribingFor(slug).instructions;
+  const p = posology[treatmentId];
+  const base = p?.strengths?.[dosage] ?? p?.default;
+  if (!p || !base || !(findTreatmentStrengths(slug, treatmentId) ?? []).includes(dosage)) throw new Error(`no posology for ${slug}/${treatmentId} ${dosage}`);
+  const lines: InstructionLine[] = [{ text: base.replaceAll('{dosage}', dosage), source: p.source, rule: null }];
+  for (const code of [...new Set(firedCodes)]) {
+    const line = rules[code];
+    if (line && line.treatments.includes(treatmentId)) lines.push({ text: line.text, source: line.source, rule: code });
+  }
+  return { text: lines.map((l) => l.text).join('\n'), lines };
+}
+
+const findTreatmentStrengths = (slug: string, treatmentId: string) => getCategory(slug)?.treatments.find((t) => t.treatment_id === treatmentId)?.strengths;
 
 /** What the prescribing rules need to know of a rule code: its kind, strength limit and whether no override lifts it. */
 export interface RuleFacts {

@@ -433,6 +433,7 @@ export function Orders() {
             {date(o.created_at)} · {o.items.map((i) => `${i.name} ${i.dosage}`).join(', ')} <StatusBadge status={o.status} />
             {o.attempt > 1 ? ` · ${t('orders.attempt', { n: o.attempt })}` : null}
             <CollectAt fulfilment={o.fulfilment} />
+            {o.items.map((i) => (i.instructions ? <p key={`${i.treatment_id}-${i.dosage}`} className="hint">{i.instructions}</p> : null))}
             {o.carrier || o.shipped_at || o.delivered_at ? (
               <p className="order-tracking">
                 {[o.carrier ? t('orders.carrier', { carrier: o.carrier }) : '', o.shipped_at ? t('orders.shippedOn', { date: date(o.shipped_at) }) : '', o.delivered_at ? t('orders.deliveredOn', { date: date(o.delivered_at) }) : '']
