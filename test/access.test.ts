@@ -93,6 +93,7 @@ describe('access control', () => {
         'GET /v1/users/questionnaires/:slug/schema/',
         'POST /v1/users/referrals/attribution-events/',
         'POST /v1/webhooks/stripe/',
+        'POST /v1/webhooks/identity/:provider/',
       ].sort(),
     );
     // Only the declared method is public: GET on the sign-in path still needs a token.

@@ -9,6 +9,7 @@ import { browserLocale, I18nProvider, isLocale, loadLocale, LOCALE_NAMES, LOCALE
 import { ForgotPassword, ReferralLanding, ResetPassword, SignIn, SignUp } from './pages/auth';
 import { Landing } from './pages/landing';
 import { Link, matchRoute, navigate, Redirect, useLocation } from './router';
+import { VERIFICATION_TEXT } from './features/verification/strings';
 
 // Every page but the landing and the sign-in pages is its own chunk, loaded when first opened.
 const Public = {
@@ -31,6 +32,7 @@ const Patient = {
   Profile: lazy(() => import('./pages/account').then((m) => ({ default: m.ProfilePage }))),
   ChangePassword: lazy(() => import('./pages/account').then((m) => ({ default: m.ChangePasswordPage }))),
 };
+const Verification = { Page: lazy(() => import('./features/verification/VerificationPage')), WeightQueue: lazy(() => import('./features/verification/WeightQueue')) };
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
@@ -52,6 +54,7 @@ const PAGES: Page[] = [
   { pattern: '/treatments', area: 'public', render: () => <Public.Treatments /> },
   { pattern: '/questionnaire/:slug', area: 'public', render: (p) => <Public.Questionnaire slug={p.slug} /> },
   { pattern: '/home', area: 'patient', render: () => <Patient.Home /> },
+  { pattern: '/verification', area: 'patient', render: () => <Verification.Page /> },
   { pattern: '/checkout/return', area: 'patient', render: () => <Patient.CheckoutReturn /> },
   { pattern: '/consultations', area: 'patient', render: () => <Patient.Consultations /> },
   { pattern: '/consultations/:id', area: 'patient', render: (p) => <Patient.ConsultationDetail id={p.id} /> },
@@ -70,6 +73,7 @@ const PAGES: Page[] = [
   { pattern: '/desk/conversations', area: 'doctor', render: () => <Doctor.Inbox /> },
   { pattern: '/desk/conversations/:id', area: 'doctor', render: (p) => <Doctor.Conversation id={p.id} /> },
   { pattern: '/desk/red-flags', area: 'doctor', render: () => <Doctor.RedFlags /> },
+  { pattern: '/desk/weights', area: 'doctor', render: () => <Verification.WeightQueue /> },
   { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
@@ -89,6 +93,7 @@ function Header({ unread }: { unread: number }) {
           ['/desk', t('nav.desk')],
           ['/desk/conversations', t('nav.inbox')],
           ['/desk/red-flags', t('nav.redFlags')],
+          ['/desk/weights', VERIFICATION_TEXT[locale].queue],
         ]
       : session.is_pharmacist
         ? [['/pharmacy', t('nav.pharmacy')]]

@@ -39,6 +39,15 @@ function consultation(over: Record<string, unknown> = {}) {
     treatment_options: [{ id: 'semaglutide', name: 'Semaglutide pen', dosages: ['0.25 mg', '0.5 mg', '1 mg'] }],
     prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: false, reason_codes: ['DOSE_STEP_TOO_EARLY'], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: ['0.25 mg supplied for 2 week(s): stay on 0.25 mg.'] },
     prescribing_override: null,
+    verification: {
+      mode: 'optional',
+      required: ['identity', 'weight'],
+      missing: [],
+      warning: null,
+      identity: { status: 'verified', checked_at: '2026-11-01T10:00:00Z', id: null, mismatches: [] },
+      weight: { status: 'verified', weight_kg: 104, verified_at: '2026-11-01T10:00:00Z', due_at: '2027-04-30T10:00:00Z' },
+      duplicate_signals: [],
+    },
     earlier_submissions: [],
     renewal: {
       patient_choice_status: 'confirmed',

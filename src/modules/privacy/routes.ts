@@ -130,6 +130,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
             access_log: [],
             connected_apps: [],
             connector_tool_calls: [],
+            verification: { identity_verifications: [], weight_verifications: [] },
           },
         },
       },

@@ -9,6 +9,7 @@ import { countryName } from '../countries';
 import { Link } from '../router';
 import { MessageList } from './messages';
 import { DoseChangeDesk } from '../components/DoseChangeDesk';
+import { DeskVerificationPanel } from '../features/verification/DeskVerificationPanel';
 import type { Question } from '../questionnaire/model';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
@@ -184,6 +185,7 @@ export function DeskConsultation({ id }: { id: string }) {
       <p>
         <Link to="/desk">{t('app.back')}</Link>
       </p>
+      <DeskVerificationPanel verification={x.verification} />
       <dl className="facts">
         <dt>{t('consultations.status')}</dt>
         <dd>

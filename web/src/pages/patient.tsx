@@ -5,6 +5,7 @@ import { Alert, LoadError, Loading, PageTitle, StatusBadge, useLoad } from '../c
 import { useCatalogue } from '../components/catalogue';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
+import { VerificationMissingCard } from '../features/verification/MissingCard';
 
 type Consultation = Schemas['Consultation'];
 type Order = Schemas['Order'];
@@ -82,6 +83,7 @@ export function Home() {
         </Alert>
       ) : null}
       <div className="grid">
+        <VerificationMissingCard categories={[...plans.map((x) => x.category), ...list.map((c) => c.category), ...unpaid.map((x) => x.category)]} />
         <article className="card">
           <h2>{plans.length > 1 ? t('home.plans') : t('home.plan')}</h2>
           {subs.loading && !subs.data ? <Loading /> : null}
