@@ -26,7 +26,7 @@ function viewsOf(photos: DeskPhoto[]): { view: string | null; label: string | nu
   return out.sort((a, b) => (a.view === null ? 1 : 0) - (b.view === null ? 1 : 0));
 }
 
-export function DeskPhotos({ photos, earlier }: Props) {
+export function DeskPhotos({ photos = [], earlier = [] }: Partial<Props>) {
   const s = usePhotoStrings();
   const { date } = useI18n();
   if (!photos.length) return null;
