@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { paySandbox, staff } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -20,7 +21,7 @@ const patient = () => seedPatient(ctx, { first_name: 'Ada', last_name: 'Test', d
 const wl = (kg: number) => withAnswers(FIXTURES.weight_loss.eligible, v(2, 'weight_kg', kg));
 
 async function submit(p: Patient, slug: string, data: unknown[]) {
-  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token: p.access, json: { data } });
+  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token: p.access, json: { data: await withPhotos(ctx, p.access, slug, data) } });
   expect(saved.status, saved.text).toBe(200);
   const r = await call(ctx, 'POST', `/v1/users/questionnaires/${slug}/submit/`, { token: p.access });
   expect(r.status, r.text).toBe(200);

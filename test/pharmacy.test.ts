@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -30,7 +31,7 @@ const patient = async (columns: Record<string, unknown> = {}) =>
   });
 
 async function submit(slug: string, data: unknown[], token: string) {
-  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data } });
+  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data: await withPhotos(ctx, token, slug, data) } });
   expect(saved.status, saved.text).toBe(200);
   const sub = await call(ctx, 'POST', `/v1/users/questionnaires/${slug}/submit/`, { token });
   expect(sub.body.outcome, sub.text).toBe('eligible');

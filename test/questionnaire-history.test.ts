@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ const wl = (kg: number) => withAnswers(FIXTURES.weight_loss.eligible, v(2, 'weig
 const URL = '/v1/users/questionnaires/submissions/';
 
 async function submit(p: Patient, slug: string, data: unknown[], locale = 'en') {
-  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token: p.access, json: { data } });
+  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token: p.access, json: { data: await withPhotos(ctx, p.access, slug, data) } });
   expect(saved.status, saved.text).toBe(200);
   const r = await call(ctx, 'POST', `/v1/users/questionnaires/${slug}/submit/?locale=${locale}`, { token: p.access });
   expect(r.status, r.text).toBe(200);

@@ -7,6 +7,7 @@ import { decrypt } from '../src/lib/crypto.ts';
 import { call, createTestContext, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { paySandbox, staff } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -25,7 +26,7 @@ async function save(slug: string, data: unknown[], token: string) {
   return call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data } });
 }
 async function submitWith(slug: string, data: unknown[], token: string) {
-  const saved = await save(slug, data, token);
+  const saved = await save(slug, await withPhotos(ctx, token, slug, data), token);
   expect(saved.status, saved.text).toBe(200);
   return call(ctx, 'POST', `/v1/users/questionnaires/${slug}/submit/`, { token });
 }

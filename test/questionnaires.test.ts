@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, completeProfile, createTestContext, seedPatient, type TestContext } from './support/harness.ts';
 import { CATEGORY_SLUGS } from '../src/modules/questionnaires/catalogue.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -173,7 +174,7 @@ describe('drafts', () => {
 });
 
 async function submitWith(slug: string, data: unknown[], token: string) {
-  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data } });
+  const saved = await call(ctx, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data: await withPhotos(ctx, token, slug, data) } });
   expect(saved.status, saved.text).toBe(200);
   return call(ctx, 'POST', `/v1/users/questionnaires/${slug}/submit/`, { token });
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -17,7 +18,7 @@ afterAll(async () => {
 /** A patient with one prescription (an approved hair-growth consultation). */
 async function prescribed(): Promise<{ p: Patient; rxId: string }> {
   const p = await seedPatient(ctx, { first_name: 'Ada', last_name: 'Test', date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'fr' });
-  expect((await call(ctx, 'PATCH', '/v1/users/questionnaires/hair_growth/progress/', { token: p.access, json: { data: FIXTURES.hair_growth.eligible } })).status).toBe(200);
+  expect((await call(ctx, 'PATCH', '/v1/users/questionnaires/hair_growth/progress/', { token: p.access, json: { data: await withPhotos(ctx, p.access, 'hair_growth', FIXTURES.hair_growth.eligible) } })).status).toBe(200);
   expect((await call(ctx, 'POST', '/v1/users/questionnaires/hair_growth/submit/', { token: p.access })).body.outcome).toBe('eligible');
   const { session } = await paySandbox(ctx, p, { category: 'hair_growth', plan: 'one_off' });
   expect((await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: {} })).status).toBe(200);

@@ -39,6 +39,15 @@ export const ROUTE_BUDGETS: Readonly<Record<string, readonly RouteBudget[]>> = {
     { name: 'uploads-account', per: 'account', points: 30, seconds: HOUR, multipartOnly: true },
     { name: 'uploads-ip', per: 'address', points: 150, seconds: HOUR, multipartOnly: true },
   ],
+  // Clinical photos: one budget for both upload routes (each photo is decoded and re-encoded).
+  'POST /v1/users/questionnaires/:slug/photos/': [
+    { name: 'photos-account', per: 'account', points: 60, seconds: HOUR },
+    { name: 'photos-ip', per: 'address', points: 300, seconds: HOUR },
+  ],
+  'POST /v1/users/consultations/:id/images/': [
+    { name: 'photos-account', per: 'account', points: 60, seconds: HOUR },
+    { name: 'photos-ip', per: 'address', points: 300, seconds: HOUR },
+  ],
   'POST /v1/users/checkout/': [
     { name: 'checkout-account', per: 'account', points: 30, seconds: HOUR },
     { name: 'checkout-ip', per: 'address', points: 150, seconds: HOUR },

@@ -162,7 +162,7 @@ export async function imagesOfCategory(q: Queryable, userId: string, category: s
     id: r.id,
     created_at: new Date(r.created_at),
     images: Array.isArray(r.images) ? (r.images as unknown[]) : [],
-    form_snapshot: readJson(q, r.form_snapshot, r.form_snapshot_enc, []) as unknown,
+    form_snapshot: readJson(q, r.form_snapshot, r.form_snapshot_enc, []),
   }));
 }
 

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { ImageRejectedError, MAX_IMAGE_BYTES, sanitiseImage, type SanitisedImage } from '../../lib/images.ts';
 import {
-  appendConsultationImage, clearConsultationImages, consultationShowsImage, findConsultationForUser, imagesOfCategory, lockConsultationForImage, OPEN_STATUSES, patientImageUrl, resumeReview, type ConsultationStatus,
+  appendConsultationImage, clearConsultationImages, consultationShowsImage, findConsultationForUser, imagesOfCategory, lockConsultationForImage, OPEN_STATUSES, patientImageUrl, resumeReview,
 } from '../consultations/index.ts';
 import { assertCountryServed, currentVersion, getCategory, profileFacts, type Locale, type Question } from '../questionnaires/index.ts';
 import * as repo from './repository.ts';
@@ -72,7 +72,7 @@ export async function uploadForQuestion(deps: Deps, userId: string, slug: string
   return { ...photoOut(deps, row), category: slug, question_key: question.question_key, width: row.width, height: row.height };
 }
 
-const isOpen = (status: string) => (OPEN_STATUSES as readonly string[]).includes(status as ConsultationStatus);
+const isOpen = (status: string) => (OPEN_STATUSES as readonly string[]).includes(status);
 
 /**
  * A photo added to one of the patient's consultations while it waits for a doctor (pending review,

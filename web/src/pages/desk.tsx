@@ -11,6 +11,7 @@ import { MessageList } from './messages';
 import { DoseChangeDesk } from '../components/DoseChangeDesk';
 import { DeskVerificationPanel } from '../features/verification/DeskVerificationPanel';
 import type { Question } from '../questionnaire/model';
+import { DeskPhotos } from '../features/photos/DeskPhotos';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
 // server's order and only marks those rows).
@@ -247,7 +248,8 @@ export function DeskConsultation({ id }: { id: string }) {
       <h2>{t('desk.answers')}</h2>
       <table>
         <tbody>
-          {x.form_snapshot.map((a) => {
+          {/* Photo answers are shown as photos, below. */}
+          {x.form_snapshot.filter((a) => questions.get(a.question_key)?.type !== 'photo').map((a) => {
             const text = shown(a.question_key, answerValue(a));
             return (
               <tr key={a.question_key}>
@@ -259,6 +261,7 @@ export function DeskConsultation({ id }: { id: string }) {
           })}
         </tbody>
       </table>
+      <DeskPhotos photos={x.photos} earlier={x.earlier_photos} />
       {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} current={x.form_snapshot} question={questionText} show={shown} /> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}

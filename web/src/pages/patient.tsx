@@ -6,6 +6,7 @@ import { useCatalogue } from '../components/catalogue';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { VerificationMissingCard } from '../features/verification/MissingCard';
+import { ConsultationPhotos } from '../features/photos/AddConsultationPhoto';
 
 type Consultation = Schemas['Consultation'];
 type Order = Schemas['Order'];
@@ -307,6 +308,7 @@ export function ConsultationDetail({ id }: { id: string }) {
           <Link to="/messages">{t('home.step.answer')}</Link>
         </Alert>
       ) : null}
+      <ConsultationPhotos consultationId={x.id} status={x.status} images={x.images} onAdded={c.reload} />
       <h2>{t('timeline.title')}</h2>
       <ol className="timeline" data-testid="timeline">
         {steps.map((s) => (

@@ -254,7 +254,7 @@ function Wizard({ schema, profile }: { schema: QuestionnaireSchema; profile: Pro
         {step.questions
           .filter((q) => isVisible(q, answers, profile))
           .map((q) => (
-            <QuestionField key={q.question_key} question={q} answers={answers} error={errors[q.question_key]} onChange={onChange} />
+            <QuestionField key={q.question_key} question={q} answers={answers} error={errors[q.question_key]} onChange={onChange} slug={slug} />
           ))}
         {error ? <Alert kind="error">{error}</Alert> : null}
         <div className="actions">

@@ -1,16 +1,19 @@
 // One question rendered from the public schema: every type has a visible label and works by keyboard
 // (native radios, checkboxes and inputs grouped in a fieldset whose legend is the question).
-import type { Answers, AnswerValue, Question } from './model';
+import { isPhotoAnswer, type Answers, type AnswerValue, type Question } from './model';
 import { useI18n } from '../i18n';
+import { PhotoQuestionField } from '../features/photos/PhotoQuestionField';
 
 interface Props {
   question: Question;
   answers: Answers;
   error?: 'required' | 'range';
   onChange: (key: string, value: AnswerValue | undefined) => void;
+  /** The questionnaire (a photo question uploads to it). */
+  slug?: string;
 }
 
-export function QuestionField({ question: q, answers, error, onChange }: Props) {
+export function QuestionField({ question: q, answers, error, onChange, slug }: Props) {
   const { t } = useI18n();
   const id = `q-${q.question_key}`;
   const errId = `${id}-error`;
@@ -22,6 +25,10 @@ export function QuestionField({ question: q, answers, error, onChange }: Props) 
       {errorText}
     </p>
   ) : null;
+
+  if (q.type === 'photo' && slug) {
+    return <PhotoQuestionField slug={slug} question={q} value={isPhotoAnswer(value) ? value : {}} error={Boolean(error)} onChange={(key, photos) => onChange(key, Object.keys(photos).length ? photos : undefined)} />;
+  }
 
   if (q.type === 'boolean' || q.type === 'single_choice') {
     const options = q.type === 'boolean' ? [{ value: 'true', label: t('q.yes') }, { value: 'false', label: t('q.no') }] : (q.options ?? []);

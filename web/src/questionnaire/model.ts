@@ -6,7 +6,8 @@ export type QuestionnaireSchema = paths['/v1/users/questionnaires/{slug}/schema/
 export type Step = QuestionnaireSchema['steps'][number];
 export type Question = Step['questions'][number];
 export type AnswerItem = { step_id: number; question_key: string; value?: string | number | boolean; values?: Record<string, unknown> };
-export type AnswerValue = string | number | boolean | string[];
+/** A photo question's answer is a map photo id -> view (the clinical photos feature). */
+export type AnswerValue = string | number | boolean | string[] | Record<string, string>;
 export type Answers = Record<string, AnswerValue>;
 export interface ProfileFacts {
   gender?: string | null;
@@ -87,6 +88,7 @@ export function fromItems(steps: Step[], items: AnswerItem[]): Answers {
     const type = types.get(a.question_key);
     if (!type) continue;
     if (type === 'multiple_choice') out[a.question_key] = Object.entries(a.values ?? {}).filter(([, on]) => on === true).map(([k]) => k);
+    else if (type === 'photo') out[a.question_key] = Object.fromEntries(Object.entries(a.values ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
     else if (a.value !== undefined && a.value !== null) out[a.question_key] = a.value;
   }
   return out;
@@ -101,10 +103,14 @@ export function toItems(steps: Step[], answers: Answers, profile: ProfileFacts):
       if (v === undefined || !isVisible(q, answers, profile)) continue;
       if (q.type === 'multiple_choice') {
         if (Array.isArray(v)) items.push({ step_id: s.step_id, question_key: q.question_key, values: Object.fromEntries(v.map((k) => [k, true])) });
-      } else if (!Array.isArray(v) && v !== '') items.push({ step_id: s.step_id, question_key: q.question_key, value: v });
+      } else if (q.type === 'photo') {
+        if (isPhotoAnswer(v) && Object.keys(v).length) items.push({ step_id: s.step_id, question_key: q.question_key, values: v });
+      } else if (!Array.isArray(v) && !isPhotoAnswer(v) && v !== '') items.push({ step_id: s.step_id, question_key: q.question_key, value: v });
     }
   return items;
 }
+
+export const isPhotoAnswer = (v: AnswerValue | undefined): v is Record<string, string> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export type StepErrors = Record<string, 'required' | 'range'>;
 
@@ -114,7 +120,8 @@ export function checkStep(step: Step, answers: Answers, profile: ProfileFacts): 
   for (const q of step.questions) {
     if (!isVisible(q, answers, profile)) continue;
     const v = answers[q.question_key];
-    const empty = v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+    // A photo question is answered once it holds its minimum number of photos.
+    const empty = v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (q.type === 'photo' && (!isPhotoAnswer(v) || Object.keys(v).length < (q.min_photos ?? 1)));
     if (empty) {
       if (q.required) errors[q.question_key] = 'required';
       continue;
