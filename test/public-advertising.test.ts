@@ -80,7 +80,7 @@ async function publicStrings(): Promise<{ where: string; text: string }[]> {
     for (const [key, text] of Object.entries(dict)) if (/^(app|nav|landing|treatments)\./.test(key)) out.push({ where: `${locale} ${key}`, text });
   }
   const featureDir = new URL('../web/src/features/compliance/', import.meta.url);
-  for (const file of existsSync(featureDir) ? readdirSync(featureDir).filter((f) => f === 'strings.ts') : []) {
+  for (const file of existsSync(featureDir) ? readdirSync(featureDir).filter((f) => /strings\.ts$/.test(f)) : []) {
     const mod = (await import(new URL(file, featureDir).href)) as { PUBLIC_STRINGS?: Record<string, Record<string, string>> };
     for (const [locale, dict] of Object.entries(mod.PUBLIC_STRINGS ?? {})) for (const [key, text] of Object.entries(dict)) out.push({ where: `${file} ${locale} ${key}`, text });
   }

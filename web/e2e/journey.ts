@@ -50,7 +50,9 @@ const log = (s: string) => process.stdout.write(`${s}\n`);
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'warn', BRAND_SLUG: BRAND, STAFF_MFA: 'required',
     // Browsers refuse passkeys on an IP address: the passkey step opens the app as http://localhost.
-    WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: `http://localhost:${port}` };
+    WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: `http://localhost:${port}`,
+    // The dispensing pharmacy's register entry: the footer shows the EU distance-selling logo (checked by axe).
+    DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Journey Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
   const createStaff = (what: string, args: string[]) => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', ...args], { cwd: ROOT, env, encoding: 'utf8' });
     if (run.status !== 0) fail(`create-staff (${what}) failed: ${run.stderr || run.stdout}`);
@@ -349,7 +351,7 @@ async function tourEveryPage(browser: Awaited<ReturnType<typeof chromium.launch>
   const vctx = await newContext(browser, base);
   const visitor = await vctx.newPage();
   const findings = [
-    ...(await tour(visitor, 'visitor', [['landing', '/'], ['treatments', '/treatments'], ['sign-in', '/sign-in'], ['sign-up', '/sign-up'], ['forgot-password', '/forgot-password'], ['questionnaire', '/questionnaire/weight_loss']], englishWords)),
+    ...(await tour(visitor, 'visitor', [['landing', '/'], ['treatments', '/treatments'], ['sign-in', '/sign-in'], ['sign-up', '/sign-up'], ['forgot-password', '/forgot-password'], ['questionnaire', '/questionnaire/weight_loss'], ['doctors', '/doctors'], ['cancel', '/cancel'], ['accessibility', '/accessibility'], ['imprint', '/imprint']], englishWords)),
     ...(await tour(
       page,
       'patient',
@@ -381,6 +383,7 @@ async function tourEveryPage(browser: Awaited<ReturnType<typeof chromium.launch>
         ['conversations', '/desk/conversations'],
         ['conversation', `/desk/conversations/${ids.conversation}`],
         ['red-flags', '/desk/red-flags'],
+        ['profile', '/desk/profile'],
       ],
       englishWords,
     )),
@@ -420,6 +423,12 @@ async function main() {
     await page.getByRole('heading', { name: 'Weight loss' }).waitFor();
     await page.getByText(/Consultation from €/).first().waitFor();
     await check(page, 'landing');
+    // The legal and transparency pages a visitor reaches from every footer (docs/compliance.md).
+    for (const [name, path] of [['doctors', '/doctors'], ['cancel', '/cancel'], ['cancel-confirm', '/cancel/confirm'], ['accessibility', '/accessibility'], ['imprint', '/imprint']] as const) {
+      await page.goto(path);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await check(page, name);
+    }
     await page.goto('/sign-in');
     await check(page, 'sign-in');
     await page.getByRole('link', { name: 'Create account' }).first().click();

@@ -71,6 +71,7 @@ async function main() {
     const pages: [string, string, boolean][] = [
       ['landing', '/', false],
       ['sign-in', '/sign-in', false],
+      ['cancel', '/cancel', false],
       ['home (signed in)', '/home', true],
     ];
     for (const [name, path, signedIn] of pages) {

@@ -10,6 +10,7 @@ import { ForgotPassword, ReferralLanding, ResetPassword, SignIn, SignUp } from '
 import { Landing } from './pages/landing';
 import { Link, matchRoute, navigate, Redirect, useLocation } from './router';
 import { VERIFICATION_TEXT } from './features/verification/strings';
+import { Footer } from './features/compliance/Footer';
 
 // Every page but the landing and the sign-in pages is its own chunk, loaded when first opened.
 const Public = {
@@ -33,6 +34,15 @@ const Patient = {
   ChangePassword: lazy(() => import('./pages/account').then((m) => ({ default: m.ChangePasswordPage }))),
 };
 const Verification = { Page: lazy(() => import('./features/verification/VerificationPage')), WeightQueue: lazy(() => import('./features/verification/WeightQueue')) };
+// The legal and transparency pages (docs/compliance.md), one chunk.
+const Compliance = {
+  Doctors: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.DoctorsPage }))),
+  Cancel: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.CancelPage }))),
+  CancelConfirm: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.CancelConfirmPage }))),
+  Accessibility: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.AccessibilityPage }))),
+  Imprint: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.ImprintPage }))),
+  DeskProfile: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.DeskProfilePage }))),
+};
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
@@ -53,6 +63,11 @@ const PAGES: Page[] = [
   { pattern: '/r/:code', area: 'public', render: (p) => <ReferralLanding code={p.code} /> },
   { pattern: '/treatments', area: 'public', render: () => <Public.Treatments /> },
   { pattern: '/questionnaire/:slug', area: 'public', render: (p) => <Public.Questionnaire slug={p.slug} /> },
+  { pattern: '/doctors', area: 'public', render: () => <Compliance.Doctors /> },
+  { pattern: '/cancel', area: 'public', render: () => <Compliance.Cancel /> },
+  { pattern: '/cancel/confirm', area: 'public', render: () => <Compliance.CancelConfirm /> },
+  { pattern: '/accessibility', area: 'public', render: () => <Compliance.Accessibility /> },
+  { pattern: '/imprint', area: 'public', render: () => <Compliance.Imprint /> },
   { pattern: '/home', area: 'patient', render: () => <Patient.Home /> },
   { pattern: '/verification', area: 'patient', render: () => <Verification.Page /> },
   { pattern: '/checkout/return', area: 'patient', render: () => <Patient.CheckoutReturn /> },
@@ -74,6 +89,7 @@ const PAGES: Page[] = [
   { pattern: '/desk/conversations/:id', area: 'doctor', render: (p) => <Doctor.Conversation id={p.id} /> },
   { pattern: '/desk/red-flags', area: 'doctor', render: () => <Doctor.RedFlags /> },
   { pattern: '/desk/weights', area: 'doctor', render: () => <Verification.WeightQueue /> },
+  { pattern: '/desk/profile', area: 'doctor', render: () => <Compliance.DeskProfile /> },
   { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
@@ -225,6 +241,7 @@ export function App() {
         <main id="main" tabIndex={-1}>
           <Suspense fallback={<Loading />}>{content}</Suspense>
         </main>
+        <Footer />
       </EmergencyProvider>
     </I18nProvider>
   );

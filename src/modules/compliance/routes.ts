@@ -7,8 +7,9 @@ import { CATEGORIES } from '../questionnaires/index.ts';
 import { noticePriceChanges } from '../subscriptions/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { fields, notFoundDetail } from '../../http/operation.ts';
+import { requestTreatmentSwitch } from './switch.ts';
 import { confirmCancellation, deskProfile, publicDoctors, requestCancellation, setDeskListing, siteInfo } from './service.ts';
 
 const Regulator = z.object({ name: z.string(), register_url: z.string() }).nullable();
@@ -141,6 +142,38 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
       },
     },
     async (request) => confirmCancellation(deps, request.body.token),
+  );
+
+  r.post(
+    '/v1/users/subscriptions/:id/treatment-switch/',
+    {
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'requestTreatmentSwitch',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ error: ['treatment_switch_renewal_open', 'subscription_not_active'] }] },
+          descriptions: { 201: 'The plan’s next renewal, opened on the new treatment: confirm it on the renewal screen' },
+          requestExample: { treatment_id: 'tirzepatide', reason: 'shortage' },
+        },
+      },
+      schema: {
+        tags: ['subscriptions'],
+        security: bearerSecurity,
+        summary: 'Ask to switch to another treatment of the plan’s category',
+        description:
+          'After a price rise, a shortage or side effects. Opens the plan’s next renewal now, on the new treatment at the engine’s starting dose for it (`dosage`); the patient answers the renewal screen and confirms (POST /v1/users/subscriptions/pending-choice/confirm/, where the dose rules of the new treatment apply), and a doctor decides. 400 `{treatment_id}` for the same or an unknown treatment; 409 `treatment_switch_renewal_open` when this period’s renewal is already open (choose the treatment there); `subscription_not_active`. Not shown in spec — our design (docs/compliance.md).',
+        params: z.object({ id: z.uuid() }),
+        body: z.object({ treatment_id: z.string().min(1).max(64), reason: z.enum(['price', 'shortage', 'side_effects', 'other']) }),
+        response: {
+          201: z.object({ consultation_id: z.string(), treatment_id: z.string(), dosage: z.string(), next_step: z.literal('confirm_renewal') }),
+          400: FieldErrorsSchema,
+          404: DetailSchema,
+          409: ErrorCodeSchema,
+          401: TokenErrorSchema,
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await requestTreatmentSwitch(deps, currentUser(request).id, request.params.id, request.body)),
   );
 
   const desk = { tags: ['clinician'], security: bearerSecurity };

@@ -370,7 +370,9 @@ export async function confirmRenewal(deps: Deps, userId: string, input: ConfirmI
     const sub = c.subscription_id ? await repo.findOwnPlan(q, userId, c.subscription_id, true) : null;
     const fromTreatment = sub?.treatment_id ?? c.treatment_id;
     const fromDosage = sub?.dosage ?? c.dosage;
-    const treatmentId = input.treatment_id ?? fromTreatment;
+    // A treatment switch the patient asked for (docs/compliance.md) is this renewal's default treatment.
+    const switchTo = isRecord(c.renewal_details) && isRecord(c.renewal_details.switch_request) && typeof c.renewal_details.switch_request.to === 'string' ? c.renewal_details.switch_request.to : null;
+    const treatmentId = input.treatment_id ?? switchTo ?? fromTreatment;
     const treatment = findTreatment(c.category, treatmentId);
     const dosages = treatment ? (treatment.dosage_ladder ?? treatment.strengths) : [];
     if (!treatment || (input.dosage !== undefined && !dosages.includes(input.dosage))) {
