@@ -736,6 +736,12 @@ function negated(p: Prepared, start: number, end: number, locale: DetectorLocale
   return rest.length > 0 && rest.length <= 2 && first - p.clause[end]! <= 1 && POST_NEGATION.has(rest[rest.length - 1]!);
 }
 
+/** A negation word anywhere before the word in its clause (the statistical layer's hits). */
+function clauseNegated(p: Prepared, at: number): boolean {
+  for (let j = at; j >= 0 && p.clause[j] === p.clause[at]; j--) if (isCue(p.words[j]!, 'all') || POST_NEGATION.has(p.words[j]!)) return true;
+  return false;
+}
+
 /** A co-occurrence match ("fever ... back pain") whose last element is negated ("back pain, no fever"). */
 function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale, source: string): boolean {
   for (let j = end - 1; j >= start && j > end - 5; j--) {
@@ -912,13 +918,12 @@ export function readRedFlags(text: string): RedFlagReading {
     }
   }
   // The statistical layer: classes the rules did not read as current, read in the same way (negation, question, history).
+  // A class a rule already read keeps the rule's reading; the model's own hits are read more
+  // cautiously: any negation earlier in the clause negates them.
   for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence)) {
-    const prev = best.get(hit.category);
-    if (prev && prev.reading !== 'negated') continue;
-    const reading = readingAt(p, hit.category, hit.word, hit.word, 'all');
-    if (!prev || rank[reading] > rank[prev.reading]) {
-      best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
-    }
+    if (best.has(hit.category)) continue;
+    const reading = clauseNegated(p, hit.word) ? (CRISIS_CATEGORIES.has(hit.category) ? 'history' : 'negated') : readingAt(p, hit.category, hit.word, hit.word, 'all');
+    best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
   }
   const of = (r: MatchReading, tier?: RedFlagTier) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r && (!tier || tierOf(c) === tier)).map((c) => best.get(c)!.match);
   return { emergencies: of('emergency', 'emergency'), urgent: of('emergency', 'urgent'), history: of('history'), questions: of('question'), negated: of('negated') };
