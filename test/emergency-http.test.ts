@@ -26,12 +26,38 @@ async function onPlan(columns: Record<string, unknown> = {}): Promise<Patient> {
 const report = (p: Patient, json: Record<string, unknown>) => call(ctx, 'POST', `${J}/side-effects/`, { token: p.access, json });
 
 describe('messages', () => {
+  it('answers a current flag dated by the treatment start with the notice: "started Ozempic 2 months ago, since yesterday severe stomach pain to my back"', async () => {
+    const p = await seedPatient(ctx, { country_of_residence: 'DEU', locale: 'de' });
+    const r = await send(p, 'Ich habe vor 2 Monaten mit Ozempic angefangen, seit gestern heftige Bauchschmerzen bis in den Rücken und Erbrechen');
+    expect(r.body.emergency).toMatchObject({ tier: 'emergency', number: '112', codes: ['pancreatitis'] });
+  });
+
+  it('answers urgent wording in a message with "a doctor today" and the out-of-hours number (Germany 116117)', async () => {
+    const p = await seedPatient(ctx, { country_of_residence: 'DEU', locale: 'de' });
+    const r = await send(p, 'meine Augen sind gelb und der Urin ganz dunkel seit dem Antibiotikum');
+    expect(r.body.emergency).toMatchObject({ tier: 'urgent', codes: expect.arrayContaining(['liver']) });
+    expect(r.body.emergency.message).toContain('116117');
+    expect(r.body.emergency.message).not.toContain('rufen Sie jetzt');
+  });
+
+  it('gives no notice for a blocked nose or a negated thought of suicide in Italian, French or Dutch', async () => {
+    for (const [locale, text] of [['en', 'blocked nose, can’t breathe through it'], ['it', 'non ho mai pensato al suicidio'], ['fr', 'je ne pense pas au suicide'], ['nl', 'ik denk niet aan zelfmoord']]) {
+      const p = await seedPatient(ctx, { country_of_residence: 'NLD', locale });
+      const r = await send(p, text!);
+      expect(r.body.emergency, text).toBeNull();
+    }
+  });
+
   it('answers "Ich habe Suizidgedanken" with the notice, delivers and flags the message', async () => {
     const p = await seedPatient(ctx, { country_of_residence: 'DEU', locale: 'de' });
     const r = await send(p, 'Ich habe Suizidgedanken');
     expect(r.status).toBe(201);
     // The one emergency shape (EmergencyNotice): the detector's categories as codes.
-    expect(r.body.emergency).toEqual({ number: '112', numbers: ['112'], non_emergency: [{ number: '116117', label: expect.any(String) }], codes: ['suicidal'], message: expect.stringContaining('rufen Sie jetzt 112 an') });
+    expect(r.body.emergency).toEqual({
+      number: '112', numbers: ['112'], non_emergency: [{ number: '116117', label: expect.any(String) }], codes: ['suicidal'], message: expect.stringContaining('rufen Sie jetzt 112 an'),
+      tier: 'emergency', crisis_lines: [{ number: '0800 111 0 111', label: 'TelefonSeelsorge' }],
+    });
+    expect(r.body.emergency.message).toContain('0800 111 0 111 (TelefonSeelsorge)');
     expect(r.body.last_message.content).toBe('Ich habe Suizidgedanken');
     const row = firstRow(await ctx.db.query('select flagged_emergency from messages where sender_id = $1', [p.id]));
     expect(row.flagged_emergency).toBe(true);

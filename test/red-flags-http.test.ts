@@ -40,7 +40,7 @@ async function deskFlags(p: Patient) {
   return rows.filter((f) => f.patient.id === p.id);
 }
 
-const NOTICE_KEYS = ['codes', 'message', 'non_emergency', 'number', 'numbers'];
+const NOTICE_KEYS = ['codes', 'crisis_lines', 'message', 'non_emergency', 'number', 'numbers', 'tier'];
 
 describe('journal notes are read', () => {
   it('answers "I want to kill myself" in a note with the notice and puts it on the desk, where a clinician resolves it', async () => {
@@ -48,14 +48,19 @@ describe('journal notes are read', () => {
     const r = await call(ctx, 'POST', `${J}/notes/`, { token: p.access, json: { content: 'I want to kill myself' } });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body.emergency).sort()).toEqual(NOTICE_KEYS);
-    expect(r.body.emergency).toMatchObject({ number: '144', numbers: ['144', '112'], codes: ['suicidal'] });
+    expect(r.body.emergency).toMatchObject({ number: '144', numbers: ['144', '112'], codes: ['suicidal'], tier: 'emergency', crisis_lines: [{ number: '142', label: 'TelefonSeelsorge' }] });
     expect(r.body.emergency.message).toContain('call 144 (or 112) now');
+    // Suicidal wording also names the country's crisis line (Austria: TelefonSeelsorge 142).
+    expect(r.body.emergency.message).toContain('142 (TelefonSeelsorge)');
     // True now: the note is on the desk.
     expect(r.body.emergency.message).toContain('Your note has been passed to the medical team.');
 
     const [flag, ...more] = await deskFlags(p);
     expect(more).toEqual([]);
-    expect(flag).toMatchObject({ source: 'journal_note', source_id: r.body.id, kind: 'emergency', categories: ['suicidal'], excerpt: 'I want to kill myself', resolved_at: null, resolution: null });
+    expect(flag).toMatchObject({ source: 'journal_note', source_id: r.body.id, kind: 'emergency', tier: 'emergency', categories: ['suicidal'], excerpt: 'I want to kill myself', resolved_at: null, resolution: null });
+    // Due within 30 minutes of being raised, and the desk sees why it was raised.
+    expect(Date.parse(flag.due_at) - Date.parse(flag.created_at)).toBe(30 * 60_000);
+    expect(flag.evidence).toEqual([{ category: 'suicidal', by: 'rule', evidence: ['kill myself'] }]);
     // Open flags are the default view, emergencies first.
     const open = await call(ctx, 'GET', DESK, { token: doctor.access });
     expect(open.body.results.some((f: any) => f.id === flag.id)).toBe(true);
@@ -163,5 +168,48 @@ describe('side-effect reports', () => {
     expect(severe.body.flagged).toBe(true);
     expect(severe.body.emergency).toMatchObject({ number: '112', codes: ['severe_side_effect', 'glp1_dehydration'] });
     expect(severe.body.emergency.message).toContain('Uw melding is doorgestuurd naar het medische team.');
+  });
+});
+
+describe('tiers', () => {
+  it('answers an urgent red flag (gallbladder on a GLP-1) with "a doctor today", the out-of-hours number, and a desk flag due the same day', async () => {
+    const p = await prescribed('weight_loss', { country_of_residence: 'DEU', locale: 'en' });
+    const r = await call(ctx, 'POST', `${J}/notes/`, { token: p.access, json: { content: 'pain under my right ribs since last night and a fever' } });
+    expect(r.status).toBe(201);
+    expect(r.body.emergency).toMatchObject({ tier: 'urgent', codes: ['gallbladder'], non_emergency: [{ number: '116117', label: expect.any(String) }], crisis_lines: [] });
+    expect(r.body.emergency.message).toContain('needs a doctor today');
+    expect(r.body.emergency.message).toContain('call 116117 out of hours');
+    expect(r.body.emergency.message).not.toContain('call 112 now');
+    const [flag, ...more] = await deskFlags(p);
+    expect(more).toEqual([]);
+    expect(flag).toMatchObject({ kind: 'urgent', tier: 'urgent', categories: ['gallbladder'] });
+    expect(Date.parse(flag.due_at) - Date.parse(flag.created_at)).toBe(4 * 60 * 60_000);
+    // The emergency flags come before the urgent ones on the desk.
+    const emergency = await prescribed('weight_loss', { country_of_residence: 'DEU', locale: 'en' });
+    await call(ctx, 'POST', `${J}/notes/`, { token: emergency.access, json: { content: 'crushing chest pain right now' } });
+    const open = (await call(ctx, 'GET', `${DESK}?limit=100`, { token: doctor.access })).body.results as { kind: string }[];
+    const kinds = open.map((f) => f.kind);
+    expect(kinds.lastIndexOf('emergency')).toBeLessThan(kinds.indexOf('urgent'));
+  });
+
+  it('names the crisis line of the country for self-harm, in the patient’s language (UK: Samaritans 116 123)', async () => {
+    const p = await prescribed('hair_growth', { country_of_residence: 'GBR', locale: 'en' });
+    const r = await call(ctx, 'POST', `${J}/notes/`, { token: p.access, json: { content: 'I started cutting myself again' } });
+    expect(r.body.emergency).toMatchObject({ tier: 'emergency', number: '999', codes: ['self_harm'], crisis_lines: [{ number: '116 123', label: 'Samaritans' }] });
+    expect(r.body.emergency.message).toContain('116 123 (Samaritans)');
+    const fr = await prescribed('hair_growth', { country_of_residence: 'FRA', locale: 'fr' });
+    const f = await call(ctx, 'POST', `${J}/notes/`, { token: fr.access, json: { content: 'je garde mes cachets de côté, j’ai écrit une lettre d’adieu' } });
+    expect(f.body.emergency).toMatchObject({ tier: 'emergency', number: '15', crisis_lines: [{ number: '3114', label: expect.any(String) }] });
+    expect(f.body.emergency.message).toContain('3114');
+  });
+
+  it('files family history and hypothetical questions without the emergency notice', async () => {
+    const p = await prescribed('weight_loss', { country_of_residence: 'DEU', locale: 'en' });
+    const family = await call(ctx, 'POST', `${J}/notes/`, { token: p.access, json: { content: 'my father had pancreatitis, may I take Ozempic?' } });
+    expect(family.body.emergency).toBeNull();
+    const question = await call(ctx, 'POST', `${J}/notes/`, { token: p.access, json: { content: 'what if an erection lasts more than 4 hours?' } });
+    expect(question.body.emergency).toBeNull();
+    const flags = await deskFlags(p);
+    expect(flags.map((f) => [f.kind, f.categories])).toEqual([['history', ['pancreatitis']]]);
   });
 });

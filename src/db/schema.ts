@@ -844,6 +844,9 @@ export interface RedFlagsTable {
   resolved_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   resolved_by: string | null;
   resolution: string | null;
+  tier: string | null;
+  due_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  evidence: Json;
 }
 export type RedFlagsRow = Selectable<RedFlagsTable>;
 export type NewRedFlags = Insertable<RedFlagsTable>;

@@ -10,6 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
+const SourceSchema = z.object({ url: z.string().regex(/^https?:\/\/[^\s/]+\.[^\s]+$/), publisher: z.string().min(3), says: z.string().min(10) }).strict();
+
 const CountrySchema = z.object({
   code: z.string().regex(/^[A-Z]{3}$/),
   name: z.string(),
@@ -17,9 +19,9 @@ const CountrySchema = z.object({
   emergency_numbers: z.array(z.string().regex(/^\d{2,6}$/)).min(1),
   non_emergency: z.array(z.object({ number: z.string(), label: z.string() })),
   source: z.string().regex(/\bK\d+b?\b|\bUNSOURCED\b/, 'a source code from clinical-facts.md (K1, K8...) or UNSOURCED'),
-  sources: z
-    .array(z.object({ url: z.string().regex(/^https?:\/\/[^\s/]+\.[^\s]+$/), publisher: z.string().min(3), says: z.string().min(10) }).strict())
-    .min(1),
+  sources: z.array(SourceSchema).min(1),
+  /** Suicide-prevention or emotional-support lines (116 123 where it is in service), each with its source page. */
+  crisis_lines: z.array(z.object({ number: z.string().regex(/^[\d ]{3,16}$/), label: z.string().min(3), sources: z.array(SourceSchema).min(1) }).strict()),
 });
 const FileSchema = z.object({ version: z.number(), description: z.string(), countries: z.array(CountrySchema).min(1) });
 
@@ -34,3 +36,6 @@ export const countryByCode = (code: string | null | undefined) => (code ? BY_COD
 
 /** The emergency number to show a patient: the country's first (medical) one, 112 (EU-wide [K1]) when unknown. */
 export const emergencyNumberFor = (code: string | null | undefined) => countryByCode(code)?.emergency_numbers[0] ?? '112';
+
+/** The country's crisis lines (number and label) for suicidal or self-harm wording; empty when none is sourced. */
+export const crisisLinesFor = (code: string | null | undefined) => (countryByCode(code)?.crisis_lines ?? []).map((l) => ({ number: l.number, label: l.label }));

@@ -23,7 +23,7 @@
 // Corpus results (test/fixtures/emergency-corpus.json and the held-out emergency-heldout.json) are
 // printed by `npm run emergency-report` and asserted in test/emergency-detector.test.ts.
 import { isLocale, LOCALES, type Locale } from './locales.ts';
-import { countryByCode, emergencyNumberFor } from './countries.ts';
+import { countryByCode, crisisLinesFor, emergencyNumberFor } from './countries.ts';
 import { EXTRA_RULES } from './emergency-rules.ts';
 import { modelHits } from './emergency-model.ts';
 
@@ -736,6 +736,12 @@ function negated(p: Prepared, start: number, end: number, locale: DetectorLocale
   return rest.length > 0 && rest.length <= 2 && first - p.clause[end]! <= 1 && POST_NEGATION.has(rest[rest.length - 1]!);
 }
 
+/** A negation word anywhere before the word in its clause (the statistical layer's hits). */
+function clauseNegated(p: Prepared, at: number): boolean {
+  for (let j = at; j >= 0 && p.clause[j] === p.clause[at]; j--) if (isCue(p.words[j]!, 'all') || POST_NEGATION.has(p.words[j]!)) return true;
+  return false;
+}
+
 /** A co-occurrence match ("fever ... back pain") whose last element is negated ("back pain, no fever"). */
 function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale, source: string): boolean {
   for (let j = end - 1; j >= start && j > end - 5; j--) {
@@ -912,13 +918,12 @@ export function readRedFlags(text: string): RedFlagReading {
     }
   }
   // The statistical layer: classes the rules did not read as current, read in the same way (negation, question, history).
+  // A class a rule already read keeps the rule's reading; the model's own hits are read more
+  // cautiously: any negation earlier in the clause negates them.
   for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence)) {
-    const prev = best.get(hit.category);
-    if (prev && prev.reading !== 'negated') continue;
-    const reading = readingAt(p, hit.category, hit.word, hit.word, 'all');
-    if (!prev || rank[reading] > rank[prev.reading]) {
-      best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
-    }
+    if (best.has(hit.category)) continue;
+    const reading = clauseNegated(p, hit.word) ? (CRISIS_CATEGORIES.has(hit.category) ? 'history' : 'negated') : readingAt(p, hit.category, hit.word, hit.word, 'all');
+    best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
   }
   const of = (r: MatchReading, tier?: RedFlagTier) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r && (!tier || tierOf(c) === tier)).map((c) => best.get(c)!.match);
   return { emergencies: of('emergency', 'emergency'), urgent: of('emergency', 'urgent'), history: of('history'), questions: of('question'), negated: of('negated') };
@@ -952,48 +957,70 @@ export const mentionsDehydration = (text: string): boolean => DEHYDRATION.test(n
 
 const OR: Record<string, string> = { en: 'or', de: 'oder', es: 'o', fr: 'ou', it: 'o', nl: 'of', pt: 'ou' };
 
-// The notice: what to do now, then what happened to the text ('message', side-effect 'report' or
-// journal 'note'): each is true, because the text raised a flag on the clinician desk (red_flags).
-export type NoticeAbout = 'message' | 'report' | 'note';
-const NOTICE: Record<Locale, { call: (n: string) => string } & Record<NoticeAbout, string>> = {
+// The notice: what to do now, then what happened to the text ('message', side-effect 'report',
+// journal 'note', or questionnaire 'answers'): each is true, because the text raised a flag on the
+// clinician desk (red_flags). One owner for every notice (questionnaires call this too).
+export type NoticeAbout = 'message' | 'report' | 'note' | 'answers';
+const NOTICE: Record<Locale, { call: (n: string) => string; urgent: (ooh: string, n: string) => string; crisis: (lines: string) => string; answers: (n: string) => string } & Record<Exclude<NoticeAbout, 'answers'>, string>> = {
   en: {
     call: (n) => `If you have severe or sudden symptoms such as chest pain, difficulty breathing, a severe allergic reaction or thoughts of suicide, call ${n} now. This service is not an emergency service.`,
+    urgent: (ooh, n) => `What you describe needs a doctor today: contact your doctor today${ooh ? `, or call ${ooh} out of hours` : ' or an out-of-hours service'}. If it gets worse or you feel very unwell, call ${n}.`,
+    crisis: (lines) => `You can talk to someone now, free and confidential: ${lines}.`,
+    answers: (n) => `Your answers suggest you may need urgent care. Call ${n} now or go to the nearest emergency department. This questionnaire cannot continue.`,
     message: 'Your message has been passed to the medical team.',
     report: 'Your report has been passed to the medical team.',
     note: 'Your note has been passed to the medical team.',
   },
   de: {
     call: (n) => `Bei schweren oder plötzlichen Beschwerden wie Brustschmerzen, Atemnot, einer schweren allergischen Reaktion oder Suizidgedanken rufen Sie jetzt ${n} an. Dieser Dienst ist kein Notdienst.`,
+    urgent: (ooh, n) => `Was Sie beschreiben, sollte heute ärztlich angesehen werden: Wenden Sie sich heute an Ihre Praxis${ooh ? ` oder außerhalb der Sprechzeiten an ${ooh}` : ' oder an den Bereitschaftsdienst'}. Wird es schlimmer oder geht es Ihnen sehr schlecht, rufen Sie ${n} an.`,
+    crisis: (lines) => `Sie können jetzt mit jemandem sprechen, kostenlos und vertraulich: ${lines}.`,
+    answers: (n) => `Ihre Antworten deuten darauf hin, dass Sie dringend Hilfe brauchen. Rufen Sie jetzt ${n} an oder gehen Sie in die nächste Notaufnahme. Dieser Fragebogen kann nicht fortgesetzt werden.`,
     message: 'Ihre Nachricht wurde an das medizinische Team weitergeleitet.',
     report: 'Ihre Meldung wurde an das medizinische Team weitergeleitet.',
     note: 'Ihre Notiz wurde an das medizinische Team weitergeleitet.',
   },
   es: {
     call: (n) => `Si tienes síntomas graves o repentinos como dolor en el pecho, dificultad para respirar, una reacción alérgica grave o pensamientos suicidas, llama ahora al ${n}. Este servicio no es un servicio de urgencias.`,
+    urgent: (ooh, n) => `Lo que describes necesita un médico hoy: contacta hoy con tu médico${ooh ? ` o, fuera de horario, llama al ${ooh}` : ' o con un servicio de guardia'}. Si empeora o te encuentras muy mal, llama al ${n}.`,
+    crisis: (lines) => `Puedes hablar con alguien ahora, gratis y de forma confidencial: ${lines}.`,
+    answers: (n) => `Sus respuestas indican que puede necesitar atención urgente. Llame ahora al ${n} o acuda a urgencias. Este cuestionario no puede continuar.`,
     message: 'Tu mensaje se ha enviado al equipo médico.',
     report: 'Tu notificación se ha enviado al equipo médico.',
     note: 'Tu nota se ha enviado al equipo médico.',
   },
   fr: {
     call: (n) => `En cas de symptômes graves ou soudains comme une douleur thoracique, des difficultés à respirer, une réaction allergique grave ou des pensées suicidaires, appelez le ${n} maintenant. Ce service n’est pas un service d’urgence.`,
+    urgent: (ooh, n) => `Ce que vous décrivez doit être vu par un médecin aujourd’hui : contactez votre médecin aujourd’hui${ooh ? ` ou, en dehors des heures d’ouverture, appelez le ${ooh}` : ' ou un service de garde'}. Si cela s’aggrave ou si vous vous sentez très mal, appelez le ${n}.`,
+    crisis: (lines) => `Vous pouvez parler à quelqu’un maintenant, gratuitement et en toute confidentialité : ${lines}.`,
+    answers: (n) => `Vos réponses indiquent que vous pourriez avoir besoin de soins urgents. Appelez le ${n} maintenant ou rendez-vous aux urgences. Ce questionnaire ne peut pas continuer.`,
     message: 'Votre message a été transmis à l’équipe médicale.',
     report: 'Votre signalement a été transmis à l’équipe médicale.',
     note: 'Votre note a été transmise à l’équipe médicale.',
   },
   it: {
     call: (n) => `In caso di sintomi gravi o improvvisi come dolore al petto, difficoltà a respirare, una grave reazione allergica o pensieri suicidi, chiama subito il ${n}. Questo servizio non è un servizio di emergenza.`,
+    urgent: (ooh, n) => `Quello che descrivi richiede un medico oggi: contatta oggi il tuo medico${ooh ? ` o, fuori orario, chiama il ${ooh}` : ' o la guardia medica'}. Se peggiora o ti senti molto male, chiama il ${n}.`,
+    crisis: (lines) => `Puoi parlare con qualcuno adesso, gratis e in modo riservato: ${lines}.`,
+    answers: (n) => `Le sue risposte indicano che potrebbe aver bisogno di cure urgenti. Chiami subito il ${n} o vada al pronto soccorso. Questo questionario non può continuare.`,
     message: 'Il tuo messaggio è stato inoltrato al team medico.',
     report: 'La tua segnalazione è stata inoltrata al team medico.',
     note: 'La tua nota è stata inoltrata al team medico.',
   },
   nl: {
     call: (n) => `Heeft u ernstige of plotselinge klachten zoals pijn op de borst, moeite met ademhalen, een ernstige allergische reactie of gedachten aan zelfdoding, bel dan nu ${n}. Deze dienst is geen spoeddienst.`,
+    urgent: (ooh, n) => `Wat u beschrijft moet vandaag door een arts bekeken worden: neem vandaag contact op met uw huisarts${ooh ? ` of bel buiten kantooruren ${ooh}` : ' of buiten kantooruren met de huisartsenpost'}. Wordt het erger of voelt u zich erg ziek, bel dan ${n}.`,
+    crisis: (lines) => `U kunt nu met iemand praten, gratis en vertrouwelijk: ${lines}.`,
+    answers: (n) => `Uw antwoorden wijzen erop dat u mogelijk dringend zorg nodig heeft. Bel nu ${n} of ga naar de spoedeisende hulp. Deze vragenlijst kan niet verder.`,
     message: 'Uw bericht is doorgestuurd naar het medische team.',
     report: 'Uw melding is doorgestuurd naar het medische team.',
     note: 'Uw notitie is doorgestuurd naar het medische team.',
   },
   pt: {
     call: (n) => `Se tiver sintomas graves ou súbitos como dor no peito, dificuldade em respirar, uma reação alérgica grave ou pensamentos suicidas, ligue já para o ${n}. Este serviço não é um serviço de emergência.`,
+    urgent: (ooh, n) => `O que descreve precisa de um médico hoje: contacte hoje o seu médico${ooh ? ` ou, fora de horas, ligue para o ${ooh}` : ' ou um serviço de atendimento permanente'}. Se piorar ou se sentir muito mal, ligue para o ${n}.`,
+    crisis: (lines) => `Pode falar com alguém agora, de forma gratuita e confidencial: ${lines}.`,
+    answers: (n) => `As suas respostas sugerem que pode precisar de cuidados urgentes. Ligue já para o ${n} ou dirija-se às urgências. Este questionário não pode continuar.`,
     message: 'A sua mensagem foi enviada à equipa médica.',
     report: 'A sua notificação foi enviada à equipa médica.',
     note: 'A sua nota foi enviada à equipa médica.',
@@ -1006,19 +1033,37 @@ export interface EmergencyNotice {
   non_emergency: { number: string; label: string }[];
   codes: string[];
   message: string;
+  /** emergency: call the number now; urgent: a doctor today (the out-of-hours numbers are `non_emergency`). */
+  tier: RedFlagTier;
+  /** The country's crisis lines, named when the codes include suicidal or self-harm wording (else empty). */
+  crisis_lines: { number: string; label: string }[];
 }
 
+/** Codes that name the country's crisis line: the detector's suicidal and self_harm, and questionnaire codes about them. */
+const crisisCode = (c: string) => CRISIS_CATEGORIES.has(c as EmergencyCategory) || /suicid|self_harm|selfharm/.test(c);
+
 /**
- * The notice for the patient's country (the shape of src/lib/emergency-schema.ts): the medical
- * emergency number first (catalogue/countries.json lists it first), then the country's other
- * emergency numbers ("call 15 (or 112) now"); `codes` names what raised it.
+ * The notice for the patient's country (the shape of src/lib/emergency-schema.ts). Emergency tier:
+ * the medical emergency number first (catalogue/countries.json lists it first), then the country's
+ * other emergency numbers ("call 15 (or 112) now"). Urgent tier: "a doctor today", with the
+ * country's out-of-hours number. Either way, suicidal or self-harm codes add the crisis line.
+ * `codes` names what raised it.
  */
-export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: NoticeAbout = 'message', codes: readonly string[] = []): EmergencyNotice {
+export function emergencyNotice(countryCode: string | null | undefined, locale: string, about: NoticeAbout = 'message', codes: readonly string[] = [], tier: RedFlagTier = 'emergency'): EmergencyNotice {
   const country = countryByCode(countryCode);
   const number = emergencyNumberFor(countryCode);
   const numbers = country?.emergency_numbers ?? [number];
   const others = numbers.filter((n) => n !== number);
-  const text = NOTICE[isLocale(locale) ? locale : 'en'];
-  const shown = others.length ? `${number} (${OR[locale] ?? OR.en} ${others.join(', ')})` : number;
-  return { number, numbers: [...numbers], non_emergency: (country?.non_emergency ?? []).map((n) => ({ ...n })), codes: [...codes], message: `${text.call(shown)} ${text[about]}` };
+  const lang: Locale = isLocale(locale) ? locale : 'en';
+  const text = NOTICE[lang];
+  const shown = others.length ? `${number} (${OR[lang]} ${others.join(', ')})` : number;
+  const nonEmergency = (country?.non_emergency ?? []).map((n) => ({ ...n }));
+  const crisis = codes.some(crisisCode) ? crisisLinesFor(countryCode) : [];
+  const parts =
+    tier === 'urgent'
+      ? [text.urgent(nonEmergency.map((n) => n.number).join(` ${OR[lang]} `), number)]
+      : [about === 'answers' ? text.answers(shown) : text.call(shown)];
+  if (crisis.length) parts.push(text.crisis(crisis.map((l) => `${l.number} (${l.label})`).join(', ')));
+  if (about !== 'answers') parts.push(text[about]);
+  return { number, numbers: [...numbers], non_emergency: nonEmergency, codes: [...codes], message: parts.join(' '), tier, crisis_lines: crisis };
 }

@@ -1,13 +1,13 @@
 // The eligibility engine: a pure function of (catalogue version, profile, answers, now). No I/O, no
 // clock of its own. Rule semantics and outcome order: docs/questionnaires.md.
 import { bmi } from '../../lib/bmi.ts';
-import { countryByCode, emergencyNumberFor } from '../../lib/countries.ts';
+import { emergencyNotice as sharedNotice } from '../../lib/emergency.ts';
 import { ageOn } from '../profile/index.ts';
 import { getCategory, type Condition, type Locale, type Question, type Rule, type RuleSet, type Step } from './catalogue.ts';
 
 /** A question set: a version, or a renewal screen (`{category, steps}`). */
 export type QuestionSet = { category: string; steps: Step[] };
-import { alternativeText, emergencyText, reasonText } from './messages.ts';
+import { alternativeText, reasonText } from './messages.ts';
 
 export interface AnswerItem {
   step_id: number;
@@ -179,10 +179,9 @@ export function missingAnswers(version: QuestionSet, profile: EngineProfile, ans
   return missing;
 }
 
+/** The questionnaire's emergency notice: the one notice of src/lib/emergency.ts, about the answers. */
 export function emergencyNotice(country: string | null, codes: string[], locale: Locale): EmergencyNotice {
-  const c = countryByCode(country);
-  const number = emergencyNumberFor(country);
-  return { number, numbers: c?.emergency_numbers ?? ['112'], non_emergency: c?.non_emergency ?? [], codes, message: emergencyText(locale, number) };
+  return sharedNotice(country, locale, 'answers', codes);
 }
 
 /** Red-flag rules that fire on the given (possibly incomplete) answers: used on draft save too. */

@@ -93,16 +93,6 @@ const ALTERNATIVES: Record<string, T> = {
   },
 };
 
-const EMERGENCY: T = {
-  en: 'Your answers suggest you may need urgent care. Call {n} now or go to the nearest emergency department. This questionnaire cannot continue.',
-  de: 'Ihre Antworten deuten darauf hin, dass Sie dringend Hilfe brauchen. Rufen Sie jetzt {n} an oder gehen Sie in die nächste Notaufnahme. Dieser Fragebogen kann nicht fortgesetzt werden.',
-  es: 'Sus respuestas indican que puede necesitar atención urgente. Llame ahora al {n} o acuda a urgencias. Este cuestionario no puede continuar.',
-  fr: 'Vos réponses indiquent que vous pourriez avoir besoin de soins urgents. Appelez le {n} maintenant ou rendez-vous aux urgences. Ce questionnaire ne peut pas continuer.',
-  it: 'Le sue risposte indicano che potrebbe aver bisogno di cure urgenti. Chiami subito il {n} o vada al pronto soccorso. Questo questionario non può continuare.',
-  nl: 'Uw antwoorden wijzen erop dat u mogelijk dringend zorg nodig heeft. Bel nu {n} of ga naar de spoedeisende hulp. Deze vragenlijst kan niet verder.',
-  pt: 'As suas respostas sugerem que pode precisar de cuidados urgentes. Ligue já para o {n} ou dirija-se às urgências. Este questionário não pode continuar.',
-};
-
 export const HELD_FOR_REVIEW: T = {
   en: 'You changed an answer that decided an earlier result. A doctor will review your questionnaire before any treatment is offered.',
   de: 'Sie haben eine Antwort geändert, die ein früheres Ergebnis entschieden hat. Eine Ärztin oder ein Arzt prüft Ihren Fragebogen, bevor eine Behandlung angeboten wird.',
@@ -180,7 +170,6 @@ export const reasonText = (locale: Locale, rule: Rule) => (RULE_TEXT[rule.code] 
 export const storedReasonText = (locale: Locale, code: string, kind: string | undefined): string =>
   (RULE_TEXT[code] ?? (kind && kind in KIND ? KIND[kind as Rule['kind']] : GENERAL_REASON))[locale];
 export const alternativeText = (locale: Locale, code: string) => (ALTERNATIVES[code] ?? GENERAL_PRACTITIONER)[locale];
-export const emergencyText = (locale: Locale, number: string) => EMERGENCY[locale].replace('{n}', number);
 export const ALTERNATIVE_CODES = Object.keys(ALTERNATIVES);
 
 export const ELIGIBLE: T = {

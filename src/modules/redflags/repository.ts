@@ -9,9 +9,15 @@ import type { RedFlagsRow, UsersRow } from '../../db/schema.ts';
 export interface NewRedFlag {
   source: string;
   sourceId: string | null;
-  kind: 'emergency' | 'history' | 'review';
+  kind: 'emergency' | 'urgent' | 'history' | 'review';
   categories: string[];
   excerpt: string;
+  /** The tier of a current flag (null for history and review), and when the desk must have acted. */
+  tier: 'emergency' | 'urgent' | null;
+  /** Minutes from now (the row's created_at) until the desk must have acted. */
+  dueInMinutes: number;
+  /** Per category, what the detector read (rule words or model n-grams). */
+  evidence: { category: string; by: string; evidence: string[] }[];
 }
 
 /**
@@ -19,7 +25,7 @@ export interface NewRedFlag {
  * again, a note edited without change): true when a row was written.
  */
 export async function insertRedFlag(q: Queryable, userId: string, f: NewRedFlag): Promise<boolean> {
-  const rows = await INSERT_RED_FLAG.query<{ id: string }>(q, userId, [f.source, f.sourceId, f.kind, f.categories, f.excerpt]);
+  const rows = await INSERT_RED_FLAG.query<{ id: string }>(q, userId, [f.source, f.sourceId, f.kind, f.categories, f.excerpt, f.tier, f.dueInMinutes, JSON.stringify(f.evidence)]);
   return rows.length > 0;
 }
 
@@ -27,8 +33,8 @@ export async function insertRedFlag(q: Queryable, userId: string, f: NewRedFlag)
 // are read twice, and both readings must agree on the type.
 const INSERT_RED_FLAG = accountSql(
   (owner) => `
-    insert into red_flags (user_id, source, source_id, kind, categories, excerpt)
-    select ${owner}::uuid, $2::text, $3::uuid, $4::text, $5::text[], $6::text
+    insert into red_flags (user_id, source, source_id, kind, categories, excerpt, tier, due_at, evidence)
+    select ${owner}::uuid, $2::text, $3::uuid, $4::text, $5::text[], $6::text, $7::text, now() + $8::int * interval '1 minute', $9::jsonb
      where not exists (
        select 1 from red_flags
         where user_id = ${owner} and source = $2 and source_id is not distinct from $3::uuid
@@ -57,7 +63,7 @@ export async function countForClinician(q: Queryable, status: DeskStatus): Promi
   return Number(row.n);
 }
 
-/** The desk's `ordering` whitelist; without one: emergencies first, then the oldest. */
+/** The desk's `ordering` whitelist; without one: emergencies first, then urgent flags by deadline, then the oldest. */
 export const DESK_ORDERING = listOrdering(['resolved_at'], 'created_at', 'emergencies first, then `created_at`');
 export type DeskOrder = Order<(typeof DESK_ORDERING.fields)[number]>;
 
@@ -66,7 +72,7 @@ export async function pageForClinician(q: Queryable, status: DeskStatus, limit: 
   const base = deskForClinician(q, status).selectAll('f').select(['u.email', 'u.first_name', 'u.last_name']);
   const ordered = order
     ? base.orderBy(`f.${order.field}`, order.direction).orderBy('f.id', order.direction)
-    : base.orderBy(sql`(f.kind = 'emergency')`, 'desc').orderBy('f.created_at', 'asc').orderBy('f.id', 'asc');
+    : base.orderBy(sql`(f.kind = 'emergency')`, 'desc').orderBy(sql`(f.kind = 'urgent')`, 'desc').orderBy('f.due_at', 'asc').orderBy('f.created_at', 'asc').orderBy('f.id', 'asc');
   return ordered
     .limit(limit)
     .offset(offset)

@@ -12,7 +12,12 @@ import * as repo from './repository.ts';
 
 export const RED_FLAG_SOURCES = ['message', 'journal_note', 'weight_entry', 'injection', 'side_effect', 'questionnaire', 'connector'] as const;
 export type RedFlagSource = (typeof RED_FLAG_SOURCES)[number];
-export const RED_FLAG_KINDS = ['emergency', 'history', 'review'] as const;
+export const RED_FLAG_KINDS = ['emergency', 'urgent', 'history', 'review'] as const;
+
+// When the desk must have acted on a flag (docs/red-flags.md "Tiers"): an emergency at once (the
+// patient was told to call the emergency number; a person checks they did), an urgent flag the same
+// day (the patient was told to see a doctor today), history and review within the working week.
+const DUE_MINUTES = { emergency: 30, urgent: 4 * 60, history: 3 * 24 * 60, review: 3 * 24 * 60 } as const;
 
 const EXCERPT = 1000;
 
@@ -25,6 +30,8 @@ export interface Screening {
   emergencies: string[];
   /** Categories read as past history. */
   history: string[];
+  /** Categories read as current red flags of the urgent tier (a doctor today). */
+  urgent: string[];
 }
 
 export interface ScreenInput {
@@ -43,20 +50,26 @@ export interface ScreenInput {
 /** Reads the patient's words, files a desk flag when they raise one, and gives the notice to answer with. */
 export async function screenFreeText(q: Queryable, input: ScreenInput): Promise<Screening> {
   const text = input.texts.filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
-  const reading = text ? readRedFlags(text) : { emergencies: [], history: [], negated: [] };
+  const reading = text ? readRedFlags(text) : { emergencies: [], urgent: [], history: [], questions: [], negated: [] };
   const emergencies = reading.emergencies.map((m) => m.category as string);
+  const urgent = reading.urgent.map((m) => m.category as string);
   const history = reading.history.map((m) => m.category as string);
   const review = input.review?.codes ?? [];
-  const kind = emergencies.length ? 'emergency' : review.length && input.review?.notice ? 'emergency' : history.length ? 'history' : review.length ? 'review' : null;
-  if (!kind) return { emergency: null, flagged: false, emergencies, history };
-  const categories = [...new Set([...emergencies, ...review, ...history])];
-  await repo.insertRedFlag(q, input.userId, { source: input.source, sourceId: input.sourceId, kind, categories, excerpt: (text || review.join(', ')).slice(0, EXCERPT) });
+  const kind = emergencies.length || (review.length && input.review?.notice) ? 'emergency' : urgent.length ? 'urgent' : history.length ? 'history' : review.length ? 'review' : null;
+  if (!kind) return { emergency: null, flagged: false, emergencies, history, urgent };
+  const categories = [...new Set([...emergencies, ...urgent, ...review, ...history])];
+  const evidence = [...reading.emergencies, ...reading.urgent, ...reading.history].map((m) => ({ category: m.category as string, by: m.by, evidence: m.evidence.slice(0, 5) }));
+  await repo.insertRedFlag(q, input.userId, {
+    source: input.source, sourceId: input.sourceId, kind, categories, excerpt: (text || review.join(', ')).slice(0, EXCERPT),
+    tier: kind === 'emergency' || kind === 'urgent' ? kind : null, dueInMinutes: DUE_MINUTES[kind], evidence,
+  });
   let emergency: EmergencyNotice | null = null;
-  if (kind === 'emergency') {
+  if (kind === 'emergency' || kind === 'urgent') {
     const u = await repo.patientLocality(q, input.userId);
-    emergency = emergencyNotice(u?.country_of_residence ?? null, u?.locale ?? 'en', input.about, [...emergencies, ...review]);
+    // Urgent flags name their categories too; an emergency notice names every current category.
+    emergency = emergencyNotice(u?.country_of_residence ?? null, u?.locale ?? 'en', input.about, [...emergencies, ...review, ...urgent, ...history.filter((c) => c === 'suicidal' || c === 'self_harm')], kind);
   }
-  return { emergency, flagged: true, emergencies, history };
+  return { emergency, flagged: true, emergencies, history, urgent };
 }
 
 /** The categories of the treatments the patient was prescribed (side-effect reports, their rules). */
@@ -64,7 +77,9 @@ export const prescribedCategories = (q: Queryable, userId: string) => repo.presc
 
 // The columns hold only these values (CHECK constraints); the guards give them their type.
 const asSource = (v: string): RedFlagSource => (RED_FLAG_SOURCES as readonly string[]).includes(v) ? (v as RedFlagSource) : 'message';
-const asKind = (v: string): (typeof RED_FLAG_KINDS)[number] => (v === 'history' || v === 'review' ? v : 'emergency');
+const asKind = (v: string): (typeof RED_FLAG_KINDS)[number] => (v === 'history' || v === 'review' || v === 'urgent' ? v : 'emergency');
+const asTier = (v: string | null): 'emergency' | 'urgent' | null => (v === 'emergency' ? 'emergency' : v === 'urgent' ? 'urgent' : null);
+const asEvidence = (v: unknown): { category: string; by: string; evidence: string[] }[] => (Array.isArray(v) ? (v as { category: string; by: string; evidence: string[] }[]) : []);
 
 const deskOut = (r: repo.DeskRow) => ({
   id: r.id,
@@ -74,6 +89,9 @@ const deskOut = (r: repo.DeskRow) => ({
   kind: asKind(r.kind),
   categories: r.categories,
   excerpt: r.excerpt,
+  tier: asTier(r.tier),
+  due_at: iso(r.due_at),
+  evidence: asEvidence(r.evidence),
   created_at: iso(r.created_at)!,
   resolved_at: iso(r.resolved_at),
   resolved_by: r.resolved_by,
