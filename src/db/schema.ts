@@ -669,6 +669,15 @@ export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueReque
 export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
 export type PrescriptionReissueRequestsUpdate = Updateable<PrescriptionReissueRequestsTable>;
 
+export interface PrescriptionSignedDocumentsTable {
+  prescription_id: string;
+  pdf_sealed: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PrescriptionSignedDocumentsRow = Selectable<PrescriptionSignedDocumentsTable>;
+export type NewPrescriptionSignedDocuments = Insertable<PrescriptionSignedDocumentsTable>;
+export type PrescriptionSignedDocumentsUpdate = Updateable<PrescriptionSignedDocumentsTable>;
+
 export interface PrescriptionsTable {
   id: Generated<string>;
   user_id: string;
@@ -687,7 +696,6 @@ export interface PrescriptionsTable {
   status: Generated<string>;
   cancelled_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   repeats: Generated<number>;
-  signed_pdf_sealed: string | null;
   signature_level: string | null;
   signed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   signer_name: string | null;
@@ -763,6 +771,7 @@ export interface RefreshFamiliesTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   revoked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   revoke_reason: string | null;
+  second_factor_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type RefreshFamiliesRow = Selectable<RefreshFamiliesTable>;
 export type NewRefreshFamilies = Insertable<RefreshFamiliesTable>;
@@ -962,6 +971,7 @@ export interface Database {
   prescribing_overrides: PrescribingOverridesTable;
   prescription_dispensings: PrescriptionDispensingsTable;
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
+  prescription_signed_documents: PrescriptionSignedDocumentsTable;
   prescriptions: PrescriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;

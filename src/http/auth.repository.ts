@@ -8,9 +8,9 @@
 import type { Queryable } from '../db/index.ts';
 import type { UsersRow } from '../db/schema.ts';
 
-export type SessionAccount = Pick<UsersRow, 'id' | 'email' | 'locale' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist'>;
+export type SessionAccount = Pick<UsersRow, 'id' | 'email' | 'locale' | 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist'> & { second_factor: boolean };
 
-export const SESSION_ACCOUNT_SQL = `select u.id, u.email, u.locale, u.is_doctor, u.is_backoffice_admin, u.is_marketer, u.is_pharmacist
+export const SESSION_ACCOUNT_SQL = `select u.id, u.email, u.locale, u.is_doctor, u.is_backoffice_admin, u.is_marketer, u.is_pharmacist, f.second_factor_at is not null as second_factor
   from users u join refresh_families f on f.user_id = u.id
  where u.id = $1 and f.id = $2 and f.revoked_at is null and u.disabled_at is null and u.email_verified_at is not null`;
 

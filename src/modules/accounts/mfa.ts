@@ -224,7 +224,7 @@ export async function completeSignIn(deps: Deps, mfaToken: string, factor: { cod
       if (!(await verifyAssertion(deps, q, user.id, sha256(mfaToken), factor.webauthn))) return WRONG_PASSKEY;
     } else if (!(await spendCode(deps, q, user.id, factor.code, { recovery: true }))) return WRONG_MFA_CODE;
     await spendTicket();
-    return signedIn(await issueTokenPair(deps, q, user.id), user);
+    return signedIn(await issueTokenPair(deps, q, user.id, true), user);
   });
 }
 
@@ -263,7 +263,7 @@ export async function confirmEnrolment(deps: Deps, enrolmentToken: string, code:
     const codes = await confirmPendingTotp(deps, q, user.id, code);
     if (!codes) return WRONG_MFA_CODE;
     await spendTicket();
-    return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
+    return { recovery_codes: codes, ...signedIn(await issueTokenPair(deps, q, user.id, true), user) };
   });
 }
 
@@ -391,7 +391,7 @@ export async function confirmPasskeyEnrolment(deps: Deps, enrolmentToken: string
     const created = await addPasskey(deps, q, user.id, credential, name);
     if (!created) return WRONG_PASSKEY;
     await spendTicket();
-    return { recovery_codes: created.recovery_codes, ...signedIn(await issueTokenPair(deps, q, user.id), user) };
+    return { recovery_codes: created.recovery_codes, ...signedIn(await issueTokenPair(deps, q, user.id, true), user) };
   });
 }
 

@@ -256,8 +256,8 @@ export async function deleteVerification(q: Queryable, userId: string): Promise<
 
 // ---------------------------------------------------------------- sessions (refresh families and tokens)
 
-export async function insertFamily(q: Queryable, userId: string): Promise<string> {
-  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId }).returning('id').executeTakeFirstOrThrow();
+export async function insertFamily(q: Queryable, userId: string, secondFactorAt: Date | null = null): Promise<string> {
+  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId, second_factor_at: secondFactorAt }).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 

@@ -38,9 +38,9 @@ export async function refreshToken(deps: Deps, q: Queryable, userId: string, fam
   return sign(deps, { token_type: 'refresh', user_id: userId, sid: familyId, jti }, ttl);
 }
 
-/** Starts a new session (refresh family) and returns its first token pair. */
-export async function issueTokenPair(deps: Deps, q: Queryable, userId: string): Promise<TokenPair> {
-  const familyId = await insertFamily(q, userId);
+/** Starts a new session (refresh family) and returns its first token pair; `secondFactor`: its sign-in passed the second factor. */
+export async function issueTokenPair(deps: Deps, q: Queryable, userId: string, secondFactor = false): Promise<TokenPair> {
+  const familyId = await insertFamily(q, userId, secondFactor ? deps.clock.now() : null);
   return { access: await accessToken(deps, userId, familyId), refresh: await refreshToken(deps, q, userId, familyId) };
 }
 
