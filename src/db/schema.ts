@@ -761,6 +761,15 @@ export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueReque
 export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
 export type PrescriptionReissueRequestsUpdate = Updateable<PrescriptionReissueRequestsTable>;
 
+export interface PrescriptionSignedDocumentsTable {
+  prescription_id: string;
+  pdf_sealed: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PrescriptionSignedDocumentsRow = Selectable<PrescriptionSignedDocumentsTable>;
+export type NewPrescriptionSignedDocuments = Insertable<PrescriptionSignedDocumentsTable>;
+export type PrescriptionSignedDocumentsUpdate = Updateable<PrescriptionSignedDocumentsTable>;
+
 export interface PrescriptionsTable {
   id: Generated<string>;
   user_id: string;
@@ -779,7 +788,6 @@ export interface PrescriptionsTable {
   status: Generated<string>;
   cancelled_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   repeats: Generated<number>;
-  signed_pdf_sealed: string | null;
   signature_level: string | null;
   signed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   signer_name: string | null;
@@ -1101,6 +1109,7 @@ export interface Database {
   prescribing_overrides: PrescribingOverridesTable;
   prescription_dispensings: PrescriptionDispensingsTable;
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
+  prescription_signed_documents: PrescriptionSignedDocumentsTable;
   prescriptions: PrescriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;

@@ -17,6 +17,8 @@ export interface AuthUser {
   is_backoffice_admin: boolean;
   is_marketer: boolean;
   is_pharmacist: boolean;
+  /** The session's sign-in passed the second factor (a prescription is signed only in one with STAFF_MFA=required). */
+  second_factor: boolean;
 }
 
 declare module 'fastify' {
@@ -54,7 +56,7 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   // pass a second factor (opened before the setting, or before the account became staff) is refused.
   const staff = row.is_doctor || row.is_backoffice_admin || row.is_marketer || row.is_pharmacist;
   if (staff && !row.second_factor && deps.config.STAFF_MFA === 'required') throw tokenNotValid(SECOND_FACTOR_MISSING);
-  return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist };
+  return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist, second_factor: row.second_factor };
 }
 
 export function bearerToken(request: FastifyRequest): string | undefined {

@@ -175,6 +175,15 @@ export const ERROR_CATALOGUE = {
   // GET /metrics (outside the API document: docs/operations.md)
   authentication_failed: { status: 401, shape: 'detail_code', message: 'Incorrect metrics token.', headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
 
+  // Signed prescriptions (fulfilment and signing, docs/prescriptions.md).
+  second_factor_required_to_sign: {
+    status: 403,
+    shape: 'detail_code',
+    message: 'Prescriptions are signed only in a session that passed the second factor: sign out and sign in again with your second factor.',
+  },
+  signing_unavailable: { status: 503, shape: 'detail_code', message: 'The prescription could not be signed (the signing service is unavailable); nothing was issued. Try again shortly.', headers: { 'retry-after': '30' } },
+  already_dispensed: { status: 409, shape: 'detail_code', message: 'This prescription has already been dispensed as often as it allows.' },
+  prescription_cancelled: { status: 409, shape: 'detail_code', message: 'This prescription was cancelled (reissued or withdrawn): it cannot be dispensed.' },
   // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
   recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
 

@@ -250,39 +250,87 @@ export function invoicePdf(d: InvoiceData): Promise<Buffer> {
   );
 }
 
+/** The product as Implementing Directive 2012/52/EU's annex names it (catalogue/prescription-products.json). */
+export interface PrescribedProduct {
+  /** Common name (INN). */
+  inn: string;
+  /** Only where the annex allows it, with the reason printed. */
+  brand: { name: string; reason: string } | null;
+  form: string;
+  strength: string;
+  quantity: string;
+  regimen: string;
+}
+
 export interface PrescriptionData {
   id: string;
   issuedAt: Date;
   validUntil: Date | null;
   seller: Seller;
-  patient: { name: string; date_of_birth: string | null; email: string };
-  doctor: { first_name: string; last_name: string; license: string | null };
+  patient: { name: string; date_of_birth: string | null; email: string; first_name?: string; last_name?: string };
+  doctor: { first_name: string; last_name: string; license: string | null; qualification?: string; email?: string; phone?: string };
   treatment_name: string;
   dosage: string;
   supply_days: number | null;
   instructions: string;
+  /** The 2012/52/EU product block; absent on prescriptions issued before it (their treatment name stands). */
+  product?: PrescribedProduct;
+  /** Dispensings after the first (0: dispense once). */
+  repeats?: number;
+  /** Signed with the prescriber's advanced electronic signature (embedded PAdES); where a pharmacy checks it. */
+  signature?: { verify_url: string; ca_url: string | null };
 }
 
 export function prescriptionPdf(d: PrescriptionData): Promise<Buffer> {
   return render(
     (doc) => {
+      const label = (l: string, v: string) => doc.font('bold').text(`${l}: `, { continued: true }).font('body').text(v);
       doc.font('bold').fontSize(20).text('Prescription').font('body');
       doc.fontSize(9).text(`Reference: ${d.id}`);
-      doc.text(`Issued: ${day(d.issuedAt)}${d.validUntil ? `   Valid until: ${day(d.validUntil)}` : ''}`);
+      doc.text(`Date of issue: ${day(d.issuedAt)}${d.validUntil ? `   Valid until: ${day(d.validUntil)}` : ''}`);
       doc.moveDown();
       doc.font('bold').fontSize(11).text('Patient').font('body');
       doc.fontSize(10).text(d.patient.name || d.patient.email);
+      if (d.patient.last_name || d.patient.first_name) {
+        label('Surname', d.patient.last_name ?? '');
+        label('First name(s)', d.patient.first_name ?? '');
+      }
       if (d.patient.date_of_birth) doc.text(`Date of birth: ${d.patient.date_of_birth}`);
       doc.moveDown();
       doc.font('bold').fontSize(11).text('Medication').font('body');
-      doc.fontSize(10).text(`${d.treatment_name}${d.dosage ? `, ${d.dosage}` : ''}`);
+      doc.fontSize(10);
+      if (d.product) {
+        label('Common name (INN)', d.product.inn);
+        if (d.product.brand) label('Brand name', `${d.product.brand.name} (brand prescribed: ${d.product.brand.reason})`);
+        label('Pharmaceutical form', d.product.form);
+        label('Strength', d.product.strength);
+        label('Quantity', d.product.quantity);
+        label('Dosage instructions', d.instructions ? `${d.product.regimen}. ${d.instructions}` : d.product.regimen);
+        label('Dispensings', d.repeats ? `1 + ${d.repeats} repeat(s)` : 'once (no repeats)');
+      } else {
+        doc.text(`${d.treatment_name}${d.dosage ? `, ${d.dosage}` : ''}`);
+        if (d.instructions) doc.text(`Instructions: ${d.instructions}`);
+      }
       if (d.supply_days) doc.text(`Supply: ${d.supply_days} days`);
-      if (d.instructions) doc.text(`Instructions: ${d.instructions}`);
       doc.moveDown();
       doc.font('bold').fontSize(11).text('Prescriber').font('body');
       const name = `${d.doctor.first_name} ${d.doctor.last_name}`.trim();
       doc.fontSize(10).text(`Prescribing doctor: ${name || 'not recorded'}`);
+      if (d.doctor.qualification) {
+        label('Surname', d.doctor.last_name);
+        label('First name(s)', d.doctor.first_name);
+        label('Professional qualification', d.doctor.qualification);
+      }
       doc.text(`Licence number: ${d.doctor.license || 'not recorded'}`);
+      if (d.doctor.email) label('E-mail', d.doctor.email);
+      if (d.doctor.phone) label('Telephone', d.doctor.phone);
+      label('Work address', [d.seller.sample ? `${d.seller.name} (SAMPLE)` : d.seller.name, ...d.seller.address].join(', '));
+      label('Country', d.seller.country);
+      if (d.signature) {
+        doc.moveDown();
+        label('Signature', `advanced electronic signature of ${name} (PAdES), embedded in this file.`);
+        doc.fontSize(9).text(`A pharmacy verifies it at ${d.signature.verify_url}${d.signature.ca_url ? ` (sandbox root certificate: ${d.signature.ca_url})` : ''}. A printed copy carries no signature.`);
+      }
       doc.moveDown();
       doc.fontSize(9).text(`${d.seller.sample ? `${d.seller.name} (SAMPLE)` : d.seller.name}, ${[...d.seller.address, d.seller.country].join(', ')}`);
     },

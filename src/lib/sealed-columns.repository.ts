@@ -48,6 +48,8 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   { table: 'message_files', key: 'id', keyType: 'uuid', columns: [{ sealed: 'name_enc', kind: 'text' }] },
   { table: 'journal_notes', key: 'id', keyType: 'uuid', columns: [{ plain: 'content', sealed: 'content_enc', kind: 'text' }] },
   { table: 'side_effect_reports', key: 'id', keyType: 'uuid', columns: [{ plain: 'note', sealed: 'note_enc', kind: 'text' }] },
+  { table: 'prescription_signed_documents', key: 'prescription_id', keyType: 'uuid', columns: [{ sealed: 'pdf_sealed', kind: 'text' }] },
+  { table: 'prescriber_signing_identities', key: 'id', keyType: 'uuid', columns: [{ sealed: 'private_key_sealed', kind: 'text' }] },
 ];
 
 const BATCH = 200;

@@ -31,18 +31,25 @@ alter table users add column prescriber_phone text check (prescriber_phone is nu
 
 -- The signature of a prescription. Prescriptions issued before this migration have none (their PDF
 -- is rendered on demand, unsigned, as before). `signed_digest` is the SHA-256 the CMS signed over (its
--- messageDigest): verification finds the prescription by it even when the file was changed.
+-- messageDigest): verification finds the prescription by it even when the file was changed. The
+-- signed file itself (sealed) is in prescription_signed_documents, out of the rows lists read.
 alter table prescriptions add column status text not null default 'active' check (status in ('active', 'cancelled'));
 alter table prescriptions add column cancelled_at timestamptz;
 alter table prescriptions add column repeats integer not null default 0 check (repeats between 0 and 12);
-alter table prescriptions add column signed_pdf_sealed text;
 alter table prescriptions add column signature_level text check (signature_level in ('B-B', 'B-T'));
 alter table prescriptions add column signed_at timestamptz;
 alter table prescriptions add column signer_name text;
 alter table prescriptions add column signing_identity_id uuid references prescriber_signing_identities(id) on delete restrict;
 alter table prescriptions add column signed_digest text unique check (signed_digest is null or signed_digest ~ '^[0-9a-f]{64}$');
 alter table prescriptions add constraint prescriptions_cancelled_check check ((status = 'cancelled') = (cancelled_at is not null));
-alter table prescriptions add constraint prescriptions_signed_check check ((signed_pdf_sealed is null) = (signed_at is null) and (signed_at is null) = (signed_digest is null) and (signed_at is null) = (signing_identity_id is null));
+alter table prescriptions add constraint prescriptions_signed_check check ((signed_at is null) = (signed_digest is null) and (signed_at is null) = (signing_identity_id is null) and (signed_at is null) = (signature_level is null));
+
+create table prescription_signed_documents (
+  prescription_id uuid primary key references prescriptions(id) on delete cascade,
+  -- The signed PDF, base64, sealed with DATA_ENCRYPTION_KEYS (src/lib/sealed.ts).
+  pdf_sealed text not null,
+  created_at timestamptz not null default now()
+);
 
 -- Dispensings: one per order and delivery attempt (a reshipped order re-sends the same supply); the
 -- prescription's supplies are its distinct orders, at most 1 + repeats.
@@ -58,3 +65,7 @@ create table prescription_dispensings (
   unique (order_id, attempt)
 );
 create index prescription_dispensings_prescription_idx on prescription_dispensings (prescription_id, dispensed_at);
+
+-- A session (refresh family) records when its sign-in passed the second factor: with
+-- STAFF_MFA=required a prescription is signed only in such a session.
+alter table refresh_families add column second_factor_at timestamptz;

@@ -158,18 +158,29 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
       config: {
         operation: {
           id: 'approveConsultation',
-          errors: { 400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }, { code: ['verification_required'] }] },
-          descriptions: { 200: 'Approved: the consultation with its prescription', 409: 'Not pending review, a renewal the patient has not confirmed, an absolute contraindication no override lifts, or the category’s verification is incomplete (PATIENT_VERIFICATION=required)' } },
+          errors: {
+            400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }],
+            403: [{ detail_code: ['permission_denied', 'second_factor_required_to_sign'] }],
+            404: [notFoundDetail],
+            409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }, { code: ['verification_required'] }],
+            503: [{ detail_code: ['signing_unavailable'] }],
+          },
+          descriptions: {
+            200: 'Approved: the consultation with its prescription, signed by the doctor',
+            403: 'Not a doctor, or (STAFF_MFA=required) a session that did not pass the second factor: the prescription cannot be signed',
+            409: 'Not pending review, a renewal the patient has not confirmed, an absolute contraindication no override lifts, or the category’s verification is incomplete (PATIENT_VERIFICATION=required)',
+            503: 'The signing provider is unavailable: nothing was approved',
+          } },
       },
       schema: {
         tags: ['clinician'],
-        summary: 'Approve: issues a prescription and an order',
+        summary: 'Approve: issues a signed prescription and an order',
         description:
           'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). With PATIENT_VERIFICATION=required, a patient whose verification the category requires is incomplete (identity; weight loss also a verified weight at most 180 days old) is 409 `verification_required` {missing} before anything else (docs/verification.md). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,
-        response: { ...decision, 409: DetailCodeSchema.or(AbsoluteContraindicationSchema).or(VerificationRequiredSchema) },
+        response: { ...decision, 409: DetailCodeSchema.or(AbsoluteContraindicationSchema).or(VerificationRequiredSchema), 503: DetailCodeSchema },
       },
     },
     async (request) => {
@@ -181,6 +192,7 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         note: request.body.note,
         instructions: request.body.instructions,
         overrideReason: request.body.override_reason,
+        session: { secondFactor: currentUser(request).second_factor },
       });
       return detail(request.params.id);
     },

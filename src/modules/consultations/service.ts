@@ -9,6 +9,7 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { billingTreatment, refundConsultationCharges, type ConsultationRefund } from '../payments/index.ts';
 import { createOrder, issuePrescription } from '../fulfilment/index.ts';
+import type { SigningSession } from '../signing/index.ts';
 import { prescriptionInstructions, timeWindowRecheck } from '../questionnaires/index.ts';
 import { consultationApprovedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
@@ -53,6 +54,8 @@ export interface ApproveInput {
   instructions?: string;
   /** Required to approve a treatment or dose the engine did not allow: the doctor's written clinical reason. */
   overrideReason?: string;
+  /** The doctor's session, which signs the prescription (docs/prescriptions.md). */
+  session: SigningSession;
 }
 
 /** What an approval settled, for the caller's follow-up inside the same transaction. */
@@ -132,7 +135,7 @@ export async function approveConsultation(
     // of the verdict that names the treatment (an interaction's dose limit...); the doctor's own text follows.
     const generated = prescriptionInstructions(c.category, treatment.id, dosage, [...engine.reasons.map((r) => r.code), ...renewalCautionCodes(c.renewal_details)]);
     const instructions = [generated.text, input.instructions?.trim()].filter(Boolean).join('\n');
-    const rx = await issuePrescription(q, {
+    const rx = await issuePrescription(deps, q, {
       userId: c.user_id,
       consultationId: c.id,
       doctorId: input.doctorId,
@@ -144,7 +147,7 @@ export async function approveConsultation(
       supplyDays: c.supply_days,
       issuedAt: now,
       validUntil,
-    });
+    }, input.session);
     const order = await createOrder(q, {
       userId: c.user_id,
       consultationId: c.id,

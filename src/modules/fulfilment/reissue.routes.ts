@@ -111,21 +111,32 @@ export function reissueRoutes(app: ZodApp, deps: Deps): void {
       config: {
         operation: {
           id: 'approveReissueRequest',
-          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'prescription_not_reissuable'] }] },
-          descriptions: { 200: 'Approved: the request names the new prescription', 409: 'Already decided, or the prescription is no longer valid' },
+          errors: {
+            400: [fields],
+            403: [{ detail_code: ['permission_denied', 'second_factor_required_to_sign'] }],
+            404: [notFoundDetail],
+            409: [{ detail_code: ['invalid_status_transition', 'prescription_not_reissuable', 'already_dispensed', 'prescription_cancelled'] }],
+            503: [{ detail_code: ['signing_unavailable'] }],
+          },
+          descriptions: {
+            200: 'Approved: the request names the new prescription (signed); the original is cancelled',
+            403: 'Not a doctor, or (STAFF_MFA=required) a session that did not pass the second factor',
+            409: 'Already decided, the prescription is no longer valid, already dispensed in full, or cancelled',
+            503: 'The signing provider is unavailable: nothing was reissued',
+          },
           requestExample: { note: 'Reissued as before.' },
         },
       },
       schema: {
         tags: ['clinician'],
-        summary: 'Approve: a new prescription that names the original',
+        summary: 'Approve: a new signed prescription that names the original, which is cancelled',
         security: bearerSecurity,
         params: IdParams,
         body: z.object({ note: z.string().trim().min(1).max(2000).optional() }),
-        response: decision,
+        response: { ...decision, 503: DetailCodeSchema },
       },
     },
-    async (request) => toReissue(await approveReissue(deps, { requestId: request.params.id, doctorId: currentUser(request).id, note: request.body.note ?? null })),
+    async (request) => toReissue(await approveReissue(deps, { requestId: request.params.id, doctorId: currentUser(request).id, note: request.body.note ?? null, session: { secondFactor: currentUser(request).second_factor } })),
   );
   r.post(
     '/v1/clinician/reissue-requests/:id/decline/',

@@ -7,7 +7,9 @@ import { fail, notFound } from '../../http/errors.ts';
 import { appLinks } from '../../mail/links.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { reissueDecidedMail } from './mail.ts';
-import { issuePrescription } from './repository.ts';
+import type { SigningSession } from '../signing/index.ts';
+import { cancelPrescriptionForClinician, dispensingsForPharmacy, lockPrescriptionForPharmacy, moveOpenOrdersForClinician } from './signed.repository.ts';
+import { issueSignedPrescription } from './signing.ts';
 import {
   decideReissueForClinician,
   insertReissueRequest,
@@ -32,16 +34,28 @@ export async function requestReissue(deps: Deps, userId: string, prescriptionId:
   });
 }
 
-export async function approveReissue(deps: Deps, input: { requestId: string; doctorId: string; note: string | null }): Promise<ReissueRow> {
+/**
+ * Approval issues a new signed prescription and cancels the original (verification reports it
+ * cancelled); orders of the original not dispensed yet carry the new one. A reissue never adds
+ * supplies: the new one allows what the original had left, and a fully dispensed original is 409
+ * `already_dispensed`.
+ */
+export async function approveReissue(deps: Deps, input: { requestId: string; doctorId: string; note: string | null; session: SigningSession }): Promise<ReissueRow> {
   return deps.db.tx(async (q) => {
     const r = await lockReissueForClinician(q, input.requestId);
     if (!r) throw notFound();
     if (r.status !== 'pending') throw fail('invalid_status_transition', { message: `A reissue request in status "${r.status}" cannot be approved.` });
     const now = deps.clock.now();
     if (!stillValid(r.valid_until, now)) throw fail('prescription_not_reissuable');
+    const original = await lockPrescriptionForPharmacy(q, r.prescription_id);
+    if (!original) throw notFound();
+    if (original.status === 'cancelled') throw fail('prescription_cancelled');
+    const supplied = new Set((await dispensingsForPharmacy(q, original.id)).map((d) => d.order_id)).size;
+    const left = 1 + original.repeats - supplied;
+    if (left <= 0) throw fail('already_dispensed');
     // The new prescription carries the original's treatment, dose and validity end (a reissue is a
     // new document of the same decision, not a new course).
-    const rx = await issuePrescription(q, {
+    const rx = await issueSignedPrescription(deps, q, {
       userId: r.user_id,
       consultationId: r.consultation_id,
       doctorId: input.doctorId,
@@ -53,8 +67,11 @@ export async function approveReissue(deps: Deps, input: { requestId: string; doc
       supplyDays: r.supply_days,
       issuedAt: now,
       validUntil: r.valid_until,
-    });
+      repeats: left - 1,
+    }, input.session);
     await setReissuedFromForClinician(q, rx.id, r.prescription_id);
+    await cancelPrescriptionForClinician(q, r.prescription_id, now);
+    await moveOpenOrdersForClinician(q, r.prescription_id, rx.id, now);
     const decided = await decideReissueForClinician(q, r.id, { status: 'approved', by: input.doctorId, at: now, decisionReason: input.note, newPrescriptionId: rx.id });
     if (!decided) throw fail('invalid_status_transition', { message: 'The reissue request is no longer pending.' });
     await enqueueMail(q, r.email, reissueDecidedMail, r.locale, { first_name: r.first_name, link: appLinks.prescriptions(deps.config) });

@@ -18,6 +18,8 @@ export interface PrescriptionInput {
   supplyDays: number | null;
   issuedAt: Date;
   validUntil: Date | null;
+  /** Dispensings after the first (default 0: dispensed once). */
+  repeats?: number;
 }
 
 /** Records the prescription of an approved consultation. */
@@ -36,6 +38,7 @@ export async function issuePrescription(q: Queryable, input: PrescriptionInput):
       supply_days: input.supplyDays,
       issued_at: input.issuedAt,
       valid_until: input.validUntil,
+      repeats: input.repeats ?? 0,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -191,6 +194,9 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
       'd.first_name as doctor_first_name',
       'd.last_name as doctor_last_name',
       'd.doctor_license_number',
+      'd.email as doctor_email',
+      'd.prescriber_qualification',
+      'd.prescriber_phone',
       'pu.first_name as patient_first_name',
       'pu.last_name as patient_last_name',
       'pu.date_of_birth',

@@ -119,7 +119,10 @@ export function toOrder(row: OrderRow | OrderJson): Order {
  * The columns toPrescription reads: a row with its prescriber, or the consultation list's JSON of it
  * (timestamps already ISO text there, which `iso` returns as is).
  */
-export type PrescriptionRecord = Omit<PrescriptionWithDoctor, 'user_id' | 'created_at' | 'issued_at' | 'valid_until' | 'reissued_from'> & {
+export type PrescriptionRecord = Pick<
+  PrescriptionWithDoctor,
+  'id' | 'consultation_id' | 'category' | 'treatment_id' | 'treatment_name' | 'dosage' | 'instructions' | 'supply_days' | 'doctor_id' | 'doctor_first_name' | 'doctor_last_name' | 'doctor_license_number'
+> & {
   reissued_from?: string | null;
   issued_at: Date | string;
   valid_until: Date | string | null;

@@ -2,6 +2,9 @@
 // (repository.ts, pharmacy.repository.ts, reissue.repository.ts) are private to this folder; the
 // functions a caller runs inside its own transaction take that transaction as `trx`.
 import type { Queryable } from '../../db/index.ts';
+import type { Deps } from '../../deps.ts';
+import type { SigningSession } from '../signing/index.ts';
+import { issueSignedPrescription } from './signing.ts';
 import type { Order } from '../../http/pagination.ts';
 import * as desk from './pharmacy.repository.ts';
 import * as reissues from './reissue.repository.ts';
@@ -15,9 +18,12 @@ export type { PrescriptionInput, PrescriptionWithDoctor, OrderInput, OrderJson }
 
 // ---- what a doctor's approval issues, inside the approval's transaction
 
-/** Records the prescription of an approved consultation. */
-export function issuePrescription(trx: Queryable, input: repo.PrescriptionInput): Promise<{ id: string }> {
-  return repo.issuePrescription(trx, input);
+/**
+ * Records the prescription of an approved consultation and signs it for its prescriber (PAdES, in
+ * `session`; docs/prescriptions.md). 403 `second_factor_required_to_sign`, 503 `signing_unavailable`.
+ */
+export function issuePrescription(deps: Deps, trx: Queryable, input: repo.PrescriptionInput, session: SigningSession): Promise<{ id: string }> {
+  return issueSignedPrescription(deps, trx, input, session);
 }
 
 /** Opens the order the pharmacy ships (status awaiting_fulfilment). */

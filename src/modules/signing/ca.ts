@@ -94,13 +94,6 @@ export function issuePrescriberCertificate(ca: CaMaterial, subject: PrescriberSu
   return { certificatePem: forge.pki.certificateToPem(cert), serialNumber: cert.serialNumber, notAfter: cert.validity.notAfter, sha256: createHash('sha256').update(der).digest('hex') };
 }
 
-/** RSASSA-PKCS1-v1_5 over a SHA-256 digest with a PEM private key (forge builds the DigestInfo). */
-export function signDigestWithKey(privateKeyPem: string, digest: Buffer): Buffer {
-  const key = forge.pki.privateKeyFromPem(privateKeyPem);
-  const md = { algorithm: 'sha256', digest: () => forge.util.createBuffer(digest.toString('binary')) };
-  return Buffer.from(key.sign(md as unknown as forge.md.MessageDigest), 'binary');
-}
-
 /** SHA-256 of a PEM certificate's DER, lower-case hex. */
 export function certificateSha256(pem: string): string {
   const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(forge.pki.certificateFromPem(pem))).getBytes(), 'binary');

@@ -22,14 +22,17 @@ const SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
 /** The signature field's size in bytes (hex doubles it): room for the certificate chain. */
 const SIGNATURE_LENGTH = 16_384;
 
-/** Signs the SHA-256 digest of the signed attributes (RSASSA-PKCS1-v1_5): the sandbox key or a remote provider. */
-export type SignHash = (digest: Buffer) => Promise<Buffer>;
+/**
+ * Signs the DER of the signed attributes with RSASSA-PKCS1-v1_5 and SHA-256: the sandbox's key signs
+ * the bytes (node:crypto), a remote provider their SHA-256 (CSC signatures/signHash).
+ */
+export type SignAttributes = (signedAttributesDer: Buffer) => Promise<Buffer>;
 
 export interface SigningKey {
   /** The signer's certificate (PEM) and the chain above it (PEM, issuer first), all embedded in the CMS. */
   certificatePem: string;
   chainPem: string[];
-  signHash: SignHash;
+  sign: SignAttributes;
 }
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest();
@@ -86,26 +89,26 @@ export class PadesSigner extends Signer {
     return { p7, certificate };
   }
 
-  /** Adds the attribute (once) and answers the SHA-256 of the DER SET of the signed attributes. */
-  private attributesDigest(signer: ForgeSigner, certificate: forge.pki.Certificate): Buffer {
+  /** Adds the attribute (once) and answers the DER SET of the signed attributes (what is signed). */
+  private signedAttributes(signer: ForgeSigner, certificate: forge.pki.Certificate): Buffer {
     signer.authenticatedAttributesAsn1.value.push(signingCertificateV2(certificate));
     const set = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SET, true, signer.authenticatedAttributesAsn1.value);
-    return sha256(Buffer.from(asn1.toDer(set).getBytes(), 'binary'));
+    return Buffer.from(asn1.toDer(set).getBytes(), 'binary');
   }
 
   override async sign(content: Buffer, signingTime?: Date): Promise<Buffer> {
     const at = signingTime ?? new Date();
     const certificate = forge.pki.certificateFromPem(this.key.certificatePem);
-    let digest: Buffer | undefined;
+    let attributes: Buffer | undefined;
     this.build(content, at, (s) => {
-      digest = this.attributesDigest(s, certificate);
+      attributes = this.signedAttributes(s, certificate);
       return '';
     });
-    if (!digest) throw new Error('forge did not sign the attributes');
-    const signature = await this.key.signHash(digest);
+    if (!attributes) throw new Error('forge did not sign the attributes');
+    const signature = await this.key.sign(attributes);
     const { p7 } = this.build(content, at, (s) => {
-      const again = this.attributesDigest(s, certificate);
-      if (!again.equals(digest!)) throw new Error('the signed attributes changed between the two passes');
+      const again = this.signedAttributes(s, certificate);
+      if (!again.equals(attributes!)) throw new Error('the signed attributes changed between the two passes');
       return signature.toString('binary');
     });
     return Buffer.from(asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
@@ -187,7 +190,7 @@ export function inspectSignature(pdf: Buffer): Inspection {
   let cms: Node;
   try {
     const der = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
-    cms = asn1.fromDer(forge.util.createBuffer(der.toString('binary')), { strict: false, parseAllBytes: false }) as Node;
+    cms = asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false) as Node;
     const [oid, wrapped] = children(cms);
     if (asn1.derToOid(bytesOf(oid)) !== forge.pki.oids.signedData) return { ok: false, reason: 'malformed_signature', digest: null };
     signedData = children(children(wrapped)[0]);
