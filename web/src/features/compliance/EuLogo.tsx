@@ -58,11 +58,14 @@ function Flag({ country, x, y, w, h }: { country: string; x: number; y: number; 
   );
 }
 
-/** The logo as a link to the register entry; `label` names the pharmacy for assistive technology. */
-export function EuLogo({ registerUrl, country, text, label }: { registerUrl: string; country: string; text: string; label: string }) {
+/**
+ * The logo as a link to the register entry. Its name starts with the visible text (WCAG 2.5.3);
+ * `detail` (the pharmacy and the register) follows for assistive technology only.
+ */
+export function EuLogo({ registerUrl, country, text, detail }: { registerUrl: string; country: string; text: string; detail: string }) {
   const stripes = [0, 1, 2, 3, 4, 5];
   return (
-    <a className="eu-logo" href={registerUrl} rel="noopener noreferrer" target="_blank" aria-label={label}>
+    <a className="eu-logo" href={registerUrl} rel="noopener noreferrer" target="_blank">
       <svg viewBox="0 0 160 64" width="160" height="64" aria-hidden="true" focusable="false">
         <rect x="0" y="0" width="160" height="64" fill="#FFFFFF" />
         {stripes.map((i) => (
@@ -74,6 +77,7 @@ export function EuLogo({ registerUrl, country, text, label }: { registerUrl: str
         <Flag country={country} x={12} y={14} w={48} h={32} />
       </svg>
       <span className="eu-logo-text">{text}</span>
+      <span className="visually-hidden">: {detail}</span>
     </a>
   );
 }

@@ -1,14 +1,17 @@
 // The footer of every page: the cancellation link (§ 312k BGB: always reachable), our doctors, the
 // accessibility statement and the imprint, and the EU common logo of distance selling linking to
 // the dispensing pharmacy's register entry (docs/compliance.md).
+import { lazy, Suspense } from 'react';
 import { useSession } from '../../auth';
 import { useLoad } from '../../components/ui';
 import { useI18n } from '../../i18n';
 import { Link } from '../../router';
-import { EuLogo } from './EuLogo';
 import { PUBLIC_STRINGS, type FooterKey } from './footer-strings';
 import { loadSite } from './site';
 import './compliance.css';
+
+// Its own chunk: the logo shows once the site settings have loaded anyway.
+const EuLogo = lazy(() => import('./EuLogo').then((m) => ({ default: m.EuLogo })));
 
 export function useFooterStrings() {
   const { locale } = useI18n();
@@ -46,7 +49,11 @@ export function Footer() {
           ) : null}
         </ul>
       </nav>
-      {distance ? <EuLogo registerUrl={distance.register_url} country={distance.country} text={s('logoText')} label={s('logoLabel', { pharmacy: distance.pharmacy_name })} /> : null}
+      {distance ? (
+        <Suspense fallback={null}>
+          <EuLogo registerUrl={distance.register_url} country={distance.country} text={s('logoText')} detail={s('logoLabel', { pharmacy: distance.pharmacy_name })} />
+        </Suspense>
+      ) : null}
     </footer>
   );
 }

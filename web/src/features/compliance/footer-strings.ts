@@ -10,7 +10,7 @@ const en = {
   imprint: 'Imprint',
   deskProfile: 'My public listing',
   logoText: 'Click to verify if this website is operating legally',
-  logoLabel: 'Check that this website operates legally: the entry of {pharmacy} in the national register of online sellers of medicines (opens the register)',
+  logoLabel: 'the entry of {pharmacy} in the national register of online sellers of medicines (opens the register)',
 };
 export type FooterKey = keyof typeof en;
 
@@ -24,7 +24,7 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Impressum',
     deskProfile: 'Mein öffentlicher Eintrag',
     logoText: 'Klicken Sie hier, um zu überprüfen, ob diese Website legal ist',
-    logoLabel: 'Prüfen Sie, ob diese Website legal betrieben wird: der Eintrag von {pharmacy} im nationalen Versandhandelsregister für Arzneimittel (öffnet das Register)',
+    logoLabel: 'der Eintrag von {pharmacy} im nationalen Versandhandelsregister für Arzneimittel (öffnet das Register)',
   },
   es: {
     label: 'Información legal y de servicio',
@@ -34,7 +34,7 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Aviso legal',
     deskProfile: 'Mi perfil público',
     logoText: 'Haga clic para verificar si este sitio web opera legalmente',
-    logoLabel: 'Compruebe que este sitio web opera legalmente: la inscripción de {pharmacy} en el registro nacional de venta a distancia de medicamentos (abre el registro)',
+    logoLabel: 'la inscripción de {pharmacy} en el registro nacional de venta a distancia de medicamentos (abre el registro)',
   },
   fr: {
     label: 'Informations légales et service',
@@ -44,7 +44,7 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Mentions légales',
     deskProfile: 'Ma fiche publique',
     logoText: 'Cliquez pour vérifier si ce site web opère légalement',
-    logoLabel: 'Vérifiez que ce site opère légalement : l’inscription de {pharmacy} au registre national de la vente de médicaments en ligne (ouvre le registre)',
+    logoLabel: 'l’inscription de {pharmacy} au registre national de la vente de médicaments en ligne (ouvre le registre)',
   },
   it: {
     label: 'Informazioni legali e di servizio',
@@ -54,7 +54,7 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Note legali',
     deskProfile: 'Il mio profilo pubblico',
     logoText: 'Cliccare per verificare se questo sito web opera legalmente',
-    logoLabel: 'Verifichi che questo sito operi legalmente: l’iscrizione di {pharmacy} nel registro nazionale della vendita online di medicinali (apre il registro)',
+    logoLabel: 'l’iscrizione di {pharmacy} nel registro nazionale della vendita online di medicinali (apre il registro)',
   },
   nl: {
     label: 'Juridische en service-informatie',
@@ -64,7 +64,7 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Colofon',
     deskProfile: 'Mijn openbare vermelding',
     logoText: 'Klik om na te gaan of deze website legaal werkzaam is',
-    logoLabel: 'Controleer of deze website legaal werkt: de inschrijving van {pharmacy} in het nationale register van online verkopers van geneesmiddelen (opent het register)',
+    logoLabel: 'de inschrijving van {pharmacy} in het nationale register van online verkopers van geneesmiddelen (opent het register)',
   },
   pt: {
     label: 'Informação legal e de serviço',
@@ -74,6 +74,6 @@ export const PUBLIC_STRINGS: Record<Locale, Record<FooterKey, string>> = {
     imprint: 'Informação legal',
     deskProfile: 'O meu registo público',
     logoText: 'Clique para verificar se este sítio web opera legalmente',
-    logoLabel: 'Verifique se este sítio opera legalmente: o registo de {pharmacy} no registo nacional de venda de medicamentos à distância (abre o registo)',
+    logoLabel: 'o registo de {pharmacy} no registo nacional de venda de medicamentos à distância (abre o registo)',
   },
 };
