@@ -69,6 +69,8 @@ describe('the whole flow through the SDK client', () => {
     const profile = structured(await clientA.callTool({ name: 'get_profile_summary', arguments: {} }));
     expect(profile).toMatchObject({ id: a.id, email: a.email, country_of_residence: 'GBR' });
     expect(profile).not.toHaveProperty('document_number');
+    // Verification: statuses only, never an image or what a document said (docs/verification.md).
+    expect(profile.verification).toEqual({ identity_status: 'not_started', weight_status: 'not_started', weight_due_at: null, missing_by_category: expect.objectContaining({ weight_loss: ['identity', 'weight'], hair_growth: ['identity'] }) });
 
     const cons = await clientA.callTool({ name: 'list_consultations', arguments: {} });
     expect(structured(cons).count).toBe(1);

@@ -385,6 +385,33 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: 'not-my-password' } })).status).toBe(400);
     expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: PASSWORD } })).status).toBe(204);
 
+    // Identity and weight verification (docs/verification.md): the sandbox page reads another birth
+    // date than the profile's, so the check waits for the desk.
+    const vp = await readyPatient(ctx);
+    const deskToken = await fresh(doctor);
+    expect((await api('GET', '/v1/users/verification/', { token: vp.access })).status).toBe(200);
+    expect((await api('POST', '/v1/users/verification/identity/', { token: vp.access, json: { return_url: 'https://elsewhere.example/' } })).status).toBe(400);
+    const idv = await api('POST', '/v1/users/verification/identity/', { token: vp.access, json: {} });
+    expect(idv.status).toBe(201);
+    const boundary = `----walk${randomUUID()}`;
+    const filePart = (name: string) => Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.png"\r\nContent-Type: image/png\r\n\r\n`), PNG, Buffer.from('\r\n')]);
+    const textPart = (name: string, value: string) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    const idForm = Buffer.concat([filePart('id_photo'), filePart('selfie'), textPart('first_name', 'Ada'), textPart('last_name', 'Lovelace'), textPart('date_of_birth', '1985-04-13'), Buffer.from(`--${boundary}--\r\n`)]);
+    const approvedPage = await call(ctx, 'POST', `${new URL(idv.body.verification_url).pathname}approve/`, { payload: idForm, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    expect(approvedPage.status).toBe(303);
+    const idQueue = await api('GET', '/v1/clinician/identity-verifications/', { token: deskToken });
+    const idItem = idQueue.body.results.find((v: { user_id: string }) => v.user_id === vp.id);
+    expect((await api('GET', `/v1/clinician/identity-verifications/${idItem.id}/images/selfie/`, { token: deskToken })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/identity-verifications/${idItem.id}/decide/`, { token: deskToken, json: { decision: 'verified', reason: 'The document shows 12 April.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/identity-verifications/${idItem.id}/decide/`, { token: deskToken, json: { decision: 'rejected', reason: 'Again.' } })).status).toBe(409);
+    expect((await api('POST', '/v1/users/verification/weight/', { token: vp.access, ...multipart({ weight_kg: '104.5' }) })).status).toBe(400);
+    const weighed = await api('POST', '/v1/users/verification/weight/', { token: vp.access, ...multipart({ weight_kg: '104.5' }, { name: 'scales.png', type: 'image/png', data: PNG }) });
+    expect(weighed.status).toBe(201);
+    expect((await api('GET', '/v1/clinician/weight-verifications/', { token: deskToken })).status).toBe(200);
+    expect((await api('GET', `/v1/clinician/weight-verifications/${weighed.body.id}/photo/`, { token: deskToken })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/weight-verifications/${weighed.body.id}/decide/`, { token: deskToken, json: { decision: 'verified', weight_kg: 104.4 } })).status).toBe(200);
+    expect((await api('POST', '/v1/webhooks/identity/veriff/', { json: {} })).status).toBe(404);
+
     // Signing out ends the session.
     const last = await fresh(patient);
     expect((await api('POST', '/v1/users/logout/', { token: last, json: {} })).status).toBe(200);

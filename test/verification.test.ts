@@ -362,6 +362,17 @@ describe('verification required (PATIENT_VERIFICATION=required)', () => {
     const done = await approve();
     expect(done.status, done.text).toBe(200);
     expect(done.body.status).toBe('approved');
+
+    // The verified weight is in the journal, marked verified; the patient's edit of it ends the mark.
+    const entries = await call(ctx, 'GET', '/v1/users/journal/weight-entries/', { token: p.access });
+    expect(entries.status, entries.text).toBe(200);
+    const entry = entries.body.results[0];
+    expect(entry).toMatchObject({ weight_kg: 104, verified_by: doctor.id, verified_at: expect.any(String) });
+    const same = await call(ctx, 'PATCH', `/v1/users/journal/weight-entries/${entry.id}/`, { token: p.access, json: { note: 'after breakfast' } });
+    expect(same.body).toMatchObject({ verified_by: doctor.id });
+    const edited = await call(ctx, 'PATCH', `/v1/users/journal/weight-entries/${entry.id}/`, { token: p.access, json: { weight_kg: 99 } });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ weight_kg: 99, verified_by: null, verified_at: null });
   });
 
   it('a category that needs identity only is approved once the identity is verified; a reset blocks again', async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import VerificationPage from '../src/features/verification/VerificationPage';
 import { VerificationMissingCard } from '../src/features/verification/MissingCard';
 import { DeskVerificationPanel } from '../src/features/verification/DeskVerificationPanel';
+import WeightQueue from '../src/features/verification/WeightQueue';
 
 const status = {
   identity: { status: 'not_started', checked_at: null },
@@ -79,5 +80,41 @@ describe('verification pages', () => {
     await waitFor(() => expect(screen.getByText(/Approval is blocked/)).toBeTruthy());
     expect(screen.getByText(/Missing: Verified weight/)).toBeTruthy();
     expect(screen.getByText(/payment card: 1/)).toBeTruthy();
+  });
+
+  it('the desk queue shows the photo on the scales and the identity to review, and sends the doctor’s decisions', async () => {
+    const weight = { id: '11111111-1111-4111-8111-111111111111', user: { id: '22222222-2222-4222-8222-222222222222', first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-04-12' }, status: 'pending', claimed_weight_kg: 104.5, weight_kg: null, photo_url: '/v1/clinician/weight-verifications/11111111-1111-4111-8111-111111111111/photo/', decided_by: null, decided_at: null, reason: '', created_at: '2026-11-30T10:00:00Z' };
+    const identity = { id: '33333333-3333-4333-8333-333333333333', user_id: weight.user.id, provider: 'sandbox', status: 'needs_review', profile: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-04-12' }, document: { first_name: 'Ada', last_name: 'Byron', date_of_birth: '1985-04-12', document_type: 'ID_CARD', issuing_country: 'DEU' }, mismatches: ['last_name'], provider_reason: '', images: { id_photo_url: null, selfie_url: null }, duplicate_signals: [], decided_by: null, decision_reason: '', checked_at: '2026-11-30T10:00:00Z', created_at: '2026-11-30T10:00:00Z' };
+    const posts: { path: string; body: unknown }[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: Request | string, init?: RequestInit) => {
+        const req = typeof input === 'string' ? new Request(new URL(input, 'http://localhost').toString(), init) : input;
+        const path = new URL(req.url).pathname;
+        if (req.method === 'POST') posts.push({ path, body: await req.json() });
+        if (path.endsWith('/photo/')) return new Response(new Blob([new Uint8Array([0xff, 0xd8])], { type: 'image/jpeg' }));
+        const page = (r: unknown[]) => ({ count: r.length, next: null, previous: null, results: r });
+        const body = path === '/v1/clinician/weight-verifications/' ? page([weight]) : path === '/v1/clinician/identity-verifications/' ? page([identity]) : {};
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    // jsdom has no object URLs: a URL class with them, for this test only (unstubbed after it).
+    vi.stubGlobal(
+      'URL',
+      class extends URL {
+        static createObjectURL = () => 'blob:photo';
+        static revokeObjectURL = () => undefined;
+      },
+    );
+    render(<WeightQueue />);
+    await screen.findByText('Patient typed 104.5 kg');
+    await screen.findByText('Differs: last_name');
+    const read = screen.getByLabelText('Weight read on the scales (kg)');
+    fireEvent.change(read, { target: { value: '104,2' } });
+    fireEvent.click(screen.getAllByRole('button', { name: 'Verify' })[0]!);
+    await waitFor(() => expect(posts).toContainEqual({ path: `/v1/clinician/weight-verifications/${weight.id}/decide/`, body: { decision: 'verified', weight_kg: 104.2 } }));
+    fireEvent.change(screen.getByLabelText('Reason (recorded)'), { target: { value: 'Married name; the birth date matches.' } });
+    fireEvent.click(screen.getAllByRole('button', { name: 'Verify' })[1]!);
+    await waitFor(() => expect(posts).toContainEqual({ path: `/v1/clinician/identity-verifications/${identity.id}/decide/`, body: { decision: 'verified', reason: 'Married name; the birth date matches.' } }));
   });
 });

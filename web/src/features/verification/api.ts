@@ -25,3 +25,8 @@ export async function imageUrl(url: string): Promise<string | null> {
   if (!r.ok) return null;
   return URL.createObjectURL(await r.blob());
 }
+
+export const loadIdentityQueue = () => api.GET('/v1/clinician/identity-verifications/', { params: { query: { limit: 50 } } });
+
+export const decideIdentity = (id: string, body: { decision: 'verified' | 'rejected'; reason: string }) =>
+  api.POST('/v1/clinician/identity-verifications/{id}/decide/', { params: { path: { id } }, body });

@@ -3,6 +3,11 @@
 import { useI18n, type Locale } from '../../i18n';
 
 const en = {
+  identityQueue: 'Identity checks to review',
+  documentSays: 'Document: {name}, born {dob}',
+  profileSays: 'Profile: {name}, born {dob}',
+  differs: 'Differs: {fields}',
+  decisionReason: 'Reason (recorded)',
   title: 'Verification',
   intro: 'Before a doctor can prescribe, we check who you are and, for weight loss, your weight.',
   identity: 'Identity',
@@ -42,6 +47,11 @@ const en = {
 export type VerificationText = typeof en;
 
 const de: VerificationText = {
+  identityQueue: 'Zu prüfende Identitäten',
+  documentSays: 'Ausweis: {name}, geboren {dob}',
+  profileSays: 'Profil: {name}, geboren {dob}',
+  differs: 'Abweichend: {fields}',
+  decisionReason: 'Begründung (wird gespeichert)',
   title: 'Verifizierung',
   intro: 'Bevor eine Ärztin oder ein Arzt verschreiben kann, prüfen wir, wer Sie sind, und bei Gewichtsreduktion Ihr Gewicht.',
   identity: 'Identität',
@@ -80,6 +90,11 @@ const de: VerificationText = {
 };
 
 const fr: VerificationText = {
+  identityQueue: 'Identités à examiner',
+  documentSays: 'Document : {name}, né(e) le {dob}',
+  profileSays: 'Profil : {name}, né(e) le {dob}',
+  differs: 'Diffère : {fields}',
+  decisionReason: 'Motif (enregistré)',
   title: 'Vérification',
   intro: 'Avant qu’un médecin puisse prescrire, nous vérifions votre identité et, pour la perte de poids, votre poids.',
   identity: 'Identité',
@@ -118,6 +133,11 @@ const fr: VerificationText = {
 };
 
 const es: VerificationText = {
+  identityQueue: 'Identidades por revisar',
+  documentSays: 'Documento: {name}, nacido/a el {dob}',
+  profileSays: 'Perfil: {name}, nacido/a el {dob}',
+  differs: 'Difiere: {fields}',
+  decisionReason: 'Motivo (se registra)',
   title: 'Verificación',
   intro: 'Antes de que un médico pueda recetar, comprobamos quién es usted y, para la pérdida de peso, su peso.',
   identity: 'Identidad',
@@ -156,6 +176,11 @@ const es: VerificationText = {
 };
 
 const it: VerificationText = {
+  identityQueue: 'Identità da esaminare',
+  documentSays: 'Documento: {name}, nato/a il {dob}',
+  profileSays: 'Profilo: {name}, nato/a il {dob}',
+  differs: 'Diverso: {fields}',
+  decisionReason: 'Motivo (registrato)',
   title: 'Verifica',
   intro: 'Prima che un medico possa prescrivere, verifichiamo chi è e, per la perdita di peso, il suo peso.',
   identity: 'Identità',
@@ -194,6 +219,11 @@ const it: VerificationText = {
 };
 
 const nl: VerificationText = {
+  identityQueue: 'Te beoordelen identiteiten',
+  documentSays: 'Document: {name}, geboren {dob}',
+  profileSays: 'Profiel: {name}, geboren {dob}',
+  differs: 'Wijkt af: {fields}',
+  decisionReason: 'Reden (wordt vastgelegd)',
   title: 'Verificatie',
   intro: 'Voordat een arts kan voorschrijven, controleren we wie u bent en, bij afvallen, uw gewicht.',
   identity: 'Identiteit',
@@ -232,6 +262,11 @@ const nl: VerificationText = {
 };
 
 const pt: VerificationText = {
+  identityQueue: 'Identidades a rever',
+  documentSays: 'Documento: {name}, nascido/a a {dob}',
+  profileSays: 'Perfil: {name}, nascido/a a {dob}',
+  differs: 'Difere: {fields}',
+  decisionReason: 'Motivo (registado)',
   title: 'Verificação',
   intro: 'Antes de um médico poder prescrever, verificamos quem é e, para a perda de peso, o seu peso.',
   identity: 'Identidade',
