@@ -5,6 +5,7 @@
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentVersion, renewalRuleSet, renewalScreen } from '../src/modules/questionnaires/index.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { MemoryProvider, connectAs, listen, patientWithPassword } from './mcp-support.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
@@ -64,6 +65,14 @@ describe('the photo question', () => {
     expect(q).toMatchObject({ type: 'photo', required: true, min_photos: 2, max_photos: 4 });
     expect((q!.views as Array<{ value: string; label: string }>).map((v) => v.value)).toEqual(['hairline', 'temples', 'crown']);
     expect((q!.views as Array<{ label: string }>)[0]!.label).toBe('Haaransatz (vorne)');
+  });
+
+  it('is not part of a renewal (the renewal screen takes no uploads), even when the patient declares a change', () => {
+    const keys = (steps: { questions: { question_key: string }[] }[]) => steps.flatMap((st) => st.questions.map((q) => q.question_key));
+    expect(keys(currentVersion('hair_growth')!.steps)).toContain('hair_photos');
+    expect(keys(renewalRuleSet(currentVersion('hair_growth')!, { steps: [], rules: [] }, true).steps)).not.toContain('hair_photos');
+    expect(keys(renewalScreen('hair_growth')!.review_steps)).not.toContain('hair_photos');
+    expect(keys(renewalScreen('hair_growth')!.review_steps)).toContain('hair_loss_pattern');
   });
 
   it('blocks submission without the required photos, and with fewer than the minimum', async () => {
