@@ -5,10 +5,13 @@
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentVersion, renewalRuleSet, renewalScreen } from '../src/modules/questionnaires/index.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { MemoryProvider, connectAs, listen, patientWithPassword } from './mcp-support.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
-import { PASSWORD, TEST_BASE_URL, call, createTestContext, firstRow, newStaff, type Patient, type TestContext } from './support/harness.ts';
+import { randomBytes } from 'node:crypto';
+import { resealPhotos } from '../src/modules/photos/index.ts';
+import { PASSWORD, TEST_BASE_URL, anotherInstance, call, createTestContext, firstRow, newStaff, type Patient, type TestContext } from './support/harness.ts';
 import { multipart, pdfPart, type FilePart } from './support/multipart.ts';
 
 let ctx: TestContext;
@@ -64,6 +67,14 @@ describe('the photo question', () => {
     expect(q).toMatchObject({ type: 'photo', required: true, min_photos: 2, max_photos: 4 });
     expect((q!.views as Array<{ value: string; label: string }>).map((v) => v.value)).toEqual(['hairline', 'temples', 'crown']);
     expect((q!.views as Array<{ label: string }>)[0]!.label).toBe('Haaransatz (vorne)');
+  });
+
+  it('is not part of a renewal (the renewal screen takes no uploads), even when the patient declares a change', () => {
+    const keys = (steps: { questions: { question_key: string }[] }[]) => steps.flatMap((st) => st.questions.map((q) => q.question_key));
+    expect(keys(currentVersion('hair_growth')!.steps)).toContain('hair_photos');
+    expect(keys(renewalRuleSet(currentVersion('hair_growth')!, { steps: [], rules: [] }, true).steps)).not.toContain('hair_photos');
+    expect(keys(renewalScreen('hair_growth')!.review_steps)).not.toContain('hair_photos');
+    expect(keys(renewalScreen('hair_growth')!.review_steps)).toContain('hair_loss_pattern');
   });
 
   it('blocks submission without the required photos, and with fewer than the minimum', async () => {
@@ -158,6 +169,25 @@ describe('uploading a photo', () => {
     // A photo no consultation shows is not the desk's to open.
     expect((await bytes(doctor.access, up.body.url.replace('/v1/users/', '/v1/clinician/'))).statusCode).toBe(404);
     expect((await bytes(p.access, up.body.url.replace('/v1/users/', '/v1/clinician/'))).statusCode).toBe(403);
+  });
+});
+
+describe('key rotation', () => {
+  it('reencrypt re-seals every photo with the active key; the photo still downloads the same', async () => {
+    const p = await patientWithPassword(ctx);
+    const up = await upload(p, { name: 'a.png', type: 'image/png', data: await png() });
+    const before = (await bytes(p.access, up.body.url)).rawPayload;
+    const next = await anotherInstance(ctx, { DATA_ENCRYPTION_KEYS: `k9:${randomBytes(32).toString('base64url')}` });
+    try {
+      expect((await resealPhotos(next.deps)).database).toBeGreaterThanOrEqual(1);
+      const keys = await ctx.db.query<{ key_id: string }>('select distinct key_id from clinical_photo_blobs');
+      expect(keys.map((k) => k.key_id)).toEqual(['k9']);
+      const after = await next.app.inject({ method: 'GET', url: pathOf(up.body.url), headers: { authorization: `Bearer ${p.access}` } });
+      expect(after.statusCode).toBe(200);
+      expect(after.rawPayload.equals(before)).toBe(true);
+    } finally {
+      await next.close();
+    }
   });
 });
 

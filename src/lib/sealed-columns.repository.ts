@@ -8,7 +8,8 @@
 // - resealRows: every sealed value whose key is not the active one (the first DATA_ENCRYPTION_KEYS
 //   entry) is decrypted and sealed again with it, so that an old key can then be dropped
 //   (docs/operations.md, "Key rotation"). `npm run cli -- reencrypt`. Attachments (file_blobs) are
-//   re-sealed by the messages module's resealStoredFiles (the same command).
+//   re-sealed by the messages module's resealStoredFiles, clinical photos (clinical_photo_blobs) by the
+//   photos module's resealPhotos (the same command).
 //
 // This is the one place that knows the sealed columns of every module (as src/db/ holds the schema).
 import type { Db, Queryable } from '../db/index.ts';

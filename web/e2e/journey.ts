@@ -154,6 +154,9 @@ async function newContext(browser: Awaited<ReturnType<typeof chromium.launch>>, 
   return browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, bypassCSP: true, acceptDownloads: true, locale: 'en-GB' });
 }
 
+/** A 1x1 PNG: the smallest photo the service accepts (re-encoded to JPEG like any other). */
+const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 /**
  * The patient (signed in on `page`) answers the hair-loss questionnaire ("not suitable", then at once
  * the answer that passes: held for review) and pays for a plan through the API and the sandbox page;
@@ -172,7 +175,17 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   };
   const v = (step_id: number, question_key: string, value: unknown) => ({ step_id, question_key, value });
   const m = (step_id: number, question_key: string, options: string[]) => ({ step_id, question_key, values: Object.fromEntries(options.map((o) => [o, true])) });
-  const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), m(2, 'hypersensitivity', ['none']), v(2, 'pregnant_contact', false)];
+  // Version 3 asks for photos of the hair (docs/photos.md): two, sent as the app sends them (multipart).
+  const photo = async () => {
+    const form = new FormData();
+    form.append('question_key', 'hair_photos');
+    form.append('file', new Blob([Buffer.from(TINY_PNG, 'base64')], { type: 'image/png' }), 'hair.png');
+    const r = await fetch(`${base}/v1/users/questionnaires/hair_growth/photos/`, { method: 'POST', headers: { 'x-brand-slug': BRAND, authorization: `Bearer ${access}` }, body: form });
+    if (r.status !== 201) fail(`photo upload: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { id: string }).id;
+  };
+  const photos = { step_id: 3, question_key: 'hair_photos', values: { [await photo()]: 'hairline', [await photo()]: 'crown' } };
+  const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), m(2, 'hypersensitivity', ['none']), v(2, 'pregnant_contact', false), photos];
   // First "not suitable" (sudden, patchy hair loss), then at once the answer that passes: held for a
   // doctor's review, and the desk shows the earlier submission with what changed (issue 21).
   await api('PATCH', '/v1/users/questionnaires/hair_growth/progress/', { data: answers.map((a) => (a.question_key === 'hair_loss_pattern' ? v(2, 'hair_loss_pattern', 'sudden_or_patchy') : a)) });
@@ -189,6 +202,10 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
 
   await doc.goto(`/desk/consultations/${consultationId}`);
   await doc.getByRole('heading', { name: 'Eligibility result' }).waitFor();
+  // The patient's photos, large, beside the answers.
+  const deskPhotos = doc.getByRole('region', { name: 'Photos' });
+  await deskPhotos.getByRole('img', { name: /Hairline/ }).waitFor();
+  if ((await deskPhotos.getByRole('img').count()) !== 2) fail('the desk does not show the two photos');
   const earlier = doc.getByRole('region', { name: 'Earlier submissions' });
   await earlier.getByRole('table', { name: 'Answers that changed' }).waitFor();
   // Side by side: one column for this submission, one for each earlier one.

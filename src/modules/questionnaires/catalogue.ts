@@ -286,7 +286,9 @@ export function currentVersion(slug: string): Version | undefined {
 /** Renewal screens (subscriptions): the safety screen for the current treatment, and the broader review (the full current questionnaire) when the patient declares a change. */
 export function renewalScreen(slug: string): { safety_steps: Step[]; review_steps: Step[] } | undefined {
   const v = currentVersion(slug);
-  return v ? { safety_steps: v.renewal.safety_steps, review_steps: v.steps } : undefined;
+  // Without photo questions: a renewal takes no uploads (renewalRuleSet, prescribing.ts).
+  const review = v?.steps.map((s) => ({ ...s, questions: s.questions.filter((q) => q.type !== 'photo') })).filter((s) => s.questions.length > 0);
+  return v && review ? { safety_steps: v.renewal.safety_steps, review_steps: review } : undefined;
 }
 
 /** Categories the review desk serves first: their treatment only works within hours (emergency contraception: EC1, EC3). */

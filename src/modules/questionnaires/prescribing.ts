@@ -233,7 +233,9 @@ export function renewalRuleSet(version: Version, extra: { steps: Step[]; rules: 
   const safety = [...version.renewal.safety_steps, ...extra.steps];
   const asked = new Set(safety.flatMap((s) => s.questions.map((q) => q.question_key)));
   const review = changed
-    ? version.steps.map((s) => ({ ...s, questions: s.questions.filter((q) => !asked.has(q.question_key)) })).filter((s) => s.questions.length > 0)
+    ? // A photo question is not part of a renewal: the renewal screen takes no uploads (a doctor who
+      // needs a new photo asks for it, and the patient adds it to the open consultation).
+      version.steps.map((s) => ({ ...s, questions: s.questions.filter((q) => !asked.has(q.question_key) && q.type !== 'photo') })).filter((s) => s.questions.length > 0)
     : [];
   const usesBmi = (r: Rule) => JSON.stringify(r.when).includes('"computed":"bmi"');
   const renewalRules = ((version.renewal as { rules?: Rule[] }).rules ?? []);
