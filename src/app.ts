@@ -164,6 +164,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       { name: 'subscriptions', description: 'Subscriptions and renewals' },
       { name: 'messages', description: 'The conversation with the medical team' },
       { name: 'journal', description: 'Progress journal' },
+      { name: 'notifications', description: 'Web push, SMS and reminders: preferences, subscriptions and the phone' },
       { name: 'referrals', description: 'Referrals and attribution' },
       { name: 'privacy', description: 'Consents, the access log, the data export and account erasure' },
       { name: 'clinician', description: 'Doctors only (outside the patient surface)' },

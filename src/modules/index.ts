@@ -12,6 +12,7 @@ import pharmacies from './pharmacies/routes.ts';
 import clinician from './clinician/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
+import notifications from './notifications/routes.ts';
 import messages from './messages/routes.ts';
 import privacy from './privacy/routes.ts';
 import profile from './profile/routes.ts';
@@ -21,4 +22,4 @@ import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, notifications];

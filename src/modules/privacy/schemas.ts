@@ -67,6 +67,7 @@ export const ExportSchema = z
     access_log: z.array(AccessLogEntrySchema),
     connected_apps: z.array(z.record(z.string(), z.unknown())),
     connector_tool_calls: rows,
+    notifications: z.record(z.string(), z.unknown()).meta({ description: 'Notification preferences, how many browsers are subscribed to push (not their endpoints) and the phone for SMS' }),
   })
   .meta({ id: 'AccountExport' });
 
