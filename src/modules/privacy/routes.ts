@@ -129,6 +129,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
             access_log: [],
             connected_apps: [],
             connector_tool_calls: [],
+            notifications: { preferences: { events: {}, quiet_hours: null, time_zone: 'Europe/Berlin' }, push_subscriptions: 0, phone: null },
           },
         },
       },
