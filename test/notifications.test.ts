@@ -158,6 +158,15 @@ describe('texts', () => {
   });
 });
 
+describe('links', () => {
+  it('every notification opens a page the web app routes (web/src/routes.json)', () => {
+    const routes = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'web', 'src', 'routes.json'), 'utf8')) as { patient: string[] };
+    const routed = (path: string) => routes.patient.some((pattern) => new RegExp(`^${pattern.replace(/:[a-z]+/g, '[^/]+')}$`).test(path));
+    for (const kind of EVENT_KINDS) expect(routed(EVENTS[kind].link), kind).toBe(true);
+    expect(routed('/consultations/6f1c2a6e-0b7d-4c1e-9a51-1d6f0b3e7a01')).toBe(true);
+  });
+});
+
 describe('preferences', () => {
   it('answers defaults, merges a PATCH, refuses an unknown channel and equal quiet-hour bounds', async () => {
     const p = await patient();
