@@ -165,6 +165,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       { name: 'messages', description: 'The conversation with the medical team' },
       { name: 'photos', description: 'Clinical photos for the doctor (questionnaire photo questions, an open consultation)' },
       { name: 'journal', description: 'Progress journal' },
+      { name: 'notifications', description: 'Web push, SMS and reminders: preferences, subscriptions and the phone' },
       { name: 'referrals', description: 'Referrals and attribution' },
       { name: 'privacy', description: 'Consents, the access log, the data export and account erasure' },
       { name: 'verification', description: 'Identity and weight verification before prescribing' },

@@ -174,6 +174,24 @@ const EnvSchema = z.object({
       return out;
     }),
   SCHEDULER_INTERVAL_MS: seconds(30_000),
+  // Notifications (docs/notifications.md). Web push: the VAPID key pair (base64url, as web-push's
+  // generateVAPIDKeys gives them; both or neither: without them the service generates a pair on
+  // first start and keeps it in the database) and the contact the push services see.
+  VAPID_PUBLIC_KEY: z.string().regex(/^[A-Za-z0-9_-]{87}$/, 'must be an uncompressed P-256 public key in base64url (87 characters)').optional(),
+  VAPID_PRIVATE_KEY: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a P-256 private key in base64url (43 characters)').optional(),
+  VAPID_SUBJECT: z.string().regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: or https: URL').optional(),
+  // The push services the service may POST to (a browser gives the endpoint URL): host names, or
+  // `*.domain` for its subdomains. Default: the browser vendors' services.
+  PUSH_ENDPOINT_HOSTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+  // Tests only: hosts of PUSH_ENDPOINT_HOSTS that may be reached over plain http and on private or
+  // loopback addresses (a test push service on 127.0.0.1). Never set it in production.
+  PUSH_INSECURE_TEST_HOSTS: csv,
+  PUSH_TIMEOUT_MS: seconds(10_000),
+  // SMS: `outbox` writes each SMS as a file in $DATA_DIR/outbox (like mail without SMTP_URL).
+  SMS_PROVIDER: z.enum(['outbox'], { error: 'must be outbox' }).default('outbox'),
   // The assistant connector (docs/mcp.md).
   MCP_PUBLIC_URL: z.string().url().optional(),
   MCP_ALLOWED_ORIGINS: csv,
@@ -311,6 +329,10 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
       if (!c[name]) problems.push(`${name}: required when PAYMENT_PROVIDER=stripe`);
     }
   }
+  if (Boolean(c.VAPID_PUBLIC_KEY) !== Boolean(c.VAPID_PRIVATE_KEY)) problems.push('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: set both or neither');
+  const unlistedTestHosts = c.PUSH_INSECURE_TEST_HOSTS.filter((h) => !c.PUSH_ENDPOINT_HOSTS.includes(h.toLowerCase()));
+  if (unlistedTestHosts.length) problems.push('PUSH_INSECURE_TEST_HOSTS: every host must also be in PUSH_ENDPOINT_HOSTS');
+  if (c.PUSH_INSECURE_TEST_HOSTS.length && c.NODE_ENV === 'production') problems.push('PUSH_INSECURE_TEST_HOSTS: not allowed with NODE_ENV=production');
   // Invoices name a real seller: a partial seller is refused anywhere, a missing one in production.
   const sellerKeys = ['SELLER_NAME', 'SELLER_ADDRESS', 'SELLER_VAT_ID', 'SELLER_COUNTRY'] as const;
   const sellerMissing = sellerKeys.filter((k) => !c[k]);

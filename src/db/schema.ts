@@ -543,6 +543,49 @@ export type MfaTotpRow = Selectable<MfaTotpTable>;
 export type NewMfaTotp = Insertable<MfaTotpTable>;
 export type MfaTotpUpdate = Updateable<MfaTotpTable>;
 
+export interface NotificationDeliveriesTable {
+  id: Generated<string>;
+  user_id: string;
+  kind: string;
+  event_key: string;
+  channel: string;
+  link: Generated<string>;
+  status: Generated<string>;
+  reason: string | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  finished_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type NotificationDeliveriesRow = Selectable<NotificationDeliveriesTable>;
+export type NewNotificationDeliveries = Insertable<NotificationDeliveriesTable>;
+export type NotificationDeliveriesUpdate = Updateable<NotificationDeliveriesTable>;
+
+export interface NotificationPhonesTable {
+  user_id: string;
+  phone_e164: string;
+  verified_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  code_hash: string | null;
+  code_expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  code_attempts: Generated<number>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type NotificationPhonesRow = Selectable<NotificationPhonesTable>;
+export type NewNotificationPhones = Insertable<NotificationPhonesTable>;
+export type NotificationPhonesUpdate = Updateable<NotificationPhonesTable>;
+
+export interface NotificationPreferencesTable {
+  user_id: string;
+  channels: Json;
+  quiet_start: string | null;
+  quiet_end: string | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type NotificationPreferencesRow = Selectable<NotificationPreferencesTable>;
+export type NewNotificationPreferences = Insertable<NotificationPreferencesTable>;
+export type NotificationPreferencesUpdate = Updateable<NotificationPreferencesTable>;
+
 export interface OrdersTable {
   id: Generated<string>;
   user_id: string;
@@ -797,6 +840,18 @@ export interface PrescriptionsTable {
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;
 export type PrescriptionsUpdate = Updateable<PrescriptionsTable>;
+
+export interface PushSubscriptionsTable {
+  id: Generated<string>;
+  user_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PushSubscriptionsRow = Selectable<PushSubscriptionsTable>;
+export type NewPushSubscriptions = Insertable<PushSubscriptionsTable>;
+export type PushSubscriptionsUpdate = Updateable<PushSubscriptionsTable>;
 
 export interface QuestionnaireDraftRedFlagsTable {
   user_id: string;
@@ -1097,6 +1152,9 @@ export interface Database {
   mfa_recovery_codes: MfaRecoveryCodesTable;
   mfa_tickets: MfaTicketsTable;
   mfa_totp: MfaTotpTable;
+  notification_deliveries: NotificationDeliveriesTable;
+  notification_phones: NotificationPhonesTable;
+  notification_preferences: NotificationPreferencesTable;
   orders: OrdersTable;
   partner_pharmacies: PartnerPharmaciesTable;
   password_reset_tokens: PasswordResetTokensTable;
@@ -1111,6 +1169,7 @@ export interface Database {
   prescription_reissue_requests: PrescriptionReissueRequestsTable;
   prescription_signed_documents: PrescriptionSignedDocumentsTable;
   prescriptions: PrescriptionsTable;
+  push_subscriptions: PushSubscriptionsTable;
   questionnaire_draft_red_flags: QuestionnaireDraftRedFlagsTable;
   questionnaire_drafts: QuestionnaireDraftsTable;
   questionnaire_submissions: QuestionnaireSubmissionsTable;

@@ -14,6 +14,7 @@ import clinician from './clinician/routes.ts';
 import compliance from './compliance/routes.ts';
 import journal from './journal/routes.ts';
 import mcp from './mcp/routes.ts';
+import notifications from './notifications/routes.ts';
 import messages from './messages/routes.ts';
 import privacy from './privacy/routes.ts';
 import profile from './profile/routes.ts';
@@ -24,4 +25,4 @@ import subscriptions from './subscriptions/routes.ts';
 import verification from './verification/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance, notifications];

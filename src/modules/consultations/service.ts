@@ -28,6 +28,7 @@ import * as listRepo from './repository.ts';
 import { serialiseConsultations } from './repository.ts';
 import type { Consultation } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
+import { notify } from '../notifications/index.ts';
 
 export async function getConsultationForUser(deps: Deps, userId: string, id: string): Promise<Consultation> {
   const row = await findConsultationForUser(deps.reader, userId, id);
@@ -185,6 +186,7 @@ export async function approveConsultation(
       },
     });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    await notify(q, { kind: 'consultation_decision', userId: c.user_id, key: `${c.id}:approved`, link: `/consultations/${c.id}` });
     if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
@@ -243,6 +245,7 @@ export async function rejectConsultation(
       details: { from: c.status, refunds: refunds.map((r) => ({ payment_id: r.paymentId, amount_cents: r.amountCents, provider_refund_id: r.providerRefundId })) },
     });
     await enqueueMail(q, c.email, refunds.length ? consultationRejectedRefundedMail : consultationRejectedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    await notify(q, { kind: 'consultation_decision', userId: c.user_id, key: `${c.id}:rejected`, link: `/consultations/${c.id}` });
     if (then) await then(q, { consultation: rejected, refunds });
   });
 }
@@ -288,6 +291,7 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
     await transitionConsultationForClinician(q, c.id, 'needs_information', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
     await recordAudit(q, { actorId: input.doctorId, action: 'consultation.information_requested', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
     await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    await notify(q, { kind: 'information_requested', userId: c.user_id, key: `${c.id}:${deps.clock.now().toISOString()}`, link: `/consultations/${c.id}` });
   });
 }
 

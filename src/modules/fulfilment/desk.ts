@@ -10,6 +10,7 @@ import { recordAudit } from '../audit/index.ts';
 import { orderRefundedMail, orderReshippedMail, orderShippedMail, orderTooLateMail, orderUndeliverableMail } from './mail.ts';
 import { deskOrder, lockOrderForPharmacy, markOrderRefundedForBackoffice, recordDispensingForPharmacy, transitionOrderForPharmacy, type DeskOrderRow } from './pharmacy.repository.ts';
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
+import { notify } from '../notifications/index.ts';
 
 /** Hours from dispatch to the patient's door the time-window re-check assumes (a tracked next-day service). */
 export const EXPECTED_TRANSIT_HOURS = 24;
@@ -67,9 +68,11 @@ export async function dispatchOrder(
       // patient is told at once, in the same transaction, to get the medicine locally.
       await move(q, order, 'undeliverable', { undeliverable_reason: UNDELIVERABLE_TOO_LATE, undeliverable_at: now }, now);
       await enqueueMail(q, order.email, orderTooLateMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+      await notify(q, { kind: 'order_undeliverable', userId: order.user_id, key: `${order.id}:${order.attempt}` });
       return { late };
     }
     await move(q, order, 'shipped', { carrier: input.carrier, tracking_number: input.trackingNumber, tracking_url: input.trackingUrl, shipped_at: now, shipped_by: input.pharmacistId }, now);
+    await notify(q, { kind: 'order_dispatched', userId: order.user_id, key: `${order.id}:${order.attempt}` });
     await enqueueMail(q, order.email, orderShippedMail, order.locale, {
       first_name: order.first_name,
       link: appLinks.orders(deps.config),
@@ -100,6 +103,7 @@ export async function markOrderUndeliverable(deps: Deps, orderId: string, reason
     const now = deps.clock.now();
     await move(q, order, 'undeliverable', { undeliverable_reason: reason, undeliverable_at: now }, now);
     await enqueueMail(q, order.email, orderUndeliverableMail, order.locale, { first_name: order.first_name, link: appLinks.orders(deps.config) });
+    await notify(q, { kind: 'order_undeliverable', userId: order.user_id, key: `${order.id}:${order.attempt}` });
   });
   return reread(deps, orderId);
 }

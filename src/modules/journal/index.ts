@@ -6,3 +6,5 @@ export { weightSummary, WEIGHT_TREND_DAYS, recordVerifiedWeight } from './servic
 export { list, getPlan, createWeight, createInjection, createNote, weightOut, injectionOut, noteOut, sideEffectOut, pastWeights, reportSideEffect } from './service.ts';
 // The account's journal for its data export and erasure (the privacy module).
 export { journalOfAccount, deleteAccountJournal } from './service.ts';
+// Whether reminders may still go out (the notifications module).
+export { hasActiveTreatment } from './service.ts';

@@ -19,6 +19,9 @@ const iso = (d: Date | string) => isoOrNull(d)!;
 const today = (deps: Deps) => deps.clock.now().toISOString().slice(0, 10);
 const isUniqueViolation = (err: unknown) => typeof err === 'object' && err !== null && 'code' in err && err.code === '23505';
 
+/** Whether the account has an active treatment plan now (the notifications module stops reminders without one). */
+export const hasActiveTreatment = (q: Queryable, userId: string, now: Date): Promise<boolean> => repo.hasActiveTreatmentPlan(q, userId, now);
+
 export async function requireActivePlan(deps: Deps, userId: string, q: Queryable = deps.db): Promise<void> {
   if (!(await repo.hasActiveTreatmentPlan(q, userId, deps.clock.now()))) throw activePlanRequired();
 }

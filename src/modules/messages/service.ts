@@ -1,5 +1,6 @@
 // Messages with the medical team: one conversation per patient, stored at its first message; patient and
 // doctor sides; attachments; emergency wording flagged. Design decisions: docs/messages.md.
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fail, notFound } from '../../http/errors.ts';
@@ -16,6 +17,7 @@ import type { ConversationView, MessageView, PatientSummary } from './repository
 import { MAX_CONTENT_LENGTH } from './schemas.ts';
 import { appLinks } from '../../mail/links.ts';
 import { iso } from '../../lib/iso.ts';
+import { notify } from '../notifications/index.ts';
 
 
 /** Attachments: in the database or an S3-compatible store, sealed (./file-stores.ts). */
@@ -218,6 +220,7 @@ export async function replyAsClinician(deps: Deps, doctorId: string, id: string,
     await repo.insertMessageForClinician(q, doctorId, { conversationId: conv.id, content: text, fileId, at: deps.clock.now() });
     await recordAudit(q, { actorId: doctorId, action: 'conversation.reply', subjectType: 'conversation', subjectId: conv.id, ...(fileId ? { details: { file_id: fileId } } : {}) });
     await enqueueMail(q, conv.email, doctorReplyMail, conv.locale, { link: appLinks.messages(deps.config) });
+    await notify(q, { kind: 'care_team_message', userId: conv.user_id, key: `${conv.id}:${randomUUID()}` });
   });
   return conversationOut(deps, await anyConversation(deps, conv.id), false);
 }

@@ -10,6 +10,7 @@ import { checkoutSessionsOfAccount, deleteUnfinishedSessionsOfAccount } from '..
 import { openConsultationsOfAccount, pageForUser, serialiseConsultations, transitionConsultationIfAllowed } from '../consultations/index.ts';
 import { eraseAccountFulfilment, listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
+import { eraseAccountNotifications, notificationsOfAccount } from '../notifications/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
 import { deleteAccountPhotos, photosOfAccountForExport, removePhotoBytes } from '../photos/index.ts';
@@ -131,6 +132,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     })),
     connector_tool_calls: await toolCallsOfAccount(q, userId),
     verification: await verificationOfAccount(deps, userId),
+    notifications: await notificationsOfAccount(q, userId),
   });
 }
 
@@ -193,6 +195,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     const photoKeys = await deleteAccountPhotos(q, userId);
     await deleteAccountJournal(q, userId);
     verificationImages = await eraseVerification(q, userId);
+    await eraseAccountNotifications(q, userId);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);

@@ -303,7 +303,7 @@ export async function cancelRejectedRenewalsForScheduler(q: Queryable, now: Date
 }
 
 /** A period that ends with the renewal choice still pending pauses the plan; returns the owners. */
-export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): Promise<Pick<UsersRow, 'email' | 'locale'>[]> {
+export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): Promise<(Pick<UsersRow, 'email' | 'locale'> & { user_id: string; subscription_id: string })[]> {
   assertPlanTransition('active', 'paused');
   const paused = await sqlOf(q)
     .updateTable('subscriptions as s')
@@ -320,7 +320,7 @@ export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): 
           .where('c.patient_choice_status', '=', 'pending'),
       ),
     )
-    .returning('s.user_id')
+    .returning(['s.user_id', 's.id'])
     .execute();
   if (!paused.length) return [];
   const owners = await sqlOf(q)
@@ -336,7 +336,7 @@ export async function pauseMissedRenewalsForScheduler(q: Queryable, now: Date): 
   // One mail per paused plan, as before (an account with two paused plans gets two).
   return paused.flatMap((p) => {
     const o = byId.get(p.user_id);
-    return o ? [{ email: o.email, locale: o.locale }] : [];
+    return o ? [{ email: o.email, locale: o.locale, user_id: p.user_id, subscription_id: p.id }] : [];
   });
 }
 

@@ -50,6 +50,7 @@ import { iso } from '../../lib/iso.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { isPlanStatus } from './status.ts';
 import { isPatientPaused, managementOut } from './management-state.ts';
+import { notify } from '../notifications/index.ts';
 
 const DAY = 86_400_000;
 /** The renewal screen opens this many days before the period ends. */
@@ -537,6 +538,7 @@ export async function openRenewals(deps: Deps): Promise<number> {
         if (decided) await repo.updatePlanDetails(q, s.user_id, s.id, { next_cycle_dosage: null });
         const u = await repo.ownerContact(q, s.user_id);
         if (u) await enqueueMail(q, u.email, renewalOpenMail, u.locale, { link: appLinks.renewal(deps.config) });
+        await notify(q, { kind: 'renewal_window_opened', userId: s.user_id, key: `${s.id}:${new Date(s.current_period_end).toISOString()}` });
       });
       opened++;
     } catch (err) {
@@ -557,6 +559,7 @@ export async function pauseMissedRenewals(deps: Deps): Promise<void> {
   await deps.db.tx(async (q) => {
     for (const u of await repo.pauseMissedRenewalsForScheduler(q, now)) {
       await enqueueMail(q, u.email, renewalPausedMail, u.locale, { link: appLinks.renewal(deps.config) });
+      await notify(q, { kind: 'renewal_window_closed', userId: u.user_id, key: `${u.subscription_id}:${now.toISOString().slice(0, 10)}` });
     }
   });
 }

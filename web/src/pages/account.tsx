@@ -9,6 +9,7 @@ import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
 import { Link } from '../router';
 import { ConnectedAppsSection } from './connected-apps';
 import { PrivacySection } from './privacy';
+import { NotificationSettings } from '../features/notifications';
 
 type Profile = Schemas['Profile'];
 
@@ -37,6 +38,7 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
         <h2 id="mfa-h">{t('mfa.accountTitle')}</h2>
         <TwoStepSettings />
       </section>
+      <NotificationSettings />
       <ConnectedAppsSection />
       <section aria-labelledby="passkeys-h">
         <h2 id="passkeys-h">{t('mfa.passkeysTitle')}</h2>

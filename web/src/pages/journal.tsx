@@ -6,6 +6,7 @@ import { useEmergency } from '../components/Emergency';
 import { WeightChart } from '../components/WeightChart';
 import { Alert, Field, Loading, PageTitle, Select, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
+import { InjectionReminderOffer } from '../features/notifications';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -227,6 +228,7 @@ function Plan() {
         {saved ? <span role="status">{t('app.saved')}</span> : null}
         {error ? <Alert kind="error">{error}</Alert> : null}
       </form>
+      {p.active ? <InjectionReminderOffer /> : null}
     </section>
   );
 }
