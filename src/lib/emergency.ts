@@ -832,7 +832,7 @@ const HYPOTHETICAL_RE = new RegExp(`\\b(?:${[
 const STRONG_HYPOTHETICAL_RE = new RegExp(`^ (?:what if|what happens if|was (?:ist|passiert) wenn|et si|que pasa si|y si|e se|wat als|o que acontece se|cosa succede se) |\\b(?:${[
   'risk of', 'in case of', 'signs of', 'warning signs', 'risiko (?:von|einer|eines|fur)', 'im falle', 'riesgo de', 'en caso de', 'risque de', 'en cas de', 'rischio di', 'in caso di', 'risico op', 'in geval van', 'risco de', 'em caso de',
 ].join('|')})\\b`);
-const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco)\b/;
+const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco|side effect|nebenwirkung|efecto secundario|effet secondaire|effetto collaterale|bijwerking|efeito (?:secundario|colateral))\b/;
 const sentenceWords = (p: Prepared, s: number) => ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
 const clauseWords = (p: Prepared, c: number) => ` ${p.words.filter((_, i) => p.clause[i] === c).join(' ')} `;
 
