@@ -6,10 +6,10 @@
 //
 // Model: one-vs-rest logistic regression per taxonomy class over binary word-boundary-aware
 // character n-grams, words and word pairs of the normalised text (featuresOf), scaled by
-// 1/sqrt(number of features). A class's positives are the items labelled with it, whatever their
-// kind (current, history, negated, question): the model hears WHICH class a text talks about; the
-// detector's negation, question and history reading decides whether it is current. Benign
-// look-alikes and unrelated texts are its negatives.
+// 1/sqrt(number of features). A class's positives are its CURRENT items; every hard negative
+// (history, negated, question, benign look-alike) and every other class is a negative, so the model
+// learns the words that make a mention current. The detector's negation, question and history
+// reading is applied to its hits as well.
 //
 // Usage: npx tsx scripts/train-emergency-model.ts [--check]   (--check: exit 1 if the file would change)
 import { createHash } from 'node:crypto';
@@ -37,7 +37,7 @@ export function train(items: CorpusItem[]): string {
   const classes = [...EMERGENCY_CATEGORIES];
   const examples = items.map((i) => {
     const feats = [...featuresOf(wordsOf(i.text)).keys()];
-    const label = i.kind === 'benign' || !i.category ? -1 : classes.indexOf(i.category as (typeof classes)[number]);
+    const label = i.kind === 'current' && i.category ? classes.indexOf(i.category as (typeof classes)[number]) : -1;
     return { feats, label };
   });
   // Vocabulary in sorted order: feature ids do not depend on the order they were met in.

@@ -4,9 +4,9 @@
 // trained by scripts/train-emergency-model.ts on the development corpora only, and shipped as
 // emergency-model.weights.ts (a string, parsed once at import: no I/O at call time).
 //
-// It answers "which class does this sentence talk about", never "is it current": the detector reads
-// each hit with the same negation, question and history rules as a rule match, at the word of the
-// hit's strongest feature. Rules keep the precision; the model adds recall on words no rule lists.
+// It is trained on current red flags against every hard negative; the detector still reads each hit
+// with the same negation, question and history rules as a rule match, at the word of the hit's
+// strongest feature. Rules keep the precision; the model adds recall on words no rule lists.
 // Each hit names its top-weighted features, which the desk shows.
 import { MODEL_WEIGHTS } from './emergency-model.weights.ts';
 

@@ -736,6 +736,10 @@ function negated(p: Prepared, start: number, end: number, locale: DetectorLocale
   return rest.length > 0 && rest.length <= 2 && first - p.clause[end]! <= 1 && POST_NEGATION.has(rest[rest.length - 1]!);
 }
 
+// Classes defined by a count the model cannot read (priapism: an erection of 4 hours or more [E4]):
+// only the rules raise them.
+const RULES_ONLY: ReadonlySet<EmergencyCategory> = new Set(['priapism']);
+
 /** A negation word anywhere before the word in its clause (the statistical layer's hits). */
 function clauseNegated(p: Prepared, at: number): boolean {
   for (let j = at; j >= 0 && p.clause[j] === p.clause[at]; j--) if (isCue(p.words[j]!, 'all') || POST_NEGATION.has(p.words[j]!)) return true;
@@ -761,6 +765,11 @@ const BENIGN_CONTEXT: Partial<Record<EmergencyCategory, { benign: RegExp; unless
   breathing: {
     benign: /\b(?:nose|nasal|nostril\w*|stuffy|sinus\w*|congested|nase|verstopft\w*|schnupfen|nariz|congestionad\w*|mocos|nez|bouche|enrhume\w*|naso|chiuso|raffreddore|neus|verstopt|verkouden|entupid\w*|constipad\w*)\b/,
     unless: /\b(?:chest|lips?|blue|wheez\w*|throat|brust|lippen|blau|pecho|labios|poitrine|levres|petto|labbra|borst|lippen|peito|labios|at all|gar nicht|nada|du tout|per niente|helemaal)\b/,
+  },
+  // Cut or burnt while cooking, shaving or by accident: an injury, not self-harm.
+  self_harm: {
+    benign: /\b(?:cook\w*|kitchen|shav\w*|oven|accident\w*|by mistake|kochen|kuche|rasier\w*|versehen|cocin\w*|afeit\w*|sin querer|cuisin\w*|rasage|rasant|par accident|cucin\w*|rasa\w*|per sbaglio|koken|keuken|scheren|per ongeluk|cozinh\w*|barbe\w*|sem querer)\b/,
+    unless: /\b(?:on purpose|deliberately|again|absichtlich|wieder|a proposito|adrede|expres|exprès|de nouveau|apposta|di nuovo|expres|expresso|opzettelijk|weer|de proposito|outra vez)\b/,
   },
 };
 
@@ -823,7 +832,7 @@ const HYPOTHETICAL_RE = new RegExp(`\\b(?:${[
 const STRONG_HYPOTHETICAL_RE = new RegExp(`^ (?:what if|what happens if|was (?:ist|passiert) wenn|et si|que pasa si|y si|e se|wat als|o que acontece se|cosa succede se) |\\b(?:${[
   'risk of', 'in case of', 'signs of', 'warning signs', 'risiko (?:von|einer|eines|fur)', 'im falle', 'riesgo de', 'en caso de', 'risque de', 'en cas de', 'rischio di', 'in caso di', 'risico op', 'in geval van', 'risco de', 'em caso de',
 ].join('|')})\\b`);
-const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco)\b/;
+const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco|side effect|nebenwirkung|efecto secundario|effet secondaire|effetto collaterale|bijwerking|efeito (?:secundario|colateral))\b/;
 const sentenceWords = (p: Prepared, s: number) => ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
 const clauseWords = (p: Prepared, c: number) => ` ${p.words.filter((_, i) => p.clause[i] === c).join(' ')} `;
 
@@ -838,7 +847,8 @@ function pastHistory(p: Prepared, at: number): boolean {
   if (FAMILY_RE.test(sentence) && FAMILY_PAST_RE.test(sentence) && !RECENT_RE.test(clauseWords(p, p.clause[at]!))) return true;
   const own = clauseWords(p, p.clause[at]!);
   if (PRESENT_RE.test(own) || RECENT_RE.test(own)) return false;
-  if (HISTORY_RE.test(own) && !TREATMENT_START_RE.test(own)) return true;
+  // A past time in the flag's own clause dates the flag ("took an overdose 10 years ago").
+  if (HISTORY_RE.test(own)) return true;
   if (PRESENT_RE.test(sentence) || RECENT_RE.test(sentence)) return false;
   const clauses = new Set(p.clause.filter((_, i) => p.sentence[i] === s));
   return [...clauses].some((c) => {
@@ -921,7 +931,7 @@ export function readRedFlags(text: string): RedFlagReading {
   // A class a rule already read keeps the rule's reading; the model's own hits are read more
   // cautiously: any negation earlier in the clause negates them.
   for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence)) {
-    if (best.has(hit.category)) continue;
+    if (best.has(hit.category) || RULES_ONLY.has(hit.category)) continue;
     const reading = clauseNegated(p, hit.word) ? (CRISIS_CATEGORIES.has(hit.category) ? 'history' : 'negated') : readingAt(p, hit.category, hit.word, hit.word, 'all');
     best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
   }

@@ -58,7 +58,7 @@ export async function screenFreeText(q: Queryable, input: ScreenInput): Promise<
   const kind = emergencies.length || (review.length && input.review?.notice) ? 'emergency' : urgent.length ? 'urgent' : history.length ? 'history' : review.length ? 'review' : null;
   if (!kind) return { emergency: null, flagged: false, emergencies, history, urgent };
   const categories = [...new Set([...emergencies, ...urgent, ...review, ...history])];
-  const evidence = [...reading.emergencies, ...reading.urgent, ...reading.history].map((m) => ({ category: m.category as string, by: m.by, evidence: m.evidence.slice(0, 5) }));
+  const evidence = [...reading.emergencies, ...reading.urgent, ...reading.history].map((m) => ({ category: m.category, by: m.by, evidence: m.evidence.slice(0, 5) }));
   await repo.insertRedFlag(q, input.userId, {
     source: input.source, sourceId: input.sourceId, kind, categories, excerpt: (text || review.join(', ')).slice(0, EXCERPT),
     tier: kind === 'emergency' || kind === 'urgent' ? kind : null, dueInMinutes: DUE_MINUTES[kind], evidence,

@@ -55,7 +55,7 @@ function FlagItem({ flag: f, onResolved }: { flag: RedFlag; onResolved: () => vo
   const kindText = t(`desk.flags.kind.${f.kind}` as Parameters<typeof t>[0]);
   const sourceText = t(`desk.flags.source.${f.source}` as Parameters<typeof t>[0]);
   return (
-    <li className={f.kind === 'emergency' ? 'urgent card' : 'card'}>
+    <li className={f.kind === 'emergency' || f.kind === 'urgent' ? 'urgent card' : 'card'}>
       <article aria-labelledby={headingId}>
         <h2 id={headingId}>
           {name} <span className={f.kind === 'emergency' ? 'badge badge-rejected' : 'badge'}>{kindText}</span>
@@ -75,6 +75,12 @@ function FlagItem({ flag: f, onResolved }: { flag: RedFlag; onResolved: () => vo
           </dd>
           <dt>{t('desk.flags.raised')}</dt>
           <dd>{dateTime(f.created_at)}</dd>
+          {f.due_at ? (
+            <>
+              <dt>{t('desk.flags.due')}</dt>
+              <dd>{dateTime(f.due_at)}</dd>
+            </>
+          ) : null}
           <dt>{t('desk.flags.categories')}</dt>
           <dd>
             {f.categories.map((c) => (
@@ -82,6 +88,18 @@ function FlagItem({ flag: f, onResolved }: { flag: RedFlag; onResolved: () => vo
             ))}
           </dd>
         </dl>
+        {f.evidence.length ? (
+          <>
+            <h3>{t('desk.flags.evidence')}</h3>
+            <ul>
+              {f.evidence.map((e) => (
+                <li key={`${e.category}-${e.by}`}>
+                  <code>{e.category}</code> ({t(e.by === 'model' ? 'desk.flags.by.model' : 'desk.flags.by.rule')}): {e.evidence.join(', ')}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
         <h3>{t('desk.flags.said')}</h3>
         <blockquote>{f.excerpt}</blockquote>
         <form onSubmit={resolve}>
