@@ -59,3 +59,5 @@ export { assertCountryServed, latestEligibleSubmission, timeWindowRecheck } from
 export { getProgress, patchProgress, submit as submitQuestionnaire } from './service.ts';
 // Retention sweep of abandoned drafts (src/modules/privacy/retention.ts, docs/privacy.md).
 export { deleteAbandonedDraftsForScheduler } from './answers.ts';
+export { DELIVERY_MARGIN_HOURS, ecDeliveryVerdict, estimateArrival, submissionDeliveryVerdicts, type EcDeliveryVerdict } from './ec-delivery.ts';
+export { EcDeliverySchema } from './schemas.ts';
