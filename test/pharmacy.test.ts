@@ -5,12 +5,15 @@ import { call, createTestContext, newStaff, seedPatient, type Patient, type Test
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
 import { withPhotos } from './support/photo-answers.ts';
+import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
 let pharmacist: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
+  // Emergency contraception is sold for delivery only when it arrives in time: a fixed working-day morning.
+  await toWorkingDayMorning(ctx);
   doctor = await newStaff(ctx, 'doctor');
   pharmacist = await newStaff(ctx, 'pharmacist');
 });
@@ -191,13 +194,13 @@ describe('the moves', () => {
 describe('emergency contraception at dispatch', () => {
   it('refuses an order that would arrive after the window (409 delivery_too_late), marks it undeliverable and mails the patient', async () => {
     const p = await patient({ gender: '1' });
-    const submissionId = await submit('emergency_contraception', withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'hours_since_unprotected_sex', 40)), p.access);
+    const submissionId = await submit('emergency_contraception', withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'hours_since_unprotected_sex', 10)), p.access);
     const { session } = await paySandbox(ctx, p, { category: 'emergency_contraception', plan: 'one_off', treatment_id: 'levonorgestrel' });
     const ok = await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: { treatment_id: 'levonorgestrel' } });
     expect(ok.status, ok.text).toBe(200);
     const orderId = (await call(ctx, 'GET', '/v1/users/orders/', { token: p.access })).body[0].id;
-    // 40 h at submission + 10 h waiting + 24 h transit = 74 h > 72 h.
-    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '10 hours' where id = $1", [submissionId]);
+    // 10 h at submission + 40 h waiting + the estimate from now (next working day by 18:00) + the 12 h margin > 72 h.
+    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '40 hours' where id = $1", [submissionId]);
     const r = await post(`/v1/pharmacy/orders/${orderId}/dispatch/`, dispatchBody);
     expect(r.status, r.text).toBe(409);
     expect(r.body).toMatchObject({ code: 'delivery_too_late', detail: expect.any(String), order_status: 'undeliverable', reason_codes: ['LEVONORGESTREL_OVER_72_HOURS'] });

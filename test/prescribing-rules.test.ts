@@ -8,11 +8,14 @@ import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { call, createTestContext, firstRow, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
+  // Emergency contraception is sold for delivery only when it arrives in time: a fixed working-day morning.
+  await toWorkingDayMorning(ctx);
   doctor = await newStaff(ctx, 'doctor');
 });
 afterAll(async () => ctx?.close());

@@ -9,6 +9,7 @@ import { callAsFresh, paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
 import { createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { pdfText } from './support/pdf-text.ts';
+import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 describe('the catalogue walk: every treatment and strength, every rule with an instruction', () => {
   for (const c of listCategories()) {
@@ -92,6 +93,8 @@ describe('over HTTP: the approval prints the instructions on the prescription, i
   let doctor: Patient;
   beforeAll(async () => {
     ctx = await createTestContext();
+    // Emergency contraception is sold for delivery only when it arrives in time: a fixed working-day morning.
+    await toWorkingDayMorning(ctx);
     doctor = await newStaff(ctx, 'doctor');
   });
   afterAll(async () => ctx?.close());

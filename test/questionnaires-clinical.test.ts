@@ -8,11 +8,14 @@ import { call, createTestContext, seedPatient, type Patient, type TestContext, f
 import { paySandbox, staff } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { withPhotos } from './support/photo-answers.ts';
+import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
+  // Emergency contraception is sold for delivery only when it arrives in time: a fixed working-day morning.
+  await toWorkingDayMorning(ctx);
   doctor = await staff(ctx, 'doctor');
 });
 afterAll(async () => {
@@ -276,9 +279,10 @@ describe('emergency contraception at the review desk', () => {
   });
 
   it('the hours are re-checked at approval: levonorgestrel after 72 h is refused, ulipristal still fits', async () => {
-    const { id, submissionId } = await ecConsultation(60, 'levonorgestrel');
-    // The doctor reaches it 13 hours after the submission: 73 hours since unprotected sex.
-    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '13 hours' where id = $1", [submissionId]);
+    // Bought while delivery still arrives in time (checkout refuses a late one: test/ec-delivery.test.ts).
+    const { id, submissionId } = await ecConsultation(10, 'levonorgestrel');
+    // The doctor reaches it 63 hours after the submission: 73 hours since unprotected sex.
+    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '63 hours' where id = $1", [submissionId]);
     const late = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: 'levonorgestrel' } });
     expect(late.status, late.text).toBe(400);
     expect(late.body).toMatchObject({ error_name: 'TREATMENT_WINDOW_PASSED', treatment_id: 'levonorgestrel', reason_codes: ['LEVONORGESTREL_OVER_72_HOURS'], allowed_treatments: ['ulipristal'] });
@@ -296,8 +300,8 @@ describe('emergency contraception at the review desk', () => {
   });
 
   it('after 120 h nothing is approved', async () => {
-    const { id, submissionId } = await ecConsultation(100, 'ulipristal');
-    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '21 hours' where id = $1", [submissionId]);
+    const { id, submissionId } = await ecConsultation(10, 'ulipristal');
+    await ctx.db.query("update questionnaire_submissions set created_at = created_at - interval '111 hours' where id = $1", [submissionId]);
     const late = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/approve/`, { token: doctor.access, json: { treatment_id: 'ulipristal' } });
     expect(late.status).toBe(400);
     expect(late.body.reason_codes).toEqual(['OVER_120_HOURS']);

@@ -173,8 +173,9 @@ describe('confirming the renewal choice', () => {
     await ctx.db.query("update subscriptions set user_id = $1 where user_id = $2", [woman.id, p.id]);
     await ctx.db.query("update consultations set user_id = $1 where id = $2", [woman.id, consultationId]);
     const preg = await confirm(woman, { consultation_id: consultationId, answers: SAFETY });
-    expect(preg.body).toMatchObject({ code: 'renewal_answers_required', missing_keys: ['pregnant_or_planning'] });
-    const inel = await confirm(woman, { consultation_id: consultationId, answers: [...SAFETY, { question_key: 'pregnant_or_planning', values: { value: 1 } }] });
+    // Women are asked breastfeeding too (GLP1_BREASTFEEDING, absolute: Wegovy/Mounjaro SmPC 4.6).
+    expect(preg.body).toMatchObject({ code: 'renewal_answers_required', missing_keys: ['pregnant_or_planning', 'breastfeeding'] });
+    const inel = await confirm(woman, { consultation_id: consultationId, answers: [...SAFETY, { question_key: 'pregnant_or_planning', values: { value: 1 } }, { question_key: 'breastfeeding', values: { value: 0 } }] });
     expect(inel.status).toBe(400);
     expect(inel.body).toMatchObject({ code: 'renewal_answer_ineligible', question_key: 'pregnant_or_planning' });
   });

@@ -7,11 +7,14 @@ import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
 beforeAll(async () => {
   ctx = await createTestContext();
+  // Emergency contraception is sold for delivery only when it arrives in time: a fixed working-day morning.
+  await toWorkingDayMorning(ctx);
   doctor = await newStaff(ctx, 'doctor');
 });
 afterAll(async () => ctx?.close());
@@ -62,8 +65,8 @@ describe('checkout sells only what the engine allowed', () => {
     expect((await checkout(p, { category: 'chlamydia', treatment_id: 'azithromycin' })).status).toBe(200);
   });
 
-  it('emergency contraception at 100 hours: levonorgestrel is refused, ulipristal is sold', async () => {
-    const { p } = await submitted('emergency_contraception', withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'hours_since_unprotected_sex', 100)), '1');
+  it('emergency contraception at 74 hours: levonorgestrel is refused, ulipristal is sold (and still arrives in time)', async () => {
+    const { p } = await submitted('emergency_contraception', withAnswers(FIXTURES.emergency_contraception.eligible, v(2, 'hours_since_unprotected_sex', 74)), '1');
     const r = await checkout(p, { category: 'emergency_contraception', treatment_id: 'levonorgestrel', dosage: '1.5 mg' });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error_name: 'TREATMENT_NOT_ALLOWED', reason_codes: ['LEVONORGESTREL_OVER_72_HOURS'] });

@@ -72,6 +72,7 @@ export const ERROR_CATALOGUE = {
   PLAN_NOT_AVAILABLE: { status: 400, shape: 'error_name' },
   TREATMENT_NOT_ALLOWED: { status: 400, shape: 'error_name' },
   DOSAGE_NOT_ALLOWED: { status: 400, shape: 'error_name' },
+  EC_DELIVERY_TOO_LATE: { status: 400, shape: 'error_name' },
   CONSULTATION_ALREADY_OPEN: { status: 409, shape: 'error_name', message: 'A consultation of this category is already waiting for a doctor.' },
   SUBMISSION_ALREADY_USED: { status: 409, shape: 'error_name', message: 'Submit the questionnaire again before a new consultation.' },
   sandbox_session_not_found: { status: 404, shape: 'detail_code', message: 'No checkout session with this id exists for this account.' },

@@ -30,7 +30,7 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
           id: 'startCheckout',
           errors: {
             400: [
-              { error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE', 'TREATMENT_NOT_ALLOWED', 'DOSAGE_NOT_ALLOWED', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] },
+              { error_name: ['PROFILE_INCOMPLETE', 'SUBMISSION_REQUIRED', 'SUBMISSION_NOT_ELIGIBLE', 'PLAN_NOT_AVAILABLE', 'TREATMENT_NOT_ALLOWED', 'DOSAGE_NOT_ALLOWED', 'EC_DELIVERY_TOO_LATE', 'SERVICE_NOT_AVAILABLE_IN_COUNTRY'] },
               fields,
             ],
             409: [{ error_name: ['CONSULTATION_ALREADY_OPEN', 'SUBMISSION_ALREADY_USED'] }],

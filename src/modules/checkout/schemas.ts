@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FulfilmentChoiceSchema } from '../pharmacies/index.ts';
+import { EcDeliverySchema } from '../questionnaires/index.ts';
 
 export const CheckoutBody = z.object({
   category: z.string().min(1).max(64).meta({ description: 'Questionnaire category key, e.g. weight_loss, hair_growth' }),
@@ -26,6 +27,7 @@ export const CheckoutResponse = z
     currency: z.string(),
     supply_days: z.number().int().nullable(),
     expires_at: z.iso.datetime({ offset: true }).nullable(),
+    delivery_estimate: EcDeliverySchema.nullable().meta({ description: 'Emergency contraception delivered: the expected arrival, inside the window (a delivery that cannot arrive in time is refused with 400 EC_DELIVERY_TOO_LATE)' }),
   })
   .meta({ id: 'CheckoutResult' });
 

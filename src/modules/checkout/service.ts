@@ -6,7 +6,7 @@ import { providerFor, type ProviderName, type StoredSession } from '../../paymen
 import { createConsultation, defaultDosage, submissionVerdict, verdictFor } from '../consultations/index.ts';
 import { collectionPharmacyFor, type FulfilmentChoice } from '../pharmacies/index.ts';
 import { billingCategory, oneOffSupplyDays, paymentOfSession, planCycleDays, priceFor, type BillingTreatment } from '../payments/index.ts';
-import { assertCountryServed, profileFacts, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/index.ts';
+import { assertCountryServed, profileFacts, submissionDeliveryVerdicts, type EcDeliveryVerdict, type EngineVerdict, type PrescribingVerdict } from '../questionnaires/index.ts';
 import type { Queryable } from '../../db/index.ts';
 import { finaliseInTx } from './finalise.ts';
 import {
@@ -52,6 +52,8 @@ export interface CheckoutResult {
   currency: string;
   supply_days: number | null;
   expires_at: string | null;
+  /** Emergency contraception delivered: when it is expected and that it arrives well inside the window (null otherwise). */
+  delivery_estimate: EcDeliveryVerdict | null;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -110,7 +112,8 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   const collectionPharmacyId = await collectionPharmacyFor(deps.db, user.id, input.fulfilment);
   const category = billingCategory(input.category);
   if (!category) throw fieldErrors({ category: [`Unknown category "${input.category}".`] });
-  assertCountryServed(await countryOfResidence(deps.db, user.id));
+  const country = await countryOfResidence(deps.db, user.id);
+  assertCountryServed(country);
 
   const submission = await latestSubmission(deps.db, user.id, input.category);
   if (!submission) throw fail('SUBMISSION_REQUIRED', { extra: { category: input.category } });
@@ -136,6 +139,18 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
   }
   if (treatment.dosages.length === 0) dosage = input.dosage ?? '';
   await assertPrescribable(deps.db, user.id, input.category, treatment.id, dosage, engine, now);
+  // A time-critical pill (emergency contraception) is delivered only if it can arrive well inside its
+  // window (carrier cut-off, working days, holidays, transit to the country, a margin); otherwise the
+  // patient is told before paying to get it from a nearby pharmacy now, or to collect it.
+  const delivery = collectionPharmacyId
+    ? null
+    : (submissionDeliveryVerdicts({ answers: submission.answers, answeredAt: new Date(submission.created_at), treatments: [treatment.id], country, start: now })[0] ?? null);
+  if (delivery && !delivery.arrives_in_time) {
+    throw fail('EC_DELIVERY_TOO_LATE', {
+      message: `Delivery cannot reach you well before the ${treatment.name} window ends (${delivery.window_ends_at}; expected arrival ${delivery.estimated_arrival}). Get emergency contraception from a pharmacy near you now: it is sold without a prescription in most EU countries. Or choose collection at a partner pharmacy (click and collect).`,
+      extra: { category: input.category, treatment_id: treatment.id, delivery },
+    });
+  }
   const cycleDays = input.plan === 'subscription' ? planCycleDays(input.category, treatment) : null;
   const supplyDays = input.plan === 'subscription' ? cycleDays : oneOffSupplyDays(input.category, treatment);
 
@@ -187,6 +202,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
       currency: covered.sub.currency,
       supply_days: covered.c.supply_days,
       expires_at: null,
+      delivery_estimate: delivery,
     };
   }
 
@@ -261,6 +277,7 @@ export async function checkout(deps: Deps, user: { id: string; email: string }, 
     currency: 'EUR',
     supply_days: supplyDays,
     expires_at: created.expiresAt.toISOString(),
+    delivery_estimate: delivery,
   };
 }
 

@@ -12,17 +12,15 @@ import { deskOrder, lockOrderForPharmacy, markOrderRefundedForBackoffice, record
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
 import { notify } from '../notifications/index.ts';
 
-/** Hours from dispatch to the patient's door the time-window re-check assumes (a tracked next-day service). */
-export const EXPECTED_TRANSIT_HOURS = 24;
-
 export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForPharmacy>>>;
 
 /**
  * The time-window re-check at dispatch, given by the caller (the questionnaires module owns the
- * rule; fulfilment does not depend on it): null when the treatment still works on arrival, else
- * what passed (recorded with the refusal).
+ * rule and the arrival estimate: carrier cut-off, working days, transit to the country, a margin;
+ * fulfilment does not depend on it): null when the treatment still works on arrival, else what passed
+ * (recorded with the refusal).
  */
-export type ArrivalCheck = (q: Queryable, order: LockedOrder, arrival: Date) => Promise<{ hours_since_submission: number; reason_codes: string[] } | null>;
+export type ArrivalCheck = (q: Queryable, order: LockedOrder, dispatchedAt: Date) => Promise<{ hours_since_submission: number; reason_codes: string[]; expected_transit_hours: number } | null>;
 
 export const UNDELIVERABLE_TOO_LATE = 'delivery_too_late: the treatment would arrive after its time window; the patient was told to get it locally at once.';
 
@@ -62,7 +60,7 @@ export async function dispatchOrder(
     const order = await locked(q, input.orderId);
     assertOrderTransition(order.status, 'shipped');
     const now = deps.clock.now();
-    const late = await arrivalCheck(q, order, new Date(now.getTime() + EXPECTED_TRANSIT_HOURS * 3_600_000));
+    const late = await arrivalCheck(q, order, now);
     if (late) {
       // Not sent: the order leaves the queue as undeliverable (the back office refunds it) and the
       // patient is told at once, in the same transaction, to get the medicine locally.
@@ -83,7 +81,7 @@ export async function dispatchOrder(
     return { late: null };
   });
   if (outcome.late) {
-    throw fail('delivery_too_late', { extra: { order_status: 'undeliverable', expected_transit_hours: EXPECTED_TRANSIT_HOURS, ...outcome.late } });
+    throw fail('delivery_too_late', { extra: { order_status: 'undeliverable', ...outcome.late } });
   }
   return reread(deps, input.orderId);
 }

@@ -30,7 +30,6 @@ export {
   markOrderUndeliverable,
   reshipOrder,
   refundUndeliverableOrder,
-  EXPECTED_TRANSIT_HOURS,
   type ArrivalCheck,
   type LockedOrder,
   type OrderRefund,

@@ -97,6 +97,7 @@ export async function lockOrderForPharmacy(q: Queryable, id: string) {
       'u.email',
       'u.locale',
       'u.first_name',
+      'u.country_of_residence',
       'c.questionnaire_submission_id',
       'r.treatment_id',
     ])

@@ -24,7 +24,7 @@ import {
   toPharmacyOrder,
   type ArrivalCheck,
 } from '../fulfilment/index.ts';
-import { timeWindowRecheck } from '../questionnaires/index.ts';
+import { DELIVERY_MARGIN_HOURS, estimateArrival, timeWindowRecheck } from '../questionnaires/index.ts';
 import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -51,11 +51,17 @@ const TooLateSchema = z
   .catchall(z.unknown())
   .meta({ id: 'DeliveryTooLate', description: 'A time-bound treatment (emergency contraception) would arrive after its window: not dispatched, the order is undeliverable, the patient was mailed to get it locally at once' });
 
-/** Time-bound answers (hours since unprotected sex) are re-checked for the expected arrival. */
-const arrivalCheck: ArrivalCheck = async (q, order, arrival) => {
+/**
+ * Time-bound answers (hours since unprotected sex) are re-checked for the expected arrival of a parcel
+ * handed over now: the carrier's cut-off, working days, holidays and transit days to the patient's
+ * country (catalogue/delivery.json), plus the catalogue's margin.
+ */
+const arrivalCheck: ArrivalCheck = async (q, order, dispatchedAt) => {
   if (!order.treatment_id) return null;
+  const estimate = estimateArrival(dispatchedAt, order.country_of_residence, { reviewHours: 0 });
+  const arrival = new Date(Date.parse(estimate.estimated_arrival) + DELIVERY_MARGIN_HOURS * 3_600_000);
   const late = await timeWindowRecheck(q, order.user_id, order.questionnaire_submission_id, order.treatment_id, arrival);
-  return late && { hours_since_submission: late.hours_since_submission, reason_codes: late.reason_codes };
+  return late && { hours_since_submission: late.hours_since_submission, reason_codes: late.reason_codes, expected_transit_hours: Math.round(((arrival.getTime() - dispatchedAt.getTime()) / 3_600_000) * 10) / 10 };
 };
 
 // Registers routes synchronously; the Promise is Fastify's plugin contract.

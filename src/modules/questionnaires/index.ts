@@ -61,3 +61,5 @@ export { getProgress, patchProgress, submit as submitQuestionnaire } from './ser
 export { deleteAbandonedDraftsForScheduler } from './answers.ts';
 // What a signed-out visitor may read about a category (no medicine names: docs/compliance.md).
 export { publicCategoryText, advertisingFound } from './advertising.ts';
+export { DELIVERY_MARGIN_HOURS, ecDeliveryVerdict, estimateArrival, submissionDeliveryVerdicts, type EcDeliveryVerdict } from './ec-delivery.ts';
+export { EcDeliverySchema } from './schemas.ts';

@@ -91,6 +91,22 @@ export const SchemaResponseSchema = CategoryOut.extend({
   steps: z.array(StepOut),
 });
 
+/** Can a delivered time-critical pill (emergency contraception) arrive well inside its window? */
+export const EcDeliverySchema = z
+  .object({
+    treatment_id: z.string(),
+    dispatch_on: z.string().meta({ description: 'Day the parcel leaves the pharmacy (YYYY-MM-DD, pharmacy time)' }),
+    delivery_on: z.string(),
+    estimated_arrival: z.string().meta({ description: 'Latest expected arrival (carrier cut-off, working days, public holidays, transit days to the country)' }),
+    transit_business_days: z.number().int(),
+    window_ends_at: z.string().meta({ description: 'Unprotected sex + 72 h (levonorgestrel) or + 120 h (ulipristal)' }),
+    margin_hours: z.number(),
+    arrives_in_time: z.boolean().meta({ description: 'False: delivery cannot arrive well inside the window; get it from a nearby pharmacy now or choose collection (click and collect)' }),
+    advice: z.enum(['pharmacy_or_click_and_collect']).nullable(),
+    sources: z.array(z.string()),
+  })
+  .meta({ id: 'EcDelivery' });
+
 const ReasonOut = z.object({ code: z.string(), kind: z.string(), source: z.string(), treatments: z.array(z.string()), message: z.string() });
 export const SubmitResponseSchema = z
   .object({
@@ -106,6 +122,7 @@ export const SubmitResponseSchema = z
     cautions: z.array(ReasonOut),
     alternative: z.object({ code: z.string(), message: z.string() }).nullable(),
     emergency: EmergencySchema.nullable(),
+    delivery: z.array(EcDeliverySchema).meta({ description: 'Emergency contraception: whether delivery of each offered pill can arrive well inside its window (empty for other categories)' }),
     created_at: z.string(),
   })
   .meta({ id: 'QuestionnaireSubmission' });

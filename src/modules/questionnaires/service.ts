@@ -7,6 +7,7 @@ import { fail, fieldErrors, notFound, type FieldErrors } from '../../http/errors
 import { nameUuid } from '../../lib/name-uuid.ts';
 import { missingProfileFields, profileIncomplete } from '../profile/index.ts';
 import { currentVersion, getCategory, getVersion, type Category, type Locale, type Question, type Treatment, type Version } from './catalogue.ts';
+import { submissionDeliveryVerdicts } from './ec-delivery.ts';
 import {
   answerMap, emergencyNotice, evaluate, evaluateAt, hasElapsingAnswers, keysOf, missingAnswers, onlinePrescribingRefusal, PROFILE_DECIDING_KEYS, redFlags,
   type AnswerItem, type EngineProfile, type QuestionSet,
@@ -321,6 +322,8 @@ export async function submit(deps: Deps, userId: string, slug: string, locale: L
       cautions: result.cautions,
       alternative: result.alternative,
       emergency: result.emergency,
+      // Emergency contraception: can delivery arrive well inside the window? Said before payment.
+      delivery: outcome === 'eligible' || outcome === 'held_for_review' ? submissionDeliveryVerdicts({ answers, answeredAt: now, treatments: result.treatments, country: profile.country_of_residence, start: now }) : [],
       created_at: row.created_at.toISOString(),
     };
   });

@@ -6,6 +6,7 @@ import { useSession } from '../auth';
 import { CategoryCards } from '../components/CategoryCards';
 import { useEmergency } from '../components/Emergency';
 import { FulfilmentPicker, type FulfilmentChoice } from '../components/Supply';
+import { DeliveryNotice } from '../features/ec-delivery/DeliveryNotice';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { checkStep, fromItems, isVisible, toItems, visibleSteps, type Answers, type AnswerValue, type ProfileFacts, type QuestionnaireSchema, type StepErrors } from '../questionnaire/model';
@@ -383,6 +384,7 @@ function Result({ submission: s, schema, onCorrect }: { submission: Submission; 
             </fieldset>
           ) : null}
           <FulfilmentPicker value={fulfilment} onChange={setFulfilment} />
+          <DeliveryNotice verdicts={s.delivery} treatmentId={chosen?.treatment_id} collecting={fulfilment?.method === 'collection'} />
           {message ? (
             <Alert kind={message.kind}>
               {message.text} {message.link ? <Link to={message.link}>{t('app.continue')}</Link> : null}
@@ -434,6 +436,8 @@ function PayEarlier({ schema, submissionId }: { schema: QuestionnaireSchema; sub
     cautions: [],
     alternative: null,
     emergency: null,
+    // Not recomputed here: checkout refuses a late delivery with its own message (EC_DELIVERY_TOO_LATE).
+    delivery: [],
     created_at: latest.created_at,
   };
   return <Result submission={submission} schema={schema} />;
