@@ -43,6 +43,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, readonly RouteBudget[]>> = {
     { name: 'checkout-account', per: 'account', points: 30, seconds: HOUR },
     { name: 'checkout-ip', per: 'address', points: 150, seconds: HOUR },
   ],
+  'POST /v1/prescriptions/verify/': [{ name: 'prescription-verify-ip', per: 'address', points: 300, seconds: HOUR }],
   'GET /v1/users/me/export/': [
     { name: 'data-export', per: 'account', points: 5, seconds: HOUR },
     { name: 'data-export-ip', per: 'address', points: 25, seconds: HOUR },
