@@ -54,6 +54,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, readonly RouteBudget[]>> = {
   ],
   // The public cancellation (§ 312k BGB): anyone may ask; each ask may mail an account.
   'POST /v1/public/cancel/': [{ name: 'cancel-request-ip', per: 'address', points: 10, seconds: HOUR }],
+  'POST /v1/prescriptions/verify/': [{ name: 'prescription-verify-ip', per: 'address', points: 300, seconds: HOUR }],
   'GET /v1/users/me/export/': [
     { name: 'data-export', per: 'account', points: 5, seconds: HOUR },
     { name: 'data-export-ip', per: 'address', points: 25, seconds: HOUR },

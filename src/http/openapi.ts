@@ -293,6 +293,17 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
   const requestContent = recordOf(recordOf(op.requestBody)?.content);
   const json = recordOf(requestContent?.['application/json']);
   if (json?.schema) json.example = reg.requestExample ?? sample(doc, json.schema);
+  if (reg.id === 'verifyPrescription') {
+    op.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', maxLength: 5 * 1024 * 1024, description: 'The prescription PDF as downloaded, at most 5 MiB' } }, required: ['file'] },
+          encoding: { file: { contentType: 'application/pdf' } },
+        },
+      },
+    };
+  }
   if ((reg.id === 'sendMessage' || reg.id === 'replyToConversation') && requestContent) {
     requestContent['multipart/form-data'] = {
       schema: {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';
 import { parseList } from '../../lib/json-list.ts';
 import type { DeskOrderRow } from './pharmacy.repository.ts';
-import { OrderFulfilmentSchema, OrderItemSchema, fulfilmentOf } from './schemas.ts';
+import { OrderFulfilmentSchema, OrderItemSchema, PrescriptionSignatureSchema, fulfilmentOf, signatureOf } from './schemas.ts';
 import { ORDER_STATUSES, isOrderStatus } from './status.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -28,6 +28,8 @@ export const PharmacyOrderSchema = z
         issued_at: ts,
         valid_until: ts.nullable(),
         doctor: z.object({ first_name: z.string(), last_name: z.string(), doctor_license_number: z.string().nullable() }),
+        status: z.enum(['active', 'cancelled']).meta({ description: 'cancelled: replaced by a reissue; do not dispense' }),
+        signature: PrescriptionSignatureSchema.nullable().meta({ description: 'Who signed it (PAdES); null for a prescription issued before signing' }),
       })
       .nullable(),
     dispensing: z.object({ batch: z.string(), expiry: z.iso.date(), dispensed_at: ts }).nullable(),
@@ -70,6 +72,8 @@ export function toPharmacyOrder(r: DeskOrderRow): PharmacyOrder {
             issued_at: iso(r.rx_issued_at)!,
             valid_until: iso(r.rx_valid_until),
             doctor: { first_name: r.doctor_first_name ?? '', last_name: r.doctor_last_name ?? '', doctor_license_number: r.doctor_license_number ?? null },
+            status: r.rx_status === 'cancelled' ? 'cancelled' : 'active',
+            signature: signatureOf({ signature_level: r.rx_signature_level, signer_name: r.rx_signer_name, signed_at: r.rx_signed_at, certificate_sha256: r.rx_certificate_sha256 }),
           }
         : null,
     dispensing: r.batch_number && r.batch_expiry && r.dispensed_at ? { batch: r.batch_number, expiry: dateOnly(r.batch_expiry), dispensed_at: iso(r.dispensed_at)! } : null,

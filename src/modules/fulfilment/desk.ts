@@ -11,6 +11,8 @@ import { orderRefundedMail, orderReshippedMail, orderShippedMail, orderTooLateMa
 import { deskOrder, lockOrderForPharmacy, markOrderRefundedForBackoffice, recordDispensingForPharmacy, transitionOrderForPharmacy, type DeskOrderRow } from './pharmacy.repository.ts';
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
 import { notify } from '../notifications/index.ts';
+import { sellerFrom } from '../../lib/pdf.ts';
+import { collectionPharmacyForPharmacy, dispensingsForPharmacy, insertDispensingForPharmacy, lockPrescriptionForPharmacy, prescriptionIdOfOrderForPharmacy } from './signed.repository.ts';
 
 export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForPharmacy>>>;
 
@@ -42,11 +44,35 @@ async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Para
   if (!(await transitionOrderForPharmacy(q, order.id, order.status as OrderStatus, to, set, at))) throw fail('invalid_status_transition', { message: `The order is no longer "${order.status}".` });
 }
 
+/**
+ * Dispense (docs/pharmacy.md, docs/prescriptions.md): records batch, expiry, who and when on the
+ * order, and the dispensing of its prescription: once per order and delivery attempt (a second is 409
+ * `already_dispensed`), and at most 1 + repeats orders per prescription (`already_dispensed`); a
+ * cancelled (reissued) prescription is 409 `prescription_cancelled`. The prescription is locked
+ * before the order (the reissue's order too), so two pharmacists dispensing at once are serialised
+ * and exactly one succeeds; the unique (order, attempt) backs it.
+ */
 export async function dispenseOrder(deps: Deps, input: { orderId: string; pharmacistId: string; batch: string; expiry: string }): Promise<DeskOrderRow> {
   await deps.db.tx(async (q) => {
+    const prescriptionId = await prescriptionIdOfOrderForPharmacy(q, input.orderId);
+    const rx = prescriptionId ? await lockPrescriptionForPharmacy(q, prescriptionId) : null;
     const order = await locked(q, input.orderId);
     assertDispensable(order.status);
-    await recordDispensingForPharmacy(q, order.id, { batch: input.batch, expiry: input.expiry, by: input.pharmacistId, at: deps.clock.now() });
+    if (order.prescription_id !== prescriptionId) throw fail('invalid_status_transition', { message: 'The order changed prescription (a reissue) meanwhile: open it again.' });
+    if (order.dispensed_at) throw fail('already_dispensed', { message: 'This order has already been dispensed.' });
+    const now = deps.clock.now();
+    if (rx) {
+      if (rx.status === 'cancelled') throw fail('prescription_cancelled');
+      const done = await dispensingsForPharmacy(q, rx.id);
+      // A reshipped order sends the supply already counted again: it does not use another one.
+      const counted = done.some((d) => d.order_id === order.id);
+      if (!counted && new Set(done.map((d) => d.order_id)).size >= 1 + rx.repeats) throw fail('already_dispensed');
+      // Where: the partner pharmacy the order is collected at, else the service's own (the seller's) pharmacy.
+      const pharmacy = (await collectionPharmacyForPharmacy(q, order.id)) ?? { id: null, name: sellerFrom(deps.config).name };
+      const recorded = await insertDispensingForPharmacy(q, { prescriptionId: rx.id, orderId: order.id, attempt: order.attempt, pharmacyId: pharmacy.id, pharmacyName: pharmacy.name, by: input.pharmacistId, at: now });
+      if (!recorded) throw fail('already_dispensed', { message: 'This order has already been dispensed.' });
+    }
+    await recordDispensingForPharmacy(q, order.id, { batch: input.batch, expiry: input.expiry, by: input.pharmacistId, at: now });
   });
   return reread(deps, input.orderId);
 }

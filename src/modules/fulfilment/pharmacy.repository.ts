@@ -14,6 +14,7 @@ function deskOrdersForPharmacy(q: Queryable) {
     .innerJoin('users as p', 'p.id', 'o.user_id')
     .leftJoin('prescriptions as r', 'r.id', 'o.prescription_id')
     .leftJoin('users as d', 'd.id', 'r.doctor_id')
+    .leftJoin('prescriber_signing_identities as si', 'si.id', 'r.signing_identity_id')
     .leftJoin('partner_pharmacies as ph', 'ph.id', 'o.collection_pharmacy_id')
     .selectAll('o')
     .select(COLLECTION_COLUMNS)
@@ -27,6 +28,11 @@ function deskOrdersForPharmacy(q: Queryable) {
       'r.supply_days as rx_supply_days',
       'r.issued_at as rx_issued_at',
       'r.valid_until as rx_valid_until',
+      'r.status as rx_status',
+      'r.signature_level as rx_signature_level',
+      'r.signer_name as rx_signer_name',
+      'r.signed_at as rx_signed_at',
+      'si.certificate_sha256 as rx_certificate_sha256',
       'd.first_name as doctor_first_name',
       'd.last_name as doctor_last_name',
       'd.doctor_license_number',
@@ -82,6 +88,7 @@ export async function lockOrderForPharmacy(q: Queryable, id: string) {
       'o.user_id',
       'o.status',
       'o.consultation_id',
+      'o.prescription_id',
       'o.attempt',
       'o.previous_attempts',
       'o.refunded_at',

@@ -9,6 +9,7 @@ import { prescriptionFile } from './documents.ts';
 import { PRESCRIPTION_ORDERING, countPrescriptions, listOrders, pagePrescriptions } from './service.ts';
 import { OrderSchema, PrescriptionSchema, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
+import { prescriptionRoutes } from './prescriptions.routes.ts';
 import { notFoundDetail } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -18,6 +19,7 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   const r = app.withTypeProvider<ZodTypeProvider>();
   const base = deps.config.PUBLIC_BASE_URL;
   reissueRoutes(app, deps);
+  prescriptionRoutes(app, deps);
 
   r.get(
     '/v1/users/orders/',

@@ -89,6 +89,42 @@ export const PrescriptionSchema = z
 
 export type Prescription = z.infer<typeof PrescriptionSchema>;
 
+export const PrescriptionSignatureSchema = z
+  .object({
+    level: z.enum(['B-B', 'B-T']).meta({ description: 'PAdES baseline level: B-B (signature with signing-certificate-v2), B-T (plus an RFC 3161 timestamp)' }),
+    signer: z.string().meta({ description: "The prescriber's name as signed" }),
+    signed_at: ts,
+    certificate_sha256: z.string().meta({ description: "SHA-256 of the signer's certificate (DER), lower-case hex" }),
+  })
+  .meta({ id: 'PrescriptionSignature' });
+export type PrescriptionSignature = z.infer<typeof PrescriptionSignatureSchema>;
+
+/** The signature columns of a prescription in their API shape (null: issued before signing). */
+export function signatureOf(r: { signature_level: string | null; signer_name: string | null; signed_at: Date | string | null; certificate_sha256: string | null }): PrescriptionSignature | null {
+  if (!r.signed_at || !r.signer_name || !r.certificate_sha256) return null;
+  return { level: r.signature_level === 'B-T' ? 'B-T' : 'B-B', signer: r.signer_name, signed_at: iso(r.signed_at)!, certificate_sha256: r.certificate_sha256 };
+}
+
+export const DispensingSchema = z
+  .object({
+    status: z.enum(['not_dispensed', 'partly_dispensed', 'dispensed']).meta({ description: 'dispensed: as often as the prescription allows (1 + repeats); partly_dispensed: repeats left' }),
+    pharmacy: z.object({ id: z.uuid().nullable(), name: z.string() }).nullable().meta({ description: 'Where it was last dispensed (a partner pharmacy, or the service\'s pharmacy: id null)' }),
+    dispensed_at: ts.nullable().meta({ description: 'When it was last dispensed' }),
+    dispensings_allowed: z.number().int().meta({ description: '1 + the stated number of repeats' }),
+    dispensed_count: z.number().int(),
+  })
+  .meta({ id: 'PrescriptionDispensing' });
+export type Dispensing = z.infer<typeof DispensingSchema>;
+
+export const PrescriptionDetailSchema = PrescriptionSchema.extend({
+  status: z.enum(['active', 'cancelled']).meta({ description: 'cancelled: replaced by a reissue (the new one names this one in `reissued_from`)' }),
+  cancelled_at: ts.nullable(),
+  repeats: z.number().int(),
+  signature: PrescriptionSignatureSchema.nullable().meta({ description: 'The PAdES signature of the PDF; null for a prescription issued before signing' }),
+  dispensing: DispensingSchema,
+}).meta({ id: 'PrescriptionDetail' });
+export type PrescriptionDetail = z.infer<typeof PrescriptionDetailSchema>;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An order row (ordersOf) or its JSON (ordersJsonOf, timestamps as text, which `iso` formats alike) in its API shape. */

@@ -109,7 +109,16 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
 
   r.post(
     '/v1/pharmacy/orders/:id/dispense/',
-    { config: { operation: { id: 'dispenseOrder', errors: { 400: [fields], 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Dispensing recorded', 409: 'The order no longer awaits fulfilment' }, requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' } } }, schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+    {
+      config: {
+        operation: {
+          id: 'dispenseOrder',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'already_dispensed', 'prescription_cancelled'] }] },
+          descriptions: { 200: 'Dispensing recorded (on the order and on its prescription)', 409: 'The order no longer awaits fulfilment, was dispensed already (or its prescription as often as it allows), or its prescription was cancelled by a reissue' },
+          requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' },
+        },
+      },
+      schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry): once per prescription (or its repeats)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
     async (request) => {
       const row = await dispenseOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, batch: request.body.batch, expiry: request.body.expiry });
       await logStaffRead(deps, request, 'order', row.id);
