@@ -94,7 +94,7 @@ describe('security changes need a recent authentication', () => {
     expect((await call(ctx, 'POST', '/v1/users/mfa/totp/remove/', { token: p.access, json: { code: recovery } })).status).toBe(200);
     const notices = (await mailsTo(p.email)).filter((m) => m.startsWith('Die Anmeldesicherheit'));
     // One mail per change (the outbox does not keep their order).
-    expect(notices.map((m) => m.split(' | ')[1].split('\n')[0]).sort()).toEqual([
+    expect(notices.map((m) => (m.split(' | ')[1] ?? '').split('\n')[0]).sort()).toEqual([
       'Eine Authenticator-App wurde als zweiter Faktor Ihres Kontos eingerichtet.',
       'Ihrem Konto wurde ein Passkey hinzugefügt.',
       'Für Ihr Konto wurden neue Wiederherstellungscodes erstellt; die alten gelten nicht mehr.',

@@ -13,7 +13,7 @@ export interface AuditEntry {
 }
 
 /** What a staff member can read or write of a patient's record (access_log.resource_type). */
-export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order'] as const;
+export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'red_flag'] as const;
 export type AccessResource = (typeof ACCESS_RESOURCES)[number];
 export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
 
@@ -37,6 +37,8 @@ function resourceOwnersSqlForStaff(resource: AccessResource): string {
       return 'select id, user_id from payments where id = any($1::uuid[])';
     case 'order':
       return 'select id, user_id from orders where id = any($1::uuid[])';
+    case 'red_flag':
+      return 'select id, user_id from red_flags where id = any($1::uuid[])';
   }
 }
 
