@@ -922,6 +922,7 @@ export interface RefreshFamiliesTable {
   revoked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   revoke_reason: string | null;
   second_factor_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reauthenticated_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type RefreshFamiliesRow = Selectable<RefreshFamiliesTable>;
 export type NewRefreshFamilies = Insertable<RefreshFamiliesTable>;

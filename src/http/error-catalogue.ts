@@ -60,6 +60,11 @@ export const ERROR_CATALOGUE = {
   mfa_enrolment_not_started: { status: 409, shape: 'error_code', message: 'Start the set-up first: no authenticator secret is waiting for a code.' },
   mfa_not_enrolled: { status: 409, shape: 'error_code', message: 'No second factor is set up for this account.' },
   mfa_removal_not_allowed: { status: 403, shape: 'error_code', message: 'Staff accounts must keep a second factor.' },
+  reauthentication_required: {
+    status: 403,
+    shape: 'error_code',
+    message: 'Confirm it is you first: re-authenticate with your password or a current code, then try again within 5 minutes.',
+  },
 
   // Profile and questionnaires
   PROFILE_INCOMPLETE: { status: 400, shape: 'error_name', message: 'Complete your profile first.' },

@@ -3,4 +3,4 @@
 -- otherwise have dropped the others' kinds.
 alter table access_log drop constraint access_log_resource_type_check;
 alter table access_log add constraint access_log_resource_type_check
-  check (resource_type in ('consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo'));
+  check (resource_type in ('consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag'));

@@ -61,3 +61,89 @@ export const passwordChangedSignedInMail: MailTemplate<Record<string, never>> = 
   nl: plain('Uw wachtwoord is gewijzigd', 'Het wachtwoord van uw account is zojuist gewijzigd vanuit een aangemelde sessie en alle andere sessies zijn afgemeld. Was u dit niet? Stel dan nu uw wachtwoord opnieuw in en neem contact met ons op.'),
   pt: plain('A sua palavra-passe foi alterada', 'A palavra-passe da sua conta acabou de ser alterada numa sessão iniciada e todas as outras sessões foram terminadas. Se não foi você, redefina já a palavra-passe e contacte-nos.'),
 };
+
+/** A change of the account's sign-in security made from a signed-in session (docs/accounts.md, "Re-authentication"). */
+export type SecurityChange = 'totp_enabled' | 'totp_removed' | 'passkey_added' | 'passkey_removed' | 'recovery_codes_replaced';
+type Change = { change: SecurityChange };
+const changeMail = (subject: string, what: Record<SecurityChange, string>, notYou: string) => (v: Change) => ({ subject, text: `${what[v.change]}\n\n${notYou}\n` });
+
+export const securityChangedMail: MailTemplate<Change> = {
+  name: 'security_changed',
+  en: changeMail(
+    'The sign-in security of your account changed',
+    {
+      totp_enabled: 'An authenticator app was set up as the second factor of your account.',
+      totp_removed: 'The authenticator app was removed from your account.',
+      passkey_added: 'A passkey was added to your account.',
+      passkey_removed: 'A passkey was removed from your account.',
+      recovery_codes_replaced: 'New recovery codes were made for your account; the old ones no longer work.',
+    },
+    'If this was not you, reset your password now and contact us.',
+  ),
+  de: changeMail(
+    'Die Anmeldesicherheit Ihres Kontos wurde geändert',
+    {
+      totp_enabled: 'Eine Authenticator-App wurde als zweiter Faktor Ihres Kontos eingerichtet.',
+      totp_removed: 'Die Authenticator-App wurde aus Ihrem Konto entfernt.',
+      passkey_added: 'Ihrem Konto wurde ein Passkey hinzugefügt.',
+      passkey_removed: 'Ein Passkey wurde aus Ihrem Konto entfernt.',
+      recovery_codes_replaced: 'Für Ihr Konto wurden neue Wiederherstellungscodes erstellt; die alten gelten nicht mehr.',
+    },
+    'Wenn Sie das nicht waren, setzen Sie Ihr Passwort sofort zurück und kontaktieren Sie uns.',
+  ),
+  es: changeMail(
+    'La seguridad de acceso de tu cuenta ha cambiado',
+    {
+      totp_enabled: 'Se ha configurado una aplicación de autenticación como segundo factor de tu cuenta.',
+      totp_removed: 'Se ha eliminado la aplicación de autenticación de tu cuenta.',
+      passkey_added: 'Se ha añadido una llave de acceso a tu cuenta.',
+      passkey_removed: 'Se ha eliminado una llave de acceso de tu cuenta.',
+      recovery_codes_replaced: 'Se han creado nuevos códigos de recuperación para tu cuenta; los anteriores ya no sirven.',
+    },
+    'Si no has sido tú, restablece tu contraseña ahora y contáctanos.',
+  ),
+  fr: changeMail(
+    'La sécurité de connexion de votre compte a changé',
+    {
+      totp_enabled: 'Une application d’authentification a été configurée comme second facteur de votre compte.',
+      totp_removed: 'L’application d’authentification a été retirée de votre compte.',
+      passkey_added: 'Une clé d’accès a été ajoutée à votre compte.',
+      passkey_removed: 'Une clé d’accès a été retirée de votre compte.',
+      recovery_codes_replaced: 'De nouveaux codes de récupération ont été créés pour votre compte ; les anciens ne fonctionnent plus.',
+    },
+    'Si ce n’était pas vous, réinitialisez votre mot de passe maintenant et contactez-nous.',
+  ),
+  it: changeMail(
+    'La sicurezza di accesso del tuo account è cambiata',
+    {
+      totp_enabled: 'È stata configurata un’app di autenticazione come secondo fattore del tuo account.',
+      totp_removed: 'L’app di autenticazione è stata rimossa dal tuo account.',
+      passkey_added: 'È stata aggiunta una passkey al tuo account.',
+      passkey_removed: 'È stata rimossa una passkey dal tuo account.',
+      recovery_codes_replaced: 'Sono stati creati nuovi codici di recupero per il tuo account; quelli vecchi non funzionano più.',
+    },
+    'Se non sei stato tu, reimposta subito la password e contattaci.',
+  ),
+  nl: changeMail(
+    'De aanmeldbeveiliging van uw account is gewijzigd',
+    {
+      totp_enabled: 'Er is een authenticator-app ingesteld als tweede factor van uw account.',
+      totp_removed: 'De authenticator-app is van uw account verwijderd.',
+      passkey_added: 'Er is een passkey aan uw account toegevoegd.',
+      passkey_removed: 'Er is een passkey van uw account verwijderd.',
+      recovery_codes_replaced: 'Er zijn nieuwe herstelcodes voor uw account gemaakt; de oude werken niet meer.',
+    },
+    'Was u dit niet? Stel dan nu uw wachtwoord opnieuw in en neem contact met ons op.',
+  ),
+  pt: changeMail(
+    'A segurança de acesso da sua conta foi alterada',
+    {
+      totp_enabled: 'Foi configurada uma aplicação de autenticação como segundo fator da sua conta.',
+      totp_removed: 'A aplicação de autenticação foi removida da sua conta.',
+      passkey_added: 'Foi adicionada uma chave de acesso à sua conta.',
+      passkey_removed: 'Foi removida uma chave de acesso da sua conta.',
+      recovery_codes_replaced: 'Foram criados novos códigos de recuperação para a sua conta; os antigos deixaram de funcionar.',
+    },
+    'Se não foi você, redefina já a palavra-passe e contacte-nos.',
+  ),
+};

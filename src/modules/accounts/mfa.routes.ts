@@ -20,6 +20,7 @@ import {
   RecoveryCodesSchema,
   TokenPairSchema,
   TotpCodeBody,
+  RecoveryCodesBody,
   TotpSetupSchema,
   CreationOptionsSchema,
   MfaTokenBody,
@@ -158,14 +159,18 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/mfa/totp/',
     {
       config: {
-        operation: { id: 'startTotpEnrolment', errors: { 409: [{ error: ['mfa_already_enrolled'] }] }, descriptions: { 200: 'A new secret and its otpauth URI' } },
+        operation: {
+          id: 'startTotpEnrolment',
+          errors: { 403: [{ error: ['reauthentication_required'] }], 409: [{ error: ['mfa_already_enrolled'] }] },
+          descriptions: { 200: 'A new secret and its otpauth URI', 403: 'No recent re-authentication' },
+        },
       },
       schema: {
         tags,
         security: bearerSecurity,
         summary: 'Start setting up an authenticator app: a new secret and its otpauth URI',
-        description: 'Any signed-in account (patients optionally). Each call makes a new secret until one is confirmed. An account whose factor is confirmed: 409 `mfa_already_enrolled`.',
-        response: { 200: TotpSetupSchema, 409: ErrorCodeSchema },
+        description: 'Any signed-in account (patients optionally). Each call makes a new secret until one is confirmed. An account whose factor is confirmed: 409 `mfa_already_enrolled`. Needs a recent re-authentication (the sign-in or `POST /v1/users/me/reauthenticate/` within 5 minutes): else 403 `reauthentication_required`. Confirming mails the account’s owner.',
+        response: { 200: TotpSetupSchema, 403: ErrorCodeSchema, 409: ErrorCodeSchema },
       },
     },
     async (request) => mfa.startTotpForUser(deps, currentUser(request)),
@@ -200,20 +205,21 @@ export function mfaRoutes(app: ZodApp, deps: Deps): void {
       config: {
         operation: {
           id: 'replaceRecoveryCodes',
-          errors: { 400: [fields], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
-          descriptions: { 200: 'Ten new recovery codes (the old ones stop working)', 400: 'A wrong code (`code`)' },
+          errors: { 400: [fields], 403: [{ error: ['reauthentication_required'] }], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: { 200: 'Ten new recovery codes (the old ones stop working)', 400: 'A wrong code (`code`), or a code from an account without an authenticator app', 403: 'No code and no recent re-authentication' },
         },
       },
       schema: {
         tags,
         security: bearerSecurity,
-        summary: 'Replace the recovery codes (a current authenticator code confirms it)',
-        description: 'The old codes stop working. A wrong code: 400 `{code: [...]}`; no factor: 409 `mfa_not_enrolled`.',
-        body: TotpCodeBody,
-        response: { 200: RecoveryCodesSchema, 400: FieldErrorsSchema, 409: ErrorCodeSchema, 429: DetailCodeSchema },
+        summary: 'Replace the recovery codes (a current authenticator code, or a recent re-authentication, confirms it)',
+        description:
+          'The old codes stop working, and the account’s owner gets a mail. With `code`: a current authenticator code (wrong: 400 `{code: [...]}`; an account whose only factor is a passkey has none: 400 `{code: [...]}` saying to re-authenticate instead). Without `code`: needs a recent re-authentication (`POST /v1/users/me/reauthenticate/` or the sign-in, within 5 minutes), else 403 `reauthentication_required`. No factor: 409 `mfa_not_enrolled`.',
+        body: RecoveryCodesBody,
+        response: { 200: RecoveryCodesSchema, 400: FieldErrorsSchema, 403: ErrorCodeSchema, 409: ErrorCodeSchema, 429: DetailCodeSchema },
       },
     },
-    async (request) => mfa.regenerateRecoveryCodes(deps, currentUser(request).id, request.body.code),
+    async (request) => mfa.regenerateRecoveryCodes(deps, currentUser(request), request.body.code),
   );
 
   r.post(
@@ -348,14 +354,18 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
     '/v1/users/mfa/passkeys/options/',
     {
       config: {
-        operation: { id: 'startPasskeyRegistration', descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account' } },
+        operation: {
+          id: 'startPasskeyRegistration',
+          errors: { 403: [{ error: ['reauthentication_required'] }] },
+          descriptions: { 200: 'The creation options for `startRegistration()`: a single-use challenge bound to the account', 403: 'No recent re-authentication' },
+        },
       },
       schema: {
         tags,
         security: bearerSecurity,
         summary: 'Start adding a passkey: the options to create one',
-        description: 'Any signed-in account (patients optionally). The options are for `startRegistration()` of @simplewebauthn/browser and exclude the account’s passkeys; the challenge is single-use, valid 5 minutes and bound to the account.',
-        response: { 200: CreationOptionsSchema },
+        description: 'Any signed-in account (patients optionally). The options are for `startRegistration()` of @simplewebauthn/browser and exclude the account’s passkeys; the challenge is single-use, valid 5 minutes and bound to the account. Needs a recent re-authentication (the sign-in or `POST /v1/users/me/reauthenticate/` within 5 minutes): else 403 `reauthentication_required`.',
+        response: { 200: CreationOptionsSchema, 403: ErrorCodeSchema },
       },
     },
     async (request) => mfa.passkeyOptionsForUser(deps, currentUser(request)),
@@ -367,8 +377,8 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
       config: {
         operation: {
           id: 'addPasskey',
-          errors: { 400: [fields] },
-          descriptions: { 201: 'The passkey, and the recovery codes when it is the first factor', 400: 'The credential was refused (`credential`)' },
+          errors: { 400: [fields], 403: [{ error: ['reauthentication_required'] }] },
+          descriptions: { 201: 'The passkey, and the recovery codes when it is the first factor', 400: 'The credential was refused (`credential`)', 403: 'No recent re-authentication' },
         },
       },
       schema: {
@@ -376,9 +386,9 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
         security: bearerSecurity,
         summary: 'Add a passkey (201): the credential `startRegistration()` returned',
         description:
-          'From then on sign-in asks for a second factor, and a passkey may give it. When it is the account’s first factor the answer carries ten recovery codes (shown once). A credential that fails the checks (challenge not issued to this account, used or older than 5 minutes, wrong origin or RP ID, already registered): 400 `{credential: [...]}`.',
+          'From then on sign-in asks for a second factor, and a passkey may give it. When it is the account’s first factor the answer carries ten recovery codes (shown once). A credential that fails the checks (challenge not issued to this account, used or older than 5 minutes, wrong origin or RP ID, already registered): 400 `{credential: [...]}`. Needs a recent re-authentication (the sign-in or `POST /v1/users/me/reauthenticate/` within 5 minutes): else 403 `reauthentication_required`. The account’s owner gets a mail.',
         body: PasskeyCreateBody,
-        response: { 201: PasskeyCreatedSchema, 400: FieldErrorsSchema },
+        response: { 201: PasskeyCreatedSchema, 400: FieldErrorsSchema, 403: ErrorCodeSchema },
       },
     },
     async (request, reply) => reply.code(201).send(await mfa.createPasskeyForUser(deps, currentUser(request).id, request.body.credential, request.body.name, currentUser(request).sessionId)),
@@ -390,8 +400,8 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
       config: {
         operation: {
           id: 'removePasskey',
-          errors: { 403: [{ error: ['mfa_removal_not_allowed'] }], 404: [notFoundDetail] },
-          descriptions: { 204: 'Removed', 403: 'The last factor of an account that must have one', 404: 'No passkey of this account has this id' },
+          errors: { 403: [{ error: ['mfa_removal_not_allowed', 'reauthentication_required'] }], 404: [notFoundDetail] },
+          descriptions: { 204: 'Removed', 403: 'The last factor of an account that must have one, or no recent re-authentication', 404: 'No passkey of this account has this id' },
         },
       },
       schema: {
@@ -399,7 +409,7 @@ function passkeyRoutes(app: ZodApp, deps: Deps): void {
         security: bearerSecurity,
         summary: 'Remove a passkey (204)',
         description:
-          'Another account’s passkey, or none with this id: 404. The account’s last factor where one is required (staff with `STAFF_MFA=required`): 403 `mfa_removal_not_allowed`. With the last factor the recovery codes go too.',
+          'Another account’s passkey, or none with this id: 404. The account’s last factor where one is required (staff with `STAFF_MFA=required`): 403 `mfa_removal_not_allowed`. With the last factor the recovery codes go too. Needs a recent re-authentication (the sign-in or `POST /v1/users/me/reauthenticate/` within 5 minutes): else 403 `reauthentication_required`. The account’s owner gets a mail.',
         params: PasskeyIdParams,
         response: { 204: z.null(), 403: ErrorCodeSchema, 404: DetailSchema },
       },

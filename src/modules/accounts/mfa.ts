@@ -29,7 +29,9 @@ import {
 } from './mfa.repository.ts';
 import { authenticationOptions, passkeyOut, type CreationOptions, type RequestOptions, registerCredential, registrationOptions, verifyAssertion } from './passkeys.ts';
 import { deletePasskey, hasPasskey, listPasskeys } from './passkeys.repository.ts';
-import { findUserByEmail, findUserById, markSessionSecondFactor, type UserRow } from './repository.ts';
+import { findUserByEmail, findUserById, markSessionReauthenticated, markSessionSecondFactor, sessionReauthenticatedAt, type UserRow } from './repository.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { securityChangedMail, type SecurityChange } from './mail.ts';
 import type { AuthenticationResponseSchema, RegistrationResponseSchema } from './schemas.ts';
 import { issueTokenPair, revokeAllSessions, type TokenPair } from './tokens.ts';
 
@@ -269,6 +271,34 @@ export async function confirmEnrolment(deps: Deps, enrolmentToken: string, code:
 
 // ---------------------------------------------------------------- the signed-in account
 
+/** How long a re-authentication (or the sign-in that opened the session) allows security changes. */
+export const REAUTH_WINDOW_SECONDS = 5 * 60;
+
+/** The session proved its holder (sign-in or re-authentication) within the window, or 403 `reauthentication_required`. */
+export async function requireRecentAuthentication(deps: Deps, user: { id: string; sessionId: string }): Promise<void> {
+  const at = await sessionReauthenticatedAt(deps.db, user.id, user.sessionId);
+  if (!at || deps.clock.now().getTime() - at.getTime() > REAUTH_WINDOW_SECONDS * 1000) throw fail('reauthentication_required');
+}
+
+/** Marks the session re-authenticated now; answers until when that allows security changes. */
+export async function markReauthenticated(deps: Deps, q: Queryable, user: { id: string; sessionId: string }): Promise<{ reauthenticated_until: string }> {
+  const now = deps.clock.now();
+  await markSessionReauthenticated(q, user.id, user.sessionId, now);
+  return { reauthenticated_until: new Date(now.getTime() + REAUTH_WINDOW_SECONDS * 1000).toISOString() };
+}
+
+/** Re-authentication with a current factor: a TOTP or recovery code (wrong: 400 `{code}`, counted); no factor: 409. */
+export async function reauthenticateWithCode(deps: Deps, user: { id: string; sessionId: string }, code: string): Promise<{ reauthenticated_until: string }> {
+  if ((await methodsOf(deps.db, user.id)).length === 0) throw fail('mfa_not_enrolled');
+  return withCodeBudget(deps, user.id, async (q) => (await spendCode(deps, q, user.id, code, { recovery: true })) && markReauthenticated(deps, q, user));
+}
+
+/** Tells the account's owner of a change of its sign-in security, in their locale (never what the factor is). */
+async function notifyOwner(q: Queryable, userId: string, change: SecurityChange): Promise<void> {
+  const user = await findUserById(q, userId);
+  if (user) await enqueueMail(q, user.email, securityChangedMail, user.locale, { change });
+}
+
 const WRONG_CODE = 'The code is not correct. Enter the current code from your authenticator app.';
 
 /**
@@ -297,7 +327,8 @@ export async function mfaStatus(deps: Deps, user: { id: string } & StaffFlags): 
   return { methods, required: factorRequired(deps, user), recovery_codes_left: methods.length ? await countUnusedRecoveryCodes(deps.db, user.id) : 0 };
 }
 
-export async function startTotpForUser(deps: Deps, user: { id: string; email: string }): Promise<TotpSetup> {
+export async function startTotpForUser(deps: Deps, user: { id: string; email: string; sessionId: string }): Promise<TotpSetup> {
+  await requireRecentAuthentication(deps, user);
   return deps.db.tx((q) => startTotp(deps, q, user));
 }
 
@@ -305,15 +336,35 @@ export async function startTotpForUser(deps: Deps, user: { id: string; email: st
 export async function confirmTotpForUser(deps: Deps, userId: string, code: string, sessionId: string): Promise<{ recovery_codes: string[] }> {
   return withCodeBudget(deps, userId, async (q) => {
     const codes = await confirmPendingTotp(deps, q, userId, code);
-    if (codes) await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
+    if (codes) {
+      await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
+      await notifyOwner(q, userId, 'totp_enabled');
+    }
     return codes && { recovery_codes: codes };
   });
 }
 
-/** New recovery codes (the old ones stop working), confirmed with a current TOTP code. */
-export async function regenerateRecoveryCodes(deps: Deps, userId: string, code: string): Promise<{ recovery_codes: string[] }> {
-  if (!(await hasConfirmedTotp(deps.db, userId))) throw fail('mfa_not_enrolled');
-  return withCodeBudget(deps, userId, async (q) => (await spendCode(deps, q, userId, code, { recovery: false })) && { recovery_codes: await newRecoveryCodes(deps, q, userId) });
+const NO_AUTHENTICATOR_APP = 'This account has no authenticator app. Confirm with your password or a recovery code (POST /v1/users/me/reauthenticate/), then ask again without a code.';
+
+/**
+ * New recovery codes (the old ones stop working), for an account with any factor: confirmed with a
+ * current authenticator code, or without one after a recent re-authentication (a passkey-only
+ * account has no authenticator code to give).
+ */
+export async function regenerateRecoveryCodes(deps: Deps, user: { id: string; sessionId: string }, code: string | undefined): Promise<{ recovery_codes: string[] }> {
+  const methods = await methodsOf(deps.db, user.id);
+  if (methods.length === 0) throw fail('mfa_not_enrolled');
+  const replace = async (q: Queryable) => {
+    const codes = await newRecoveryCodes(deps, q, user.id);
+    await notifyOwner(q, user.id, 'recovery_codes_replaced');
+    return { recovery_codes: codes };
+  };
+  if (code === undefined) {
+    await requireRecentAuthentication(deps, user);
+    return deps.db.tx(replace);
+  }
+  if (!methods.includes('totp')) throw fieldErrors({ code: [NO_AUTHENTICATOR_APP] });
+  return withCodeBudget(deps, user.id, async (q) => (await spendCode(deps, q, user.id, code, { recovery: false })) && replace(q));
 }
 
 /** Turns the factor off (a TOTP or recovery code confirms it); not where the account must have one. */
@@ -326,6 +377,7 @@ export async function removeTotp(deps: Deps, user: { id: string } & StaffFlags, 
     // The recovery codes go with the last factor.
     if (await hasPasskey(q, user.id)) await deleteTotp(q, user.id);
     else await deleteFactors(q, user.id);
+    await notifyOwner(q, user.id, 'totp_removed');
     return 'removed' as const;
   });
 }
@@ -346,16 +398,21 @@ async function addPasskey(deps: Deps, q: Queryable, userId: string, credential: 
 }
 
 /** POST /v1/users/mfa/passkeys/options/: options to create a passkey (signed in). */
-export async function passkeyOptionsForUser(deps: Deps, user: { id: string; email: string }): Promise<CreationOptions> {
+export async function passkeyOptionsForUser(deps: Deps, user: { id: string; email: string; sessionId: string }): Promise<CreationOptions> {
+  await requireRecentAuthentication(deps, user);
   return deps.db.tx((q) => registrationOptions(deps, q, user));
 }
 
 /** POST /v1/users/mfa/passkeys/: stores the new passkey (400 `{credential: [...]}` when refused). */
 export async function createPasskeyForUser(deps: Deps, userId: string, credential: NewCredential, name: string | undefined, sessionId: string) {
+  await requireRecentAuthentication(deps, { id: userId, sessionId });
   const created = await deps.db.tx(async (q) => {
     const added = await addPasskey(deps, q, userId, credential, name);
-    // The passkey answered its challenge: this session has passed a second factor.
-    if (added) await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
+    if (added) {
+      // The passkey answered its challenge: this session has passed a second factor.
+      await markSessionSecondFactor(q, userId, sessionId, deps.clock.now());
+      await notifyOwner(q, userId, 'passkey_added');
+    }
     return added;
   });
   if (!created) throw fieldErrors({ credential: [PASSKEY_REFUSED] });
@@ -367,7 +424,8 @@ export async function passkeysOf(deps: Deps, userId: string) {
 }
 
 /** DELETE /v1/users/mfa/passkeys/{id}/: not the last factor where one is required; the recovery codes go with the last factor. */
-export async function removePasskey(deps: Deps, user: { id: string } & StaffFlags, id: string): Promise<void> {
+export async function removePasskey(deps: Deps, user: { id: string; sessionId: string } & StaffFlags, id: string): Promise<void> {
+  await requireRecentAuthentication(deps, user);
   await deps.db.tx(async (q) => {
     const mine = (await listPasskeys(q, user.id)).some((p) => p.id === id);
     if (!mine) throw notFound();
@@ -375,6 +433,7 @@ export async function removePasskey(deps: Deps, user: { id: string } & StaffFlag
     if (!others && factorRequired(deps, user)) throw fail('mfa_removal_not_allowed');
     await deletePasskey(q, user.id, id);
     if (!others) await deleteFactors(q, user.id);
+    await notifyOwner(q, user.id, 'passkey_removed');
   });
 }
 

@@ -257,9 +257,20 @@ export async function deleteVerification(q: Queryable, userId: string): Promise<
 // ---------------------------------------------------------------- sessions (refresh families and tokens)
 
 /** A new session; `secondFactorAt` when the sign-in passed a second factor (STAFF_MFA=required refuses staff sessions without one). */
-export async function insertFamily(q: Queryable, userId: string, secondFactorAt: Date | null): Promise<string> {
-  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId, second_factor_at: secondFactorAt }).returning('id').executeTakeFirstOrThrow();
+export async function insertFamily(q: Queryable, userId: string, at: Date, secondFactorAt: Date | null): Promise<string> {
+  // The sign-in that opens a session is its first authentication (re-authentication, docs/accounts.md).
+  const row = await sqlOf(q).insertInto('refresh_families').values({ user_id: userId, second_factor_at: secondFactorAt, reauthenticated_at: at }).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** The session proved its holder again (password or a current factor). */
+export async function markSessionReauthenticated(q: Queryable, userId: string, sessionId: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('refresh_families').set({ reauthenticated_at: at }).where('id', '=', sessionId).where('user_id', '=', userId).execute();
+}
+
+export async function sessionReauthenticatedAt(q: Queryable, userId: string, sessionId: string): Promise<Date | null> {
+  const row = await sqlOf(q).selectFrom('refresh_families').select('reauthenticated_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.reauthenticated_at ?? null;
 }
 
 /** The session passed a second factor after it began (a factor confirmed from the account page). */

@@ -6,6 +6,8 @@ import { hasBrand, requireBrand } from '../../http/brand.ts';
 import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import {
   ChangePasswordBody,
+  ReauthenticateBody,
+  ReauthenticatedSchema,
   ForgotBody,
   GoogleBody,
   LogoutBody,
@@ -310,6 +312,35 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
       await accounts.changePassword(deps, user.id, user.sessionId, request.body.current_password, request.body.new_password);
       return { message: accounts.PASSWORD_CHANGED_MESSAGE };
     },
+  );
+
+  r.post(
+    '/v1/users/me/reauthenticate/',
+    {
+      config: {
+        operation: {
+          id: 'reauthenticate',
+          errors: { 400: [fields], 409: [{ error: ['mfa_not_enrolled'] }], 429: [{ detail_code: ['throttled'] }] },
+          descriptions: {
+            200: 'This session may change the account’s factors and recovery codes for 5 minutes',
+            400: 'Neither or both of `password` and `code`, a wrong password (`password`) or a wrong code (`code`)',
+            409: 'A code from an account without a second factor',
+          },
+          requestExample: { password: credentials.password },
+          responseExample: { reauthenticated_until: '2026-03-01T10:05:00.000Z' },
+        },
+      },
+      schema: {
+        tags,
+        security: bearerSecurity,
+        summary: 'Confirm it is you (password or a current code) before a security change',
+        description:
+          'Adding or removing a passkey, setting up an authenticator app and replacing recovery codes without a code need the session to have proved its holder within the last 5 minutes: the sign-in that opened it, or this call. Give `password`, or `code` (a current authenticator code or an unused recovery code). A wrong password counts against the sign-in failure budget, a wrong code against the code budget (over them: 429 `throttled`). An account with neither a password nor a factor (Google sign-in) signs in again instead. Changing the password asks for the current password itself.',
+        body: ReauthenticateBody,
+        response: { 200: ReauthenticatedSchema, 400: FieldErrorsSchema, 409: ErrorCodeSchema, 429: DetailCodeSchema },
+      },
+    },
+    async (request) => accounts.reauthenticate(deps, currentUser(request), request.body),
   );
   mfaRoutes(app, deps);
   return Promise.resolve();

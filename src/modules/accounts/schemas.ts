@@ -58,6 +58,16 @@ export const EnrolmentBody = z.object({ enrolment_token: ticket('The `enrolment_
 export const EnrolmentConfirmBody = EnrolmentBody.extend({ code: z.string().max(64).meta({ description: 'A 6-digit code the authenticator app shows for the new secret', examples: ['492039'] }) });
 export const TotpCodeBody = z.object({ code: z.string().max(64).meta({ description: 'A 6-digit code of the authenticator app', examples: ['492039'] }) });
 export const MfaCodeBody = z.object({ code: mfaCode });
+export const RecoveryCodesBody = z.object({
+  code: z.string().max(64).optional().meta({ description: 'A current 6-digit authenticator code; leave it out after a recent re-authentication (an account whose only factor is a passkey has none)' }),
+});
+export const ReauthenticateBody = z.object({
+  password: z.string().max(1024).optional().meta({ description: 'The account’s password' }),
+  code: mfaCode.optional().meta({ description: 'Instead of the password: a current authenticator code or an unused recovery code' }),
+});
+export const ReauthenticatedSchema = z.object({
+  reauthenticated_until: z.string().meta({ description: 'Until when (ISO 8601, 5 minutes) this session may change the account’s factors and recovery codes' }),
+});
 
 export const TotpSetupSchema = z.object({
   secret: z.string().meta({ description: 'The new base32 secret, for typing into an authenticator app by hand' }),

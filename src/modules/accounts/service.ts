@@ -43,7 +43,7 @@ import {
   type UserRow,
 } from './repository.ts';
 import { accessToken, credentialsRevoked, issueTokenPair, refreshToken, revokeAllSessions, type TokenPair } from './tokens.ts';
-import { enrolTotpSecret, factorRequired, parseTotpSecret, requireSecondStep, shieldedFromLockout } from './mfa.ts';
+import { enrolTotpSecret, factorRequired, markReauthenticated, parseTotpSecret, reauthenticateWithCode, requireSecondStep, shieldedFromLockout } from './mfa.ts';
 import { appLinks } from '../../mail/links.ts';
 
 export const REGISTER_MESSAGE = 'Check your inbox: we sent a 6-digit verification code to this address.';
@@ -546,4 +546,18 @@ export async function confirmOwnPassword(deps: Deps, userId: string, password: s
     throw wrong();
   }
   return true;
+}
+
+/**
+ * POST /v1/users/me/reauthenticate/: the session proves its holder again with the password (the
+ * sign-in failure budget, as change-password) or a current factor's code (the code budget). Security
+ * changes then go through for REAUTH_WINDOW_SECONDS (docs/accounts.md, "Re-authentication").
+ */
+export async function reauthenticate(deps: Deps, user: { id: string; sessionId: string }, proof: { password?: string; code?: string }): Promise<{ reauthenticated_until: string }> {
+  if ((proof.password === undefined) === (proof.code === undefined)) throw fieldErrors({ password: ['Give either your password or a current code.'] });
+  if (proof.code !== undefined) return reauthenticateWithCode(deps, user, proof.code);
+  if (!(await confirmOwnPassword(deps, user.id, proof.password))) {
+    throw fieldErrors({ password: ['This account has no password: confirm with a code of your second factor, or sign in again.'] });
+  }
+  return deps.db.tx((q) => markReauthenticated(deps, q, user));
 }

@@ -43,7 +43,8 @@ export async function refreshToken(deps: Deps, q: Queryable, userId: string, fam
  * passed a second factor (the session is marked, so that STAFF_MFA=required can tell).
  */
 export async function issueTokenPair(deps: Deps, q: Queryable, userId: string, opts: { secondFactor?: boolean } = {}): Promise<TokenPair> {
-  const familyId = await insertFamily(q, userId, opts.secondFactor ? deps.clock.now() : null);
+  const now = deps.clock.now();
+  const familyId = await insertFamily(q, userId, now, opts.secondFactor ? now : null);
   return { access: await accessToken(deps, userId, familyId), refresh: await refreshToken(deps, q, userId, familyId) };
 }
 

@@ -13,7 +13,7 @@ export interface AuditEntry {
 }
 
 /** What a staff member can read or write of a patient's record (access_log.resource_type). */
-export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo'] as const;
+export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag'] as const;
 export type AccessResource = (typeof ACCESS_RESOURCES)[number];
 export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
 
@@ -41,6 +41,8 @@ function resourceOwnersSqlForStaff(resource: AccessResource): string {
       return 'select id, user_id from identity_verifications where id = any($1::uuid[]) union all select id, user_id from weight_verifications where id = any($1::uuid[])';
     case 'clinical_photo':
       return 'select id, user_id from clinical_photos where id = any($1::uuid[])';
+    case 'red_flag':
+      return 'select id, user_id from red_flags where id = any($1::uuid[])';
   }
 }
 

@@ -40,7 +40,7 @@ export const AccessLogEntrySchema = z
     actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });

@@ -9,6 +9,7 @@ import { DESK_ORDERING } from './service.ts';
 import { DeskQuery, IdParams, RedFlagSchema, ResolveBody } from './schemas.ts';
 import { listForClinician, resolveForClinician } from './service.ts';
 import { fields, notFoundDetail } from '../../http/operation.ts';
+import { logStaffRead } from '../audit/index.ts';
 
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
@@ -32,7 +33,10 @@ export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request) => {
       const order = explicitOrder(request.query, DESK_ORDERING);
-      return respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listForClinician(deps, request.query.status ?? 'open', limit, offset, order));
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listForClinician(deps, request.query.status ?? 'open', limit, offset, order));
+      // Each flag shows its patient's name, address and own words: a read of their record.
+      await logStaffRead(deps, request, 'red_flag', page.results.map((f) => f.id));
+      return page;
     },
   );
   r.post(
@@ -55,7 +59,11 @@ export default function redFlagsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         response: { 200: RedFlagSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema },
       },
     },
-    async (request) => resolveForClinician(deps, currentUser(request).id, request.params.id, request.body.resolution),
+    async (request) => {
+      const flag = await resolveForClinician(deps, currentUser(request).id, request.params.id, request.body.resolution);
+      await logStaffRead(deps, request, 'red_flag', flag.id);
+      return flag;
+    },
   );
   return Promise.resolve();
 }

@@ -8,6 +8,7 @@ import { api, brandParams, errorText } from '../api/client';
 import type { Session } from '../auth';
 import { useI18n } from '../i18n';
 import { Alert, Field, LoadError, Loading, useLoad } from './ui';
+import { needsReauth, ReauthPrompt } from '../features/reauth/ReauthPrompt';
 
 export { secondStepOf, type SecondStep } from './second-step';
 
@@ -259,6 +260,8 @@ export function TwoStepSettings() {
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
+  // A change the API refused until the session re-authenticates: asked for, then run again.
+  const [retry, setRetry] = useState<null | (() => Promise<void>)>(null);
   if (status.error) return <LoadError error={status.error} />;
   if (!status.data) return <Loading />;
   const on = status.data.methods.length > 0;
@@ -268,6 +271,7 @@ export function TwoStepSettings() {
     setNotice('');
     const { data, error: err, response } = await api.POST('/v1/users/mfa/totp/');
     if (data) setSetup(data);
+    else if (needsReauth(err)) setRetry(() => start);
     else setError(codeError(t, err, response.status));
   }
   async function confirm(code: string) {
@@ -304,6 +308,7 @@ export function TwoStepSettings() {
       />
     );
   if (setup) return <SetupForm setup={setup} onCode={confirm} busy={busy} error={error} />;
+  if (retry) return <ReauthPrompt onDone={() => (setRetry(null), void retry())} onCancel={() => setRetry(null)} />;
   return (
     <>
       {notice ? <Alert kind="success">{notice}</Alert> : null}
@@ -337,6 +342,7 @@ export function PasskeySettings() {
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
+  const [retry, setRetry] = useState<null | (() => Promise<void>)>(null);
   if (list.error) return <LoadError error={list.error} />;
   if (!list.data) return <Loading />;
   const passkeys = list.data.results;
@@ -346,6 +352,10 @@ export function PasskeySettings() {
     setError('');
     setNotice('');
     const options = await api.POST('/v1/users/mfa/passkeys/options/');
+    if (needsReauth(options.error)) {
+      setBusy(false);
+      return setRetry(() => add);
+    }
     const credential = options.data ? await ceremony(() => startRegistration({ optionsJSON: options.data as PublicKeyCredentialCreationOptionsJSON })) : null;
     if (!credential) {
       setBusy(false);
@@ -364,11 +374,13 @@ export function PasskeySettings() {
     setNotice('');
     const { error: err, response } = await api.DELETE('/v1/users/mfa/passkeys/{id}/', { params: { path: { id } } });
     setBusy(false);
+    if (needsReauth(err)) return setRetry(() => () => remove(id));
     if (response.status !== 204) return setError(response.status === 403 ? t('mfa.requiredHint') : errorText(err, t('app.error')));
     list.setData({ results: passkeys.filter((p) => p.id !== id) });
   }
 
   if (codes) return <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />;
+  if (retry) return <ReauthPrompt onDone={() => (setRetry(null), void retry())} onCancel={() => setRetry(null)} />;
   return (
     <>
       {notice ? <Alert kind="success">{notice}</Alert> : null}
