@@ -62,6 +62,7 @@ export const ExportSchema = z
     plan_dose_change_requests: rows,
     conversations: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Each with its messages; a message with a file has file_url, its download path' }),
     journal: z.object({ weight_entries: rows, injections: rows, notes: rows, injection_plan: z.record(z.string(), z.unknown()).nullable(), injection_plans: rows, side_effect_reports: rows, goal: z.object({ goal_weight_kg: z.number().nullable(), updated_at: z.string() }).nullable() }),
+    red_flags: rows.meta({ description: 'Every red flag the account’s words raised (the excerpt, the kind and categories, when, and how a clinician resolved it)' }),
     referrals: z.record(z.string(), z.unknown()),
     consents: z.array(ConsentSchema),
     access_log: z.array(AccessLogEntrySchema),

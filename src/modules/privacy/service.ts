@@ -15,6 +15,7 @@ import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from
 import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
+import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
@@ -112,6 +113,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     plan_dose_change_requests: await doseChangesOfAccount(q, userId),
     conversations,
     journal,
+    red_flags: await redFlagsOfAccount(q, userId),
     referrals: { ...referralsOut, referred_by: await referredByOf(q, userId) },
     consents: (await repo.consentsOf(q, userId)).map(consentOut),
     access_log: (await allAccessForPatient(q, userId)).map(accessOut),
@@ -181,6 +183,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
     await deleteAccountJournal(q, userId);
+    await eraseRedFlagsOfAccount(q, userId, now);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);
