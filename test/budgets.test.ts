@@ -197,6 +197,8 @@ describe('the document declares exactly these budgets', () => {
       'POST /v1/users/token/mfa/enrol/passkey/',
       'POST /v1/users/forgot-password/',
       'POST /v1/users/change-password/',
+      // The sign-in failure budget (a password) or the code budget (a code), as change-password.
+      'POST /v1/users/me/reauthenticate/',
       'POST /v1/users/referrals/attribution-events/',
       'DELETE /v1/users/me/',
     ];

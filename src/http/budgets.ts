@@ -23,6 +23,8 @@ export interface RouteBudget {
   seconds: number;
   /** Only requests with a multipart body (file uploads) count. */
   multipartOnly?: true;
+  /** Counted after validation: a request refused for its input (a bad query value) costs nothing. */
+  validInputOnly?: true;
 }
 
 const HOUR = 3600;
@@ -56,8 +58,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, readonly RouteBudget[]>> = {
   'POST /v1/public/cancel/': [{ name: 'cancel-request-ip', per: 'address', points: 10, seconds: HOUR }],
   'POST /v1/prescriptions/verify/': [{ name: 'prescription-verify-ip', per: 'address', points: 300, seconds: HOUR }],
   'GET /v1/users/me/export/': [
-    { name: 'data-export', per: 'account', points: 5, seconds: HOUR },
-    { name: 'data-export-ip', per: 'address', points: 25, seconds: HOUR },
+    { name: 'data-export', per: 'account', points: 5, seconds: HOUR, validInputOnly: true },
+    { name: 'data-export-ip', per: 'address', points: 25, seconds: HOUR, validInputOnly: true },
   ],
 };
 
@@ -88,15 +90,17 @@ export function installRouteBudgets(app: FastifyInstance, deps: Deps): void {
     const schema = (route.schema ??= {});
     const response = (schema.response ??= {}) as Record<number, unknown>;
     response[429] ??= DetailCodeSchema;
-    async function consumeBudgets(request: FastifyRequest) {
+    const consumeBudgets = (afterValidation: boolean) => async (request: FastifyRequest) => {
       const multipart = /^multipart\//i.test(request.headers['content-type'] ?? '');
       for (const b of budgets) {
         if (b.multipartOnly && !multipart) continue;
+        if (Boolean(b.validInputOnly) !== afterValidation) continue;
         const subject = b.per === 'account' ? request.user?.id : request.ip;
         // A public route has no account: its budgets are per address only (the table says so).
         if (subject) await b.counter.consume(subject);
       }
-    }
-    route.preValidation = [consumeBudgets, ...[route.preValidation ?? []].flat()];
+    };
+    if (budgets.some((b) => !b.validInputOnly)) route.preValidation = [consumeBudgets(false), ...[route.preValidation ?? []].flat()];
+    if (budgets.some((b) => b.validInputOnly)) route.preHandler = [consumeBudgets(true), ...[route.preHandler ?? []].flat()];
   });
 }

@@ -125,6 +125,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
             conversations: [],
             clinical_photos: [],
             journal: { weight_entries: [], injections: [], notes: [], injection_plan: null, injection_plans: [], side_effect_reports: [], goal: null },
+            red_flags: [],
             referrals: { referral_code: 'ADA12345', referred_count: 0, referred_by: null },
             consents: [],
             access_log: [],

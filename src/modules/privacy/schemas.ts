@@ -63,6 +63,7 @@ export const ExportSchema = z
     conversations: z.array(z.record(z.string(), z.unknown())).meta({ description: 'Each with its messages; a message with a file has file_url, its download path' }),
     clinical_photos: rows.meta({ description: 'Photos taken for the doctor (questionnaire photo questions, photos added to a consultation): each with url, its download path; the zip holds the JPEG files' }),
     journal: z.object({ weight_entries: rows, injections: rows, notes: rows, injection_plan: z.record(z.string(), z.unknown()).nullable(), injection_plans: rows, side_effect_reports: rows, goal: z.object({ goal_weight_kg: z.number().nullable(), updated_at: z.string() }).nullable() }),
+    red_flags: rows.meta({ description: 'Every red flag the account’s words raised (the excerpt, the kind and categories, when, and how a clinician resolved it)' }),
     referrals: z.record(z.string(), z.unknown()),
     consents: z.array(ConsentSchema),
     access_log: z.array(AccessLogEntrySchema),

@@ -18,6 +18,7 @@ import { pagePayments, paymentOrder, refundConsultationCharges, toPayment } from
 import { getProfile } from '../profile/index.ts';
 import { referralSummary, referredByOf } from '../referrals/index.ts';
 import { deleteAccountVerification, removeVerificationImages, verificationOfAccount } from '../verification/index.ts';
+import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
@@ -116,6 +117,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     conversations,
     clinical_photos: await clinicalPhotosOf(deps, userId),
     journal,
+    red_flags: await redFlagsOfAccount(q, userId),
     referrals: { ...referralsOut, referred_by: await referredByOf(q, userId) },
     consents: (await repo.consentsOf(q, userId)).map(consentOut),
     access_log: (await allAccessForPatient(q, userId)).map(accessOut),
@@ -196,6 +198,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await deleteAccountJournal(q, userId);
     verificationImages = await eraseVerification(q, userId);
     await eraseAccountNotifications(q, userId);
+    await eraseRedFlagsOfAccount(q, userId, now);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);

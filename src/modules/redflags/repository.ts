@@ -3,7 +3,7 @@
 import { listOrdering, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
-import { accountSql } from '../../db/scope.ts';
+import { accountSql, forAccount } from '../../db/scope.ts';
 import type { RedFlagsRow, UsersRow } from '../../db/schema.ts';
 
 export interface NewRedFlag {
@@ -112,3 +112,26 @@ const PRESCRIBED_CATEGORIES = accountSql(
     union
     select category from subscriptions where user_id = ${owner} and status in ('active', 'past_due', 'paused', 'canceled')`,
 );
+
+/** The account's own flags, oldest first (the data export). */
+export async function flagsOfAccount(q: Queryable, userId: string) {
+  return forAccount(q, userId)
+    .selectFrom('red_flags')
+    .select(['id', 'source', 'kind', 'categories', 'excerpt', 'created_at', 'resolved_at', 'resolution'])
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/**
+ * Erasure: the patient's words go (the excerpt is emptied); the flag's kind, categories, times and
+ * the clinician's resolution stay as part of the clinical record of what the service did, and a flag
+ * still open leaves the desk, closed with a note saying why (the account, and with it any way to
+ * reach the patient, is gone).
+ */
+export async function eraseFlagsOfAccount(q: Queryable, userId: string, at: Date, closedNote: string): Promise<void> {
+  await forAccount(q, userId)
+    .updateTable('red_flags')
+    .set({ excerpt: '', resolved_at: sql<Date>`coalesce(resolved_at, ${at})`, resolution: sql<string>`coalesce(resolution, ${closedNote})` })
+    .execute();
+}

@@ -116,3 +116,24 @@ export async function resolveForClinician(deps: Deps, doctorId: string, id: stri
 
 // The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
 export { DESK_ORDERING } from './repository.ts';
+
+export const ERASED_FLAG_NOTE = 'Closed without action: the patient erased the account.';
+
+/** The account's flags for its data export: what it wrote that raised them, and what was done. */
+export async function redFlagsOfAccount(q: Queryable, userId: string) {
+  return (await repo.flagsOfAccount(q, userId)).map((f) => ({
+    id: f.id,
+    source: f.source,
+    kind: f.kind,
+    categories: f.categories,
+    excerpt: f.excerpt,
+    created_at: iso(f.created_at),
+    resolved_at: f.resolved_at ? iso(f.resolved_at) : null,
+    resolution: f.resolution,
+  }));
+}
+
+/** Erasure of the account: see repo.eraseFlagsOfAccount (docs/privacy.md, "Red flags"). */
+export function eraseRedFlagsOfAccount(q: Queryable, userId: string, at: Date): Promise<void> {
+  return repo.eraseFlagsOfAccount(q, userId, at, ERASED_FLAG_NOTE);
+}
