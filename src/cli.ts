@@ -14,6 +14,7 @@ import { resealStoredFiles } from './modules/messages/index.ts';
 import { endGrantsWithSessions } from './modules/mcp/index.ts';
 import type { Deps } from './deps.ts';
 import { resealPhotos } from './modules/photos/index.ts';
+import { revokeSigningIdentity, rotateSigningIdentity } from './modules/signing/index.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -25,6 +26,11 @@ Commands:
   disable-account --email E        disable an account and end all its sessions at once
   enable-account --email E         enable a disabled account
   suppress-email --email E [--reason R]   add an address to the mail suppression list (bounces, complaints)
+  rotate-signing-identity --email E        retire a prescriber's signing key and certificate (what it signed still
+                                   verifies); their next prescription is signed with a new one
+  revoke-signing-identity --email E --reason R   revoke every signing certificate of a prescriber (a lost or
+                                   compromised key): what they signed no longer verifies; a new one is issued at
+                                   their next signature (docs/prescriptions.md)
   migrate                          apply pending database migrations
   backup --to FILE                 embedded database: write a backup of DATA_DIR's database (files included)
                                    to FILE; stop the server first (refused while it holds DATA_DIR)
@@ -123,7 +129,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       await runtime.close();
     }
   }
-  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa'].includes(command ?? '')) return { code: 2, out: USAGE };
+  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa', 'rotate-signing-identity', 'revoke-signing-identity'].includes(command ?? '')) return { code: 2, out: USAGE };
   const email = str('email');
   if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
 
@@ -147,12 +153,24 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
   }
 
+  if (command === 'revoke-signing-identity' && !str('reason')?.trim()) return { code: 2, out: '--reason is required (recorded with the revocation)' };
+
   // The commands that end sessions end the account's connector grants with them: the connector
   // hooks itself onto the accounts module when the server starts, so here it is hooked explicitly.
   endGrantsWithSessions();
   const runtime = options.deps ? { deps: options.deps, close: () => Promise.resolve() } : await createRuntime(config);
   try {
     switch (command) {
+      case 'rotate-signing-identity': {
+        const r = await rotateSigningIdentity(runtime.deps, email);
+        if (!r.found) return { code: 1, out: `no doctor account for ${email}` };
+        return { code: 0, out: r.retired ? `signing identity of ${email} rotated: the next prescription is signed with a new key and certificate` : `${email} has no active signing identity: one is issued at the next signature` };
+      }
+      case 'revoke-signing-identity': {
+        const r = await revokeSigningIdentity(runtime.deps, email, (str('reason') ?? '').trim().slice(0, 500));
+        if (!r.found) return { code: 1, out: `no doctor account for ${email}` };
+        return { code: 0, out: `${r.revoked} signing certificate(s) of ${email} revoked: prescriptions they signed no longer verify` };
+      }
       case 'create-staff': {
         if (!role || !password) return { code: 2, out: USAGE };
         try {

@@ -386,7 +386,7 @@ describe('STAFF_MFA=required', () => {
 });
 
 describe('STAFF_MFA setting', () => {
-  const seller = { SELLER_NAME: 'Clinic GmbH', SELLER_ADDRESS: 'Street 1, Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
+  const seller = { SELLER_NAME: 'Clinic GmbH', SELLER_ADDRESS: 'Street 1, Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' };
   it('defaults to required in production and optional elsewhere, and refuses other values at start', () => {
     expect(loadConfig({}).STAFF_MFA).toBe('optional');
     expect(loadConfig({ NODE_ENV: 'production', ...seller }).STAFF_MFA).toBe('required');

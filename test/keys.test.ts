@@ -55,7 +55,7 @@ describe('key lists', () => {
 
 describe('configuration', () => {
   it('refuses production on PostgreSQL without key lists, naming each variable', () => {
-    const seller = { SELLER_NAME: 'Example GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
+    const seller = { SELLER_NAME: 'Example GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' };
     const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db.example:5432/pts', ...seller };
     expect(() => loadConfig(prod)).toThrow(/JWT_SIGNING_KEYS: required in production[\s\S]*DATA_ENCRYPTION_KEYS: required in production/);
     expect(() => loadConfig({ ...prod, JWT_SIGNING_KEYS: K1, DATA_ENCRYPTION_KEYS: D1 })).not.toThrow();

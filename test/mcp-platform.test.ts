@@ -113,7 +113,7 @@ describe('expiry of unused registrations', () => {
 });
 
 describe('configuration', () => {
-  const seller = { SELLER_NAME: 'S', SELLER_ADDRESS: 'A', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
+  const seller = { SELLER_NAME: 'S', SELLER_ADDRESS: 'A', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Example Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' };
   it('production refuses an http PUBLIC_BASE_URL or MCP_PUBLIC_URL for the authorization server (loopback excepted)', async () => {
     const { loadConfig } = await import('../src/config.ts');
     expect(() => loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://api.example.com', ...seller })).toThrow(/PUBLIC_BASE_URL: must be an https:\/\/ URL in production/);

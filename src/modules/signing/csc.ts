@@ -92,9 +92,9 @@ export class CscClient {
     if (!credentialId) throw new CscError('CSC credentials/list: the prescriber has no signing credential');
     const info = await this.post(`${this.base}/credentials/info`, { credentialID: credentialId, certificates: 'chain', certInfo: true, authInfo: true }, bearer);
     const cert = isRecord(info.cert) ? info.cert : {};
-    if (cert.status !== undefined && cert.status !== 'valid') throw new CscError(`CSC credentials/info: certificate ${String(cert.status)}`);
+    if (cert.status !== undefined && cert.status !== 'valid') throw new CscError(`CSC credentials/info: certificate ${JSON.stringify(cert.status)}`);
     const key = isRecord(info.key) ? info.key : {};
-    if (key.status !== undefined && key.status !== 'enabled') throw new CscError(`CSC credentials/info: key ${String(key.status)}`);
+    if (key.status !== undefined && key.status !== 'enabled') throw new CscError(`CSC credentials/info: key ${JSON.stringify(key.status)}`);
     const [leaf, ...chain] = strings(cert.certificates);
     if (!leaf) throw new CscError('CSC credentials/info: no certificate');
     return { credentialId, certificatePem: pem(leaf), chainPem: chain.map(pem) };

@@ -164,7 +164,7 @@ export type Inspection =
 const BYTE_RANGE = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
 
 type Node = forge.asn1.Asn1 & { value: Node[] | string };
-const children = (n: Node | undefined): Node[] => (n && Array.isArray(n.value) ? n.value : []);
+const children = (n: forge.asn1.Asn1 | undefined): Node[] => (n && Array.isArray(n.value) ? (n.value) : []);
 const bytesOf = (n: Node | undefined): string => (n && typeof n.value === 'string' ? n.value : '');
 
 /**
@@ -187,10 +187,10 @@ export function inspectSignature(pdf: Buffer): Inspection {
   const hex = text.slice(b + 1, c - 1).replace(/(00)+$/, '');
   let signedData: Node[];
   let signerInfo: Node[];
-  let cms: Node;
+  let cms: forge.asn1.Asn1;
   try {
     const der = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
-    cms = asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false) as Node;
+    cms = asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false);
     const [oid, wrapped] = children(cms);
     if (asn1.derToOid(bytesOf(oid)) !== forge.pki.oids.signedData) return { ok: false, reason: 'malformed_signature', digest: null };
     signedData = children(children(wrapped)[0]);
@@ -200,9 +200,9 @@ export function inspectSignature(pdf: Buffer): Inspection {
     return { ok: false, reason: 'malformed_signature', digest: null };
   }
   try {
-    const certsNode = signedData.find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && n.type === 0);
+    const certsNode = signedData.find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && Number(n.type) === 0);
     const certificates = children(certsNode).map((n) => new X509Certificate(Buffer.from(asn1.toDer(n).getBytes(), 'binary')));
-    const attrsNode = signerInfo.find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && n.type === 0);
+    const attrsNode = signerInfo.find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && Number(n.type) === 0);
     if (!attrsNode) return { ok: false, reason: 'malformed_signature', digest: null };
     const attributes = new Map(children(attrsNode).map((attr) => [asn1.derToOid(bytesOf(children(attr)[0])), children(children(attr)[1])[0]]));
     const digest = Buffer.from(bytesOf(attributes.get(forge.pki.oids.messageDigest!)), 'binary').toString('hex');

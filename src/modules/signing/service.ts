@@ -53,21 +53,27 @@ function pemSetting(value: string): string {
   return value.trim().startsWith('-----BEGIN') ? value : readFileSync(value, 'utf8');
 }
 
-/** The sandbox CA: configured, else generated once and kept sealed in app_secrets. */
-export function sandboxCa(deps: Deps): Promise<CaMaterial> {
-  let ca = caCache.get(deps.db);
-  if (!ca) {
-    ca = (async () => {
-      const { PRESCRIPTION_CA_CERT, PRESCRIPTION_CA_KEY } = deps.config;
-      if (PRESCRIPTION_CA_CERT && PRESCRIPTION_CA_KEY) return { certificatePem: pemSetting(PRESCRIPTION_CA_CERT), privateKeyPem: pemSetting(PRESCRIPTION_CA_KEY) };
-      const organisation = deps.config.SELLER_NAME ?? 'Patient Treatment Service';
-      const stored = await getOrCreateSecret(deps.db, 'prescription_sandbox_ca', sealText(deps.db, JSON.stringify(generateSandboxCa(organisation, deps.clock.now()))));
-      return JSON.parse(openText(deps.db, stored)) as CaMaterial;
-    })();
-    // A failure (database briefly away) is not remembered: the next call tries again.
-    ca.catch(() => caCache.delete(deps.db));
-    caCache.set(deps.db, ca);
-  }
+async function loadCa(deps: Deps, q: Queryable): Promise<CaMaterial> {
+  const { PRESCRIPTION_CA_CERT, PRESCRIPTION_CA_KEY } = deps.config;
+  if (PRESCRIPTION_CA_CERT && PRESCRIPTION_CA_KEY) return { certificatePem: pemSetting(PRESCRIPTION_CA_CERT), privateKeyPem: pemSetting(PRESCRIPTION_CA_KEY) };
+  const organisation = deps.config.SELLER_NAME ?? 'Patient Treatment Service';
+  const stored = await getOrCreateSecret(q, 'prescription_sandbox_ca', sealText(q, JSON.stringify(generateSandboxCa(organisation, deps.clock.now()))));
+  return JSON.parse(openText(q, stored)) as CaMaterial;
+}
+
+/**
+ * The sandbox CA: configured, else generated once and kept sealed in app_secrets. Read through `q`
+ * (the signing transaction: the embedded database has one connection); remembered only once read
+ * outside a transaction, so a CA made by a transaction that rolled back is never kept.
+ */
+export function sandboxCa(deps: Deps, q: Queryable = deps.db): Promise<CaMaterial> {
+  const cached = caCache.get(deps.db);
+  if (cached) return cached;
+  if (q !== deps.db) return loadCa(deps, q);
+  const ca = loadCa(deps, q);
+  // A failure (database briefly away) is not remembered: the next call tries again.
+  ca.catch(() => caCache.delete(deps.db));
+  caCache.set(deps.db, ca);
   return ca;
 }
 
@@ -86,7 +92,7 @@ function cscClient(deps: Deps): CscClient {
 
 async function sandboxKey(deps: Deps, q: Queryable, prescriber: Prescriber): Promise<{ identity: repo.IdentityRow; key: SigningKey }> {
   const now = deps.clock.now();
-  const ca = await sandboxCa(deps);
+  const ca = await sandboxCa(deps, q);
   let identity = await repo.activeIdentity(q, prescriber.id, 'sandbox');
   if (identity && new Date(identity.not_after).getTime() <= now.getTime() + 24 * 3600 * 1000) {
     // About to expire: rotated, so the next lines issue a fresh one.
