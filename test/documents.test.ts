@@ -203,7 +203,7 @@ describe('seller configuration', () => {
     expect(() => loadConfig({ SELLER_NAME: 'X GmbH' })).toThrow(/SELLER_ADDRESS, SELLER_VAT_ID, SELLER_COUNTRY: required to issue invoices \(set all four/);
     expect(() => loadConfig({ ...SELLER_ENV, SELLER_VAT_ID: 'not a vat id' })).toThrow(/SELLER_VAT_ID/);
     expect(() => loadConfig({ ...SELLER_ENV, SELLER_COUNTRY: 'Poland' })).toThrow(/SELLER_COUNTRY/);
-    const c = loadConfig({ ...SELLER_ENV, ...DISTANCE_SELLING_ENV, NODE_ENV: 'production' });
+    const c = loadConfig({ ...SELLER_ENV, ...DISTANCE_SELLING_ENV, SELLER_PHONE: '+48421234567', NODE_ENV: 'production' });
     expect(sellerFrom(c)).toEqual({
       name: SELLER_ENV.SELLER_NAME,
       address: ['ul. Piotrkowska 104', '90-926 Łódź'],
