@@ -94,6 +94,14 @@ describe('access control', () => {
         'POST /v1/users/referrals/attribution-events/',
         'POST /v1/webhooks/stripe/',
         'POST /v1/webhooks/identity/:provider/',
+        // A pharmacy checks a prescription it was handed; the sandbox CA's root is published.
+        'GET /v1/prescriptions/ca/',
+        'POST /v1/prescriptions/verify/',
+        // What the law makes public: the prescribing doctors, the imprint, cancelling without signing in.
+        'GET /v1/public/doctors/',
+        'GET /v1/public/site/',
+        'POST /v1/public/cancel/',
+        'POST /v1/public/cancel/confirm/',
       ].sort(),
     );
     // Only the declared method is public: GET on the sign-in path still needs a token.

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { call, createTestContext, firstRow, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 const DISTANCE = { DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/42', DISTANCE_SELLING_PHARMACY_NAME: 'Beispiel-Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
-const SELLER = { SELLER_NAME: 'Example GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', SELLER_EMAIL: 'hello@example.org' };
+const SELLER = { SELLER_NAME: 'Example GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', SELLER_EMAIL: 'hello@example.org', SELLER_PHONE: '+4930123456' };
 const DAY = 86_400_000;
 
 let ctx: TestContext;

@@ -16,6 +16,7 @@ import { anotherInstance, call, createTestContext, newStaff, seedPatient, type P
 import { multipart, pdfPart } from './support/multipart.ts';
 import { pdfText } from './support/pdf-text.ts';
 import { paySandbox } from './billing-fixtures.ts';
+import { withPhotos } from './support/photo-answers.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
 import { getCategory } from '../src/modules/questionnaires/index.ts';
 import { productTreatmentIds } from '../src/modules/fulfilment/products.ts';
@@ -49,7 +50,7 @@ const patient = () =>
   });
 
 async function submit(c: { app: TestContext['app'] }, slug: string, data: unknown[], token: string) {
-  expect((await call(c, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data } })).status).toBe(200);
+  expect((await call(c, 'PATCH', `/v1/users/questionnaires/${slug}/progress/`, { token, json: { data: await withPhotos(c, token, slug, data) } })).status).toBe(200);
   const sub = await call(c, 'POST', `/v1/users/questionnaires/${slug}/submit/`, { token });
   expect(sub.body.outcome, sub.text).toBe('eligible');
 }

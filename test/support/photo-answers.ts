@@ -9,7 +9,7 @@ import { multipart } from './multipart.ts';
 
 const uploaded = new Map<string, Record<string, string>>();
 
-export async function withPhotos(ctx: TestContext, token: string, slug: string, data: unknown[]): Promise<unknown[]> {
+export async function withPhotos(ctx: Pick<TestContext, 'app'>, token: string, slug: string, data: unknown[]): Promise<unknown[]> {
   const answered = new Set(data.map((a) => (a as { question_key?: string }).question_key));
   const out = [...data];
   for (const step of currentVersion(slug)?.steps ?? []) {

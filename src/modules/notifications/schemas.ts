@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EVENTS, EVENT_KINDS, type EventKind } from './events.ts';
 
-const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use a 24-hour time such as 22:00.');
+const HHMM = z.string().max(5).regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use a 24-hour time such as 22:00.');
 export const QuietHoursSchema = z
   .object({ start: HHMM, end: HHMM })
   .meta({ description: 'Local times in the patient’s time zone; non-urgent notifications wait until the end. Spans midnight when the end is before the start' });
@@ -37,6 +37,6 @@ export const IdParams = z.object({ id: z.uuid() });
 export const PhoneSchema = z.object({ phone: z.string().nullable().meta({ description: 'E.164, or null when none is set' }), verified: z.boolean() });
 export const PhonePut = z.strictObject({
   phone: z.string().min(3).max(40),
-  country: z.string().regex(/^[A-Za-z]{2}$/, 'Use an ISO 3166 alpha-2 code such as DE.').optional().meta({ description: 'Region of a number written without +country code' }),
+  country: z.string().max(2).regex(/^[A-Za-z]{2}$/, 'Use an ISO 3166 alpha-2 code such as DE.').optional().meta({ description: 'Region of a number written without +country code' }),
 });
-export const PhoneVerify = z.strictObject({ code: z.string().regex(/^\d{6}$/, 'Enter the 6-digit code.') });
+export const PhoneVerify = z.strictObject({ code: z.string().max(6).regex(/^\d{6}$/, 'Enter the 6-digit code.') });

@@ -40,6 +40,11 @@ const serial = () => {
   return b.toString('hex');
 };
 
+// forge encodes a string attribute as UTF8String when asked (valueTagClass 12); otherwise it writes
+// the characters as one byte each, so a name in Greek, Cyrillic or Polish would give a broken
+// certificate. Every name (the seller's for the CA, the doctor's) goes through this.
+const utf8 = (v: string) => ({ value: v, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class });
+
 export function generateSandboxCa(organisation: string, now: Date): CaMaterial {
   const keys = newRsaKeyPem();
   const cert = forge.pki.createCertificate();
@@ -48,8 +53,8 @@ export function generateSandboxCa(organisation: string, now: Date): CaMaterial {
   cert.validity.notBefore = new Date(now.getTime() - DAY);
   cert.validity.notAfter = new Date(now.getTime() + SANDBOX_CA_YEARS * 365 * DAY);
   const name = [
-    { name: 'commonName', value: `${organisation} prescription signing sandbox CA` },
-    { name: 'organizationName', value: organisation },
+    { name: 'commonName', ...utf8(`${organisation} prescription signing sandbox CA`) },
+    { name: 'organizationName', ...utf8(organisation) },
   ];
   cert.setSubject(name);
   cert.setIssuer(name);
@@ -70,9 +75,6 @@ export function issuePrescriberCertificate(ca: CaMaterial, subject: PrescriberSu
   cert.serialNumber = serial();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + PRESCRIBER_CERT_DAYS * DAY);
-  // forge encodes every string attribute as UTF8String when asked (valueTagClass 12), so names
-  // with any Latin, Greek or Cyrillic letters survive.
-  const utf8 = (v: string) => ({ value: v, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class });
   cert.setSubject([
     { name: 'commonName', ...utf8(`${subject.givenName} ${subject.surname}`.trim()) },
     { name: 'givenName', ...utf8(subject.givenName) },

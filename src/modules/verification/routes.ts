@@ -105,7 +105,7 @@ export default function verificationModule(app: ZodApp, { deps }: ModuleOptions)
           multipartForm: {
             properties: {
               file: { type: 'string', format: 'binary', maxLength: MAX_IMAGE_BYTES, description: 'A photo of the patient on the scales with the reading visible: JPEG, PNG, WebP or HEIC (by its bytes), at most 15 MiB' },
-              weight_kg: { type: 'string', pattern: '^\\d{1,3}(\\.\\d{1,2})?$', description: 'The reading, in kilograms (20-500)' },
+              weight_kg: { type: 'string', maxLength: 6, pattern: '^\\d{1,3}(\\.\\d{1,2})?$', description: 'The reading, in kilograms (20-500)' },
             },
             required: ['file', 'weight_kg'],
           },
