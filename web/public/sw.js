@@ -1,7 +1,6 @@
 // The web app's service worker: shows the service's push notifications and opens the page a
 // notification names when it is tapped. The payload ({title, body, url, tag, id}) carries no health
 // details (docs/notifications.md); the content is behind sign-in.
-/* eslint-env serviceworker */
 /* global self, URL */
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
