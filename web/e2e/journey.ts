@@ -658,7 +658,8 @@ async function main() {
     const flag = doc.getByRole('article').filter({ hasText: 'Ich habe seit einer Stunde starke Brustschmerzen' });
     await flag.waitFor();
     if (!(await flag.getByText('Emergency: the patient was shown the emergency number').isVisible())) fail('the red flag is not shown as an emergency');
-    if (!(await flag.getByText('chest_pain').isVisible())) fail('the red flag does not name chest_pain');
+    // The category is named in the flag's categories and again in the evidence that raised it.
+    if (!(await flag.getByText('chest_pain').first().isVisible())) fail('the red flag does not name chest_pain');
     if (!(await flag.getByText('Message', { exact: true }).isVisible())) fail('the red flag does not name its source');
     await check(doc, 'desk-red-flags');
     await flag.getByLabel('What was done (required)').fill('Called the patient at once; ambulance already on its way.');
