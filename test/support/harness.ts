@@ -1,7 +1,7 @@
 // The test harness: a real app on a real database (a copy of the migrated template: PGlite, or
 // PostgreSQL when DATABASE_URL is set), mail captured in memory, and small HTTP helpers.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -67,6 +67,23 @@ export type TestRow = Record<string, any>;
 export type TestDb = Omit<Db, 'query'> & { query<T = TestRow>(sql: string, params?: unknown[]): Promise<T[]> };
 
 /** A fresh app on a fresh copy of the migrated database. Call close() in afterAll. */
+/**
+ * TEST_ERROR_LOG=<file> appends the server's error lines (level >= 50: the 500s a test saw) to a file,
+ * so a failure that shows only `server_error` and an error_id can be traced to its stack.
+ */
+function errorLogOrSilent(): { logger: false } | { logStream: { write(line: string): void } } {
+  const file = process.env.TEST_ERROR_LOG;
+  if (!file) return { logger: false };
+  return {
+    logStream: {
+      write(line: string) {
+        const level = (JSON.parse(line) as { level?: number }).level ?? 0;
+        if (level >= 50) appendFileSync(file, line);
+      },
+    },
+  };
+}
+
 export async function createTestContext(
   env: Record<string, string> = {},
   options: { transport?: MailTransport; logStream?: { write(line: string): void }; wrapDb?: (db: Db) => Db; pgliteWorker?: boolean } = {},
@@ -80,14 +97,14 @@ export async function createTestContext(
     DATA_DIR: mkdtempSync(join(tmpdir(), 'pts-test-')),
     BRAND_SLUG: TEST_BRAND,
     PUBLIC_BASE_URL: TEST_BASE_URL,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_ERROR_LOG ? 'error' : 'silent',
     GOOGLE_CLIENT_IDS: 'test-client.apps.googleusercontent.com',
     ...env,
   });
   const memory = memoryTransport();
   const transport = options.transport ?? memory;
   const runtime = await createRuntime(config, { db, transport, migrate: false });
-  const app = await buildApp(runtime.deps, options.logStream ? { logStream: options.logStream } : { logger: false });
+  const app = await buildApp(runtime.deps, options.logStream ? { logStream: options.logStream } : errorLogOrSilent());
   await app.ready();
   return {
     app,

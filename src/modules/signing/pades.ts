@@ -168,6 +168,28 @@ const children = (n: forge.asn1.Asn1 | undefined): Node[] => (n && Array.isArray
 const bytesOf = (n: Node | undefined): string => (n && typeof n.value === 'string' ? n.value : '');
 
 /**
+ * The CMS in a signature's /Contents: the hex string is padded with zeros to the placeholder's size,
+ * so the DER is cut at the length its outer SEQUENCE declares. (Trimming trailing "00"s instead
+ * would also cut a signature value that happens to end in a zero byte: one signature in 256.)
+ */
+export function cmsFromContents(hex: string): Buffer | null {
+  if (!/^[0-9a-fA-F]*$/.test(hex)) return null;
+  const bytes = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
+  if (bytes.length < 2 || bytes[0] !== 0x30) return null;
+  const first = bytes[1]!;
+  let header = 2;
+  let length = first;
+  if (first & 0x80) {
+    const octets = first & 0x7f;
+    if (octets === 0 || octets > 4 || bytes.length < 2 + octets) return null;
+    length = 0;
+    for (let i = 0; i < octets; i++) length = length * 256 + bytes[2 + i]!;
+    header += octets;
+  }
+  return header + length <= bytes.length ? bytes.subarray(0, header + length) : null;
+}
+
+/**
  * Checks the one signature of a PDF: it covers the whole file but its own value, the messageDigest
  * is the SHA-256 of those bytes, the signed attributes carry signing-certificate-v2 naming the
  * embedded signer certificate, and the signature over them verifies with that certificate's key.
@@ -184,12 +206,12 @@ export function inspectSignature(pdf: Buffer): Inspection {
   if (a !== 0 || b <= 0 || c <= b || c + d > pdf.length || pdf[b] !== 0x3c || pdf[c - 1] !== 0x3e) return { ok: false, reason: 'malformed_signature', digest: null };
   // Bytes after the signed range: a revision appended after signing, which the signature does not cover.
   const appended = c + d !== pdf.length;
-  const hex = text.slice(b + 1, c - 1).replace(/(00)+$/, '');
   let signedData: Node[];
   let signerInfo: Node[];
   let cms: forge.asn1.Asn1;
   try {
-    const der = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
+    const der = cmsFromContents(text.slice(b + 1, c - 1));
+    if (!der) return { ok: false, reason: 'malformed_signature', digest: null };
     cms = asn1.fromDer(forge.util.createBuffer(der.toString('binary')), false);
     const [oid, wrapped] = children(cms);
     if (asn1.derToOid(bytesOf(oid)) !== forge.pki.oids.signedData) return { ok: false, reason: 'malformed_signature', digest: null };
