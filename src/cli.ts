@@ -14,6 +14,7 @@ import { resealStoredFiles } from './modules/messages/index.ts';
 import { endGrantsWithSessions } from './modules/mcp/index.ts';
 import type { Deps } from './deps.ts';
 import { resealPhotos } from './modules/photos/index.ts';
+import { resealVerificationImages } from './modules/verification/index.ts';
 import { revokeSigningIdentity, rotateSigningIdentity } from './modules/signing/index.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -114,6 +115,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const counts = await sealedKeyCounts(runtime.deps.db);
       const files = await resealStoredFiles(runtime.deps);
       const photos = await resealPhotos(runtime.deps);
+      const verification = await resealVerificationImages(runtime.deps);
       return {
         code: 0,
         out: [
@@ -123,6 +125,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           `values per key: ${JSON.stringify(counts)}`,
           `attachments re-sealed: ${files.database} in the database, ${files.s3} in the bucket; blobs per key: ${JSON.stringify(files.blobsPerKey)}`,
           `clinical photos re-sealed: ${photos.database} in the database, ${photos.s3} in the bucket`,
+          `verification images re-sealed: ${verification.database} in the database, ${verification.s3} in the bucket`,
         ].join('\n'),
       };
     } finally {

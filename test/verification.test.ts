@@ -2,12 +2,13 @@
 // name or birth date that differs from the profile going to the desk, the reset on a profile change,
 // the photo on the scales and the desk's decision entering the journal, duplicate-identity signals,
 // the approval gate (PATIENT_VERIFICATION required and optional), renewal options, export, erasure.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySandbox, readyPatient, staff } from './billing-fixtures.ts';
-import { call, createTestContext, firstRow, type Patient, type TestContext } from './support/harness.ts';
+import { resealVerificationImages } from '../src/modules/verification/index.ts';
+import { anotherInstance, call, createTestContext, firstRow, type Patient, type TestContext } from './support/harness.ts';
 
 interface Part {
   name: string;
@@ -401,5 +402,38 @@ describe('verification required (PATIENT_VERIFICATION=required)', () => {
     expect(expired).toMatchObject({ missing: ['weight'], weight_expired: true });
     expect(expired.message).toContain('Your verified weight expired on');
     expect((await status(ctx, p)).weight.status).toBe('not_started');
+  });
+});
+
+describe('key rotation', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  it('reencrypt re-seals the identity images and the scale photos with the active key; the desk still opens them', async () => {
+    const doctor = await staff(ctx, 'doctor');
+    const p = await readyPatient(ctx);
+    await sandboxIdentity(ctx, p, { document_number: 'R12345678' });
+    const w = await submitWeight(ctx, p);
+    const photoUrl = `/v1/clinician/weight-verifications/${w}/photo/`;
+    const before = await binary(ctx, photoUrl, doctor.access);
+    expect(before.status).toBe(200);
+    const next = await anotherInstance(ctx, { DATA_ENCRYPTION_KEYS: `k9:${randomBytes(32).toString('base64url')}` });
+    try {
+      expect((await resealVerificationImages(next.deps)).database).toBe(3);
+      const keys = await ctx.db.query<{ key_id: string }>('select distinct key_id from verification_blobs');
+      expect(keys.map((k) => k.key_id)).toEqual(['k9']);
+      const after = await next.app.inject({ method: 'GET', url: photoUrl, headers: { authorization: `Bearer ${doctor.access}` } });
+      expect(after.statusCode).toBe(200);
+      expect(Buffer.from(after.rawPayload).equals(before.data)).toBe(true);
+      // A second run finds nothing left to re-seal.
+      expect(await resealVerificationImages(next.deps)).toEqual({ database: 0, s3: 0 });
+    } finally {
+      await next.close();
+    }
   });
 });

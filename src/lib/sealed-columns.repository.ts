@@ -9,7 +9,8 @@
 //   entry) is decrypted and sealed again with it, so that an old key can then be dropped
 //   (docs/operations.md, "Key rotation"). `npm run cli -- reencrypt`. Attachments (file_blobs) are
 //   re-sealed by the messages module's resealStoredFiles, clinical photos (clinical_photo_blobs) by the
-//   photos module's resealPhotos (the same command).
+//   photos module's resealPhotos, identity and scale images (verification_blobs) by the verification
+//   module's resealVerificationImages: one loop over each table (resealBlobTable), the same command.
 //
 // This is the one place that knows the sealed columns of every module (as src/db/ holds the schema).
 import type { Db, Queryable } from '../db/index.ts';

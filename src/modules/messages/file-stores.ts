@@ -148,27 +148,38 @@ export function objectStoreOf(deps: Pick<Deps, 'config' | 'reader'>): ObjectStor
 }
 
 /**
- * reencrypt (docs/operations.md, "Key rotation"): every attachment sealed with another key than the
- * active one is opened and sealed again with it, so the old key can be dropped. Blobs in the
- * database are replaced in place; with FILE_STORE=s3, every file row's object in the bucket too.
- * Answers how many were re-sealed where, and the database's blobs per key afterwards.
+ * A table of sealed blobs as reencrypt sees it: the database copies (keys sealed with another key
+ * than the active one, read, replace) and, for FILE_STORE=s3, every storage key its rows name.
  */
-export async function resealStoredFiles(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number; blobsPerKey: Record<string, number> }> {
+export interface SealedBlobTable {
+  blobsNotUnderKey(q: Queryable, keyId: string, limit: number): Promise<string[]>;
+  readBlob(q: Queryable, storageKey: string): Promise<Buffer | undefined>;
+  replaceBlob(q: Queryable, storageKey: string, keyId: string, sealed: Buffer): Promise<void>;
+  keysAfterForOperator(q: Queryable, after: string, limit: number): Promise<string[]>;
+}
+
+/**
+ * reencrypt (docs/operations.md, "Key rotation"): every blob of `table` sealed with another key than
+ * the active one is opened and sealed again with it, so the old key can be dropped. Blobs in the
+ * database are replaced in place; with FILE_STORE=s3, every object the table's rows name too.
+ * Answers how many were re-sealed where.
+ */
+export async function resealBlobTable(deps: Pick<Deps, 'config' | 'db' | 'secrets'>, table: SealedBlobTable): Promise<{ database: number; s3: number }> {
   const keys = deps.secrets.documentKeys;
   const active = keys.active.id;
   let database = 0;
-  for (let batch = await blobs.blobsNotUnderKey(deps.db, active, 100); batch.length; batch = await blobs.blobsNotUnderKey(deps.db, active, 100)) {
+  for (let batch = await table.blobsNotUnderKey(deps.db, active, 100); batch.length; batch = await table.blobsNotUnderKey(deps.db, active, 100)) {
     for (const key of batch) {
-      const sealed = await blobs.readBlob(deps.db, key);
+      const sealed = await table.readBlob(deps.db, key);
       if (!sealed) continue;
-      await blobs.replaceBlob(deps.db, key, active, sealBytes(keys, openBytes(keys, sealed, key), key));
+      await table.replaceBlob(deps.db, key, active, sealBytes(keys, openBytes(keys, sealed, key), key));
       database++;
     }
   }
   let s3 = 0;
   if (deps.config.FILE_STORE === 's3') {
     const bucket = s3Objects(deps.config);
-    for (let after = '', batch = await blobs.fileKeysAfterForOperator(deps.db, after, 100); batch.length; batch = await blobs.fileKeysAfterForOperator(deps.db, after, 100)) {
+    for (let after = '', batch = await table.keysAfterForOperator(deps.db, after, 100); batch.length; batch = await table.keysAfterForOperator(deps.db, after, 100)) {
       for (const key of batch) {
         const sealed = await bucket.get(key);
         if (!sealed || sealedKeyId(sealed) === active) continue;
@@ -178,7 +189,18 @@ export async function resealStoredFiles(deps: Pick<Deps, 'config' | 'db' | 'secr
       after = batch[batch.length - 1]!;
     }
   }
-  return { database, s3, blobsPerKey: await blobs.blobCountsByKey(deps.db) };
+  return { database, s3 };
+}
+
+/** reencrypt of the message attachments, with the database's blobs per key afterwards. */
+export async function resealStoredFiles(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number; blobsPerKey: Record<string, number> }> {
+  const counts = await resealBlobTable(deps, {
+    blobsNotUnderKey: blobs.blobsNotUnderKey,
+    readBlob: blobs.readBlob,
+    replaceBlob: blobs.replaceBlob,
+    keysAfterForOperator: blobs.fileKeysAfterForOperator,
+  });
+  return { ...counts, blobsPerKey: await blobs.blobCountsByKey(deps.db) };
 }
 
 // One store per set of dependencies (the S3 client keeps its connections).

@@ -5,7 +5,7 @@
 // folder is internal.
 export { listForPatient, readAsPatient, sendAsPatient, removeStoredFiles, patientFile, type Upload } from './service.ts';
 export { conversationsOfAccount, deleteAccountMessages } from './service.ts';
-export { importDiskUploads, resealStoredFiles, sealedStoreWith } from './file-stores.ts';
+export { importDiskUploads, resealBlobTable, resealStoredFiles, sealedStoreWith, type SealedBlobTable } from './file-stores.ts';
 // The sealing and the S3 bucket of the file store, for other patient files kept the same way (clinical
 // photos: src/modules/photos, with their own table of database blobs; verification images).
 export { sealedFileStore, s3Objects, StoredFileMissingError, type FileStore, type ObjectStore } from './file-stores.ts';

@@ -3,8 +3,8 @@
 // storage key as associated data). FILE_STORE=database keeps them in clinical_photo_blobs (deleted with
 // their photo row); FILE_STORE=s3 in the same bucket as attachments, named by the storage key alone.
 import type { Deps } from '../../deps.ts';
-import { openBytes, sealBytes, sealedKeyId } from '../../lib/crypto.ts';
-import { s3Objects, sealedFileStore, type FileStore, type ObjectStore } from '../messages/index.ts';
+import { sealedKeyId } from '../../lib/crypto.ts';
+import { resealBlobTable, s3Objects, sealedFileStore, type FileStore, type ObjectStore } from '../messages/index.ts';
 import * as repo from './repository.ts';
 
 function databasePhotoObjects(deps: Pick<Deps, 'reader'>): ObjectStore {
@@ -31,34 +31,12 @@ export function photoStore(deps: Pick<Deps, 'config' | 'reader' | 'secrets'>): F
   return store;
 }
 
-/**
- * reencrypt (docs/operations.md, "Key rotation"): every photo sealed with another key than the active
- * one is opened and sealed again with it; in the database in place, with FILE_STORE=s3 in the bucket.
- */
-export async function resealPhotos(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number }> {
-  const keys = deps.secrets.documentKeys;
-  const active = keys.active.id;
-  let database = 0;
-  for (let batch = await repo.photoBlobsNotUnderKey(deps.db, active, 100); batch.length; batch = await repo.photoBlobsNotUnderKey(deps.db, active, 100)) {
-    for (const key of batch) {
-      const sealed = await repo.readPhotoBlob(deps.db, key);
-      if (!sealed) continue;
-      await repo.replacePhotoBlob(deps.db, key, active, sealBytes(keys, openBytes(keys, sealed, key), key));
-      database++;
-    }
-  }
-  let s3 = 0;
-  if (deps.config.FILE_STORE === 's3') {
-    const bucket = s3Objects(deps.config);
-    for (let after = '', batch = await repo.photoKeysAfterForOperator(deps.db, after, 100); batch.length; batch = await repo.photoKeysAfterForOperator(deps.db, after, 100)) {
-      for (const key of batch) {
-        const sealed = await bucket.get(key);
-        if (!sealed || sealedKeyId(sealed) === active) continue;
-        await bucket.put(deps.db, key, sealBytes(keys, openBytes(keys, sealed, key), key));
-        s3++;
-      }
-      after = batch[batch.length - 1]!;
-    }
-  }
-  return { database, s3 };
+/** reencrypt (docs/operations.md, "Key rotation"): the photos' blobs, in the database or the bucket. */
+export function resealPhotos(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number }> {
+  return resealBlobTable(deps, {
+    blobsNotUnderKey: repo.photoBlobsNotUnderKey,
+    readBlob: repo.readPhotoBlob,
+    replaceBlob: repo.replacePhotoBlob,
+    keysAfterForOperator: repo.photoKeysAfterForOperator,
+  });
 }

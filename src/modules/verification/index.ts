@@ -5,3 +5,5 @@ export { assertVerifiedForApproval, verificationForDesk, verificationFor, verifi
 export { verificationOfAccount, verificationFilesOfAccount, deleteAccountVerification, removeVerificationImages } from './service.ts';
 export { CategoryVerification, DeskVerification, VerificationRequiredSchema } from './schemas.ts';
 export { requirementsOf } from './catalogue.ts';
+// The operator's key rotation (reencrypt).
+export { resealVerificationImages } from './service.ts';

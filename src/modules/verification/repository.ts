@@ -238,6 +238,30 @@ export async function deleteBlob(q: Queryable, storageKey: string): Promise<void
   await sqlOf(q).deleteFrom('verification_blobs').where('storage_key', '=', storageKey).execute();
 }
 
+/** Storage keys of blobs sealed with another key than `keyId` (reencrypt), a batch at a time. */
+export async function blobsNotUnderKey(q: Queryable, keyId: string, limit: number): Promise<string[]> {
+  const rows = await sqlOf(q).selectFrom('verification_blobs').select('storage_key').where('key_id', '<>', keyId).orderBy('storage_key').limit(limit).execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/** Replaces a blob's sealed bytes (re-sealed with another key: the same plaintext). */
+export async function replaceBlob(q: Queryable, storageKey: string, keyId: string, sealed: Buffer): Promise<void> {
+  await sqlOf(q).updateTable('verification_blobs').set({ key_id: keyId, sealed }).where('storage_key', '=', storageKey).execute();
+}
+
+/** Storage keys of every account's verification images after `after`, in order (the operator's reencrypt over a bucket). */
+export async function imageKeysAfterForOperator(q: Queryable, after: string, limit: number): Promise<string[]> {
+  const db = sqlOf(q);
+  const keys = db
+    .selectFrom('identity_verifications')
+    .select('id_photo_key as storage_key')
+    .unionAll(db.selectFrom('identity_verifications').select('selfie_key as storage_key'))
+    .unionAll(db.selectFrom('weight_verifications').select('photo_key as storage_key'))
+    .as('k');
+  const rows = await db.selectFrom(keys).select('k.storage_key').where('k.storage_key', 'is not', null).where('k.storage_key', '>', after).orderBy('k.storage_key').limit(limit).execute();
+  return rows.map((r) => r.storage_key!);
+}
+
 // ---------------------------------------------------------------- the account's privacy
 
 export async function identitiesOfAccount(q: Queryable, userId: string): Promise<IdentityRow[]> {

@@ -10,7 +10,7 @@ import { decrypt, encrypt, sealedKeyId } from '../../lib/crypto.ts';
 import { ImageRejectedError, sanitiseImage } from '../../lib/images.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordVerifiedWeight } from '../journal/index.ts';
-import { sealedStoreWith, type FileStore } from '../messages/index.ts';
+import { resealBlobTable, sealedStoreWith, type FileStore } from '../messages/index.ts';
 import { requirementsOf, VERIFICATION_CATEGORIES, WEIGHT_VALID_DAYS, type Requirement } from './catalogue.ts';
 import * as repo from './repository.ts';
 import type { IdentityRow, ProfileFacts, WeightRow } from './repository.ts';
@@ -34,6 +34,16 @@ function imageStore(deps: Deps): FileStore {
     stores.set(deps, store);
   }
   return store;
+}
+
+/** reencrypt (docs/operations.md, "Key rotation"): the identity documents, selfies and scale photos. */
+export function resealVerificationImages(deps: Pick<Deps, 'config' | 'db' | 'secrets'>): Promise<{ database: number; s3: number }> {
+  return resealBlobTable(deps, {
+    blobsNotUnderKey: repo.blobsNotUnderKey,
+    readBlob: repo.readBlob,
+    replaceBlob: repo.replaceBlob,
+    keysAfterForOperator: repo.imageKeysAfterForOperator,
+  });
 }
 
 /** A photo as received: refused by content (type, size, pixels), re-encoded without metadata. */
