@@ -160,3 +160,49 @@ describe('dose-change requests on the desk', () => {
     expect(sent.find((s) => s.key.startsWith('POST'))?.body).toEqual({ decision: 'approve', note: 'Four weeks at 0.5 mg.' });
   });
 });
+
+describe('switching treatment on the plan page', () => {
+  it('offers the category’s other treatments, sends the choice and the reason, and points to the renewal screen', async () => {
+    const sent = serve({
+      'GET /v1/users/subscriptions/': () => [200, page([plan()])],
+      'GET /v1/users/subscriptions/renewal-options/': () => [200, options],
+      [`GET /v1/users/subscriptions/${ID}/dose-change-requests/`]: () => [200, []],
+      'GET /v1/users/questionnaires/weight_loss/schema/': () => [200, { treatments: [{ treatment_id: 'semaglutide', name: 'Semaglutide' }, { treatment_id: 'tirzepatide', name: 'Tirzepatide' }] }],
+      [`POST /v1/users/subscriptions/${ID}/treatment-switch/`]: () => [201, {}],
+    });
+    render(wrap(<PlanPage />));
+    const select = (await screen.findByLabelText('Treatment you would prefer')) as HTMLSelectElement;
+    // The plan's own treatment is not offered.
+    expect([...select.options].map((o) => o.value)).toEqual(['tirzepatide']);
+    fireEvent.change(screen.getByLabelText('Why'), { target: { value: 'shortage' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Ask to switch' }));
+    expect(await screen.findByText(/Your request is open/)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Go to renewal' }).getAttribute('href')).toBe('/renewal');
+    expect(sent.find((s) => s.key.endsWith('/treatment-switch/'))?.body).toEqual({ treatment_id: 'tirzepatide', reason: 'shortage' });
+  });
+
+  it('shows the refusal when the renewal is already open, and nothing when the category has one treatment', async () => {
+    serve({
+      'GET /v1/users/subscriptions/': () => [200, page([plan()])],
+      'GET /v1/users/subscriptions/renewal-options/': () => [200, options],
+      [`GET /v1/users/subscriptions/${ID}/dose-change-requests/`]: () => [200, []],
+      'GET /v1/users/questionnaires/weight_loss/schema/': () => [200, { treatments: [{ treatment_id: 'semaglutide', name: 'Semaglutide' }, { treatment_id: 'tirzepatide', name: 'Tirzepatide' }] }],
+      [`POST /v1/users/subscriptions/${ID}/treatment-switch/`]: () => [409, { detail: 'This period’s renewal is open: choose the treatment there.', code: 'treatment_switch_renewal_open' }],
+    });
+    const { unmount } = render(wrap(<PlanPage />));
+    fireEvent.click(await screen.findByRole('button', { name: 'Ask to switch' }));
+    expect(await screen.findByText('This period’s renewal is open: choose the treatment there.')).toBeTruthy();
+    unmount();
+    const single = serve({
+      'GET /v1/users/subscriptions/': () => [200, page([plan()])],
+      'GET /v1/users/subscriptions/renewal-options/': () => [200, options],
+      [`GET /v1/users/subscriptions/${ID}/dose-change-requests/`]: () => [200, []],
+      'GET /v1/users/questionnaires/weight_loss/schema/': () => [200, { treatments: [{ treatment_id: 'semaglutide', name: 'Semaglutide' }] }],
+    });
+    render(wrap(<PlanPage />));
+    expect(await screen.findByLabelText('New delivery date')).toBeTruthy();
+    await waitFor(() => expect(single.some((s) => s.key.endsWith('/schema/'))).toBe(true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('button', { name: 'Ask to switch' })).toBeNull();
+  });
+});

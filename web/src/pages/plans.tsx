@@ -352,6 +352,55 @@ export function PlanManagement({ plan: s, onChanged }: { plan: Plan; onChanged: 
         </>
       ) : null}
       {live && !s.cancel_at_period_end ? <DoseChange plan={s} onChanged={onChanged} /> : null}
+      {s.status === 'active' && !s.cancel_at_period_end ? <TreatmentSwitch plan={s} onChanged={onChanged} /> : null}
+    </div>
+  );
+}
+
+const SWITCH_REASONS = ['price', 'shortage', 'side_effects', 'other'] as const;
+type SwitchReason = (typeof SWITCH_REASONS)[number];
+const SWITCH_REASON_KEY = { price: 'plan.switchReasonPrice', shortage: 'plan.switchReasonShortage', side_effects: 'plan.switchReasonSideEffects', other: 'plan.switchReasonOther' } as const;
+
+/**
+ * Ask for another treatment of the plan's category (after a price rise, a shortage, side effects):
+ * the service opens the plan's next renewal on it at its starting dose; the patient confirms it on the
+ * renewal screen and a doctor decides (docs/compliance.md, "Switching treatment").
+ */
+function TreatmentSwitch({ plan: s, onChanged }: { plan: Plan; onChanged: () => void }) {
+  const { t, locale } = useI18n();
+  const schema = useLoad(() => api.GET('/v1/users/questionnaires/{slug}/schema/', { params: { path: { slug: s.category }, query: { locale } } }), [s.category, locale]);
+  const others = (schema.data?.treatments ?? []).filter((x) => x.treatment_id !== s.treatment_id);
+  const [treatment, setTreatment] = useState('');
+  const [reason, setReason] = useState<SwitchReason>('price');
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  if (!others.length) return null;
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    setMessage(null);
+    const { data, error } = await api.POST('/v1/users/subscriptions/{id}/treatment-switch/', { params: { path: { id: s.id } }, body: { treatment_id: treatment || others[0]!.treatment_id, reason } });
+    if (data) {
+      setMessage({ kind: 'success', text: t('plan.switchSent') });
+      onChanged();
+    } else setMessage({ kind: 'error', text: errorText(error, t('app.error')) });
+  }
+  return (
+    <div className="treatment-switch">
+      <h3>{t('plan.switchTitle')}</h3>
+      <p>{t('plan.switchIntro')}</p>
+      {message ? (
+        <Alert kind={message.kind}>
+          {message.text} {message.kind === 'success' ? <Link to="/renewal">{t('plan.switchGo')}</Link> : null}
+        </Alert>
+      ) : null}
+      {message?.kind === 'success' ? null : (
+        <form onSubmit={send} noValidate>
+          <Select label={t('plan.switchTreatment')} name={`switch-${s.id}`} value={treatment || others[0]!.treatment_id} options={others.map((x) => ({ value: x.treatment_id, label: x.name }))} onChange={(e) => setTreatment(e.target.value)} />
+          <Select label={t('plan.switchReason')} name={`switch-reason-${s.id}`} value={reason} options={SWITCH_REASONS.map((r) => ({ value: r, label: t(SWITCH_REASON_KEY[r]) }))} onChange={(e) => setReason(e.target.value as SwitchReason)} />
+          <button type="submit" className="secondary">
+            {t('plan.switchSend')}
+          </button>
+        </form>
+      )}
     </div>
   );
 }
