@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { SCHEMA_FILE, generateFromMigrations } from '../scripts/db-types.ts';
 
-test('src/db/schema.ts matches the migrations (run `npm run db:types` after a migration)', async () => {
+// It builds its own embedded database from the migrations and never reads DATABASE_URL: the
+// PostgreSQL pass of CI would repeat it to the letter.
+test.runIf(!process.env.DATABASE_URL)('src/db/schema.ts matches the migrations (run `npm run db:types` after a migration)', async () => {
   expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(await generateFromMigrations());
 }, 60_000);
