@@ -67,6 +67,13 @@ export async function releaseKey(q: Queryable, userId: string, key: string, fing
 
 const RELEASE = accountSql((owner) => `delete from idempotency_keys where user_id = ${owner} and key = $2 and fingerprint = $3 and status_code is null`);
 
+/** Erasure: the account's stored answers (sealed copies of what it was answered) go at once, not a day later. */
+export async function deleteAnswersOfAccount(q: Queryable, userId: string): Promise<void> {
+  await ERASE.query(q, userId, []);
+}
+
+const ERASE = accountSql((owner) => `delete from idempotency_keys where user_id = ${owner}`);
+
 /** Scheduler: deletes answers older than `before`, of every account; the number deleted. */
 export async function expireAnswersForScheduler(q: Queryable, before: Date): Promise<number> {
   const { rowCount } = await q.execute('delete from idempotency_keys where created_at < $1', [before]);

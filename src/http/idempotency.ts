@@ -133,3 +133,6 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
     route.onSend = [remember, ...[route.onSend ?? []].flat()];
   });
 }
+
+/** Erasure (docs/privacy.md): the account's stored answers are deleted with the account's other data. */
+export { deleteAnswersOfAccount as deleteIdempotentAnswersOfAccount } from './idempotency.repository.ts';

@@ -2,6 +2,7 @@
 // access to their record, the export of every record of the account (Art. 15, 20) and erasure (Art. 17).
 import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors } from '../../http/errors.ts';
+import { deleteIdempotentAnswersOfAccount } from '../../http/idempotency.ts';
 import { deleteMailTo, enqueueMail } from '../../mail/outbox.ts';
 import { providerFor } from '../../payment-providers/index.ts';
 import { confirmOwnPassword, eraseSecondFactors, findUserById, pseudonymiseUser, revokeAllSessions, sessionStartedAt } from '../accounts/index.ts';
@@ -198,6 +199,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await deleteAccountJournal(q, userId);
     verificationImages = await eraseVerification(q, userId);
     await eraseAccountNotifications(q, userId);
+    await deleteIdempotentAnswersOfAccount(q, userId);
     await eraseRedFlagsOfAccount(q, userId, now);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
