@@ -133,7 +133,7 @@ async function richAccount(): Promise<Patient> {
   expect(approve.status, approve.text).toBe(200);
 
   const conv = (await call(ctx, 'GET', '/v1/users/conversations/', { token: p.access })).body.results[0];
-  const file = multipart({ content: 'A photo of the rash' }, { name: 'file', filename: 'rash.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.4\n%%EOF\n') });
+  const file = multipart({ content: 'A photo of the rash' }, { name: 'rash.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.4\n%%EOF\n') });
   const sent = await call(ctx, 'POST', `/v1/users/conversations/${conv.id}/messages/`, { token: p.access, ...file });
   expect(sent.status, sent.text).toBe(201);
 
