@@ -65,6 +65,12 @@ describe('back office', () => {
     expect(part.status).toBe(200);
     expect(part.body).toMatchObject({ status: 'partially_refunded', refunded_amount_cents: 1000, net_amount_cents: pay.amount_cents - 1000 });
     expect(part.body.refund).toMatchObject({ amount_cents: 1000, total_refunded_cents: 1000, status: 'succeeded' });
+    // More than what is left after the partial refund (though not more than the payment): refused
+    // before the provider is asked to pay anything out; nothing recorded.
+    const overLeft = await call(ctx, 'POST', `/v1/backoffice/payments/${pay.id}/refund/`, { token: admin.access, json: { amount_cents: pay.amount_cents } });
+    expect(overLeft.status, overLeft.text).toBe(400);
+    expect(overLeft.body).toEqual({ amount_cents: [`Enter an amount between 1 and ${pay.amount_cents - 1000}.`] });
+    expect(firstRow(await ctx.db.query('select refunded_amount_cents from payments where id = $1', [pay.id])).refunded_amount_cents).toBe(1000);
     const rest = await call(ctx, 'POST', `/v1/backoffice/payments/${pay.id}/refund/`, { token: admin.access, json: {} });
     expect(rest.body).toMatchObject({ status: 'refunded', refunded_amount_cents: pay.amount_cents, net_amount_cents: 0 });
     expect(rest.body.refund.refunds).toHaveLength(2);
