@@ -205,6 +205,11 @@ describe('account scoping', () => {
       await call(ctx, 'DELETE', `${J}/injections/${i.id}/`, { token: b.access }),
       await call(ctx, 'PATCH', `${J}/notes/${n.id}/`, { token: b.access, json: { content: 'x' } }),
       await call(ctx, 'DELETE', `${J}/notes/${n.id}/`, { token: b.access }),
+      // An empty PATCH changes nothing and answers the entry as it is: read, not written, so it
+      // goes through each module's own read of one entry.
+      await call(ctx, 'PATCH', `${J}/notes/${n.id}/`, { token: b.access, json: {} }),
+      await call(ctx, 'PATCH', `${J}/weight-entries/${w.id}/`, { token: b.access, json: {} }),
+      await call(ctx, 'PATCH', `${J}/injections/${i.id}/`, { token: b.access, json: {} }),
     ]) {
       expect(r.status).toBe(404);
       expect(r.body).toEqual(missing.body);
