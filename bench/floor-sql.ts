@@ -11,7 +11,7 @@ import { CONSULTATION_LIST_SQL, DATA_VERSION_SQL } from '../src/modules/consulta
 /**
  * Sent as named prepared statements (pg `name`), as the service does on PostgreSQL: the "prepared"
  * floor. FLOOR_UNNAMED=1 sends every route's statements, /identical/'s included, as node-postgres
- * does by default, parsed and planned by the server on every call: the "bare" floor, the one issue 28
+ * does by default, parsed and planned by the server on every call: the "bare" floor, the one the earlier goals
  * measured against (docs/performance.md, seventh round). bench/run.ts starts one of each.
  */
 export const PREPARED = process.env.FLOOR_UNNAMED !== '1';

@@ -15,7 +15,7 @@
 //   GET /identical-cached/consultations/     the page mapped by the consultations module's own code
 //                                            (listForUser) and the envelope (pageEnvelope), written with
 //                                            JSON.stringify; the second behind /cached/'s page cache. This
-//                                            is the floor as issue 28 defines it ("returns byte-identical
+//                                            is the floor as the performance goals define it ("returns byte-identical
 //                                            pages"); bench/run.ts checks the bytes equal the service's
 //                                            before it measures (PUBLIC_BASE_URL: the service's)
 // /same/ and /cached/ open each consultation's sealed answers (form_snapshot_enc, AES-256-GCM with

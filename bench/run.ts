@@ -1,4 +1,4 @@
-// `npm run bench`: the project's performance record (issue 11, "Performance"; docs/performance.md).
+// `npm run bench`: the project's performance record ("Performance"; docs/performance.md).
 //
 // Every party is its own process: the service (`node dist/main.js`, built first), the floors
 // (bench/floor.ts: bare Fastify + pg + jose, started twice: statements unnamed and prepared) and each
@@ -203,7 +203,7 @@ async function startService(db: { DATABASE_URL?: string; DATA_DIR: string }, ext
 
 /**
  * The floor (bench/floor.ts). `bare`: its statements unnamed, as node-postgres sends them by default
- * (FLOOR_UNNAMED=1): the floor issue 28 measured against. Otherwise named and prepared as the
+ * (FLOOR_UNNAMED=1): the unnamed floor. Otherwise named and prepared as the
  * service's: the stricter floor, which saves itself the same parsing and planning the service saves.
  */
 async function startFloor(databaseUrl: string, bare: boolean): Promise<Server> {
@@ -486,7 +486,7 @@ async function measure(kind: 'pg' | 'pglite', conn: { DATABASE_URL?: string; DAT
     };
     await listRuns([{ name: 'ours', server: service }, ...(uncached ? [{ name: 'ours cache off', server: uncached }] : [])]);
 
-    // Issue 28: the paths around the list, each against a floor doing the same work (pg only: the
+    // The paths around the list, each against a floor doing the same work (pg only: the
     // floor runs on PostgreSQL). Profile read: the session check and one primary-key read; profile
     // write: the session check and one update ... returning; the mix: five list reads then one profile
     // write per connection, over and over, ours (cache on) against the floor's page with the same cache.
@@ -664,8 +664,8 @@ function goalsFor(result: DatabaseResult, baseline: Baseline | null): Goal[] {
       if (target === 'info') goals.push({ database: db, goal, value: value === null ? null : round2(value), target, met: null, note: failed(a, b) ?? 'the floor\'s statements prepared as ours' });
       else add(goal, value, `>= ${target}`, (v) => v >= Number(target), failed(a, b));
     };
-    // Issue 28's goals, against the floor it measured against: bare Fastify + pg + jose, its
-    // statements sent as node-postgres sends them by default (unnamed). Issue 28 raised issue 11's
+    // The goals against the unnamed floor: bare Fastify + pg + jose, its
+    // statements sent as node-postgres sends them by default (unnamed). They raised the earlier
     // 0.75 to 1.0 on the list: the process adds nothing a bare server answering the same content would not.
     // "same SQL" answers the rows as they come (44 KB); "identical" the service's very bytes (the page
     // mapped by the module's own code, 57 KB: "returns byte-identical pages").
@@ -715,7 +715,7 @@ function goalsFor(result: DatabaseResult, baseline: Baseline | null): Goal[] {
   return goals;
 }
 
-/** The embedded database against PostgreSQL on the list (issue 28): throughput and p99, cache on and off. */
+/** The embedded database against PostgreSQL on the list: throughput and p99, cache on and off. */
 function crossGoals(databases: DatabaseResult[]): Goal[] {
   const pg = databases.find((d) => d.database === 'pg');
   const lite = databases.find((d) => d.database === 'pglite');
@@ -813,7 +813,7 @@ function printTable(databases: DatabaseResult[], start: Awaited<ReturnType<typeo
   if (busiest > availableParallelism()) {
     log(`\nWARNING: the machine was busy (1-minute load average up to ${busiest} on ${availableParallelism()} cores): the figures are noisy; compare ratios, and rerun on a quiet machine before trusting a goal.`);
   }
-  log('\nGoals (issues 11 and 28)');
+  log('\nGoals');
   for (const g of goals) {
     const mark = g.met === null ? 'n/a' : g.met ? 'MET' : 'NOT MET';
     log(`${g.database.padEnd(8)} ${g.goal.padEnd(52)} ${String(g.value ?? '-').padStart(9)}  goal ${g.target.padEnd(8)} ${mark}${g.note ? `  (${g.note})` : ''}`);

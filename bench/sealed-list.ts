@@ -1,4 +1,4 @@
-// Quick measure of the consultation list with sealed answers (issue 23, docs/performance.md): one
+// Quick measure of the consultation list with sealed answers (docs/performance.md): one
 // account with 20 consultations (a page) whose form snapshots are plaintext (as before migration 1010)
 // then sealed (after the start-up pass); median of the list call (statement + decrypt + serialise).
 // `npx tsx bench/sealed-list.ts` on an embedded database in memory.

@@ -1,5 +1,5 @@
 // Run by scripts/acceptance-lb.sh after the acceptance suite: the case the suite lacks for several
-// processes, an attachment uploaded through one process and downloaded through the other (issue 22:
+// processes, an attachment uploaded through one process and downloaded through the other (
 // it answered 500 while files were kept on the disk of the process that took them). Talks to each
 // process directly (PROCESS_URLS="http://a http://b"), with a patient made through the load balancer
 // by the acceptance suite's own helpers (ACCEPTANCE_LIB: path of ../shared/acceptance/cases/lib.mjs).

@@ -48,7 +48,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * answers JSON; the interactive docs and the sandbox checkout page need inline assets; the web app
  * sets its own policy, src/web.ts; and a `same-site` resource policy). helmet's middleware is run
  * once, here, against a recording response: its headers are constants, so every answer gets them
- * from one synchronous hook instead of helmet's middleware chain per request (issue 28). The
+ * from one synchronous hook instead of helmet's middleware chain per request. The
  * library stays the one that knows the right set; test/security-headers.test.ts spells it out.
  */
 export const SECURITY_HEADERS: readonly (readonly [string, string])[] = (() => {
@@ -96,7 +96,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const accessLevels = installAccessControl(app, deps);
   // Idempotency-Key on the routes that opt in (config: { idempotent: true }): src/http/idempotency.ts.
   installIdempotency(app, deps);
-  // Request budgets per account and address on the routes src/http/budgets.ts lists (issue 28).
+  // Request budgets per account and address on the routes src/http/budgets.ts lists.
   installRouteBudgets(app, deps);
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);

@@ -198,7 +198,7 @@ const EnvSchema = z.object({
   MCP_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   MCP_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
   MCP_TOOL_CALLS_PER_MINUTE: seconds(60),
-  // Issue 26: the per-patient budget above sits under a larger ceiling per client (every patient of
+  // The per-patient budget above sits under a larger ceiling per client (every patient of
   // one assistant platform shares its client), and registrations are budgeted per redirect host.
   MCP_CLIENT_TOOL_CALLS_PER_MINUTE: seconds(3000),
   MCP_REGISTRATIONS_PER_HOUR: seconds(1000),

@@ -1,4 +1,4 @@
-// The second factor over HTTP (issue 24, docs/accounts.md "Second factor"): the 403 of sign-in, the
+// The second factor over HTTP (docs/accounts.md "Second factor"): the 403 of sign-in, the
 // second step with TOTP and recovery codes (replay, expiry, single use, another account's ticket),
 // the failure budgets, the staff lockout rule, enrolment where it is required, a patient's optional
 // factor, and STAFF_MFA's validation.

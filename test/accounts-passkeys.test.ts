@@ -1,4 +1,4 @@
-// Passkeys over HTTP (issue 24, docs/accounts.md "Passkeys") with a software authenticator
+// Passkeys over HTTP (docs/accounts.md "Passkeys") with a software authenticator
 // (test/support/webauthn.ts: an ES256 key, `none` attestation): adding one from the account page,
 // the second step of a sign-in with one, enrolment with one where a factor is required, removal;
 // and what is refused: a replayed challenge, another account's mfa_token or passkey, an expired

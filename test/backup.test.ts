@@ -1,4 +1,4 @@
-// Backups and restores (issue 22; docs/operations.md, "Backups and restores"): the embedded database
+// Backups and restores (docs/operations.md, "Backups and restores"): the embedded database
 // through the CLI (`backup --to`, `restore --from`), and PostgreSQL through pg_dump / pg_restore when
 // the tests run on PostgreSQL and the binaries exist. Each restores a backup and reads the data back
 // over HTTP, attachments included.

@@ -1,5 +1,5 @@
 // Request budgets on Google sign-in, password reset, token refresh, messages, uploads, checkout and
-// the data export (issue 28; src/http/budgets.ts, docs/rate-limits.md). The limits are lowered with
+// the data export (src/http/budgets.ts, docs/rate-limits.md). The limits are lowered with
 // ROUTE_BUDGETS so each is reached in a few requests; the production values are far higher.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 21 follow-up over HTTP: the version 3 catalogue rules on the questionnaire submit, checkout and
+// Over HTTP: the version 3 catalogue rules on the questionnaire submit, checkout and
 // renewal confirm paths (chlamydia breastfeeding and pregnancy, the GLP-1 caution from 75, the
 // eating-disorder screen and BMI floor at a weight-loss renewal), and an interaction strength limit
 // enforced at a renewal (sildenafil with ritonavir: the prescribing catalogue's renewal screen asks

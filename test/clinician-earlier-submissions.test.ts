@@ -1,4 +1,4 @@
-// Issue 21, "the doctor cannot see why a consultation was held": the clinician consultation detail
+// "The doctor cannot see why a consultation was held": the clinician consultation detail
 // lists the patient's earlier submissions of the category (the last 5 before this consultation's
 // submission, newest first) with their outcome and the answers that changed since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

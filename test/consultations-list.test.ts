@@ -1,4 +1,4 @@
-// The consultation list's one-statement read (issue 11): the same bodies as the per-record
+// The consultation list's one-statement read: the same bodies as the per-record
 // serialisation, at most three statements per request (session, data version, page; an unchanged page
 // is served from the list cache after the first two, test/list-cache.test.ts), exact counters kept by the
 // triggers of migration 0700, and money totals beyond the 32-bit range.

@@ -1,6 +1,6 @@
 // A first start on an empty DATA_DIR copies the build's migrated template directory (no second
 // PGlite instance); without a usable one it creates and migrates the embedded database in a child
-// process that runs initdb (issue 11: initdb's heap stayed in the server, ~900 MB RSS). Either way
+// process that runs initdb (initdb's heap stayed in the server, ~900 MB RSS). Either way
 // the server then opens it like a restart.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

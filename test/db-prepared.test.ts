@@ -1,4 +1,4 @@
-// Named prepared statements on PostgreSQL (issue 11): a parameterised statement is prepared once per
+// Named prepared statements on PostgreSQL: a parameterised statement is prepared once per
 // connection under a name derived from its text and reused; failures keep the scrubbed error shape.
 import { describe, expect, it } from 'vitest';
 import { openPostgres, pgQuery, statementName } from '../src/db/index.ts';

@@ -1,4 +1,4 @@
-// The doctor's decision drives what follows it (issue 20): a rejected or expired review gives the
+// The doctor's decision drives what follows it: a rejected or expired review gives the
 // money back and ends the plan its checkout opened; an unconfirmed renewal cannot be approved; the
 // plan carries what was approved; the recurring charge waits for an approved renewal and, after an
 // outage, charges once. Everything through HTTP, on the sandbox provider.

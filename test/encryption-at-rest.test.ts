@@ -1,4 +1,4 @@
-// Issue 23, encryption at rest (docs/privacy.md): answers, form snapshots, message bodies, journal
+// Encryption at rest (docs/privacy.md): answers, form snapshots, message bodies, journal
 // notes and side-effect notes are sealed with the data keys. Written through HTTP, the raw rows hold
 // no plaintext, the API answers the plaintext; rows from before are sealed by the start-up pass;
 // `reencrypt` moves every value to the active key; another account still sees nothing.

@@ -173,7 +173,7 @@ describe('the renewal rule set', () => {
   });
 });
 
-// Issue 21: interactions narrow the strengths; absolute contraindications; every rule an override lifts.
+// Interactions narrow the strengths; absolute contraindications; every rule an override lifts.
 describe('strength limits and absolute contraindications', () => {
   const man: EngineProfile = { date_of_birth: '1985-04-12', gender: '0', country_of_residence: 'DEU' };
   const woman: EngineProfile = { ...man, gender: '1' };

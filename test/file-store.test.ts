@@ -1,4 +1,4 @@
-// Attachments where every process sees them (issue 22; src/modules/messages/file-stores.ts): uploaded
+// Attachments where every process sees them (src/modules/messages/file-stores.ts): uploaded
 // through one instance of the service and downloaded through another on the same database, sealed
 // with the data-encryption keys, in the database by default or in an S3-compatible store (a fake S3
 // server here), and files left in DATA_DIR/uploads by older versions moved into the store at start.

@@ -1,4 +1,4 @@
-// Bad input must never be a 5xx (issue 9): a seeded fuzz of malformed requests over every
+// Bad input must never be a 5xx: a seeded fuzz of malformed requests over every
 // operation of the OpenAPI document the service serves. Path parameters get odd values, bodies are
 // generated from each operation's request schema and then mutated (wrong types, null, huge and deep
 // values, NUL characters, prototype keys, unknown keys, odd numbers), raw payloads carry invalid

@@ -1,5 +1,5 @@
 // Rows stored lazily at their first write (the patient's conversation, a questionnaire draft) must
-// take parallel first writes: every request 2xx, one row (issue 28: 23505 on conversations_pkey).
+// take parallel first writes: every request 2xx, one row (23505 on conversations_pkey).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, seedPatient, type TestContext } from './support/harness.ts';
 import { FIXTURES, v } from './questionnaires.fixtures.ts';

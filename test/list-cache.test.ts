@@ -1,4 +1,4 @@
-// The consultation list's page cache (issue 11; src/lib/page-cache.ts, migration
+// The consultation list's page cache (src/lib/page-cache.ts, migration
 // 0870): a page is served again only to its own account, only after the session check, and only
 // while nothing it shows has changed. Every write below goes straight to the database, as another
 // process, the CLI or a hand-run UPDATE would: the app learns of it only through the data version.

@@ -1,4 +1,4 @@
-// The connector's steps behind a confirmation (issue 26): confirm_renewal and submit_questionnaire
+// The connector's steps behind a confirmation: confirm_renewal and submit_questionnaire
 // submit nothing before the patient says yes — through MCP elicitation when the client declares it,
 // else in two steps with a short-lived, single-use confirmation token bound to the patient, the grant
 // and the exact input. Over HTTP with the SDK's own client; cross-account with real ids; red flags.

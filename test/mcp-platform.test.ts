@@ -1,4 +1,4 @@
-// The connector at platform scale (issue 26): tool-call budgets per patient under a per-client
+// The connector at platform scale: tool-call budgets per patient under a per-client
 // ceiling, registrations budgeted per redirect host (loopback-only clients per address), and the
 // expiry of registrations nobody used.
 import { createHash } from 'node:crypto';

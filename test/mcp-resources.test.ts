@@ -1,4 +1,4 @@
-// The connector's resources, prompts, completion and logging (issue 26, conformance): the patient's
+// The connector's resources, prompts, completion and logging (conformance): the patient's
 // own records as read-only resources (another patient's real consultation id is not found), two
 // prompts with a completable argument, completion of consultation ids, logging/setLevel, and the
 // patient:read scope on resources/read. Over HTTP with the SDK's own client.

@@ -167,7 +167,7 @@ describe('the whole flow through the SDK client', () => {
     expect((badTime.content as any)[0].text).toMatch(/UTC offset/);
   });
 
-  it('issue 26 tools: past weights without a plan, document links, side-effect reports, the next injection day', async () => {
+  it('tools: past weights without a plan, document links, side-effect reports, the next injection day', async () => {
     const mine = structured(await clientA.callTool({ name: 'get_weights', arguments: {} }));
     expect(mine.results.map((w: any) => w.logged_on)).toContain('2026-01-05');
     // B has no active plan: get_journal refuses, get_weights answers (B has none of A's weights).
@@ -369,7 +369,7 @@ describe('reconnects with the stored token', () => {
   });
 });
 
-describe('the outcome as the patient should read it (issue 20)', () => {
+describe('the outcome as the patient should read it', () => {
   // Runs last: it gives patient B records of its own.
   it('a rejected paid consultation reads "rejected, refunded in full", and its plan is not active', async () => {
     await ctx.db.query("update users set date_of_birth = '1985-04-12', country_of_residence = 'DEU', gender = '0' where id = $1", [b.id]);

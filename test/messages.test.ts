@@ -136,7 +136,7 @@ describe('files', () => {
     const dl = await call(ctx, 'GET', path, { token: p.access });
     expect(dl.status).toBe(200);
     expect(dl.headers['content-type']).toBe('application/pdf');
-    // The path the client sent is dropped; the base name stays (issue 27: attachments show their name).
+    // The path the client sent is dropped; the base name stays (attachments show their name).
     expect(dl.headers['content-disposition']).toBe(`attachment; filename="passwd.pdf"; filename*=UTF-8''passwd.pdf`);
     expect(dl.text.startsWith('%PDF')).toBe(true);
     expect((await call(ctx, 'GET', path, { token: other.access })).status).toBe(404);

@@ -278,7 +278,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(200);
     expect((await api('POST', `/v1/users/subscriptions/${subId}/postpone/`, { token, json: { days: 3 } })).status).toBe(409);
     expect([200, 402, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/early-order/`, { token })).status);
-    // Plan management (issue 27): skip, pause then unpause (the plan stays active for the journal below), delivery date, dose change.
+    // Plan management: skip, pause then unpause (the plan stays active for the journal below), delivery date, dose change.
     expect([200, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/skip/`, { token })).status);
     expect([400, 409]).toContain((await api('POST', `/v1/users/subscriptions/${subId}/delivery-date/`, { token, json: { date: '2000-01-01' } })).status);
     const paused = await api('POST', `/v1/users/subscriptions/${subId}/pause/`, { token, json: { cycles: 1 } });

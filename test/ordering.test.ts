@@ -1,4 +1,4 @@
-// `?ordering=` on every list that publishes it (issue 28): both directions of `created_at` change the
+// `?ordering=` on every list that publishes it: both directions of `created_at` change the
 // page, each list's own fields are honoured, and an unknown value is a field-keyed 400.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

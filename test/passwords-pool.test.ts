@@ -1,4 +1,4 @@
-// argon2 must leave libuv's thread pool threads free for the per-request token checks (issue 11):
+// argon2 must leave libuv's thread pool threads free for the per-request token checks:
 // concurrent hashes and verifies beyond ARGON2_SLOTS wait in a queue, and all of them still finish.
 import { describe, expect, it } from 'vitest';
 import { ARGON2_SLOTS, argon2Load, hashPassword, verifyPassword } from '../src/modules/accounts/passwords.ts';

@@ -1,4 +1,4 @@
-// Partner pharmacies through HTTP (issue 25, docs/pharmacy.md "Partner pharmacies"): back-office
+// Partner pharmacies through HTTP (docs/pharmacy.md "Partner pharmacies"): back-office
 // management (roles, validation, audit), the patient's nearby list and its ranking rule.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

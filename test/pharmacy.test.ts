@@ -1,4 +1,4 @@
-// The pharmacy desk through HTTP (issue 25, docs/pharmacy.md): the queue, every move and refusal,
+// The pharmacy desk through HTTP (docs/pharmacy.md): the queue, every move and refusal,
 // role checks, the parallel dispatch of one order, the patient's view and the EC arrival re-check.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';

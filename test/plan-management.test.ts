@@ -1,4 +1,4 @@
-// Plan management over HTTP (issue 27, docs/plan-management.md): skip the next delivery, pause (and
+// Plan management over HTTP (docs/plan-management.md): skip the next delivery, pause (and
 // the restart-dose rule after a break), move the next delivery date, and ask the doctor for a dose
 // change between renewals (the desk decides; the next renewal carries the dose). Every route is asked
 // with another account's REAL plan id; two skips at once skip once.

@@ -1,4 +1,4 @@
-// Issue 21 over HTTP: interactions narrow the strengths sold at checkout and approved by the doctor;
+// Over HTTP: interactions narrow the strengths sold at checkout and approved by the doctor;
 // absolute contraindications are never overridden (409); an override records every rule it lifts;
 // PrEP needs a known hepatitis B status and a kidney test within 12 months, at the start and at a
 // renewal that declares a change.

@@ -1,4 +1,4 @@
-// Issue 23: the zip variant of the data export (GET /v1/users/me/export/?format=zip,
+// The zip variant of the data export (GET /v1/users/me/export/?format=zip,
 // docs/privacy.md): export.json plus the account's files (message attachments, invoices,
 // prescriptions), nothing of another account; checked against the OpenAPI document.
 import { unzipSync } from 'fflate';

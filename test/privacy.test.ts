@@ -1,4 +1,4 @@
-// Issue 23: consents, the staff access log, the data export and erasure (docs/privacy.md), over HTTP
+// Consents, the staff access log, the data export and erasure (docs/privacy.md), over HTTP
 // against the real app, with another account alongside every time.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

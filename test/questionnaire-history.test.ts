@@ -1,4 +1,4 @@
-// Issue 27, "a not-suitable result ... afterwards the consultation list shows nothing": the patient's
+// "A not-suitable result ... afterwards the consultation list shows nothing": the patient's
 // questionnaire history (GET /v1/users/questionnaires/submissions/) keeps every outcome, with the
 // reasons as stable codes worded in the language asked for, never the answers, and only the account's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -91,7 +91,7 @@ describe('catalogue', () => {
   });
 
   it('the newest version is current; older versions stay loaded for the drafts and submissions that reference them', () => {
-    // Version 3 (issue 21): strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep);
+    // Version 3: strength limits of interactions (sexual_health, emergency_contraception), PrEP tests (hiv_prep);
     // breastfeeding (chlamydia); the eating-disorder screen, BMI floor and age caution (weight_loss).
     // Version 3 of urinary_tract_infection: the eGFR of the lab report (nitrofurantoin below 45); of hair_growth: the clinical photos.
     const V3 = ['sexual_health', 'emergency_contraception', 'hiv_prep', 'chlamydia', 'weight_loss', 'urinary_tract_infection', 'hair_growth'];

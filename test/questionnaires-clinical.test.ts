@@ -1,4 +1,4 @@
-// HTTP tests of issue 10 on the questionnaire side: anti-gaming (profile fields that show or hide
+// HTTP tests on the questionnaire side: anti-gaming (profile fields that show or hide
 // questions, removed exclusions, red flags raised on drafts), residents of Spain and France refused
 // before any health answer is stored, the version 2 catalogue gaps end to end, and emergency
 // contraception first in the review queue with its hours re-checked at approval.

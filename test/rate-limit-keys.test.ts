@@ -1,4 +1,4 @@
-// Budget keys (issue 28): an IPv6 client is one /64, so rotating within it gives no fresh budget.
+// Budget keys: an IPv6 client is one /64, so rotating within it gives no fresh budget.
 import { describe, expect, it } from 'vitest';
 import { addressKey, createLimiters } from '../src/lib/rate-limit.ts';
 

@@ -1,4 +1,4 @@
-// Reads do not write (issue 11): every GET a patient, a doctor or a back-office admin can make runs
+// Reads do not write: every GET a patient, a doctor or a back-office admin can make runs
 // no INSERT, UPDATE or DELETE, so GETs can be served from a read replica (DATABASE_REPLICA_URL).
 // The database is wrapped to record each statement with the request that was running it.
 import { AsyncLocalStorage } from 'node:async_hooks';

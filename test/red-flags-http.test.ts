@@ -1,4 +1,4 @@
-// Issue 21 over HTTP: every patient free text goes through the one detector (docs/red-flags.md).
+// Over HTTP: every patient free text goes through the one detector (docs/red-flags.md).
 // Journal notes, weight and injection notes and side-effect reports answer with the one emergency
 // shape and put a flag on the clinicians' red-flag desk, which a person works through and resolves;
 // negated mentions raise nothing; past history is a desk flag without the notice; side effects are

@@ -1,4 +1,4 @@
-// Prescription reissue requests through HTTP (issue 25, docs/pharmacy.md).
+// Prescription reissue requests through HTTP (docs/pharmacy.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { paySandbox } from './billing-fixtures.ts';

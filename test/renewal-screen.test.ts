@@ -1,4 +1,4 @@
-// Spec 4.4 outcome 1 with `changed: true` (issue 28): the screen is the safety screen plus the
+// Spec 4.4 outcome 1 with `changed: true`: the screen is the safety screen plus the
 // review, so every answer the safety screen accepts (changed: false) is accepted unchanged, and what
 // the review adds is reported as missing_keys, never as invalid_renewal_answers.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The request log (issue 28): one line per answer that carries the request as well, secrets kept out,
+// The request log: one line per answer that carries the request as well, secrets kept out,
 // and the process's batched stdout writes error lines before the logging call returns.
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

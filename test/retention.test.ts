@@ -1,4 +1,4 @@
-// Issue 23, retention (docs/privacy.md "Retention"): each scheduled sweep deletes what is past its
+// Retention (docs/privacy.md "Retention"): each scheduled sweep deletes what is past its
 // period and keeps what is not, is idempotent, and the access log stays append-only except for
 // entries older than its period. Old rows are inserted (or aged) directly; the app does the rest.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The security headers every answer carries (set once per request by src/app.ts since issue 28;
+// The security headers every answer carries (set once per request by src/app.ts;
 // before, @fastify/helmet set them with the same options): the values are spelled out here, so a
 // change to the set is a deliberate one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

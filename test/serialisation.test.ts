@@ -1,5 +1,5 @@
 // Production writes responses from the JSON schema (fast-json-stringify) instead of validating them
-// with zod (issue 11). The bytes must not change: the same requests, answered by an app in each mode
+// with zod. The bytes must not change: the same requests, answered by an app in each mode
 // over the same database, must give identical bodies.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

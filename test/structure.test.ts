@@ -67,12 +67,12 @@ function literals(text: string): string[] {
   return [...text.matchAll(/`(?:[^`\\]|\\.)*`|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g)].map((m) => m[0]);
 }
 
-// Files that still break a rule while issue 11's refactor is under way. Each entry is a debt:
+// Files that still break a rule while their refactor is under way. Each entry is a debt:
 // the list only shrinks, and the test fails when a listed file no longer needs its entry.
 const PENDING_SQL: string[] = [];
 const PENDING_BOUNDARY: string[] = [];
 const PENDING_APP_IMPORT: string[] = [];
-// Issue 29: route files still importing their repository, index.ts files still re-exporting one.
+// Route files still importing their repository, index.ts files still re-exporting one.
 const PENDING_ROUTE_REPOSITORY: string[] = [];
 const PENDING_INDEX_REPOSITORY: string[] = [];
 // Folder cycles still to break, each written as its sorted folder list joined by ' <-> '.
@@ -173,7 +173,7 @@ describe('layering', () => {
   });
 });
 
-// ------------------------------------------------------------------ account scoping (issue 29)
+// ------------------------------------------------------------------ account scoping
 
 /** Tables with an owner column (`user_id: string` in src/db/schema.ts), read from the generated types. */
 function accountTables(): Set<string> {
@@ -333,7 +333,7 @@ describe('account scoping', () => {
     const file = 'src/modules/consultations/repository.ts';
     const text = readFileSync(join(ROOT, file), 'utf8');
     expect(sites.filter((s) => s.file === file && s.what.startsWith('raw SQL')).every((s) => s.scoped)).toBe(true);
-    // The list statement built as a plain string, as before issue 29: its literal is caught, and so
+    // The list statement built as a plain string, as before account scoping: its literal is caught, and so
     // are the fragments it uses (the JSON of payments; SUMMARY_COLUMNS, though userSummaries' accountSql
     // statement uses it too).
     const wrapper = 'return accountSql(\n    (owner) =>';

@@ -1,4 +1,4 @@
-// Reads kept until the next write on the embedded database (src/db/until-write.ts, issue 28): the
+// Reads kept until the next write on the embedded database (src/db/until-write.ts): the
 // classification of statements, the memo's rules on a real PGlite (in-process and in its worker
 // thread), and what a patient and an attacker see over HTTP: a revoked session, a disabled account and
 // a new record take effect on the very next request.

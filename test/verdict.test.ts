@@ -1,4 +1,4 @@
-// Issue 10 over HTTP: the engine's verdict binds checkout, the doctor's approval and every renewal
+// Over HTTP: the engine's verdict binds checkout, the doctor's approval and every renewal
 // (treatments the engine excluded, titration from the first step, breaks in supply, red flags and
 // contraindications at renewal, PrEP tests, the review desk's renewal view).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('checkout sells only what the engine allowed', () => {
 
 describe("the doctor's approval is bound by the engine unless overridden with a written reason", () => {
   it('an excluded treatment needs an override, recorded with the doctor and shown on the consultation', async () => {
-    // A relative exclusion (issue 21: serotonergic drugs with dapoxetine are absolute, see prescribing-rules.test.ts).
+    // A relative exclusion (serotonergic drugs with dapoxetine are absolute, see prescribing-rules.test.ts).
     const { p } = await submitted('premature_ejaculation', withAnswers(FIXTURES.premature_ejaculation.eligible, v(2, 'diagnostic_criteria', false)));
     const { session } = await paySandbox(ctx, p, { category: 'premature_ejaculation', plan: 'one_off' });
     const id = session.consultation_id as string;

@@ -231,7 +231,7 @@ export function guardPool(pool: pg.Pool): void {
 /**
  * `namedStatements: false` sends every statement unnamed, parsed and planned by the server on each
  * call, as node-postgres does by default. The service never sets it; the bench's bare floor does
- * (bench/floor.ts, FLOOR_UNNAMED=1), to be the floor issue 28 measured against.
+ * (bench/floor.ts, FLOOR_UNNAMED=1), to be the unnamed floor of docs/performance.md.
  */
 export async function openPostgres(url: string, max = 10, timeouts: PgTimeouts = DEFAULT_PG_TIMEOUTS, { namedStatements = true } = {}): Promise<Db> {
   // node-postgres is loaded only with DATABASE_URL: the embedded database's start does not pay for it.

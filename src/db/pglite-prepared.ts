@@ -1,4 +1,4 @@
-// Named prepared statements on the embedded database (issue 28: the embedded list against PostgreSQL).
+// Named prepared statements on the embedded database (the embedded list against PostgreSQL).
 //
 // PGlite's `query()` sends Parse, Describe, Bind, Describe, Execute and Sync as six separate calls
 // into WASM, and the backend parses and plans the statement on every call: on the list statement

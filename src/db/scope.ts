@@ -1,4 +1,4 @@
-// Account scoping by construction (issue 29): the one way into a table whose rows belong to one
+// Account scoping by construction: the one way into a table whose rows belong to one
 // account. `forAccount(q, userId)` hands out Kysely builders already filtered on the table's owner
 // column (`user_id`), in the spirit of Medplum's addSecurityFilters: a repository function cannot
 // forget the filter, because it never writes it.
@@ -57,7 +57,7 @@ export function forAccount(q: Queryable, userId: string | readonly string[]) {
   };
 }
 
-// Raw SQL (issue 29): the statements that stay hand-written (the consultations list, one statement
+// Raw SQL: the statements that stay hand-written (the consultations list, one statement
 // on the hot path; recursive, window and insert-select statements) are built by `accountSql`. The
 // builder receives the owner's placeholder and must use it: the owner is always bound as `$1`, and a
 // statement that does not refer to it, or writes `$1` by hand (a value the helper did not bind), is

@@ -1,4 +1,4 @@
-// Reads remembered until the next write, on a database this process alone writes (issue 28).
+// Reads remembered until the next write, on a database this process alone writes.
 //
 // The embedded database (PGlite) has one writer: this process (DATA_DIR is locked, src/db/lock.ts;
 // PGlite cannot be opened twice). Every statement it runs is sent through this process's handle,

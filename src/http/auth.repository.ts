@@ -3,7 +3,7 @@
 // owner writes them); bench/floor-sql.ts keeps a copy of this statement for the floor server.
 //
 // Plain SQL rather than the query builder: it runs before every authenticated request, and building
-// and compiling it per request was 3 % of the list route's CPU (issue 11). The row type is taken from
+// and compiling it per request was 3 % of the list route's CPU. The row type is taken from
 // the generated table types, so a renamed column still fails the type check.
 import type { Queryable } from '../db/index.ts';
 import type { UsersRow } from '../db/schema.ts';

@@ -1,4 +1,4 @@
-// Request budgets attached to routes in one place (issue 28). Each entry names an operation as it is
+// Request budgets attached to routes in one place. Each entry names an operation as it is
 // registered (`METHOD /path/:param/`) and the budgets a request to it consumes, per signed-in account
 // and/or per client address (an IPv6 address counts for its /64: src/lib/rate-limit.ts). Over a
 // budget the request answers 429 `{detail, code: "throttled"}` with `Retry-After`, before its body is

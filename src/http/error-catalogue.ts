@@ -129,7 +129,7 @@ export const ERROR_CATALOGUE = {
   subscription_not_active: { status: 409, shape: 'error_code' },
   already_postponed: { status: 409, shape: 'error_code', message: 'This period was already postponed once.' },
   payment_failed: { status: 402, shape: 'error_code', message: 'The payment for the early order failed. Update the card in the billing portal and try again.' },
-  // Skip, pause, delivery date and dose-change requests (issue 27, docs/plan-management.md)
+  // Skip, pause, delivery date and dose-change requests (docs/plan-management.md)
   subscription_ending: { status: 409, shape: 'error_code', message: 'This plan ends at the period end. Keep the plan first.' },
   renewal_rejected: { status: 409, shape: 'error_code', message: 'The doctor did not renew this plan: it ends at the period end.' },
   next_delivery_approved: { status: 409, shape: 'error_code', message: 'The next supply was already approved by the doctor and is being prepared: it can no longer be skipped or moved.' },

@@ -47,7 +47,7 @@ export function loggerOptions(level: string): Exclude<FastifyServerOptions['logg
  * completion line carries the request (method, redacted url, reqId, address) as well, so nothing is
  * lost but a line for a request that never answers (its error, when it fails, is logged as before).
  * Each line costs its JSON, its redaction pass and its write: two per request were ~7 % of a cached
- * list request's CPU (issue 28).
+ * list request's CPU.
  */
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
@@ -68,7 +68,7 @@ const MAX_PENDING = 64 * 1024;
 /**
  * The process's log destination (stdout), batched: the lines logged during one turn of the event
  * loop are written together by one write at its end (setImmediate) instead of one blocking write
- * per line (those were ~3-5 % of a request's CPU under load, issue 28). An error or fatal line is
+ * per line (those were ~3-5 % of a request's CPU under load). An error or fatal line is
  * written, with everything before it, before the call that logged it returns, and the batch is
  * written on exit (process.exit and a crash included). Writes stay synchronous and in order: an
  * asynchronous destination (pino's `sync: false`) could only flush an error line ahead of the

@@ -1,4 +1,4 @@
-// The registry of the API document's operations, generated from the routes (issue 29): each route
+// The registry of the API document's operations, generated from the routes: each route
 // declares its documentation on itself, `config: { operation: {...} }` (src/http/operation.ts), and
 // collectOperations() gathers them, keyed by `METHOD /path/{param}/` exactly as the document lists
 // the operation, as the routes register. src/http/openapi.ts applies them to the document

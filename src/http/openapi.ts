@@ -409,7 +409,7 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
 }
 
 // ---------------------------------------------------------------------------------------------
-// Two published documents (issue 28): the patient document holds the patient surface only; the
+// Two published documents: the patient document holds the patient surface only; the
 // staff document holds the staff desks (clinician, back office with the test clock, pharmacy), the
 // payment provider's webhook and the health probes. Both are cut from the one finished document
 // @fastify/swagger builds, so they cannot disagree on a shared schema.

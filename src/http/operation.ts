@@ -1,4 +1,4 @@
-// One place per operation (issue 29): what the OpenAPI document says about an operation beyond its
+// One place per operation: what the OpenAPI document says about an operation beyond its
 // zod schemas is declared on the route itself, `config: { operation: {...} }`, and a public route
 // says so there too, `config: { access: 'public', ... }`. src/http/openapi-registry.ts collects the
 // declarations as the routes register; src/http/openapi.ts applies them to the document and

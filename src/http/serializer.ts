@@ -1,4 +1,4 @@
-// Response serialisation (issue 11). In development and tests every response is validated against
+// Response serialisation. In development and tests every response is validated against
 // its zod schema before it is written (fastify-type-provider-zod's serializer: a drifted response
 // fails loudly there). In production that validation cost ~16 % of the CPU of a list request, so
 // responses are written by fast-json-stringify from the same schema converted to JSON Schema: the

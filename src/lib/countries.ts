@@ -1,7 +1,7 @@
 // Supported countries of residence and their emergency numbers (catalogue/countries.json). The first
 // emergency number is the MEDICAL one (Norway 113, France 15, Switzerland and Liechtenstein 144 [K8];
 // 112 in the rest of the EU [K1]; 999 in the UK [K1b] and Ireland [K2]; the national medical numbers reviewed
-// for issue 21 [K9, K10]: Austria 144, Italy 118, Czechia and Slovakia 155, Greece 166, Latvia 113, Croatia 194,
+// [K9, K10]: Austria 144, Italy 118, Czechia and Slovakia 155, Greece 166, Latvia 113, Croatia 194,
 // Poland 999): the emergency notice names it first. Every entry names its source code from
 // shared/guide/clinical-facts.md (K10: the national pages of the 2026-11-26 review, docs/red-flags.md) and
 // `sources`: at least one page (URL, publisher, what it says) for its medical emergency number.

@@ -6,7 +6,7 @@
 // - canonical text (ISO_SQL's), a fixed point of `new Date(s).toISOString()`: returned as is;
 // - PostgreSQL's JSON text of a timestamptz in a UTC session (`2026-01-31T09:30:00.123456+00:00`,
 //   what json_build_object writes): cut to milliseconds, as the drivers' Dates are. Formatting in
-//   SQL with to_char instead cost the list statement a fifth of its database time (issue 11).
+//   SQL with to_char instead cost the list statement a fifth of its database time.
 // Anything else (another session time zone, a fraction PostgreSQL trimmed to under 3 digits) goes
 // through Date, which is always right.
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

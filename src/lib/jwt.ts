@@ -3,7 +3,7 @@
 // fast-jwt computes the HMAC with node:crypto on the calling thread (~15 µs a token here). jose,
 // which still signs them and verifies Google's RS256 ID tokens, verifies through WebCrypto, where
 // every HMAC is a job on the libuv pool (~70 µs, queued behind argon2 while people sign in): that
-// was 12 % of the list route's CPU (issue 11). The expiry is checked here against the service's
+// was 12 % of the list route's CPU. The expiry is checked here against the service's
 // clock (deps.clock, which tests move), not by fast-jwt, whose clock is fixed when a verifier is made.
 import { createDecoder, createVerifier, TokenError } from 'fast-jwt';
 import type { Key, KeyRing } from './keys.ts';
@@ -89,7 +89,7 @@ function serviceTokenVerifier(ring: KeyRing, issuer: string, audience: string): 
   };
   // Tokens whose signature, key, issuer and audience were already checked, by their exact text: a
   // client sends the same access token on every request, and the HMAC, the two decodes and the checks
-  // were ~4 % of a cached list request's CPU (issue 28). Only tokens that passed enter (garbage cannot
+  // were ~4 % of a cached list request's CPU. Only tokens that passed enter (garbage cannot
   // fill it); the expiry below and the session check (src/http/auth.ts) still run on every request, so
   // an expired token, a revoked session or a disabled account is refused as before. Bounded: the
   // oldest entries go first.

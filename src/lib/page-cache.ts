@@ -1,4 +1,4 @@
-// Answered pages kept in memory and served again while their data version is unchanged (issue 11).
+// Answered pages kept in memory and served again while their data version is unchanged.
 // Used by the consultation list (src/modules/consultations/routes.ts), whose version is the
 // account's data version of migration 0870: the page's own statement is most of the route's cost,
 // and a patient's list changes far less often than it is read.

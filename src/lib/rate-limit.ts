@@ -137,7 +137,7 @@ export function createLimiters(config: Partial<Pick<Config, 'REDIS_URL' | 'RATE_
 
 /**
  * A budget key that is an IPv6 address stands for its /64: one subscriber usually holds a whole /64,
- * so rotating addresses within it must not give fresh budgets (issue 28). IPv4 (and IPv4-mapped
+ * so rotating addresses within it must not give fresh budgets. IPv4 (and IPv4-mapped
  * IPv6) addresses and every other key are kept as they are.
  */
 export function addressKey(key: string): string {

@@ -1,4 +1,4 @@
-// Health data sealed at rest (issue 23; docs/privacy.md, "Encryption at rest"): questionnaire answers,
+// Health data sealed at rest (docs/privacy.md, "Encryption at rest"): questionnaire answers,
 // consultation form snapshots and renewal details, message bodies, journal free text and the replayed
 // answers of Idempotency-Key requests are stored AES-256-GCM encrypted with the data-encryption key
 // ring (DATA_ENCRYPTION_KEYS, else the generated key `db`), the same keys as identity document numbers:

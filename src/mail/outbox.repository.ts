@@ -114,7 +114,7 @@ export async function suppressEmail(q: Queryable, email: string, reason: string)
     .execute();
 }
 
-/** Erasure (issue 23): every mail of the outbox to the address, whatever its state. */
+/** Erasure: every mail of the outbox to the address, whatever its state. */
 export async function deleteMailTo(q: Queryable, email: string): Promise<void> {
   await sqlOf(q).deleteFrom('mail_outbox').where(sql<string>`lower(to_address)`, '=', email.toLowerCase()).execute();
 }

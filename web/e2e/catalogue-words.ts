@@ -1,4 +1,4 @@
-// The English catalogue words a page in another language must not show (issue 27, "Languages"): every
+// The English catalogue words a page in another language must not show ("Languages"): every
 // localised text of the catalogue (category titles and descriptions, step titles, question texts,
 // option labels, and any treatment label that is localised) whose English differs from the locale's,
 // plus the category slugs as a page that falls back to them would print them ("hair growth").

@@ -30,7 +30,7 @@ const WEB = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = resolve(WEB, '..');
 const SHOTS = resolve(process.env.SCREENSHOT_DIR ?? join(ROOT, 'artifacts', 'screenshots'));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Not the default brand: the app must take its brand from the server that serves it (issue 27).
+// Not the default brand: the app must take its brand from the server that serves it.
 const BRAND = 'northwind-clinic';
 const PASSWORD = 'Quiet-Harbour-Lantern-42';
 const NEW_PASSWORD = 'Amber-Meadow-Compass-77';
@@ -187,7 +187,7 @@ async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
   const photos = { step_id: 3, question_key: 'hair_photos', values: { [await photo()]: 'hairline', [await photo()]: 'crown' } };
   const answers = [m(1, 'urgent_symptoms', ['none']), v(2, 'hair_loss_pattern', 'gradual'), v(2, 'bph_5ari', false), v(2, 'depression_history', false), v(2, 'prostate_testing', false), m(2, 'hypersensitivity', ['none']), v(2, 'pregnant_contact', false), photos];
   // First "not suitable" (sudden, patchy hair loss), then at once the answer that passes: held for a
-  // doctor's review, and the desk shows the earlier submission with what changed (issue 21).
+  // doctor's review, and the desk shows the earlier submission with what changed.
   await api('PATCH', '/v1/users/questionnaires/hair_growth/progress/', { data: answers.map((a) => (a.question_key === 'hair_loss_pattern' ? v(2, 'hair_loss_pattern', 'sudden_or_patchy') : a)) });
   const refused = await api('POST', '/v1/users/questionnaires/hair_growth/submit/');
   if (refused.outcome !== 'ineligible') fail(`hair-loss questionnaire (patchy): ${JSON.stringify(refused)}`);
@@ -275,7 +275,7 @@ async function passkeyStep(browser: Awaited<ReturnType<typeof chromium.launch>>,
   await pctx.close();
 }
 
-// ---- every page in two languages at phone and desktop width (issue 27) -----------------------------
+// ---- every page in two languages at phone and desktop width -----------------------------
 // The second language: no English catalogue word (category, question, option labels) on its pages.
 const TOUR_LOCALES = ['en', 'de'] as const;
 const WIDTHS = [
@@ -285,7 +285,7 @@ const WIDTHS = [
 // The navigation may wrap onto two lines on a phone, never three.
 const MAX_NAV_LINES = 2;
 
-// English catalogue words already known on pages of changes under way (issue 27, "Languages"): logged,
+// English catalogue words already known on pages of changes under way ("Languages"): logged,
 // not failed, until their owner fixes them; remove an entry once its page shows the locale's label.
 // Anything not listed fails the journey. Each entry: the page's path (a pattern) and the English text.
 // Known and not yet fixed: the views of the hair-loss photo question (catalogue hair_growth v3) are
@@ -650,7 +650,7 @@ async function main() {
     await page.getByLabel('Your message').fill('Ich habe seit einer Stunde starke Brustschmerzen und bekomme keine Luft');
     await page.getByRole('button', { name: 'Send' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Call the emergency number now' });
-    await dialog.waitFor(); // a blank page (issue 21) never shows it
+    await dialog.waitFor(); // a blank page never shows it
     const msgTel = await dialog.getByRole('link', { name: /Call 112/ }).getAttribute('href');
     if (msgTel !== 'tel:112') fail(`emergency link after a message is ${msgTel}`);
     if (!(await dialog.getByText(/112/).first().isVisible())) fail('the emergency screen does not show 112');

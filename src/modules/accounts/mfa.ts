@@ -1,4 +1,4 @@
-// The second factor at sign-in (issue 24, docs/accounts.md "Second factor"): TOTP (RFC 6238, with
+// The second factor at sign-in (docs/accounts.md "Second factor"): TOTP (RFC 6238, with
 // otpauth), 10 single-use recovery codes, and the tickets that carry a sign-in from the right
 // password to its second step (`mfa_token`) or to the enrolment a staff account must make first
 // (`enrolment_token`). Passkeys (passkeys.ts) are a second kind of factor beside TOTP.

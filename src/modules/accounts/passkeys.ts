@@ -1,4 +1,4 @@
-// Passkeys (WebAuthn level 2, with @simplewebauthn/server) as a second factor (issue 24,
+// Passkeys (WebAuthn level 2, with @simplewebauthn/server) as a second factor (
 // docs/accounts.md "Passkeys"): the options a browser needs to create or use a passkey, and the
 // checks of what it sends back. Challenges are kept server-side (only their SHA-256), used once,
 // valid 5 minutes and bound to the account (and, for a sign-in, to its mfa_token); the counter is

@@ -137,7 +137,7 @@ const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2,
 
 // argon2 runs in libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise). Twenty
 // concurrent sign-ins filled it and every other request queued behind ~50 ms hashes (profile p99
-// 20 -> 204 ms, issue 11). At most `ARGON2_SLOTS` hashes run at once: fewer than the pool's threads
+// 20 -> 204 ms). At most `ARGON2_SLOTS` hashes run at once: fewer than the pool's threads
 // (file reads, DNS and compression also need one), and one core fewer than the machine has, so that
 // the event loop and the database keep a core while people sign in. argon2 is CPU-bound: on the
 // cores it gets, more hashes at once would not sign anyone in sooner.

@@ -63,8 +63,8 @@ export async function updateUserFields(q: Queryable, userId: string, fields: Use
 
 /**
  * The one update of an account's own fields, as a statement the caller may finish with the columns
- * it answers with (`.returning(...)`: the profile's PATCH answers the row it wrote in one round trip,
- * issue 28). The write stays here: accounts is the one module that writes `users`.
+ * it answers with (`.returning(...)`: the profile's PATCH answers the row it wrote in one round
+ * trip). The write stays here: accounts is the one module that writes `users`.
  */
 export function userFieldsUpdate(q: Queryable, userId: string, fields: UserFields) {
   return sqlOf(q).updateTable('users').set({ ...fields, updated_at: now }).where('id', '=', userId);
@@ -411,7 +411,7 @@ export async function replacePasswordHash(q: Queryable, userId: string, expected
   return result.numUpdatedRows > 0n;
 }
 
-// ---------------------------------------------------------------- erasure (issue 23, docs/privacy.md)
+// ---------------------------------------------------------------- erasure (docs/privacy.md)
 
 /** When the session (refresh family) of an access token began: the time of that sign-in. */
 export async function sessionStartedAt(q: Queryable, userId: string, sessionId: string): Promise<Date | undefined> {
@@ -453,7 +453,7 @@ export async function pseudonymiseUser(q: Queryable, userId: string, at: Date): 
     .execute();
 }
 
-// ---------------------------------------------------------------- retention (issue 23, docs/privacy.md)
+// ---------------------------------------------------------------- retention (docs/privacy.md)
 // Sweeps across accounts, run by the scheduled retention jobs (src/modules/privacy/retention.ts).
 // Each deletes at most `batch` rows per call, claiming them with SKIP LOCKED so that several
 // processes running the job at once share the work instead of waiting on each other.

@@ -92,7 +92,7 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request) => {
       requireBrand(request, brand);
-      // Per address: wrong codes spread over many accounts from one client are throttled too (issue 28).
+      // Per address: wrong codes spread over many accounts from one client are throttled too.
       await deps.limiters.budget('verify-email-ip', VERIFY_EMAIL_PER_ADDRESS_PER_HOUR, 3600).consume(request.ip);
       return accounts.verifyEmail(deps, request.body.email, request.body.otp);
     },

@@ -50,7 +50,7 @@ export async function issueTokenPair(deps: Deps, q: Queryable, userId: string, o
 
 /**
  * What else must end when the account's credentials change or its sessions are all ended (the
- * assistant connector's grants, issue 26). The connector registers itself here because it already
+ * assistant connector's grants). The connector registers itself here because it already
  * depends on accounts (sign-in): accounts calling it directly would be an import cycle.
  */
 export type CredentialsListener = (q: Queryable, userId: string, reason: string) => Promise<void>;

@@ -15,7 +15,7 @@ export function updateUserFields(...args: Parameters<typeof repo.updateUserField
 
 /**
  * The one update of an account's own fields as a statement the caller finishes with the columns it
- * answers with (the profile's PATCH, issue 28): the write itself stays with accounts.
+ * answers with (the profile's PATCH): the write itself stays with accounts.
  */
 export function userFieldsUpdate(...args: Parameters<typeof repo.userFieldsUpdate>) {
   return repo.userFieldsUpdate(...args);

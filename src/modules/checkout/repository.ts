@@ -221,7 +221,7 @@ export async function deleteEndedUnpaidSessionsForScheduler(q: Queryable, before
   return rowCount;
 }
 
-// ---------------------------------------------------------------- the account's privacy (issue 23)
+// ---------------------------------------------------------------- the account's privacy
 
 /** Every checkout session of the account, oldest first (the data export). */
 export async function sessionsOfAccount(q: Queryable, userId: string): Promise<SessionRow[]> {

@@ -112,7 +112,7 @@ export function changedAnswers(before: StoredAnswer[], after: StoredAnswer[], de
 /**
  * Why a consultation may have been held: the patient's earlier submissions of the category (the last
  * five before this consultation's submission, newest first), their outcome and the answers that
- * changed since (issue 21: "not suitable" at 62 kg, resubmitted at once at 105 kg).
+ * changed since ("not suitable" at 62 kg, resubmitted at once at 105 kg).
  */
 async function earlierSubmissions(deps: Deps, userId: string, submissionId: string) {
   const found = await submissionWithEarlier(deps.db, userId, submissionId, EARLIER_SUBMISSIONS);

@@ -288,7 +288,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (Co
   );
 }
 
-// One page of an account's consultations in ONE statement (issue 11: the list took six sequential
+// One page of an account's consultations in ONE statement (the list took six sequential
 // round trips). The page, its doctors, submissions, payments and prescriptions are aggregated with
 // json_agg, timestamps left as PostgreSQL's JSON text (`iso` cuts that to milliseconds without a
 // Date; to_char in SQL cost a fifth of the statement's time), and

@@ -1,4 +1,4 @@
-// Prescription reissue requests (issue 25, docs/pharmacy.md): the patient asks, a doctor approves (a
+// Prescription reissue requests (docs/pharmacy.md): the patient asks, a doctor approves (a
 // new prescription naming the original) or declines with a reason; the patient is mailed either way.
 // Only a prescription that is still valid (valid_until in the future) may be reissued: a lapsed one
 // needs a new consultation, since the doctor's assessment behind it has expired.

@@ -132,7 +132,7 @@ const ORDER_JSON = `json_build_object(
 /**
  * The account's orders as one JSON array (newest first, as ordersOf), for a caller that reads them in
  * its own statement: the profile answers its row and the orders in one round trip instead of two
- * (issue 28). A scalar subquery; use it as a selected column.
+ *. A scalar subquery; use it as a selected column.
  */
 export function ordersJsonOf(q: Queryable, userId: string) {
   const orders = forAccount(q, userId)
@@ -207,7 +207,7 @@ export async function prescriptionForPdf(q: Queryable, userId: string, id: strin
   return row ?? null;
 }
 
-// ---------------------------------------------------------------- the account's erasure (issue 23)
+// ---------------------------------------------------------------- the account's erasure
 
 /**
  * Erasure: the orders stay (dispensing record) with their shipping address emptied; reissue requests

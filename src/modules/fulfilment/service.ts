@@ -1,4 +1,4 @@
-// Fulfilment's services (issue 29): what its routes and other modules call. The repository files
+// Fulfilment's services: what its routes and other modules call. The repository files
 // (repository.ts, pharmacy.repository.ts, reissue.repository.ts) are private to this folder; the
 // functions a caller runs inside its own transaction take that transaction as `trx`.
 import type { Queryable } from '../../db/index.ts';

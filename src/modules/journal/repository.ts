@@ -280,7 +280,7 @@ export async function markSideEffectFlagged(q: Queryable, userId: string, id: st
   return reportOf(q, await forAccount(q, userId).updateTable('side_effect_reports').set({ flagged: true }).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
 }
 
-// ---------------------------------------------------------------- the account's privacy (issue 23)
+// ---------------------------------------------------------------- the account's privacy
 
 /** Every journal record of the account (the data export), oldest first. */
 export async function journalOfAccount(q: Queryable, userId: string) {

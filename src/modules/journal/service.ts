@@ -322,7 +322,7 @@ const dateOnly = (d: unknown) => (d instanceof Date ? d.toISOString().slice(0, 1
 // The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
 export { ORDERINGS, type Rows, type Table } from './repository.ts';
 
-// ---- the account's privacy (issue 23): its data export and its erasure (the privacy module)
+// ---- the account's privacy: its data export and its erasure (the privacy module)
 
 /** Every journal record of the account (the data export), oldest first. */
 export async function journalOfAccount(q: Queryable, userId: string) {

@@ -384,7 +384,7 @@ export async function deleteUnusedClientsForScheduler(q: Queryable, before: Date
   return rows.length;
 }
 
-// ---------------------------------------------------------------- the account's privacy (issue 23)
+// ---------------------------------------------------------------- the account's privacy
 
 export interface AccountGrantRow extends McpGrantsRow {
   client_name: string;

@@ -244,7 +244,7 @@ export interface ImportReport {
 }
 
 /**
- * Moves the files of DATA_DIR/uploads (where attachments were kept before issue 22) into the
+ * Moves the files of DATA_DIR/uploads (where attachments were kept before the file store) into the
  * configured store: each file is sealed and written (one statement, committed on its own), then
  * removed from disk; the directory goes when it is empty. Idempotent: a file whose bytes are
  * stored already is only removed. A file that cannot be moved stays, and the next start tries again.

@@ -119,7 +119,7 @@ export async function patientSummary(q: Queryable, userId: string): Promise<Pati
 /**
  * Creates the patient's conversation under the id it was shown with (first write); a no-op when it
  * exists. No conflict target: parallel first writes collide on the primary key (the same derived id)
- * as well as on user_id, and either must be a no-op, never 23505 (issue 28).
+ * as well as on user_id, and either must be a no-op, never 23505.
  */
 export async function createConversationForPatient(q: Queryable, userId: string, id: string, createdAt: Date): Promise<void> {
   await sqlOf(q)
@@ -287,7 +287,7 @@ export async function fileForClinician(q: Queryable, conversationId: string, mes
   return row && fileOf(q, row);
 }
 
-// ---------------------------------------------------------------- the account's privacy (issue 23)
+// ---------------------------------------------------------------- the account's privacy
 
 /** The account's conversation (at most one) with every message, oldest first (the data export). */
 export async function conversationsOfAccount(q: Queryable, userId: string) {

@@ -243,7 +243,7 @@ export async function removeStoredFiles(deps: Deps, keys: readonly string[]): Pr
 // The list orderings its routes validate `ordering` against (pagination contracts, not SQL).
 export { DESK_CONVERSATION_ORDERING, PATIENT_CONVERSATION_ORDERING } from './repository.ts';
 
-// ---- the account's privacy (issue 23): its data export and its erasure (the privacy module)
+// ---- the account's privacy: its data export and its erasure (the privacy module)
 
 /** The account's conversations and messages (the data export). */
 export function conversationsOfAccount(...args: Parameters<typeof repo.conversationsOfAccount>) {

@@ -1,4 +1,4 @@
-// The ledger's services (issue 29): what its routes and other modules call; the SQL stays in
+// The ledger's services: what its routes and other modules call; the SQL stays in
 // repository.ts, private to this folder. recordPayment runs inside the caller's transaction (`trx`):
 // checkout finalisation, recurring charges and provider webhooks record the payment with the rest.
 import type { Queryable } from '../../db/index.ts';

@@ -1,4 +1,4 @@
-// Partner pharmacies (issue 25, docs/pharmacy.md "Partner pharmacies"): the back office's shape, the
+// Partner pharmacies (docs/pharmacy.md "Partner pharmacies"): the back office's shape, the
 // patient's shape (no management fields) and the request bodies.
 import { z } from 'zod';
 import { iso } from '../../lib/iso.ts';

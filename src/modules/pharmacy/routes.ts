@@ -1,4 +1,4 @@
-// The pharmacy desk (issue 25, docs/pharmacy.md): a pharmacist's queue of orders awaiting
+// The pharmacy desk (docs/pharmacy.md): a pharmacist's queue of orders awaiting
 // fulfilment and the moves of an order (dispense, dispatch, deliver, undeliverable). Every route is
 // under /v1/pharmacy/, which src/http/access.ts gives to pharmacists only. The orders and their
 // status machine belong to fulfilment; this module adds the desk's HTTP surface, the staff access

@@ -1,4 +1,4 @@
-// SQL of the privacy module (issue 23, docs/privacy.md). Owner of consents. The export's read of the
+// SQL of the privacy module (docs/privacy.md). Owner of consents. The export's read of the
 // questionnaire progress and the erasure of it are here too (every statement scoped by the account
 // id); every other table is read and erased through its owning module's index.ts.
 import type { Queryable } from '../../db/index.ts';

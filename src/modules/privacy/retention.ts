@@ -1,4 +1,4 @@
-// Retention jobs (issue 23, docs/privacy.md "Retention"): personal data that no purpose needs any
+// Retention jobs (docs/privacy.md "Retention"): personal data that no purpose needs any
 // more is deleted on a schedule, each kind after its named period. The deletes live in the owning
 // modules' repositories (reached through their index.ts); this file holds the periods and runs them.
 // Every sweep is idempotent (a second run finds nothing) and safe on several processes at once: each

@@ -1,4 +1,4 @@
-// The patient's data-protection endpoints (issue 23, docs/privacy.md): consents, the access log,
+// The patient's data-protection endpoints (docs/privacy.md): consents, the access log,
 // the data export and erasure. Thin routes over service.ts.
 import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

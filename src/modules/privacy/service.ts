@@ -1,4 +1,4 @@
-// The patient's data-protection rights (issue 23, docs/privacy.md): consent records, the log of staff
+// The patient's data-protection rights (docs/privacy.md): consent records, the log of staff
 // access to their record, the export of every record of the account (Art. 15, 20) and erasure (Art. 17).
 import type { Deps } from '../../deps.ts';
 import { fail, fieldErrors } from '../../http/errors.ts';

@@ -1,6 +1,6 @@
 // SQL of the profile module, every statement scoped by the authenticated account id. users belongs
 // to accounts, which makes the profile's PATCH statement (userFieldsUpdate); this file only adds the
-// columns it answers with (`returning`, issue 28), instead of an update and a read of the profile back.
+// columns it answers with (`returning`), instead of an update and a read of the profile back.
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
@@ -63,7 +63,7 @@ const submitted = (q: Queryable, userId: string) =>
   sql<string[]>`array(${forAccount(q, userId).selectFrom('questionnaire_submissions as s').select('s.category').distinct()})`.as('submitted');
 
 // The orders (fulfilment's, as a JSON array) come in the same statement too: the GET is the session
-// check and this one statement, as the floor's primary-key read (issue 28).
+// check and this one statement, as the floor's primary-key read.
 const orders = (q: Queryable, userId: string) => ordersColumn(q, userId).as('orders');
 
 const profileQuery = (q: Queryable, userId: string) =>
@@ -71,7 +71,7 @@ const profileQuery = (q: Queryable, userId: string) =>
 
 // The GET's statement is built and compiled by the query builder once, then sent as its SQL text
 // with the account id: building and compiling it on every request was ~3 % of the route's CPU
-// (issue 28). The text depends on nothing but the id, which is its only parameter (checked).
+//. The text depends on nothing but the id, which is its only parameter (checked).
 let profileSql: string | undefined;
 let profileSqlParameters = 0;
 

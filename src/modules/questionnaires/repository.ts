@@ -115,7 +115,7 @@ export async function emptyDraftBasis(q: Queryable, userId: string, category: st
 
 /** Replaces the answers of the patient's draft; the first save inserts it under `newId` (the id the empty draft was shown with). */
 // Parallel first saves collide on the primary key (the same derived id) as well as on (user_id,
-// category); an upsert names one target only, so the other answered 23505 (issue 28). Insert with no
+// category); an upsert names one target only, so the other answered 23505. Insert with no
 // conflict target (any conflict: nothing), then update the stored row.
 export async function saveDraft(q: Queryable, userId: string, category: string, versionId: string, data: AnswerItem[], now: Date, newId: string): Promise<Draft> {
   const db = sqlOf(q);

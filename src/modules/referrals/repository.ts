@@ -24,7 +24,7 @@ export interface ReferralTotals {
 /** Payments that count: captured ones (failed attempts earn nothing); refunds are subtracted. */
 const COUNTED = "p.status in ('succeeded', 'partially_refunded', 'refunded')";
 /**
- * The referred account is the referrer's own (issue 20): it is listed, marked, and earns nothing.
+ * The referred account is the referrer's own: it is listed, marked, and earns nothing.
  * `u` is the referred account, `r` the referrer. Same mailbox: migration 0901's referral_mailbox
  * (+tags, and dots at Google's domains). Same card: a payment of each with one card fingerprint
  * (migration 0903), where the provider gives one.

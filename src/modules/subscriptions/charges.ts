@@ -1,6 +1,6 @@
 // The plan half of recurring charges: which plans are due, the charge of one period (the ledger's
 // chargePlanPeriod does the money), and dunning. Every status change goes through transitionPlan.
-// Moved here from billing (issue 11) so the ledger knows no plan rules and subscriptions -> payments
+// Moved here from billing so the ledger knows no plan rules and subscriptions -> payments
 // is the only direction between the two folders.
 import type { Deps } from '../../deps.ts';
 import { chargePlanPeriod } from '../payments/index.ts';

@@ -1,4 +1,4 @@
-// Dose-change requests between renewals (issue 27, docs/plan-management.md): the only writer of
+// Dose-change requests between renewals (docs/plan-management.md): the only writer of
 // plan_dose_change_requests. Patient-scoped functions take the account id and put it in the SQL; the
 // review desk's act on any patient by design and say so (`...ForClinician`). Notes are sealed at rest.
 import type { Queryable } from '../../db/index.ts';

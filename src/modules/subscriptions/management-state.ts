@@ -1,4 +1,4 @@
-// Plan management state (issue 27, docs/plan-management.md), pure: when the next cycle starts, the
+// Plan management state (docs/plan-management.md), pure: when the next cycle starts, the
 // window a patient may move it within, and what the plan object says about skips and pauses.
 import type { PlanRow } from './repository.ts';
 import { iso } from '../../lib/iso.ts';

@@ -1,4 +1,4 @@
-// Plan management as the peers offer it (issue 27, docs/plan-management.md): skip the next delivery,
+// Plan management as the peers offer it (docs/plan-management.md): skip the next delivery,
 // pause (for some cycles or until resumed), move the next delivery date, and ask the doctor for a
 // dose change between renewals (decided on the review desk). The plan's paid supply
 // (current_period_end) never moves here: the next cycle's start does (next_delivery_at), so the

@@ -404,7 +404,7 @@ export async function plansWithHeldInvoicesForScheduler(q: Queryable, limit: num
   return sqlOf(q).selectFrom('subscriptions').selectAll().where('held_provider_invoice_id', 'is not', null).orderBy('current_period_end').limit(limit).execute();
 }
 
-// ---------------------------------------------------------------- the account's privacy (issue 23)
+// ---------------------------------------------------------------- the account's privacy
 
 /** Every plan of the account, oldest first (the data export). */
 export async function plansOfAccount(q: Queryable, userId: string): Promise<SubscriptionsRow[]> {
@@ -420,7 +420,7 @@ export async function livePlansOfAccount(q: Queryable, userId: string) {
     .execute();
 }
 
-// ---------------------------------------------------------------- plan management (issue 27)
+// ---------------------------------------------------------------- plan management
 
 /** The renewal of one of the account's plans for a period end (skip, pause and date change check it). */
 export async function renewalOfPeriod(q: Queryable, userId: string, planId: string, periodEnd: Date) {

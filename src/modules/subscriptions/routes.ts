@@ -190,7 +190,7 @@ export default function subscriptionsModule(app: ZodApp, { deps }: ModuleOptions
     async (request) => subs.earlyOrder(deps, currentUser(request).id, request.params.id),
   );
 
-  // Plan management (issue 27, docs/plan-management.md): not shown in spec — our design.
+  // Plan management (docs/plan-management.md): not shown in spec — our design.
   const planChange = { 200: PlanChangeSchema, 404: DetailSchema, 409: ErrorCodeSchema, ...unauthorised };
   r.post(
     '/v1/users/subscriptions/:id/skip/',

@@ -25,7 +25,7 @@ export const SubscriptionSchema = z
     payment_method_last4: z.string().nullable(),
     early_order_locked_until: z.string().nullable(),
     early_order_locked: z.boolean(),
-    // Plan management (issue 27): not shown in spec — our design (docs/plan-management.md).
+    // Plan management: not shown in spec — our design (docs/plan-management.md).
     next_delivery_at: z.string().nullable().meta({ description: 'Not shown in spec — our design. When the next cycle starts (its renewal opens 7 days before, it is charged then): the period end unless the patient skipped, paused or moved it; null while paused until resumed or once ended' }),
     delivery_skipped: z.boolean().meta({ description: 'Not shown in spec — our design. The delivery after the current period is skipped' }),
     paused_by_patient: z.boolean().meta({ description: 'Not shown in spec — our design. Paused by the patient (status `paused`); a plan paused for a missed renewal has false' }),

@@ -1,4 +1,4 @@
-// The review desk's dose-change requests (issue 27, docs/plan-management.md): patients ask for another
+// The review desk's dose-change requests (docs/plan-management.md): patients ask for another
 // dose between renewals; the doctor approves it (it becomes the next delivery's dose, re-checked by the
 // prescribing rule) or declines it, with a note the patient sees. Mounted on the desk page.
 import { useState } from 'react';

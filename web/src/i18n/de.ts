@@ -506,7 +506,7 @@ export const de: Dict = {
   'connectedApps.lastUsed': 'zuletzt verwendet',
   'connectedApps.disconnect': 'Trennen',
   'connectedApps.disconnected': 'Der Assistent wurde getrennt.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Nächste Lieferung: {date}.',
   'plan.skipped': 'Die nächste Lieferung wird übersprungen.',
   'plan.skip': 'Nächste Lieferung überspringen',

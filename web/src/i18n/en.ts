@@ -505,7 +505,7 @@ export const en = {
   'connectedApps.lastUsed': 'last used',
   'connectedApps.disconnect': 'Disconnect',
   'connectedApps.disconnected': 'The assistant was disconnected.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Next delivery: {date}.',
   'plan.skipped': 'The next delivery is skipped.',
   'plan.skip': 'Skip next delivery',

@@ -506,7 +506,7 @@ export const es: Dict = {
   'connectedApps.lastUsed': 'último uso',
   'connectedApps.disconnect': 'Desconectar',
   'connectedApps.disconnected': 'El asistente se ha desconectado.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Próxima entrega: {date}.',
   'plan.skipped': 'La próxima entrega se omite.',
   'plan.skip': 'Omitir la próxima entrega',

@@ -506,7 +506,7 @@ export const fr: Dict = {
   'connectedApps.lastUsed': 'dernière utilisation',
   'connectedApps.disconnect': 'Déconnecter',
   'connectedApps.disconnected': 'L’assistant a été déconnecté.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Prochaine livraison : {date}.',
   'plan.skipped': 'La prochaine livraison est sautée.',
   'plan.skip': 'Sauter la prochaine livraison',

@@ -506,7 +506,7 @@ export const it: Dict = {
   'connectedApps.lastUsed': 'ultimo uso',
   'connectedApps.disconnect': 'Scollega',
   'connectedApps.disconnected': 'L’assistente è stato scollegato.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Prossima consegna: {date}.',
   'plan.skipped': 'La prossima consegna è saltata.',
   'plan.skip': 'Salta la prossima consegna',

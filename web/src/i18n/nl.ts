@@ -506,7 +506,7 @@ export const nl: Dict = {
   'connectedApps.lastUsed': 'laatst gebruikt',
   'connectedApps.disconnect': 'Ontkoppelen',
   'connectedApps.disconnected': 'De assistent is ontkoppeld.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Volgende levering: {date}.',
   'plan.skipped': 'De volgende levering wordt overgeslagen.',
   'plan.skip': 'Volgende levering overslaan',

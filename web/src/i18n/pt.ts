@@ -506,7 +506,7 @@ export const pt: Dict = {
   'connectedApps.lastUsed': 'última utilização',
   'connectedApps.disconnect': 'Desligar',
   'connectedApps.disconnected': 'O assistente foi desligado.',
-  // Plan management (issue 27)
+  // Plan management
   'plan.nextDelivery': 'Próxima entrega: {date}.',
   'plan.skipped': 'A próxima entrega foi saltada.',
   'plan.skip': 'Saltar a próxima entrega',
