@@ -15,7 +15,7 @@ import { endGrantsWithSessions } from './modules/mcp/index.ts';
 import type { Deps } from './deps.ts';
 import { resealPhotos } from './modules/photos/index.ts';
 import { resealVerificationImages } from './modules/verification/index.ts';
-import { revokeSigningIdentity, rotateSigningIdentity } from './modules/signing/index.ts';
+import { revokeSigningIdentity, rotateSigningIdentity, setPrescriberCredentials } from './modules/signing/index.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -32,6 +32,8 @@ Commands:
   revoke-signing-identity --email E --reason R   revoke every signing certificate of a prescriber (a lost or
                                    compromised key): what they signed no longer verifies; a new one is issued at
                                    their next signature (docs/prescriptions.md)
+  set-prescriber --email E [--qualification Q] [--license N]   change a doctor's checked credentials (printed on
+                                   prescriptions, named in the signing certificate); rotates the signing identity
   migrate                          apply pending database migrations
   backup --to FILE                 embedded database: write a backup of DATA_DIR's database (files included)
                                    to FILE; stop the server first (refused while it holds DATA_DIR)
@@ -62,6 +64,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       'last-name': { type: 'string' },
       license: { type: 'string' },
       reason: { type: 'string' },
+      qualification: { type: 'string' },
       'totp-secret': { type: 'string' },
       to: { type: 'string' },
       from: { type: 'string' },
@@ -132,7 +135,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       await runtime.close();
     }
   }
-  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa', 'rotate-signing-identity', 'revoke-signing-identity'].includes(command ?? '')) return { code: 2, out: USAGE };
+  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa', 'rotate-signing-identity', 'revoke-signing-identity', 'set-prescriber'].includes(command ?? '')) return { code: 2, out: USAGE };
   const email = str('email');
   if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
 
@@ -156,6 +159,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
   }
 
+  if (command === 'set-prescriber') {
+    const q = str('qualification')?.trim();
+    const l = str('license')?.trim();
+    if (q === undefined && l === undefined) return { code: 2, out: 'set-prescriber needs --qualification and/or --license' };
+    if (q !== undefined && (q.length < 1 || q.length > 200)) return { code: 2, out: '--qualification must be 1 to 200 characters' };
+    if (l !== undefined && (l.length < 1 || l.length > 64)) return { code: 2, out: '--license must be 1 to 64 characters' };
+  }
   if (command === 'revoke-signing-identity' && !str('reason')?.trim()) return { code: 2, out: '--reason is required (recorded with the revocation)' };
 
   // The commands that end sessions end the account's connector grants with them: the connector
@@ -173,6 +183,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const r = await revokeSigningIdentity(runtime.deps, email, (str('reason') ?? '').trim().slice(0, 500));
         if (!r.found) return { code: 1, out: `no doctor account for ${email}` };
         return { code: 0, out: `${r.revoked} signing certificate(s) of ${email} revoked: prescriptions they signed no longer verify` };
+      }
+      case 'set-prescriber': {
+        const r = await setPrescriberCredentials(runtime.deps, email, { qualification: str('qualification')?.trim(), licenceNumber: str('license')?.trim() });
+        if (!r.found) return { code: 1, out: `no doctor account for ${email}` };
+        return { code: 0, out: `prescriber details of ${email} changed${r.rotated ? '; signing identity rotated: the next prescription is signed with a certificate naming them' : ''}` };
       }
       case 'create-staff': {
         if (!role || !password) return { code: 2, out: USAGE };

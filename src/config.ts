@@ -248,6 +248,11 @@ const EnvSchema = z.object({
   CSC_BEARER_TOKEN: z.string().max(4000).optional(),
   CSC_PIN: z.string().max(200).optional(),
   CSC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // PAdES B-T (docs/prescriptions.md): an RFC 3161 timestamp authority that timestamps each
+  // prescription's signature; `sandbox`: the service's own TSA (certificate from the sandbox CA);
+  // unset: signatures are B-B.
+  SIGNING_TSA_URL: z.union([z.literal('sandbox'), urlOf(['https', 'http'])], { error: 'must be sandbox or an http(s) URL' }).optional(),
+  SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID' | 'PATIENT_VERIFICATION'> & {
@@ -359,6 +364,7 @@ function crossChecks(c: z.infer<typeof EnvSchema>): string[] {
     if (!c.CSC_BEARER_TOKEN && !(c.CSC_CLIENT_ID && c.CSC_CLIENT_SECRET)) problems.push('CSC_CLIENT_ID, CSC_CLIENT_SECRET: required when PRESCRIPTION_SIGNER=csc without CSC_BEARER_TOKEN');
     if (c.NODE_ENV === 'production' && c.CSC_BASE_URL && !httpsOrLoopback(c.CSC_BASE_URL)) problems.push('CSC_BASE_URL: must be an https:// URL in production');
   }
+  if (c.NODE_ENV === 'production' && c.SIGNING_TSA_URL && c.SIGNING_TSA_URL !== 'sandbox' && !httpsOrLoopback(c.SIGNING_TSA_URL)) problems.push('SIGNING_TSA_URL: must be an https:// URL in production');
   if (c.DATABASE_REPLICA_URL && !c.DATABASE_URL) problems.push('DATABASE_REPLICA_URL: needs DATABASE_URL (the embedded database has no replica)');
   // Keys apart from the data they protect: a database dump must not carry them (src/lib/keys.ts).
   if (c.NODE_ENV === 'production' && c.DATABASE_URL) {

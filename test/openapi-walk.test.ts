@@ -258,6 +258,14 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('GET', `/v1/pharmacy/orders/${randomUUID()}/`, { token: pharmacist.access })).status).toBe(404);
     expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispense/`, { token: pharmacist.access, json: { batch: 'LOT-1', expiry: 'soon' } })).status).toBe(400);
     expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispense/`, { token: pharmacist.access, json: { batch: 'LOT-1', expiry: '2027-06-30' } })).status).toBe(200);
+    // The prescriber's details and the desks' view of a prescription's signature (docs/prescriptions.md).
+    expect((await api('GET', '/v1/clinician/prescriber/', { token: doctor.access })).status).toBe(200);
+    expect((await api('PATCH', '/v1/clinician/prescriber/', { token: doctor.access, json: { phone: 'not a number' } })).status).toBe(400);
+    expect((await api('PATCH', '/v1/clinician/prescriber/', { token: doctor.access, json: { phone: '+49 30 1234567' } })).status).toBe(200);
+    expect((await api('GET', `/v1/clinician/prescriptions/${rxId}/`, { token: doctor.access })).status).toBe(200);
+    expect((await api('GET', `/v1/clinician/prescriptions/${randomUUID()}/`, { token: doctor.access })).status).toBe(404);
+    expect((await api('GET', `/v1/pharmacy/prescriptions/${rxId}/`, { token: pharmacist.access })).status).toBe(200);
+    expect((await api('GET', `/v1/pharmacy/prescriptions/${randomUUID()}/`, { token: pharmacist.access })).status).toBe(404);
     expect((await api('POST', `/v1/pharmacy/orders/${orderId}/deliver/`, { token: pharmacist.access })).status).toBe(409);
     expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispatch/`, { token: pharmacist.access, json: { carrier: '', tracking_number: 'X' } })).status).toBe(400);
     expect((await api('POST', `/v1/pharmacy/orders/${orderId}/dispatch/`, { token: pharmacist.access, json: { carrier: 'DHL', tracking_number: 'X1', tracking_url: 'https://track.example.org/X1' } })).status).toBe(200);

@@ -10,6 +10,7 @@ import { ForgotPassword, ReferralLanding, ResetPassword, SignIn, SignUp } from '
 import { Landing } from './pages/landing';
 import { Link, matchRoute, navigate, Redirect, useLocation } from './router';
 import { VERIFICATION_TEXT } from './features/verification/strings';
+import { VERIFY_NAV } from './features/signature/nav';
 import { Footer } from './features/compliance/Footer';
 
 // Every page but the landing and the sign-in pages is its own chunk, loaded when first opened.
@@ -44,6 +45,11 @@ const Compliance = {
   DeskProfile: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.DeskProfilePage }))),
 };
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
+// Signed prescriptions (docs/prescriptions.md): verify a prescription (public and the pharmacy desk's), the prescriber's details.
+const Signature = {
+  Verify: lazy(() => import('./features/signature/VerifyPrescription')),
+  Prescriber: lazy(() => import('./features/signature/PrescriberPage')),
+};
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
   Consultation: lazy(() => import('./pages/desk').then((m) => ({ default: m.DeskConsultation }))),
@@ -91,6 +97,9 @@ const PAGES: Page[] = [
   { pattern: '/desk/weights', area: 'doctor', render: () => <Verification.WeightQueue /> },
   { pattern: '/desk/profile', area: 'doctor', render: () => <Compliance.DeskProfile /> },
   { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
+  { pattern: '/verify', area: 'public', render: () => <Signature.Verify /> },
+  { pattern: '/pharmacy/verify', area: 'pharmacist', render: () => <Signature.Verify desk /> },
+  { pattern: '/desk/prescriber', area: 'doctor', render: () => <Signature.Prescriber /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
 
@@ -112,7 +121,10 @@ function Header({ unread }: { unread: number }) {
           ['/desk/weights', VERIFICATION_TEXT[locale].queue],
         ]
       : session.is_pharmacist
-        ? [['/pharmacy', t('nav.pharmacy')]]
+        ? [
+            ['/pharmacy', t('nav.pharmacy')],
+            ['/pharmacy/verify', VERIFY_NAV[locale]],
+          ]
         : [
           ['/home', t('nav.home')],
           ['/consultations', t('nav.consultations')],

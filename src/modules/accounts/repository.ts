@@ -53,6 +53,9 @@ export type UserFields = Pick<
   | 'document_type'
   | 'addresses'
   | 'disabled_at'
+  | 'prescriber_phone'
+  | 'prescriber_qualification'
+  | 'doctor_license_number'
 >;
 
 /** Sets the given columns (and updated_at); false when there is no such account. */

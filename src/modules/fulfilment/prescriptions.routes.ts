@@ -17,7 +17,7 @@ const IdParams = z.object({ id: z.uuid() });
 export const VERIFY_MAX_BYTES = 5 * 1024 * 1024;
 const ts = z.iso.datetime({ offset: true });
 
-const VerificationSchema = z
+export const VerificationSchema = z
   .object({
     valid: z.boolean().meta({ description: 'true only when the signature covers every byte, its certificate is a prescriber\'s and not revoked, and the prescription is not cancelled' }),
     reason: z.enum(VERIFY_REASONS).nullable().meta({ description: 'Why it is not valid (null when valid)' }),

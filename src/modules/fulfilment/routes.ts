@@ -10,6 +10,7 @@ import { PRESCRIPTION_ORDERING, countPrescriptions, listOrders, pagePrescription
 import { OrderSchema, PrescriptionSchema, toPrescription } from './schemas.ts';
 import { reissueRoutes } from './reissue.routes.ts';
 import { prescriptionRoutes } from './prescriptions.routes.ts';
+import { staffSignatureRoutes } from './staff-signature.routes.ts';
 import { notFoundDetail } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
@@ -20,6 +21,7 @@ export default function fulfilmentModule(app: ZodApp, { deps }: ModuleOptions): 
   const base = deps.config.PUBLIC_BASE_URL;
   reissueRoutes(app, deps);
   prescriptionRoutes(app, deps);
+  staffSignatureRoutes(app, deps);
 
   r.get(
     '/v1/users/orders/',

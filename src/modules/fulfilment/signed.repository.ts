@@ -170,3 +170,61 @@ export async function prescriptionDetailOf(q: Queryable, userId: string, id: str
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** A prescription with its signature, signing identity and sealed file, for the desks (doctor, pharmacist). */
+export async function prescriptionForStaff(q: Queryable, id: string) {
+  const row = await sqlOf(q)
+    .selectFrom('prescriptions as r')
+    .innerJoin('users as pu', 'pu.id', 'r.user_id')
+    .leftJoin('prescriber_signing_identities as si', 'si.id', 'r.signing_identity_id')
+    .leftJoin('prescription_signed_documents as sd', 'sd.prescription_id', 'r.id')
+    .select([
+      'r.id',
+      'r.consultation_id',
+      'r.treatment_name',
+      'r.dosage',
+      'r.issued_at',
+      'r.valid_until',
+      'r.status',
+      'r.cancelled_at',
+      'r.repeats',
+      'r.signature_level',
+      'r.signer_name',
+      'r.signed_at',
+      'pu.first_name as patient_first_name',
+      'pu.last_name as patient_last_name',
+      'pu.date_of_birth',
+      'si.id as identity_id',
+      'si.provider',
+      'si.certificate_pem',
+      'si.certificate_sha256',
+      'si.serial_number',
+      'si.not_after',
+      'si.status as identity_status',
+      'si.doctor_id as identity_doctor_id',
+      'si.created_at as identity_created_at',
+      'si.retired_at',
+      'si.revoke_reason',
+      'si.private_key_sealed',
+      'si.csc_credential_id',
+      'sd.pdf_sealed',
+    ])
+    .where('r.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { pdf_sealed, ...rest } = row;
+  return { ...rest, pdf: pdf_sealed ? Buffer.from(openText(q, pdf_sealed), 'base64') : null };
+}
+
+/** The prescription's orders still waiting to be dispensed (the pharmacy desk's dispense action). */
+export async function ordersToDispenseForPharmacy(q: Queryable, prescriptionId: string) {
+  return sqlOf(q)
+    .selectFrom('orders')
+    .select(['id', 'status', 'attempt', 'created_at'])
+    .where('prescription_id', '=', prescriptionId)
+    .where('status', '=', 'awaiting_fulfilment')
+    .where('dispensed_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

@@ -8,7 +8,7 @@ import { checkPdfSignature } from '../signing/index.ts';
 import { dispensingsOf, prescriptionBySignedDigestForPharmacy, dispensingsForPharmacy, prescriptionDetailOf } from './signed.repository.ts';
 import { signatureOf, toPrescription, type Dispensing, type PrescriptionDetail } from './schemas.ts';
 
-function dispensingOf(rows: { order_id: string; pharmacy_name: string; partner_pharmacy_id: string | null; dispensed_at: Date }[], repeats: number): Dispensing {
+export function dispensingOf(rows: { order_id: string; pharmacy_name: string; partner_pharmacy_id: string | null; dispensed_at: Date }[], repeats: number): Dispensing {
   const count = new Set(rows.map((r) => r.order_id)).size;
   const allowed = 1 + repeats;
   const last = rows[rows.length - 1];

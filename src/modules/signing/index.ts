@@ -11,3 +11,5 @@ export {
   type SignatureCheck,
   type SigningSession,
 } from './service.ts';
+export { certificateSummary, prescriberDetails, setPrescriberCredentials, subjectAttribute, type CertificateSummary, type PrescriberDetails } from './prescriber.ts';
+export { SigningCertificateSchema } from './routes.ts';

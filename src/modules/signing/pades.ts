@@ -19,6 +19,8 @@ import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 const { asn1 } = forge;
 /** id-aa-signingCertificateV2 (RFC 5035). */
 const SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
+/** id-aa-signatureTimeStampToken (RFC 3161 appendix A): the B-T timestamp, an unsigned attribute. */
+const SIGNATURE_TIMESTAMP_TOKEN = '1.2.840.113549.1.9.16.2.14';
 /** The signature field's size in bytes (hex doubles it): room for the certificate chain. */
 const SIGNATURE_LENGTH = 16_384;
 
@@ -38,7 +40,7 @@ export interface SigningKey {
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest();
 
 /** The ESS signing-certificate-v2 attribute naming `cert` by its SHA-256 (the default hash, so no AlgorithmIdentifier) and issuer/serial. */
-function signingCertificateV2(cert: forge.pki.Certificate): forge.asn1.Asn1 {
+export function signingCertificateV2(cert: forge.pki.Certificate): forge.asn1.Asn1 {
   const der = asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes();
   const issuerSerial = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
     // GeneralNames: one directoryName [4]
@@ -62,7 +64,11 @@ interface ForgeSigner {
 
 /** A @signpdf Signer whose CMS is forge's pkcs7 SignedData (detached) with the PAdES B-B attributes. */
 export class PadesSigner extends Signer {
-  constructor(private readonly key: SigningKey) {
+  /** `finish`: a last step over the CMS (DER), e.g. the B-T signature timestamp (tsa.ts). */
+  constructor(
+    private readonly key: SigningKey,
+    private readonly finish?: (cms: Buffer) => Promise<Buffer>,
+  ) {
     super();
   }
 
@@ -111,7 +117,8 @@ export class PadesSigner extends Signer {
       if (!again.equals(attributes!)) throw new Error('the signed attributes changed between the two passes');
       return signature.toString('binary');
     });
-    return Buffer.from(asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
+    const cms = Buffer.from(asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
+    return this.finish ? this.finish(cms) : cms;
   }
 }
 
@@ -133,7 +140,7 @@ export function pdfAscii(s: string): string {
 }
 
 /** The PDF signed (PAdES B-B, ETSI.CAdES.detached), and the SHA-256 its signature covers (hex). */
-export async function signPdf(pdf: Buffer, key: SigningKey, appearance: SignatureAppearance, signingTime: Date): Promise<{ pdf: Buffer; digest: string }> {
+export async function signPdf(pdf: Buffer, key: SigningKey, appearance: SignatureAppearance, signingTime: Date, finish?: (cms: Buffer) => Promise<Buffer>): Promise<{ pdf: Buffer; digest: string }> {
   const prepared = plainAddPlaceholder({
     pdfBuffer: pdf,
     reason: pdfAscii(appearance.reason),
@@ -146,7 +153,7 @@ export async function signPdf(pdf: Buffer, key: SigningKey, appearance: Signatur
     // A PDF name object (no spaces).
     appName: 'PatientTreatmentService',
   });
-  const signed = await new SignPdf().sign(prepared, new PadesSigner(key), signingTime);
+  const signed = await new SignPdf().sign(prepared, new PadesSigner(key, finish), signingTime);
   const inspected = inspectSignature(signed);
   if (!inspected.ok) throw new Error(`the signed prescription does not verify: ${inspected.reason}`);
   return { pdf: signed, digest: inspected.digest };
@@ -157,7 +164,7 @@ export async function signPdf(pdf: Buffer, key: SigningKey, appearance: Signatur
 export type SignatureFailure = 'not_signed' | 'malformed_signature' | 'content_changed' | 'signature_invalid' | 'certificate_mismatch';
 
 export type Inspection =
-  | { ok: true; digest: string; certificate: X509Certificate; certificateSha256: string; chain: X509Certificate[]; signingTime: Date | null; subFilter: string | null }
+  | { ok: true; digest: string; certificate: X509Certificate; certificateSha256: string; chain: X509Certificate[]; signingTime: Date | null; subFilter: string | null; timestamped: boolean }
   /** `digest`: the SHA-256 the signature claims to cover (to name the prescription a changed file was), when readable. */
   | { ok: false; reason: SignatureFailure; digest: string | null };
 
@@ -244,7 +251,10 @@ export function inspectSignature(pdf: Buffer): Inspection {
     const timeNode = attributes.get(forge.pki.oids.signingTime!);
     const signingTime = timeNode ? (timeNode.type === asn1.Type.UTCTIME ? asn1.utcTimeToDate(bytesOf(timeNode)) : asn1.generalizedTimeToDate(bytesOf(timeNode))) : null;
     const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.]+)/.exec(text)?.[1] ?? null;
-    return { ok: true, digest, certificate, certificateSha256: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), chain: certificates.filter((x) => x !== certificate), signingTime, subFilter };
+    // PAdES B-T: an id-aa-signatureTimeStampToken among the unsigned attributes ([1]).
+    const unsigned = signerInfo.find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && Number(n.type) === 1);
+    const timestamped = children(unsigned).some((attr) => asn1.derToOid(bytesOf(children(attr)[0])) === SIGNATURE_TIMESTAMP_TOKEN);
+    return { ok: true, digest, certificate, certificateSha256: certificate.fingerprint256.replace(/:/g, '').toLowerCase(), chain: certificates.filter((x) => x !== certificate), signingTime, subFilter, timestamped };
   } catch {
     return { ok: false, reason: 'malformed_signature', digest: null };
   }

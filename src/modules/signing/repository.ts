@@ -75,3 +75,21 @@ export async function revokeAllIdentities(q: Queryable, doctorId: string, reason
 export async function doctorByEmail(q: Queryable, email: string): Promise<{ id: string; is_doctor: boolean } | null> {
   return (await sqlOf(q).selectFrom('users').select(['id', 'is_doctor']).where(sql<string>`lower(email)`, '=', email.trim().toLowerCase()).executeTakeFirst()) ?? null;
 }
+
+/** A doctor's prescriber details as the prescription and the certificate subject name them. */
+export async function prescriberOf(q: Queryable, doctorId: string) {
+  return (
+    (await sqlOf(q)
+      .selectFrom('users')
+      .select(['id', 'is_doctor', 'first_name', 'last_name', 'email', 'doctor_license_number', 'prescriber_qualification', 'prescriber_phone'])
+      .where('id', '=', doctorId)
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** The prescriber's active signing identity of either provider (newest first). */
+export async function currentIdentityOf(q: Queryable, doctorId: string): Promise<IdentityRow | null> {
+  return (
+    (await sqlOf(q).selectFrom('prescriber_signing_identities').selectAll().where('doctor_id', '=', doctorId).where('status', '=', 'active').orderBy('created_at', 'desc').executeTakeFirst()) ?? null
+  );
+}

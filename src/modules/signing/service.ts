@@ -7,7 +7,7 @@
 // time it signs, so verification answers alike for both. Rotation retires the active identity (what
 // it signed still verifies) and the next signature issues a new one; revocation makes everything the
 // identity signed fail verification.
-import { createHash, sign as rsaSign } from 'node:crypto';
+import { createHash, randomBytes, sign as rsaSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -18,6 +18,7 @@ import { certificateSha256, generateSandboxCa, issuePrescriberCertificate, newRs
 import { CscClient, CscError } from './csc.ts';
 import { inspectSignature, signPdf, type Inspection, type SigningKey } from './pades.ts';
 import * as repo from './repository.ts';
+import { addSignatureTimestamp, issueTsaCertificate, requestTimestamp, sandboxTimestampResponse, timestampQuery, TimestampError, tokenFromResponse, type TsaMaterial } from './tsa.ts';
 
 export interface Prescriber {
   id: string;
@@ -38,7 +39,7 @@ export interface PrescriptionSignature {
   identityId: string;
   certificateSha256: string;
   signerName: string;
-  level: 'B-B';
+  level: 'B-B' | 'B-T';
   signedAt: Date;
 }
 
@@ -157,8 +158,40 @@ async function cscKey(deps: Deps, q: Queryable, prescriber: Prescriber): Promise
   return { identity, key: { certificatePem: credential.certificatePem, chainPem: credential.chainPem, sign: (der) => client.signAttributes(credential.credentialId, der) } };
 }
 
+const sandboxTsas = new WeakMap<object, TsaMaterial>();
+
 /**
- * Signs a prescription's PDF for its prescriber (PAdES B-B). Refused (403) with STAFF_MFA=required in
+ * The B-T step (SIGNING_TSA_URL): the signature value timestamped by the configured authority, or by
+ * the sandbox TSA (a key held in memory, its certificate issued by the sandbox CA and embedded in each
+ * token). A timestamp that cannot be had leaves the signature at B-B (logged): a prescription is not
+ * refused for want of a timestamp; `level` says which it is.
+ */
+function timestampStep(deps: Deps, q: Queryable, done: () => void): ((cms: Buffer) => Promise<Buffer>) | undefined {
+  const url = deps.config.SIGNING_TSA_URL;
+  if (!url) return undefined;
+  const timestamp = async (hash: Buffer) => {
+    if (url !== 'sandbox') return requestTimestamp(url, hash, deps.config.SIGNING_TSA_TIMEOUT_MS);
+    const ca = await sandboxCa(deps, q);
+    let tsa = sandboxTsas.get(deps.db);
+    if (!tsa) sandboxTsas.set(deps.db, (tsa = issueTsaCertificate(ca, deps.config.SELLER_NAME ?? 'Patient Treatment Service', deps.clock.now())));
+    const nonce = randomBytes(8);
+    return tokenFromResponse(sandboxTimestampResponse(tsa, ca.certificatePem, timestampQuery(hash, nonce), deps.clock.now()), hash, nonce);
+  };
+  return async (cms) => {
+    try {
+      const stamped = await addSignatureTimestamp(cms, timestamp);
+      done();
+      return stamped;
+    } catch (err) {
+      if (!(err instanceof TimestampError)) throw err;
+      deps.log.warn({ err: err.message }, 'prescription signature not timestamped (B-B): the timestamp authority failed');
+      return cms;
+    }
+  };
+}
+
+/**
+ * Signs a prescription's PDF for its prescriber (PAdES B-B; B-T with SIGNING_TSA_URL). Refused (403) with STAFF_MFA=required in
  * a session that did not pass the second factor; a provider that fails answers 503 and the caller's
  * transaction (the approval) is rolled back.
  */
@@ -167,6 +200,7 @@ export async function signPrescriptionPdf(deps: Deps, q: Queryable, prescriber: 
   const signedAt = deps.clock.now();
   let signer: { identity: repo.IdentityRow; key: SigningKey };
   let signed: { pdf: Buffer; digest: string };
+  let timestamped = false;
   try {
     signer = deps.config.PRESCRIPTION_SIGNER === 'csc' ? await cscKey(deps, q, prescriber) : await sandboxKey(deps, q, prescriber);
     signed = await signPdf(
@@ -174,6 +208,7 @@ export async function signPrescriptionPdf(deps: Deps, q: Queryable, prescriber: 
       signer.key,
       { name: `${prescriber.firstName} ${prescriber.lastName}`.trim(), reason: 'Prescription issued by the prescriber', location: prescriber.country, contactInfo: prescriber.email },
       signedAt,
+      timestampStep(deps, q, () => (timestamped = true)),
     );
   } catch (err) {
     if (err instanceof CscError) {
@@ -182,7 +217,7 @@ export async function signPrescriptionPdf(deps: Deps, q: Queryable, prescriber: 
     }
     throw err;
   }
-  return { pdf: signed.pdf, digest: signed.digest, identityId: signer.identity.id, certificateSha256: signer.identity.certificate_sha256, signerName: `${prescriber.firstName} ${prescriber.lastName}`.trim(), level: 'B-B', signedAt };
+  return { pdf: signed.pdf, digest: signed.digest, identityId: signer.identity.id, certificateSha256: signer.identity.certificate_sha256, signerName: `${prescriber.firstName} ${prescriber.lastName}`.trim(), level: timestamped ? 'B-T' : 'B-B', signedAt };
 }
 
 export type SignatureCheck =

@@ -12,6 +12,7 @@ import { DoseChangeDesk } from '../components/DoseChangeDesk';
 import { DeskVerificationPanel } from '../features/verification/DeskVerificationPanel';
 import type { Question } from '../questionnaire/model';
 import { DeskPhotos } from '../features/photos/DeskPhotos';
+import { DeskSignatures } from '../features/signature/DeskSignature';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
 // server's order and only marks those rows).
@@ -262,6 +263,7 @@ export function DeskConsultation({ id }: { id: string }) {
         </tbody>
       </table>
       <DeskPhotos photos={x.photos} earlier={x.earlier_photos} />
+      <DeskSignatures prescriptionIds={x.prescriptions.map((p) => p.id)} />
       {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} current={x.form_snapshot} question={questionText} show={shown} /> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}

@@ -7,6 +7,7 @@ import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { VerificationMissingCard } from '../features/verification/MissingCard';
 import { ConsultationPhotos } from '../features/photos/AddConsultationPhoto';
+import { PrescriptionSignatureLine } from '../features/signature/PrescriptionSignatureLine';
 
 type Consultation = Schemas['Consultation'];
 type Order = Schemas['Order'];
@@ -357,6 +358,7 @@ function PrescriptionList({ items, reissue }: { items: Prescription[]; reissue?:
             </>
           ) : null}
           {p.instructions ? <p className="hint">{p.instructions}</p> : null}
+          <PrescriptionSignatureLine id={p.id} />
         </li>
       ))}
     </ul>

@@ -3,7 +3,7 @@
 // Every photo opened is written to the patient's access log by the API.
 import { useI18n } from '../../i18n';
 import { AuthImage } from './AuthImage';
-import { usePhotoStrings } from './strings';
+import { usePhotoStrings, type PhotoKey } from './strings';
 import './photos.css';
 
 export interface DeskPhoto {
@@ -26,6 +26,9 @@ function viewsOf(photos: DeskPhoto[]): { view: string | null; label: string | nu
   return out.sort((a, b) => (a.view === null ? 1 : 0) - (b.view === null ? 1 : 0));
 }
 
+/** The catalogue's photo views the desk names in its own language (the API answers the English label). */
+const VIEW_LABELS: Record<string, PhotoKey> = { hairline: 'viewHairline', temples: 'viewTemples', crown: 'viewCrown' };
+
 export function DeskPhotos({ photos = [], earlier = [] }: Partial<Props>) {
   const s = usePhotoStrings();
   const { date } = useI18n();
@@ -38,7 +41,8 @@ export function DeskPhotos({ photos = [], earlier = [] }: Partial<Props>) {
       {viewsOf(photos).map(({ view, label }) => {
         const now = photos.filter((p) => p.view === view);
         const then = view === null ? [] : (before?.photos.filter((p) => p.view === view) ?? []);
-        const title = label ?? s('deskAdded');
+        const key = view === null ? undefined : VIEW_LABELS[view];
+        const title = key ? s(key) : (label ?? s('deskAdded'));
         return (
           <div key={view ?? 'added'} data-view={view ?? 'added'}>
             <h3>{title}</h3>

@@ -20,6 +20,9 @@ const en = {
   addHint: 'The doctor asked for more information. You can add a photo here (JPEG, PNG, WebP or HEIC; location data is removed).',
   added: 'Photo added. The doctor will review your consultation again.',
   yourPhotos: 'Your photos',
+  viewHairline: 'Hairline (front)',
+  viewTemples: 'Temples (sides)',
+  viewCrown: 'Crown (top of the head)',
 };
 type Strings = typeof en;
 
@@ -44,6 +47,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'Die Ärztin oder der Arzt hat um weitere Informationen gebeten. Hier können Sie ein Foto hinzufügen (JPEG, PNG, WebP oder HEIC; Standortdaten werden entfernt).',
     added: 'Foto hinzugefügt. Ihre Konsultation wird erneut geprüft.',
     yourPhotos: 'Ihre Fotos',
+    viewHairline: 'Haaransatz (vorne)',
+    viewTemples: 'Schläfen (Seiten)',
+    viewCrown: 'Hinterkopf (Scheitel von oben)',
   },
   es: {
     take: 'Hacer una foto',
@@ -64,6 +70,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'El médico ha pedido más información. Puede añadir una foto aquí (JPEG, PNG, WebP o HEIC; se eliminan los datos de ubicación).',
     added: 'Foto añadida. El médico volverá a revisar su consulta.',
     yourPhotos: 'Sus fotos',
+    viewHairline: 'Línea del cabello (frente)',
+    viewTemples: 'Sienes (laterales)',
+    viewCrown: 'Coronilla (parte superior)',
   },
   fr: {
     take: 'Prendre une photo',
@@ -84,6 +93,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'Le médecin a demandé plus d’informations. Vous pouvez ajouter une photo ici (JPEG, PNG, WebP ou HEIC ; les données de localisation sont supprimées).',
     added: 'Photo ajoutée. Le médecin réexaminera votre consultation.',
     yourPhotos: 'Vos photos',
+    viewHairline: 'Ligne frontale (devant)',
+    viewTemples: 'Tempes (côtés)',
+    viewCrown: 'Sommet du crâne (vertex)',
   },
   it: {
     take: 'Scatta una foto',
@@ -104,6 +116,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'Il medico ha chiesto altre informazioni. Può aggiungere una foto qui (JPEG, PNG, WebP o HEIC; i dati di posizione vengono rimossi).',
     added: 'Foto aggiunta. Il medico riesaminerà la sua consulenza.',
     yourPhotos: 'Le sue foto',
+    viewHairline: 'Attaccatura (fronte)',
+    viewTemples: 'Tempie (lati)',
+    viewCrown: 'Sommità del capo (vertice)',
   },
   nl: {
     take: 'Foto maken',
@@ -124,6 +139,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'De arts heeft om meer informatie gevraagd. U kunt hier een foto toevoegen (JPEG, PNG, WebP of HEIC; locatiegegevens worden verwijderd).',
     added: 'Foto toegevoegd. De arts beoordeelt uw consult opnieuw.',
     yourPhotos: 'Uw foto’s',
+    viewHairline: 'Haarlijn (voorkant)',
+    viewTemples: 'Slapen (zijkanten)',
+    viewCrown: 'Kruin (bovenkant van het hoofd)',
   },
   pt: {
     take: 'Tirar uma fotografia',
@@ -144,6 +162,9 @@ const STRINGS: Record<Locale, Strings> = {
     addHint: 'O médico pediu mais informações. Pode adicionar uma fotografia aqui (JPEG, PNG, WebP ou HEIC; os dados de localização são removidos).',
     added: 'Fotografia adicionada. O médico vai rever novamente a sua consulta.',
     yourPhotos: 'As suas fotografias',
+    viewHairline: 'Linha do cabelo (frente)',
+    viewTemples: 'Têmporas (lados)',
+    viewCrown: 'Coroa (topo da cabeça)',
   },
 };
 
