@@ -85,7 +85,10 @@ export const EraseBody = z
 
 export const ExportQuery = z.object({
   format: z
-    .enum(['json', 'zip'], { error: 'Use json or zip.' })
+    .enum(['json', 'zip', 'fhir'], { error: 'Use json, zip or fhir.' })
     .optional()
-    .meta({ description: '`json` (default): one JSON document; `zip`: a zip archive holding export.json and the account’s files (attachments, invoices, prescriptions)' }),
+    .meta({
+      description:
+        '`json` (default): one JSON document; `zip`: a zip archive holding export.json and the account’s files (attachments, invoices, prescriptions); `fhir`: the patient summary as a FHIR R4 Bundle of type `document` (International Patient Summary, `application/fhir+json`; docs/interoperability.md)',
+    }),
 });

@@ -1,0 +1,20 @@
+import { afterAll, beforeAll, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { paySandbox } from './billing-fixtures.ts';
+import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
+import { call, createTestContext, newStaff, seedPatient, type TestContext } from './support/harness.ts';
+let ctx: TestContext;
+beforeAll(async () => { ctx = await createTestContext(); });
+afterAll(async () => ctx?.close());
+it('dump', async () => {
+  const doctor = await newStaff(ctx, 'doctor');
+  const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', first_name: 'Ada', last_name: 'Lovelace' });
+  const ans = withAnswers(FIXTURES.weight_loss.eligible, m(2, 'weight_conditions', ['hypertension']), v(3, 'pregnant_or_planning', false), v(3, 'oral_contraceptive', false));
+  console.log((await call(ctx, 'PATCH', '/v1/users/questionnaires/weight_loss/progress/', { token: p.access, json: { data: ans } })).status);
+  console.log((await call(ctx, 'POST', '/v1/users/questionnaires/weight_loss/submit/', { token: p.access })).text.slice(0, 300));
+  const { session } = await paySandbox(ctx, p, { category: 'weight_loss', plan: 'one_off' });
+  console.log((await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: {} })).text.slice(0, 300));
+  await call(ctx, 'POST', '/v1/users/journal/weight-entries/', { token: p.access, json: { weight_kg: 92.4, logged_on: '2026-11-01' } });
+  const x = await call(ctx, 'GET', '/v1/users/me/export/', { token: p.access });
+  writeFileSync('.tmp/export.json', JSON.stringify(x.body, null, 1));
+}, 120000);
