@@ -350,13 +350,16 @@ export function buildPatientSummary(input: SummaryInput): Bundle {
   };
 }
 
-/** The summary as plain text (the connector's `get_health_summary`): each section's lines. */
-export function summaryText(bundle: Bundle): string {
+/** The summary's sections with their narrative lines, and all of it as plain text (the connector's `get_health_summary`). */
+export function summarySections(bundle: Bundle): { title: string; sections: { title: string; loinc: string; items: string[] }[]; text: string } {
   const composition = bundle.entry?.[0]?.resource as Composition | undefined;
-  const out: string[] = [composition?.title ?? 'Patient summary', `Generated ${bundle.timestamp ?? ''}`];
-  for (const s of composition?.section ?? []) {
-    const lines = [...(s.text?.div ?? '').matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
-    out.push('', `${s.title}:`, ...(lines.length ? lines.map((l) => `- ${l}`) : ['- None recorded.']));
-  }
-  return out.join('\n');
+  const unescape = (l: string) => l.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const sections = (composition?.section ?? []).map((s) => ({
+    title: s.title ?? '',
+    loinc: s.code?.coding?.[0]?.code ?? '',
+    items: [...(s.text?.div ?? '').matchAll(/<li>(.*?)<\/li>/g)].map((m) => unescape(m[1]!)),
+  }));
+  const title = composition?.title ?? 'Patient summary';
+  const text = [title, `Generated ${bundle.timestamp ?? ''}`, ...sections.flatMap((s) => ['', `${s.title}:`, ...(s.items.length ? s.items.map((l) => `- ${l}`) : ['- None recorded.'])])].join('\n');
+  return { title, sections, text };
 }

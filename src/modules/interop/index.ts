@@ -2,4 +2,4 @@
 // account's FHIR patient summary (the export's `format=fhir`, the connector's get_health_summary)
 // and its text form.
 export { patientSummary } from './service.ts';
-export { summaryText } from './fhir.ts';
+export { summarySections } from './fhir.ts';
