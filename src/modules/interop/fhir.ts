@@ -83,7 +83,7 @@ export function derivedId(...parts: string[]): string {
 }
 
 const urn = (id: string) => `urn:uuid:${id}`;
-const ref = (r: Resource & { id?: string }, display?: string): Reference => ({ reference: urn(r.id!), ...(display ? { display } : {}) });
+const ref = <T extends Resource>(r: T, display?: string): Reference<T> => ({ reference: urn(r.id!), ...(display ? { display } : {}) });
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** FHIR narrative: XHTML in a div. */
 const narrative = (lines: string[]) => ({
@@ -153,7 +153,7 @@ export function buildPatientSummary(input: SummaryInput): Bundle {
     address: p.country_of_residence ? [{ country: p.country_of_residence, city: p.city || undefined, postalCode: p.postal_code || undefined }] : undefined,
     communication: p.locale ? [{ language: { coding: [{ system: 'urn:ietf:bcp:47', code: p.locale }] }, preferred: true }] : undefined,
   };
-  const subject = ref(patient, name[0]!.text);
+  const subject: Reference<Patient> = ref(patient, name[0]!.text);
 
   // The prescribing and reviewing doctors.
   const practitioners = new Map<string, Practitioner>();

@@ -3,3 +3,5 @@
 // and its text form.
 export { patientSummary } from './service.ts';
 export { summarySections } from './fhir.ts';
+// The account's erasure revokes its share links (src/modules/privacy).
+export { revokeAccountShareLinks } from './share-links.ts';

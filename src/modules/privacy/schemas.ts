@@ -37,10 +37,10 @@ export const AccessLogEntrySchema = z
   .object({
     id: z.uuid(),
     at: ts,
-    actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
+    actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist', 'link_recipient']).meta({ description: '`link_recipient`: someone who opened the patient’s share link (actor_name: the recipient they gave)' }),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag', 'share_link']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });
