@@ -27,7 +27,7 @@ export async function insertShareLink(
     .insertInto('share_links')
     .values({ user_id: userId, ...v })
     .returningAll()
-    .executeTakeFirstOrThrow()) as ShareLinkRow;
+    .executeTakeFirstOrThrow());
 }
 
 export async function countShareLinks(q: Queryable, userId: string): Promise<number> {
@@ -36,7 +36,7 @@ export async function countShareLinks(q: Queryable, userId: string): Promise<num
 }
 
 export async function pageShareLinks(q: Queryable, userId: string, limit: number, offset: number): Promise<ShareLinkRow[]> {
-  return (await forAccount(q, userId).selectFrom('share_links').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()) as ShareLinkRow[];
+  return (await forAccount(q, userId).selectFrom('share_links').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute());
 }
 
 export async function accessesOf(q: Queryable, userId: string, linkIds: readonly string[]) {
@@ -59,7 +59,7 @@ export async function revokeAllShareLinks(q: Queryable, userId: string, at: Date
 
 /** The link at this manifest address, locked for the attempt (whoever holds the link; its owner is on the row). */
 export async function lockShareLinkForLinkHolder(q: Queryable, manifestId: string): Promise<ShareLinkRow | undefined> {
-  return (await sqlOf(q).selectFrom('share_links').selectAll().where('manifest_id', '=', manifestId).forUpdate().executeTakeFirst()) as ShareLinkRow | undefined;
+  return (await sqlOf(q).selectFrom('share_links').selectAll().where('manifest_id', '=', manifestId).forUpdate().executeTakeFirst());
 }
 
 export async function countFailureForLinkHolder(q: Queryable, id: string): Promise<number> {

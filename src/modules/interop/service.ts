@@ -25,7 +25,7 @@ export async function summaryInputOf(deps: Deps, userId: string): Promise<Summar
     baseUrl: base,
     serviceName: deps.config.SELLER_NAME ?? 'Patient Treatment Service',
     profile,
-    consultations: consultations as unknown as SummaryInput['consultations'],
+    consultations: consultations,
     prescriptions,
     weights: journal.weight_entries.map((w) => ({ id: w.id, weight_kg: Number(w.weight_kg), logged_on: String(w.logged_on), verified_at: w.verified_at ? String(w.verified_at) : null })),
   });
