@@ -449,6 +449,7 @@ export const de: Dict = {
   'privacy.role.doctor': 'Arzt/Ärztin',
   'privacy.role.backoffice_admin': 'Backoffice',
   'privacy.role.pharmacist': 'Apotheke',
+  'privacy.role.link_recipient': 'über Ihren Freigabe-Link',
   'privacy.export': 'Meine Daten herunterladen',
   'privacy.exportText': 'Eine Datei (JSON) mit allen Daten Ihres Kontos; Dokumente sind verlinkt.',
   'privacy.erase': 'Mein Konto löschen',

@@ -448,6 +448,7 @@ export const en = {
   'privacy.role.doctor': 'doctor',
   'privacy.role.backoffice_admin': 'back office',
   'privacy.role.pharmacist': 'pharmacist',
+  'privacy.role.link_recipient': 'via your share link',
   'privacy.export': 'Download my data',
   'privacy.exportText': 'One file (JSON) with every record of your account; documents are linked.',
   'privacy.erase': 'Delete my account',

@@ -449,6 +449,7 @@ export const es: Dict = {
   'privacy.role.doctor': 'médico',
   'privacy.role.backoffice_admin': 'gestión',
   'privacy.role.pharmacist': 'farmacia',
+  'privacy.role.link_recipient': 'mediante su enlace compartido',
   'privacy.export': 'Descargar mis datos',
   'privacy.exportText': 'Un archivo (JSON) con todos los datos de tu cuenta; los documentos están enlazados.',
   'privacy.erase': 'Eliminar mi cuenta',

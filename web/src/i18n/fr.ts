@@ -449,6 +449,7 @@ export const fr: Dict = {
   'privacy.role.doctor': 'médecin',
   'privacy.role.backoffice_admin': 'service client',
   'privacy.role.pharmacist': 'pharmacie',
+  'privacy.role.link_recipient': 'via votre lien de partage',
   'privacy.export': 'Télécharger mes données',
   'privacy.exportText': 'Un fichier (JSON) avec toutes les données de votre compte ; les documents sont liés.',
   'privacy.erase': 'Supprimer mon compte',

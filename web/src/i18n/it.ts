@@ -449,6 +449,7 @@ export const it: Dict = {
   'privacy.role.doctor': 'medico',
   'privacy.role.backoffice_admin': 'back office',
   'privacy.role.pharmacist': 'farmacia',
+  'privacy.role.link_recipient': 'tramite il suo link di condivisione',
   'privacy.export': 'Scarica i miei dati',
   'privacy.exportText': 'Un file (JSON) con tutti i dati del tuo account; i documenti sono collegati.',
   'privacy.erase': 'Elimina il mio account',

@@ -449,6 +449,7 @@ export const nl: Dict = {
   'privacy.role.doctor': 'arts',
   'privacy.role.backoffice_admin': 'backoffice',
   'privacy.role.pharmacist': 'apotheek',
+  'privacy.role.link_recipient': 'via uw deellink',
   'privacy.export': 'Mijn gegevens downloaden',
   'privacy.exportText': 'Eén bestand (JSON) met alle gegevens van uw account; documenten zijn gekoppeld.',
   'privacy.erase': 'Mijn account verwijderen',

@@ -449,6 +449,7 @@ export const pt: Dict = {
   'privacy.role.doctor': 'médico',
   'privacy.role.backoffice_admin': 'gestão',
   'privacy.role.pharmacist': 'farmácia',
+  'privacy.role.link_recipient': 'através da sua ligação de partilha',
   'privacy.export': 'Descarregar os meus dados',
   'privacy.exportText': 'Um ficheiro (JSON) com todos os dados da sua conta; os documentos estão ligados.',
   'privacy.erase': 'Apagar a minha conta',

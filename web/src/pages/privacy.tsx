@@ -7,6 +7,7 @@ import { Alert, Field, LoadError, Loading, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { CONSENT_VERSION } from '../consent';
+import ShareLinks from '../features/share-links/ShareLinks';
 
 type Consents = Schemas['Consents'];
 type Kind = Consents['current'][number]['kind'];
@@ -22,6 +23,7 @@ export function PrivacySection() {
       <ConsentList />
       <AccessLog />
       <ExportData />
+      <ShareLinks />
       <EraseAccount />
     </section>
   );
