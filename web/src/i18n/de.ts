@@ -433,6 +433,7 @@ export const de: Dict = {
   'privacy.consent.terms': 'Nutzungsbedingungen',
   'privacy.consent.privacy': 'Datenschutzhinweise',
   'privacy.consent.marketing': 'Neuigkeiten und Angebote per E-Mail',
+  'privacy.consent.gp_sharing': 'Weitergabe meiner Behandlung an meine Hausärztin / meinen Hausarzt (Brief nach jeder Verschreibung)',
   'privacy.granted': 'erteilt',
   'privacy.withdrawn': 'widerrufen',
   'privacy.notRecorded': 'nicht erfasst',

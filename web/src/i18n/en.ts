@@ -432,6 +432,7 @@ export const en = {
   'privacy.consent.terms': 'Terms of service',
   'privacy.consent.privacy': 'Privacy notice',
   'privacy.consent.marketing': 'News and offers by email',
+  'privacy.consent.gp_sharing': 'Sharing my treatment with my own doctor (letters after each prescription)',
   'privacy.granted': 'given',
   'privacy.withdrawn': 'withdrawn',
   'privacy.notRecorded': 'not recorded',

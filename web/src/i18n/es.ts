@@ -433,6 +433,7 @@ export const es: Dict = {
   'privacy.consent.terms': 'Condiciones del servicio',
   'privacy.consent.privacy': 'Aviso de privacidad',
   'privacy.consent.marketing': 'Novedades y ofertas por correo',
+  'privacy.consent.gp_sharing': 'Compartir mi tratamiento con mi médico de cabecera (carta tras cada receta)',
   'privacy.granted': 'dado',
   'privacy.withdrawn': 'retirado',
   'privacy.notRecorded': 'no registrado',

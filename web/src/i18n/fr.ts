@@ -433,6 +433,7 @@ export const fr: Dict = {
   'privacy.consent.terms': 'Conditions d’utilisation',
   'privacy.consent.privacy': 'Politique de confidentialité',
   'privacy.consent.marketing': 'Actualités et offres par e-mail',
+  'privacy.consent.gp_sharing': 'Partage de mon traitement avec mon médecin traitant (lettre après chaque prescription)',
   'privacy.granted': 'donné',
   'privacy.withdrawn': 'retiré',
   'privacy.notRecorded': 'non enregistré',

@@ -433,6 +433,7 @@ export const it: Dict = {
   'privacy.consent.terms': 'Termini di servizio',
   'privacy.consent.privacy': 'Informativa sulla privacy',
   'privacy.consent.marketing': 'Novità e offerte via email',
+  'privacy.consent.gp_sharing': 'Condivisione della mia terapia con il mio medico di famiglia (lettera dopo ogni prescrizione)',
   'privacy.granted': 'dato',
   'privacy.withdrawn': 'revocato',
   'privacy.notRecorded': 'non registrato',

@@ -433,6 +433,7 @@ export const nl: Dict = {
   'privacy.consent.terms': 'Gebruiksvoorwaarden',
   'privacy.consent.privacy': 'Privacyverklaring',
   'privacy.consent.marketing': 'Nieuws en aanbiedingen per e-mail',
+  'privacy.consent.gp_sharing': 'Mijn behandeling delen met mijn huisarts (brief na elk recept)',
   'privacy.granted': 'gegeven',
   'privacy.withdrawn': 'ingetrokken',
   'privacy.notRecorded': 'niet vastgelegd',

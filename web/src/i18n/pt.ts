@@ -433,6 +433,7 @@ export const pt: Dict = {
   'privacy.consent.terms': 'Termos de serviço',
   'privacy.consent.privacy': 'Aviso de privacidade',
   'privacy.consent.marketing': 'Novidades e ofertas por email',
+  'privacy.consent.gp_sharing': 'Partilha do meu tratamento com o meu médico de família (carta após cada receita)',
   'privacy.granted': 'dado',
   'privacy.withdrawn': 'retirado',
   'privacy.notRecorded': 'não registado',

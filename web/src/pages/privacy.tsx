@@ -11,7 +11,7 @@ import ShareLinks from '../features/share-links/ShareLinks';
 
 type Consents = Schemas['Consents'];
 type Kind = Consents['current'][number]['kind'];
-const KINDS: Kind[] = ['health_data_processing', 'terms', 'privacy', 'marketing'];
+const KINDS: Kind[] = ['health_data_processing', 'terms', 'privacy', 'marketing', 'gp_sharing'];
 /** The version of the texts this build of the app shows. */
 export { CONSENT_VERSION };
 
