@@ -228,6 +228,21 @@ describe('the whole flow through the SDK client', () => {
     expect(r.isError).toBe(true);
   });
 
+  it('get_health_summary: the FHIR patient summary as text (the prescription, the weights), nothing of another patient', async () => {
+    const r = await clientA.callTool({ name: 'get_health_summary', arguments: {} });
+    const mine = structured(r);
+    expect(mine.sections.map((s: { loinc: string }) => s.loinc)).toEqual(expect.arrayContaining(['10160-0', '48765-2', '11450-4', '8716-3', '46240-8']));
+    const meds = mine.sections.find((s: { loinc: string }) => s.loinc === '10160-0');
+    expect(meds.items).toHaveLength(1);
+    expect(meds.items[0]).toMatch(/semaglutide|tirzepatide/i);
+    expect(mine.sections.find((s: { loinc: string }) => s.loinc === '8716-3').items).toContain('Body weight: 101.5 kg (2026-01-05)');
+    expect((r.content as any)[0].text).toBe(mine.text);
+    expect(mine.text).toContain('Medication summary:');
+    const theirs = structured(await clientB.callTool({ name: 'get_health_summary', arguments: {} }));
+    expect(theirs.sections.find((s: { loinc: string }) => s.loinc === '10160-0').items).toEqual([]);
+    expect(JSON.stringify(theirs)).not.toMatch(/101\.5|semaglutide|tirzepatide/i);
+  });
+
   it('records every call (patient, client, tool, time, outcome) without content', async () => {
     const rows = await ctx.db.query('select * from mcp_tool_calls where user_id = $1 order by called_at', [a.id]);
     const tools = new Set(rows.map((r) => r.tool));
@@ -285,6 +300,10 @@ describe('scopes', () => {
     const read = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_profile_summary', arguments: {} } });
     expect(read.status).toBe(200);
     expect((await read.json()).result.structuredContent.id).toBe(p.id);
+    // The health summary is a read: patient:read is enough.
+    const summary = await rpc({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'get_health_summary', arguments: {} } });
+    expect(summary.status).toBe(200);
+    expect((await summary.json()).result.structuredContent.title).toMatch(/^Patient summary of /);
     const write = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add_journal_note', arguments: { content: 'x' } } });
     expect(write.status).toBe(403);
     const www = write.headers.get('www-authenticate')!;

@@ -415,6 +415,18 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('GET', '/v1/users/me/consents/', { token: await fresh(patient) })).status).toBe(200);
     expect((await api('GET', '/v1/users/me/access-log/', { token: await fresh(patient) })).status).toBe(200);
     expect((await api('GET', '/v1/users/me/export/', { token: await fresh(patient) })).status).toBe(200);
+    // Share links to the patient summary (test/interop-share-links.test.ts tests them in full).
+    expect((await api('POST', '/v1/users/me/share-links/', { token: await fresh(patient), json: { expires_in_days: 0 } })).status).toBe(400);
+    const link = await api('POST', '/v1/users/me/share-links/', { token: await fresh(patient), json: { expires_in_days: 2, passcode: 'walk-1234' } });
+    expect(link.status).toBe(201);
+    const manifest = new URL(JSON.parse(Buffer.from(String(link.body.shlink).slice('shlink:/'.length), 'base64url').toString()).url).pathname;
+    expect((await api('POST', manifest, { json: {} })).status).toBe(400);
+    expect((await api('POST', manifest, { json: { recipient: 'Walker', passcode: 'wrong' } })).status).toBe(401);
+    expect((await api('POST', manifest, { json: { recipient: 'Walker', passcode: 'walk-1234' } })).status).toBe(200);
+    expect((await api('GET', '/v1/users/me/share-links/', { token: await fresh(patient) })).status).toBe(200);
+    expect((await api('DELETE', `/v1/users/me/share-links/${link.body.id}/`, { token: await fresh(patient) })).status).toBe(204);
+    expect((await api('DELETE', `/v1/users/me/share-links/${randomUUID()}/`, { token: await fresh(patient) })).status).toBe(404);
+    expect((await api('POST', manifest, { json: { recipient: 'Walker', passcode: 'walk-1234' } })).status).toBe(404);
     const leaving = await newPatient(ctx, 'leaving');
     expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: 'not-my-password' } })).status).toBe(400);
     expect((await api('DELETE', '/v1/users/me/', { token: leaving.access, json: { password: PASSWORD } })).status).toBe(204);

@@ -32,6 +32,8 @@ describe('profile', () => {
       forms_completed: { hair_growth: false, weight_loss: false, sexual_health: false, premature_ejaculation: false, chlamydia: false,
         urinary_tract_infection: false, emergency_contraception: false, hiv_prep: false },
       orders: [],
+      // The one field beyond spec 2.2: the patient's own doctor, a documented extension (docs/profile.md).
+      gp: null,
     });
     expect(a.headers['cache-control']).toBe('no-store');
   });

@@ -211,7 +211,7 @@ const CREDENTIAL_TABLES = [
  * the back office read, src/modules/audit/repository.ts). `Operator`: the operator's commands and
  * start-up jobs that walk every account's stored files (key rotation, the import of disk uploads).
  */
-const UNSCOPED_NAME = /For(Clinician|Scheduler|Backoffice|Pharmacy|Provider|Staff|Operator)$/;
+const UNSCOPED_NAME = /For(Clinician|Scheduler|Backoffice|Pharmacy|Provider|Staff|Operator|LinkHolder)$/;
 
 interface QuerySite {
   file: string;

@@ -948,6 +948,34 @@ export type SchemaMigrationsRow = Selectable<SchemaMigrationsTable>;
 export type NewSchemaMigrations = Insertable<SchemaMigrationsTable>;
 export type SchemaMigrationsUpdate = Updateable<SchemaMigrationsTable>;
 
+export interface ShareLinkAccessesTable {
+  id: Generated<string>;
+  share_link_id: string;
+  user_id: string;
+  recipient: string;
+  outcome: string;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type ShareLinkAccessesRow = Selectable<ShareLinkAccessesTable>;
+export type NewShareLinkAccesses = Insertable<ShareLinkAccessesTable>;
+export type ShareLinkAccessesUpdate = Updateable<ShareLinkAccessesTable>;
+
+export interface ShareLinksTable {
+  id: Generated<string>;
+  user_id: string;
+  manifest_id: string;
+  label: Generated<string>;
+  payload_jwe: string;
+  passcode_hash: string | null;
+  passcode_failures: Generated<number>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  revoked_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+}
+export type ShareLinksRow = Selectable<ShareLinksTable>;
+export type NewShareLinks = Insertable<ShareLinksTable>;
+export type ShareLinksUpdate = Updateable<ShareLinksTable>;
+
 export interface SideEffectReportsTable {
   id: Generated<string>;
   user_id: string;
@@ -1046,6 +1074,7 @@ export interface UsersTable {
   is_pharmacist: Generated<boolean>;
   prescriber_qualification: string | null;
   prescriber_phone: string | null;
+  gp: Json;
 }
 export type UsersRow = Selectable<UsersTable>;
 export type NewUsers = Insertable<UsersTable>;
@@ -1178,6 +1207,8 @@ export interface Database {
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
   schema_migrations: SchemaMigrationsTable;
+  share_link_accesses: ShareLinkAccessesTable;
+  share_links: ShareLinksTable;
   side_effect_reports: SideEffectReportsTable;
   staff_public_profiles: StaffPublicProfilesTable;
   subscriptions: SubscriptionsTable;

@@ -9,9 +9,10 @@
 //
 // The deliberately unscoped queries (the clinician's queue, the scheduler's sweeps, the back office,
 // the pharmacy desk, the payment provider's webhooks, the access log's owner lookup for any staff
-// role, the operator's walks over stored files) are in functions named `...ForClinician`,
-// `...ForScheduler`, `...ForBackoffice`, `...ForPharmacy`, `...ForProvider`, `...ForStaff` or
-// `...ForOperator`; test/structure.test.ts fails on any other query of an account table that does not
+// role, the operator's walks over stored files, a share link found by its unguessable address for
+// whoever holds the link) are in functions named `...ForClinician`, `...ForScheduler`,
+// `...ForBackoffice`, `...ForPharmacy`, `...ForProvider`, `...ForStaff`, `...ForOperator` or
+// `...ForLinkHolder`; test/structure.test.ts fails on any other query of an account table that does not
 // start here (or, for raw SQL, at `accountSql` below).
 import { sql } from 'kysely';
 import type { Queryable } from './index.ts';

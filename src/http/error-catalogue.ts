@@ -193,6 +193,9 @@ export const ERROR_CATALOGUE = {
   // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
   recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
 
+  // Share links (interop, docs/interoperability.md): the manifest of a link with a passcode.
+  share_link_passcode_invalid: { status: 401, shape: 'detail_code', message: 'The passcode is missing or wrong.' },
+
   // Generic answers (src/http/errors.ts: access control, tokens and the error handler)
   not_authenticated: { status: 401, shape: 'detail_code', message: 'Authentication credentials were not provided.', headers: BEARER_API },
   token_not_valid: { status: 401, shape: 'detail_code', message: 'Given token not valid for any token type', headers: BEARER_API },

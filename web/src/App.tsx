@@ -44,6 +44,8 @@ const Compliance = {
   Imprint: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.ImprintPage }))),
   DeskProfile: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.DeskProfilePage }))),
 };
+// The share-link viewer (docs/interoperability.md): public, for a doctor without the app.
+const ShareLinkViewer = lazy(() => import('./features/share-links/Viewer'));
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 // Signed prescriptions (docs/prescriptions.md): verify a prescription (public and the pharmacy desk's), the prescriber's details.
 const Signature = {
@@ -74,6 +76,7 @@ const PAGES: Page[] = [
   { pattern: '/cancel/confirm', area: 'public', render: () => <Compliance.CancelConfirm /> },
   { pattern: '/accessibility', area: 'public', render: () => <Compliance.Accessibility /> },
   { pattern: '/imprint', area: 'public', render: () => <Compliance.Imprint /> },
+  { pattern: '/shl', area: 'public', render: () => <ShareLinkViewer /> },
   { pattern: '/home', area: 'patient', render: () => <Patient.Home /> },
   { pattern: '/verification', area: 'patient', render: () => <Verification.Page /> },
   { pattern: '/checkout/return', area: 'patient', render: () => <Patient.CheckoutReturn /> },

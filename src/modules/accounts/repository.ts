@@ -52,6 +52,7 @@ export type UserFields = Pick<
   | 'document_number_enc'
   | 'document_type'
   | 'addresses'
+  | 'gp'
   | 'disabled_at'
   | 'prescriber_phone'
   | 'prescriber_qualification'

@@ -3,6 +3,7 @@
 export {
   recordAudit,
   logStaffRead,
+  logShareLinkAccess,
   countAccessForPatient,
   pageAccessForPatient,
   allAccessForPatient,

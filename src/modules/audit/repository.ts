@@ -13,7 +13,7 @@ export interface AuditEntry {
 }
 
 /** What a staff member can read or write of a patient's record (access_log.resource_type). */
-export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag'] as const;
+export const ACCESS_RESOURCES = ['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag', 'share_link'] as const;
 export type AccessResource = (typeof ACCESS_RESOURCES)[number];
 export type StaffRole = 'doctor' | 'backoffice_admin' | 'pharmacist';
 
@@ -43,6 +43,8 @@ function resourceOwnersSqlForStaff(resource: AccessResource): string {
       return 'select id, user_id from clinical_photos where id = any($1::uuid[])';
     case 'red_flag':
       return 'select id, user_id from red_flags where id = any($1::uuid[])';
+    case 'share_link':
+      return 'select id, user_id from share_links where id = any($1::uuid[])';
   }
 }
 
@@ -74,6 +76,17 @@ export async function insertAccess(q: Queryable, e: AccessEntry): Promise<void> 
       where a.id = $2 and (a.is_doctor or a.is_backoffice_admin or a.is_pharmacist)`,
     [ids, e.actorId, e.actorRole, e.action, e.resourceType],
   );
+}
+
+/**
+ * A use of the patient's share link (docs/interoperability.md) in their access log: the actor holds
+ * the link, not an account (actor role `link_recipient`, named by the recipient text it gave).
+ */
+export async function insertLinkRecipientAccess(q: Queryable, e: { patientId: string; shareLinkId: string; recipient: string; at: Date }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('access_log')
+    .values({ patient_id: e.patientId, actor_id: null, actor_role: 'link_recipient', actor_name: e.recipient, action: 'read', resource_type: 'share_link', resource_id: e.shareLinkId, at: e.at })
+    .execute();
 }
 
 export async function insertAudit(q: Queryable, entry: AuditEntry): Promise<void> {

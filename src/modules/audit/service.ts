@@ -19,6 +19,11 @@ export function recordAudit(...args: Parameters<typeof repo.insertAudit>) {
   return repo.insertAudit(...args);
 }
 
+/** Logs a use of the patient's share link (the recipient holds the link, no account). */
+export function logShareLinkAccess(...args: Parameters<typeof repo.insertLinkRecipientAccess>) {
+  return repo.insertLinkRecipientAccess(...args);
+}
+
 /** How many entries the patient's access log holds. */
 export function countAccessForPatient(...args: Parameters<typeof repo.countAccessForPatient>) {
   return repo.countAccessForPatient(...args);

@@ -148,6 +148,14 @@ export const DocumentLinksOut = z.object({
   invoices: z.array(z.object({ payment_id: z.string(), description: z.string(), api_url: z.string(), page_url: z.string() })),
   prescriptions: z.array(z.object({ prescription_id: z.string(), treatment_name: z.string(), api_url: z.string(), page_url: z.string() })),
 });
+export const HealthSummaryOut = z.object({
+  generated_at: z.string(),
+  title: z.string(),
+  sections: z.array(z.object({ title: z.string(), loinc: z.string(), items: z.array(z.string()) })),
+  text: z.string(),
+  note: z.string(),
+});
+
 export const PrivacyOut = z.object({
   note: z.string(),
   access_log: z.object({

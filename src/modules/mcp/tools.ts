@@ -16,6 +16,7 @@ import { countForUser, pageForUser, serialiseConsultations } from '../consultati
 import * as journal from '../journal/index.ts';
 import * as messages from '../messages/index.ts';
 import { getProfile } from '../profile/index.ts';
+import { patientSummary, summarySections } from '../interop/index.ts';
 import {
   currentVersion,
   getProgress,
@@ -516,6 +517,29 @@ export const TOOLS: ToolSpec[] = [
         page_url: page,
       };
       return { data, text: `${count} access-log entr${count === 1 ? 'y' : 'ies'}; ${grants.filter((g) => !g.revoked_at).length} connected assistant(s). Manage consents, export or erasure at ${page}.` };
+    },
+  }),
+  tool({
+    name: 'get_health_summary',
+    title: 'My health summary',
+    description:
+      'The patient’s health summary as text: the same content as the FHIR patient summary (International Patient Summary) of the data export: medicines prescribed with their dosage, allergies and conditions the patient reported in questionnaires, body weight, height and BMI, and the consultations.',
+    scope: 'patient:read',
+    input: s.EmptyIn,
+    output: s.HealthSummaryOut,
+    readOnly: true,
+    async run({ deps, auth }) {
+      const bundle = await patientSummary(deps, auth.userId);
+      const { title, sections, text } = summarySections(bundle);
+      const page = appLinks.account(deps.config);
+      const data = {
+        generated_at: bundle.timestamp ?? deps.clock.now().toISOString(),
+        title,
+        sections,
+        text,
+        note: `The same summary as a FHIR document (application/fhir+json) is in the data export, signed in at ${page}.`,
+      };
+      return { data, text };
     },
   }),
   tool({

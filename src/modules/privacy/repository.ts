@@ -7,7 +7,7 @@ import { forAccount } from '../../db/scope.ts';
 import type { ConsentsRow } from '../../db/schema.ts';
 import { readJson } from '../../lib/sealed.ts';
 
-export const CONSENT_KINDS = ['health_data_processing', 'terms', 'privacy', 'marketing'] as const;
+export const CONSENT_KINDS = ['health_data_processing', 'terms', 'privacy', 'marketing', 'gp_sharing'] as const;
 export type ConsentKind = (typeof CONSENT_KINDS)[number];
 
 // ---------------------------------------------------------------- consents

@@ -10,6 +10,7 @@ import { budgetsOf } from '../../http/budgets.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ACCESS_LOG_ORDERING } from '../audit/index.ts';
 import { exportAccountZip } from './export-zip.ts';
+import { patientSummary } from '../interop/index.ts';
 import { AccessLogEntrySchema, ConsentBody, ConsentSchema, ConsentsSchema, EraseBody, ExportQuery, ExportSchema } from './schemas.ts';
 import { registerRetentionJobs } from './retention.ts';
 import * as privacy from './service.ts';
@@ -62,7 +63,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
         ...common,
         summary: 'Record a consent decision (grant or withdraw); appended to the history',
         description:
-          'Kinds: `health_data_processing` (GDPR Art. 9(2)(a)), `terms`, `privacy`, `marketing`. `granted: false` withdraws. A withdrawn `marketing` consent stops marketing mail (the service sends none today; docs/privacy.md).',
+          'Kinds: `health_data_processing` (GDPR Art. 9(2)(a)), `terms`, `privacy`, `marketing`, `gp_sharing` (sharing with the patient’s own doctor, `gp` of the profile: docs/interoperability.md). `granted: false` withdraws. A withdrawn `marketing` consent stops marketing mail (the service sends none today; docs/privacy.md).',
         body: ConsentBody,
         response: { 201: ConsentSchema, 400: FieldErrorsSchema, ...UnauthorisedResponses },
       },
@@ -108,8 +109,8 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
         operation: {
           id: 'exportAccount',
           errors: { 400: [fields], 429: [{ detail_code: ['throttled'] }] },
-          descriptions: { 200: 'Every record of the account (Content-Disposition: attachment): JSON, or with `format=zip` a zip archive', 400: 'An unknown `format`' },
-          alsoBinary: ['application/zip'],
+          descriptions: { 200: 'Every record of the account (Content-Disposition: attachment): JSON, with `format=zip` a zip archive, with `format=fhir` the FHIR patient summary', 400: 'An unknown `format`' },
+          alsoBinary: ['application/zip', 'application/fhir+json'],
           responseExample: {
             exported_at: '2025-03-02T10:00:00+00:00',
             profile: { id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', email: 'ada@example.org' },
@@ -139,7 +140,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
       schema: {
         ...common,
         summary: 'Download every record of the account as one JSON document, or as a zip with the files (GDPR Art. 15 and 20)',
-        description: `\`Content-Disposition: attachment\`. \`format=json\` (default): \`application/json\`; files (message attachments, invoices, prescription PDFs) are linked by their download paths. \`format=zip\`: \`application/zip\` holding \`export.json\` (the same document plus a \`files\` index) and the files under \`attachments/\`, \`invoices/\` and \`prescriptions/\`. Another format: 400 \`{format: [...]}\`. At most ${EXPORTS_PER_HOUR} exports per hour, either format (429 \`throttled\` with Retry-After).`,
+        description: `\`Content-Disposition: attachment\`. \`format=json\` (default): \`application/json\`; files (message attachments, invoices, prescription PDFs) are linked by their download paths. \`format=zip\`: \`application/zip\` holding \`export.json\` (the same document plus a \`files\` index) and the files under \`attachments/\`, \`invoices/\` and \`prescriptions/\`. \`format=fhir\`: \`application/fhir+json\`, the patient summary as a FHIR R4 \`Bundle\` of type \`document\` after the International Patient Summary (medications, allergies, problems, vital signs, consultations; docs/interoperability.md). Another format: 400 \`{format: [...]}\`. At most ${EXPORTS_PER_HOUR} exports per hour, either format (429 \`throttled\` with Retry-After).`,
         querystring: ExportQuery,
         response: { 200: ExportSchema, 400: FieldErrorsSchema, ...UnauthorisedResponses, 429: DetailCodeSchema },
       },
@@ -154,6 +155,14 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
           .type('application/zip')
           .header('content-disposition', `attachment; filename="account-export-${zip.exportedAt.slice(0, 10)}.zip"`)
           .send(zip.data);
+      }
+      if (request.query.format === 'fhir') {
+        const bundle = await patientSummary(deps, user.id);
+        const raw: FastifyReply = reply;
+        return raw
+          .type('application/fhir+json')
+          .header('content-disposition', `attachment; filename="patient-summary-${String(bundle.timestamp).slice(0, 10)}.json"`)
+          .send(Buffer.from(JSON.stringify(bundle)));
       }
       const data = await privacy.exportAccount(deps, user.id);
       return reply.header('content-disposition', `attachment; filename="account-export-${data.exported_at.slice(0, 10)}.json"`).send(data);

@@ -37,10 +37,10 @@ export const AccessLogEntrySchema = z
   .object({
     id: z.uuid(),
     at: ts,
-    actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist']),
+    actor_role: z.enum(['doctor', 'backoffice_admin', 'pharmacist', 'link_recipient']).meta({ description: '`link_recipient`: someone who opened the patient’s share link (actor_name: the recipient they gave)' }),
     actor_name: z.string(),
     action: z.enum(['read', 'write']),
-    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag']),
+    resource_type: z.enum(['consultation', 'conversation', 'message_file', 'journal', 'prescription', 'profile', 'payment', 'order', 'verification', 'clinical_photo', 'red_flag', 'share_link']),
     resource_id: z.string(),
   })
   .meta({ id: 'AccessLogEntry' });
@@ -85,7 +85,10 @@ export const EraseBody = z
 
 export const ExportQuery = z.object({
   format: z
-    .enum(['json', 'zip'], { error: 'Use json or zip.' })
+    .enum(['json', 'zip', 'fhir'], { error: 'Use json, zip or fhir.' })
     .optional()
-    .meta({ description: '`json` (default): one JSON document; `zip`: a zip archive holding export.json and the account’s files (attachments, invoices, prescriptions)' }),
+    .meta({
+      description:
+        '`json` (default): one JSON document; `zip`: a zip archive holding export.json and the account’s files (attachments, invoices, prescriptions); `fhir`: the patient summary as a FHIR R4 Bundle of type `document` (International Patient Summary, `application/fhir+json`; docs/interoperability.md)',
+    }),
 });

@@ -21,6 +21,7 @@ import { referralSummary, referredByOf } from '../referrals/index.ts';
 import { deleteAccountVerification, removeVerificationImages, verificationOfAccount } from '../verification/index.ts';
 import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
+import { revokeAccountShareLinks } from '../interop/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -71,7 +72,7 @@ export async function mayReceiveMarketing(deps: Pick<Deps, 'db'>, userId: string
 const accessOut = (r: AccessLogRow) => ({
   id: r.id,
   at: new Date(r.at).toISOString(),
-  actor_role: r.actor_role as 'doctor' | 'backoffice_admin' | 'pharmacist',
+  actor_role: r.actor_role as 'doctor' | 'backoffice_admin' | 'pharmacist' | 'link_recipient',
   actor_name: r.actor_name,
   action: r.action as 'read' | 'write',
   resource_type: r.resource_type as AccessResource,
@@ -192,6 +193,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
       await transitionConsultationIfAllowed(q, userId, id, refunds.length ? 'refunded' : 'cancelled');
     }
     await revokeAccountConnectors(q, userId);
+    await revokeAccountShareLinks(q, userId, now);
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);

@@ -25,6 +25,7 @@ export type ProfileRow = Pick<
   | 'document_number_enc'
   | 'document_type'
   | 'addresses'
+  | 'gp'
   | 'is_doctor'
   | 'is_backoffice_admin'
   | 'is_marketer'
@@ -47,6 +48,7 @@ const PROFILE_COLUMNS = [
   'document_number_enc',
   'document_type',
   'addresses',
+  'gp',
   'is_doctor',
   'is_backoffice_admin',
   'is_marketer',

@@ -40,6 +40,16 @@ const AddressInput = z
 const maxLen = (n: number) => `Ensure this field has no more than ${n} characters.`;
 const GENDER_MESSAGE = 'Must be one of "0", "1", "2", "3".';
 
+/** The patient's own doctor (GP): an extension of the spec's profile (docs/profile.md). */
+export const GpSchema = z
+  .object({
+    name: z.string().trim().min(1, { error: 'Enter the doctor’s name.' }).max(150, maxLen(150)),
+    practice: z.string().trim().max(200, maxLen(200)).default(''),
+    address: z.string().trim().max(500, maxLen(500)).default(''),
+    email: z.email({ error: 'Enter a valid e-mail address.' }).max(254, maxLen(254)),
+  })
+  .meta({ id: 'GeneralPractitioner', description: 'The patient’s own doctor, to whom letters go with the `gp_sharing` consent (not shown in spec — our design, docs/profile.md)' });
+
 export const ProfilePatch = z.object({
   first_name: z.string().max(150, maxLen(150)).optional(),
   last_name: z.string().max(150, maxLen(150)).optional(),
@@ -59,6 +69,7 @@ export const ProfilePatch = z.object({
   document_number: z.string().max(50, maxLen(50)).optional().meta({ description: 'Identity document number (stored encrypted); "" clears it' }),
   document_type: z.enum(['PASSPORT', 'ID_CARD'], { error: 'Must be one of PASSPORT, ID_CARD.' }).nullable().optional(),
   addresses: z.array(AddressInput).max(MAX_ADDRESSES, `At most ${MAX_ADDRESSES} addresses.`).optional(),
+  gp: GpSchema.nullable().optional().meta({ description: 'The patient’s own doctor (extension, not in the spec); `null` removes it' }),
 });
 export type ProfilePatchInput = z.infer<typeof ProfilePatch>;
 
@@ -86,6 +97,7 @@ export const ProfileSchema = z
     // One flag per category, in the category list's order (spec 2.2).
     forms_completed: z.object(Object.fromEntries(CATEGORY_SLUGS.map((k) => [k, z.boolean()])) as Record<CategorySlug, z.ZodBoolean>),
     orders: z.array(OrderSchema),
+    gp: GpSchema.nullable().meta({ description: 'The patient’s own doctor (extension, not in the spec: docs/profile.md); null when not given' }),
   })
   .meta({ id: 'Profile' });
 export type Profile = z.infer<typeof ProfileSchema>;

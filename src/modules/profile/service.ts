@@ -9,7 +9,7 @@ import { decrypt, encrypt } from '../../lib/crypto.ts';
 import type { UserFields } from '../accounts/index.ts';
 import { toOrder } from '../fulfilment/index.ts';
 import { careFields, profileRow, updateProfileRow, type ProfileWithForms } from './repository.ts';
-import { AddressSchema, type Profile, type ProfilePatchInput } from './schemas.ts';
+import { AddressSchema, GpSchema, type Profile, type ProfilePatchInput } from './schemas.ts';
 
 const MIN_AGE = 18;
 
@@ -73,6 +73,7 @@ function toProfile(deps: Deps, row: ProfileWithForms): Profile {
     document_number: row.document_number_enc ? decrypt(deps.secrets.documentKeys, row.document_number_enc) : '',
     document_type: row.document_type,
     addresses: Addresses.parse(row.addresses ?? []),
+    gp: row.gp ? GpSchema.parse(row.gp) : null,
     is_doctor: row.is_doctor,
     is_backoffice_admin: row.is_backoffice_admin,
     is_marketer: row.is_marketer,
@@ -123,6 +124,7 @@ export async function patchProfile(deps: Deps, userId: string, input: ProfilePat
     if (input.addresses.filter((a) => a.is_default).length > 1) add('addresses', 'Only one address can be the default.');
     columns.addresses = JSON.stringify(input.addresses);
   }
+  if (input.gp !== undefined) columns.gp = input.gp === null ? null : JSON.stringify(input.gp);
   if (Object.keys(errors).length) throw fieldErrors(errors);
   if (Object.keys(columns).length === 0) return getProfile(deps, userId);
   // The update answers the row as written, with its submitted categories and orders (`returning`): no read-back.

@@ -9,6 +9,7 @@ import { LOCALE_NAMES, LOCALES, useI18n, type Locale } from '../i18n';
 import { Link } from '../router';
 import { ConnectedAppsSection } from './connected-apps';
 import { PrivacySection } from './privacy';
+import OwnDoctor from '../features/gp/OwnDoctor';
 import { NotificationSettings } from '../features/notifications';
 
 type Profile = Schemas['Profile'];
@@ -22,6 +23,13 @@ export function ProfilePage({ onProfile }: { onProfile?: (p: Profile) => void })
     <section>
       <PageTitle>{t('profile.title')}</PageTitle>
       <ProfileForm
+        profile={profile.data}
+        onSaved={(p) => {
+          profile.setData(p);
+          onProfile?.(p);
+        }}
+      />
+      <OwnDoctor
         profile={profile.data}
         onSaved={(p) => {
           profile.setData(p);

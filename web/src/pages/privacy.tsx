@@ -7,10 +7,11 @@ import { Alert, Field, LoadError, Loading, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { CONSENT_VERSION } from '../consent';
+import ShareLinks from '../features/share-links/ShareLinks';
 
 type Consents = Schemas['Consents'];
 type Kind = Consents['current'][number]['kind'];
-const KINDS: Kind[] = ['health_data_processing', 'terms', 'privacy', 'marketing'];
+const KINDS: Kind[] = ['health_data_processing', 'terms', 'privacy', 'marketing', 'gp_sharing'];
 /** The version of the texts this build of the app shows. */
 export { CONSENT_VERSION };
 
@@ -22,6 +23,7 @@ export function PrivacySection() {
       <ConsentList />
       <AccessLog />
       <ExportData />
+      <ShareLinks />
       <EraseAccount />
     </section>
   );

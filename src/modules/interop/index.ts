@@ -1,0 +1,7 @@
+// What other modules may use of the interoperability module (docs/interoperability.md): the
+// account's FHIR patient summary (the export's `format=fhir`, the connector's get_health_summary)
+// and its text form.
+export { patientSummary } from './service.ts';
+export { summarySections } from './fhir.ts';
+// The account's erasure revokes its share links (src/modules/privacy).
+export { revokeAccountShareLinks } from './share-links.ts';
