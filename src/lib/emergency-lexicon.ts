@@ -172,7 +172,7 @@ const DIZZY_WEAK = sign(
   String.raw`duizel\w*|zwak|heel zwak|slap`,
   String.raw`tont\w*|fraco|fraca|muito frac[oa]`,
 );
-const DRY = sign(String.raw`(?:pee\w*|urine|wee) (?:\w+ ){0,3}dark|dry mouth|mouth (?:is )?(?:so |really )?dry|mouth dry|dark (?:pee|urine|wee)|mund (?:total |ganz )?trocken|boca (?:muy )?seca|bouche (?:tres )?seche|bocca secc\w*|mond (?:kurk)?droog|kurkdroog|boca (?:muito )?seca`);
+const DRY = sign(String.raw`dark (?:pee|urine|wee)|donkere (?:plas|urine)|dunkler urin|urin (?:ist )?dunkel|orina oscura|urines? foncees?|urine scure|urina escura|(?:very|so|really) thirsty|sehr durstig|mucha sed|tres soif|tanta sete|veel dorst|muita sede|(?:pee\w*|urine|wee) (?:\w+ ){0,3}dark|dry mouth|mouth (?:is )?(?:so |really )?dry|mouth dry|dark (?:pee|urine|wee)|mund (?:total |ganz )?trocken|boca (?:muy )?seca|bouche (?:tres )?seche|bocca secc\w*|mond (?:kurk)?droog|kurkdroog|boca (?:muito )?seca`);
 
 // ---------------------------------------------------------------- classes
 export interface LexiconClass {
@@ -304,7 +304,7 @@ export const LEXICON: Record<string, LexiconClass> = {
       sleep: sign(String.raw`sleep and never wake|never wake up|not wake up again|nicht mehr aufwachen|no despertar nunca|no despertar mas|ne plus me reveiller|non svegliarmi piu|nooit meer wakker|nunca mais acordar`),
       burden: sign(String.raw`better off without me|besser (?:dran|ohne mich)|mejor sin mi|mieux sans moi|meglio senza di me|beter af zonder mij|melhor sem mim`),
       dead: sign(String.raw`wish (?:i was|i were|to be|id be) dead|(?:want|wanna) to die|wanna die|(?:life|it) (?:is not|isnt|s not) worth living|not worth living anymore|ware (?:ich )?(?:lieber )?tot|wunschte,? ich ware tot|will (?:nur noch )?sterben|mochte sterben|mochte tot sein|estuviera muert[oa]|quiero morir(?:me)?|no quiero vivir|voudrais (?:etre mort\w*|mourir)|envie de mourir|veux mourir|essere mort[oa]|voglio morire|vorrei morire|dood (?:was|zijn|wil)|wil dood|wil niet meer leven|estar mort[oa]|quero morrer|nao quero viver|queria morrer`),
-      end: sign(String.raw`end it|end my life|kill myself|not (?:want|wanna) to (?:live|be here)|no point (?:anymore|living)|ich will nicht mehr leben|schluss machen|acabar con todo|quitarme la vida|en finir|mettre fin|farla finita|togliermi la vita|er een eind aan|eind aan maken|acabar com tudo|tirar a minha vida`),
+      end: sign(String.raw`van het leven (?:te )?beroven|zelfmoord (?:plegen|te plegen)|end it|end my life|kill myself|not (?:want|wanna) to (?:live|be here)|no point (?:anymore|living)|ich will nicht mehr leben|schluss machen|acabar con todo|quitarme la vida|en finir|mettre fin|farla finita|togliermi la vita|er een eind aan|eind aan maken|acabar com tudo|tirar a minha vida`),
     },
     combos: [['goodbye'], ['hoard'], ['sleep'], ['burden'], ['noneed', 'goodbye'], ['end'], ['dead']],
   },
@@ -357,12 +357,14 @@ export const LEXICON: Record<string, LexiconClass> = {
   },
   sudden_vision_or_hearing_loss: {
     signs: {
+      dark: sign(String.raw`(?:see|seeing|went|is|everything) (?:\w+ )?(?:black|dark)|(?:alles|sehe) (?:\w+ )?schwarz|veo (?:todo )?negro|vois (?:tout )?noir|vedo (?:tutto )?nero|zie (?:alles )?zwart|vejo (?:tudo )?preto`),
+      eye: sign(String.raw`eye|auge|ojo|oeil|occhio|oog|olho`),
       curtain: sign(String.raw`curtain|shadow over (?:my|one) eye|vorhang|cortina|rideau|tenda davanti|gordijn`),
       cantsee: sign(String.raw`(?:went|gone|going) (?:dark|black|blurry and dark) in (?:one|my \w+) eye|blind in (?:my|one) \w* ?eye|cant see (?:out of|with|from) (?:my|one)|lost (?:the )?(?:vision|sight)|blind in one eye|half my vision|sehe (?:\w+ ){0,4}nichts mehr|halbe sicht|no veo (?:nada )?(?:por|con) el ojo|perdi (?:media )?vision|ne vois plus (?:rien )?(?:de|d) l oeil|la moitie de la vue|non vedo piu (?:dall|con l) occhio|meta vista|zie (?:\w+ ){0,3}niks meer met|halve zicht|deixei de ver|perdi (?:metade da )?visao`),
       deaf: sign(String.raw`(?:non sento|sento) piu niente dall orecchio|no oigo (?:nada )?(?:del|por el) oido|n entends plus rien (?:de|d) l oreille|hore (?:\w+ ){0,2}nichts mehr|hoor (?:\w+ ){0,3}niks meer|deixei de ouvir|deaf in (?:one|my) ear|cant hear (?:out of|in) (?:one|my)|lost (?:my )?hearing|(?:auf einem|einem) ohr taub|taub auf|sordo de un oido|sourd d une oreille|sordo da un orecchio|doof aan (?:een|mijn) oor|surdo de um ouvido`),
       sudden: SUDDEN,
     },
-    combos: [['curtain'], ['cantsee'], ['deaf']],
+    combos: [['curtain'], ['cantsee'], ['deaf'], ['dark', 'eye']],
   },
   testicular_pain: {
     signs: {
@@ -408,7 +410,7 @@ export const LEXICON: Record<string, LexiconClass> = {
   },
   hypoglycaemia: {
     signs: {
-      lowsugar: sign(String.raw`(?:meter|messgerat|messgeraet|glucometro|lecteur|glucometer|sensor|libre) (?:\w+ ){0,2}(?:says|shows|zeigt|marca|indique|segna|geeft|mostra) (?:[1-4](?: \d)?|[1-5]\d)\b|hypo\b|hypoglyc\w*|low (?:blood )?sugar|sugar (?:is )?(?:very |really )?low|(?:bs|bg|sugar|glucose) (?:is )?[1-3](?: \d)?\b|unterzucker\w*|zucker (?:ganz |sehr )?(?:niedrig|tief)|zucker [1-5]\d\b|hipogluc\w*|azucar (?:muy )?bajo|azucar [1-5]\d\b|glycemie 0 [1-5]|hypoglyc\w*|sucre (?:tres )?bas|ipoglic\w*|zucchero (?:bassissimo|molto basso)|glicemia [1-5]\d\b|suiker (?:heel |erg )?laag|suiker [1-3] \d|hipoglic\w*|acucar (?:muito )?baixo|glicemia [1-5]\d\b`),
+      lowsugar: sign(String.raw`bajada de azucar|bajon de azucar|unterzuckerung|sugar crash|crisi ipoglicemica|baisse de sucre|suikerdip|quebra de acucar|(?:meter|messgerat|messgeraet|glucometro|lecteur|glucometer|sensor|libre) (?:\w+ ){0,2}(?:says|shows|zeigt|marca|indique|segna|geeft|mostra) (?:[1-4](?: \d)?|[1-5]\d)\b|hypo\b|hypoglyc\w*|low (?:blood )?sugar|sugar (?:is )?(?:very |really )?low|(?:bs|bg|sugar|glucose) (?:is )?[1-3](?: \d)?\b|unterzucker\w*|zucker (?:ganz |sehr )?(?:niedrig|tief)|zucker [1-5]\d\b|hipogluc\w*|azucar (?:muy )?bajo|azucar [1-5]\d\b|glycemie 0 [1-5]|hypoglyc\w*|sucre (?:tres )?bas|ipoglic\w*|zucchero (?:bassissimo|molto basso)|glicemia [1-5]\d\b|suiker (?:heel |erg )?laag|suiker [1-3] \d|hipoglic\w*|acucar (?:muito )?baixo|glicemia [1-5]\d\b`),
       diabetic: sign(String.raw`insulin\w*|gliclazid\w*|glimepirid\w*|sulfonylur\w*|diabet\w*|insulina|insuline`),
       signs: sign(TREMOR, SWEATING, CONFUSED, String.raw`passing out|cant think|schwarz|desmay\w*|tomber|svenire|onderuit|desmaiar`),
     },
