@@ -796,10 +796,10 @@ const CO_OCCURRENCE: ReadonlySet<EmergencyCategory> = new Set(['kidney_infection
 
 // Benign look-alikes read from the sentence: a blocked or runny nose ("can't breathe through it") is
 // a cold, not breathlessness, unless the sentence also names a sign of real distress.
-const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' | 'overdose_small', { benign: RegExp; unless: RegExp }>> = {
+const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' | 'overdose_small' | 'meningitis_blanching', { benign: RegExp; unless: RegExp }>> = {
   // "Overdosed on Netflix", "sobredosis de chocolate": an idiom, unless medicines are named.
   overdose: {
-    benign: /\b(?:netflix|series|serie|seriale?s?|tv|telly|chocolate|chocola|schokolade|chocolat|cioccolat\w*|coffee|kaffee|cafe|caffe|koffie|sweets|gaming)\b/,
+    benign: /\b(?:food|alimentair\w*|alimentari\w*|alimentar|lebensmittel\w*|voedsel\w*|salmonell\w*|netflix|series|serie|seriale?s?|tv|telly|chocolate|chocola|schokolade|chocolat|cioccolat\w*|coffee|kaffee|cafe|caffe|koffie|sweets|gaming)\b/,
     unless: /\b(?:pills?|tablet\w*|tablett\w*|pastill\w*|comprim\w*|cachets?|pillen|capsul\w*|kapsel\w*|dose|dosis|dosi|doses|dosage|ozempic|wegovy|mounjaro|paracetamol|ibuprofen)\b/,
   },
   // "Took 2 paracetamol for a headache": an ordinary dose, unless more, a whole pack, a double dose or a child.
@@ -838,12 +838,12 @@ const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' |
   },
   // A mild ache after sport or sex, "not bad": not torsion, unless sudden, severe or swollen.
   testicular_pain: {
-    benign: /\b(?:nicht schlimm|not bad|mild|slight|slightly|leicht\w*|leve|leger\w*|lieve|lichte?|ligeir\w*|after sex|nach dem sex|gym|sport|cycling|radfahren|bici|velo|fietsen|bicicleta|gimnasio|palestra|ginasio)\b/,
-    unless: /\b(?:sudden\w*|severe|swollen|swelling|vomit\w*|sick|plotzlich|stark\w*|geschwollen|erbrech\w*|de repente|fuerte|hinchad[oa]|vomit\w*|soudain\w*|brutal\w*|gonfle\w*|improvvis\w*|forte|gonfi[oa]|plotseling|hevig\w*|gezwollen|subit\w*|inchad[oa])\b/,
+    benign: /\b(?:dull|zeurend\w*|dumpf\w*|sordo|sourde|surda|for (?:a few|several|\d+) weeks|seit wochen|desde hace semanas|depuis des semaines|da settimane|al weken|ha semanas|nicht schlimm|not bad|mild|slight|slightly|leicht\w*|leve|leger\w*|lieve|lichte?|ligeir\w*|after sex|nach dem sex|gym|sport|cycling|radfahren|bici|velo|fietsen|bicicleta|gimnasio|palestra|ginasio)\b/,
+    unless: /\b(?:sudden\w*|severe|swollen|vomit\w*|sick|plotzlich|stark\w*|geschwollen|erbrech\w*|de repente|fuerte|hinchad[oa]|vomit\w*|soudain\w*|brutal\w*|gonfle\w*|improvvis\w*|forte|gonfi[oa]|plotseling|hevig\w*|gezwollen|subit\w*|inchad[oa])\b/,
   },
   // "Nearly fainted when I saw the price", "collapsed on the sofa after work": a figure of speech.
   fainting: {
-    benign: /\b(?:(?:hes|shes|im|he is|she is|i am|i m) (?:fine|ok|okay|alright|all right|better)(?: now| again)?|(?:es geht (?:ihm|ihr|mir) (?:wieder )?gut)|(?:ya )?esta bien|(?:il|elle) va bien|sta bene|gaat (?:weer )?goed|esta bem|price|prices|prijs|preis|precio|prix|prezzo|preco|bill|rechnung|factura|facture|fattura|factuur|fatura|sofa|couch|canape|divano|bank|bed|bett|cama|lit|letto|bed)\b/,
+    benign: /\b(?:(?:hes|shes|im|he is|she is|i am|i m) (?:fine|ok|okay|alright|all right|better)(?: now| again)?|(?:es geht (?:ihm|ihr|mir) (?:wieder )?gut)|(?:ya )?esta bien|(?:il|elle) va bien|sta bene|gaat (?:weer )?goed|esta bem|gym|sauna|palestra|gimnasio|ginasio|fitness|price|prices|prijs|preis|precio|prix|prezzo|preco|bill|rechnung|factura|facture|fattura|factuur|fatura|sofa|couch|canape|divano|bank|bed|bett|cama|lit|letto|bed)\b/,
     unless: /\b(?:wake|waking|woke|aufwach\w*|wach|despiert\w*|reacciona|reveill\w*|sveglia|wakker|acord\w*|unconscious|bewusstlos|inconscient\w*|incoscient\w*|bewusteloos|inconsciente|head|kopf|cabeza|tete|testa|hoofd|cabeca|respond\w*|breath\w*|atm\w*|respir\w*|adem\w*)\b/,
   },
   // "My laptop had a fit", "mein Chef hat einen Anfall bekommen", "slappe lach aanval": not a seizure.
@@ -855,6 +855,11 @@ const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' |
   sepsis: {
     benign: /\b(?:nurse|krankenschwester|pfleger\w*|enfermer[oa]s?|infirmier\w*|infermier[ae]?|verpleeg\w*|vaccin\w*|impf\w*|vacun\w*|vacin\w*)\b/,
     unless: /\b(?:confus\w*|verwirrt|mottled|marmor\w*|shiver\w*|rigors?|schuttelfrost|escalofrios|frissons|brividi|rillingen|calafrios|dying|sterb\w*)\b/,
+  },
+  // A rash that fades under a glass (blanching) is the reassuring finding of the glass test (NICE NG240).
+  meningitis_blanching: {
+    benign: /\b(?:fades?|fading|disappears?|goes away|verschwind\w*|geht weg|desaparece\w*|se va|disparai\w*|s efface\w*|spariscono|sparisce|scompa\w*|verdwijn\w*|wegdrukbaar|desaparecem)\b/,
+    unless: /\b(?:doesnt|does not|dont|do not|wont|not|nicht|no|ne|pas|non|niet|nao|sin|senza|geen|kein\w*) (?:\w+ )?(?:fade|fades|disappear\w*|go away|goes away|verschwind\w*|weg|desaparec\w*|disparai\w*|efface\w*|spar\w*|scompa\w*|verdwijn\w*|wegdrukken)\b|\b(?:stiff|steif\w*|rigid[oa]|raide|nek|neck|nacken|nuca|nuque|collo|pescoco|drows\w*|schlafrig|somnolen\w*|suf)\b/,
   },
   meningitis: {
     benign: /\b(?:vaccin\w*|impf\w*|vacun\w*|vacin\w*|meningokok\w*|meningococ\w*|jabs?|shot|prik|piqure|puntura|spritze|injection|injectie|injecao|inyeccion)\b/,
@@ -958,7 +963,7 @@ function pastHistory(p: Prepared, at: number): boolean {
 
 function benignContext(p: Prepared, category: EmergencyCategory, at: number): boolean {
   const sentence = sentenceWords(p, p.sentence[at]!);
-  const rules = [BENIGN_CONTEXT[category], ...(category === 'overdose' ? [BENIGN_CONTEXT.overdose_prescribed, BENIGN_CONTEXT.overdose_small] : [])];
+  const rules = [BENIGN_CONTEXT[category], ...(category === 'overdose' ? [BENIGN_CONTEXT.overdose_prescribed, BENIGN_CONTEXT.overdose_small] : []), ...(category === 'meningitis' ? [BENIGN_CONTEXT.meningitis_blanching] : [])];
   return rules.some((rule) => !!rule && rule.benign.test(sentence) && !rule.unless.test(sentence));
 }
 
