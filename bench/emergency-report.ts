@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ModelWeights } from '../src/lib/emergency-model.ts';
 import { DETECTOR_LOCALES, EMERGENCY_CATEGORIES, normaliseText, readRedFlags, repairTypos, RULES, tierOf, type EmergencyCategory } from '../src/lib/emergency.ts';
 
 export const KINDS = ['current', 'history', 'negated', 'question', 'benign'] as const;
@@ -36,11 +37,11 @@ interface OldItem {
 const here = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(here, '../test/fixtures');
 
-/** The corpus files of one part: development (emergency-corpus*.json) or held-out (emergency-heldout*.json), in name order. */
+/** The corpus files of one part: development (emergency-corpus*.json, emergency-dev*.json) or held-out (emergency-heldout*.json), in name order. */
 export function corpusFiles(part: 'development' | 'heldout'): string[] {
-  const prefix = part === 'development' ? 'emergency-corpus' : 'emergency-heldout';
+  const prefixes = part === 'development' ? ['emergency-corpus', 'emergency-dev'] : ['emergency-heldout'];
   return readdirSync(FIXTURES)
-    .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
+    .filter((f) => prefixes.some((prefix) => f.startsWith(prefix)) && f.endsWith('.json'))
     .sort()
     .map((f) => join(FIXTURES, f));
 }
@@ -101,10 +102,11 @@ function figures(key: string, pos: CorpusItem[], neg: CorpusItem[], got: Map<Cor
   };
 }
 
-export function evaluateCorpus(items: CorpusItem[]): CorpusReport {
+/** `model`: another statistical layer than the shipped one (cross-validation in scripts/train-emergency-model.ts). */
+export function evaluateCorpus(items: CorpusItem[], model?: ModelWeights): CorpusReport {
   const got = new Map<CorpusItem, Got>();
   for (const i of items) {
-    const r = readRedFlags(i.text);
+    const r = readRedFlags(i.text, model);
     got.set(i, { emergency: r.emergencies.map((m) => m.category), urgent: r.urgent.map((m) => m.category) });
   }
   const detectedAs = (i: CorpusItem) => {

@@ -25,7 +25,8 @@
 import { isLocale, LOCALES, type Locale } from './locales.ts';
 import { countryByCode, crisisLinesFor, emergencyNumberFor } from './countries.ts';
 import { EXTRA_RULES } from './emergency-rules.ts';
-import { modelHits } from './emergency-model.ts';
+import { lexiconHits } from './emergency-lexicon.ts';
+import { modelHits, type ModelWeights } from './emergency-model.ts';
 
 // The taxonomy's classes (the shared red-flag taxonomy; docs/red-flags.md "Classes and sources"):
 // ids are fixed contracts with the corpora, the desk and the clients.
@@ -621,7 +622,7 @@ const NEGATION_CUES = words(`
   kein keine keinen keinem keiner keines nicht nie niemals ohne weder
   sin nunca jamas ni ningun ninguna ninguno tampoco
   pas jamais sans aucun aucune
-  non nessun nessuno nessuna senza niente
+  non nessun nessuno nessuna senza niente mai
   geen niet nooit zonder
   nao sem nem nenhum nenhuma`);
 // Words that may stand between a negation and what it negates.
@@ -656,7 +657,22 @@ const HISTORY_RE = new RegExp(
     `${NUM} (?:settimane|settimana|mesi|mese|anni|anno) fa`, '(?:anno|mese) scorso', 'settimana scorsa', 'in passato', 'da (?:bambino|bambina|ragazzo|ragazza|giovane)', 'quando ero',
     `${NUM} (?:weken|week|maanden|maand|jaar|jaren) geleden`, 'vorig\\w* (?:week|maand|jaar|zomer|winter)', 'vroeger', 'in het verleden', 'als (?:kind|tiener)', 'toen ik',
     `ha ${NUM} (?:semanas?|mes|meses|anos?)`, '(?:o|no|a|na) (?:ano|mes|semana) passad[oa]', 'no passado', 'em crianca', 'quando era', 'anos atras', 'historico de',
-    '(?:in|im jahr|en|nel|em|in het jaar) (?:19|20)\\d\\d',
+    '(?:in|im jahr|en|nel|em|in het jaar) (?:19|20)\\d\\d', '(?:19[5-9]\\d|20[0-2]\\d)(?! ?(?:mg|mcg|ml|g|ui|iu|units?|einheiten|unidades|unita|eenheden))',
+    // Long ago, once, at an age: "vor Jahren", "hace anos", "il y a longtemps", "anni fa", "lang geleden", "ha anos", "als Kind".
+    'years ago', 'long ago', 'a long time ago', '(?<!at |all at )once(?! (?:a|per|every|daily|weekly|more))', 'at age \\d+', 'aged \\d+', 'as a (?:baby|toddler|student)', 'gone by \\w+', 'went away',
+    'vor jahren', 'vor vielen jahren', 'lange her', 'mit \\d+ jahren', 'als baby',
+    'hace (?:anos|tiempo|mucho tiempo)', '(?<!de |en )una vez(?! (?:a|al|por|cada|mas))', 'a los \\d+ anos', 'de pequen[oa]', 'de nin[oa]',
+    'il y a (?:longtemps|des annees|quelques annees)', '(?:quand j etais|etant|comme) (?:enfant|ado|petit|petite)', 'a l adolescence', 'a l age de \\d+',
+    'anni fa', 'tempo fa', 'molto tempo fa', '(?<!in |tutto in )una volta(?! (?:a|al|alla|ogni|per|che))', 'a \\d+ anni', 'da piccol[oa]',
+    'lang geleden', 'jaren geleden', 'ooit', 'op mijn \\d+e?',
+    // Long-standing ("deaf in one ear for years", "depuis l'enfance", "da anni") and operated on: not sudden, not now.
+    // Another person's past ("when he was 2", "quand il etait petit", "toen hij klein was") and a months-long course ("for 3 months").
+    'when (?:he|she|they) (?:was|were)', 'als (?:er|sie) (?:\\w+ )?(?:klein|ein kind|jung) war', 'cuando (?:el |ella )?era (?:pequen[oa]|nin[oa]|bebe)', 'quand (?:il|elle) etait (?:petite?|bebe|enfant)', 'quando (?:lui |lei )?era (?:piccol[oa]|bambin[oa])', 'toen (?:hij|zij|ze) (?:\\w+ )?(?:klein|baby|jong) was', 'quando (?:ele |ela )?era (?:pequen[oa]|bebe|crianca)',
+    `for (?:${NUM}|many|several) (?:months|years)`, `seit ${NUM} (?:monaten|jahren)`, `desde hace ${NUM} (?:meses|anos)`, `depuis ${NUM} (?:mois|ans)`, `da ${NUM} (?:mesi|anni)`, `(?:al|sinds) ${NUM} (?:maanden|jaar)`,
+    'for (?:many )?years', 'since (?:childhood|i was \\w+|birth)', 'operated on', 'seit (?:vielen )?jahren', 'seit (?:der )?kindheit', 'seit geburt', 'operiert',
+    'desde hace anos', 'desde (?:nino|nina|pequen[oa]|siempre|la infancia)', 'operad[oa]', 'depuis (?:l enfance|des annees|toujours|la naissance|longtemps)', 'opere\\w*',
+    'da anni', 'da sempre', 'dall infanzia', 'operat[oa]', 'al jaren', 'sinds (?:mijn jeugd|jaren|de geboorte)', 'geopereerd', 'desde (?:crianca|sempre|ha anos)',
+    'ha (?:anos|muito tempo|muitos anos)', '(?<!de |duma )uma vez(?! (?:por|a|ao|cada|mais))', 'aos \\d+ anos', 'em adolescente', 'em pequen[oa]',
   ].join('|')})\\b`,
 );
 const PRESENT_RE = new RegExp(
@@ -670,6 +686,9 @@ const PRESENT_RE = new RegExp(
     'agora', 'hoje', 'outra vez', 'ainda', 'esta manha', 'neste momento',
   ].join('|')})\\b`,
 );
+
+const FINE = '(?:fine|ok|okay|well|good|better|stable|recovered|bien|bem|goed|bene|gut|stabil\\w*|mieux|meglio|beter|melhor|mejor|besser|prima|all good|tudo bem|todo bien|tutto bene|alles gut|alles goed)';
+const RESOLVED_RE = new RegExp(`\\b(?:now|ahora|agora|nu|ora|adesso|jetzt|maintenant|today|hoy|hoje|oggi|vandaag|heute)(?: \\w+){0,2} ${FINE}\\b|\\b${FINE} (?:now|ahora|agora|nu|ora|adesso|jetzt|maintenant)\\b`, 'g');
 
 interface Prepared {
   /** The normalised text (as normaliseText), its typo-repaired variant (same words, same count). */
@@ -716,17 +735,27 @@ function prepare(text: string): Prepared {
 
 const wordIndexAt = (text: string, index: number) => text.slice(0, index).split(' ').length - 2;
 
-// Portuguese "no" is "in the" ("dor no peito"): not a negation in a Portuguese pattern.
-const isCue = (w: string, locale: DetectorLocale) => NEGATION_CUES.has(w) && !(w === 'no' && locale === 'pt');
+// Portuguese "no" is "in the" ("dor no peito"): not a negation in a Portuguese pattern, unless a
+// pronoun or a verb follows it (Spanish "no me autolesiono", "no tengo").
+const SPANISH_NO_NEXT = words('me te se le lo la tengo tiene he ha hay estoy esta es puedo siento quiero hago pienso');
+const isCue = (w: string, locale: DetectorLocale, next?: string) => NEGATION_CUES.has(w) && !(w === 'no' && locale === 'pt' && !SPANISH_NO_NEXT.has(next ?? ''));
 
 function negated(p: Prepared, start: number, end: number, locale: DetectorLocale): boolean {
   const c = p.clause[start];
-  for (let j = start - 1, steps = 0; j >= 0 && p.clause[j] === c && steps < 8; j--, steps++) {
+  // After a list word ("no fever or stiff neck", "niente bocca storta ne braccio debole") up to three
+  // words of the earlier list item may stand between the negation and the list word.
+  let itemWords = -1;
+  for (let j = start - 1, steps = 0; j >= 0 && p.clause[j] === c && steps < 10; j--, steps++) {
     const w = p.words[j]!;
-    if (isCue(w, locale)) return true;
+    if (isCue(w, locale, p.words[j + 1])) return true;
     // French "ne ... plus": "je n ai plus de douleur".
     if (w === 'plus' && (p.words[j - 1] === 'n' || p.words[j - 2] === 'n' || p.words[j - 1] === 'ne')) return true;
     const listItem = LIST_WORDS.has(w) || LIST_WORDS.has(p.words[j + 1] ?? '');
+    if (LIST_WORDS.has(w)) itemWords = 0;
+    else if (itemWords >= 0 && itemWords < 3 && !NEGATION_FILLERS.has(w)) {
+      itemWords++;
+      continue;
+    }
     if (!NEGATION_FILLERS.has(w) && !listItem) break;
   }
   // "chest pain: none", "Brustschmerzen: keine": a bare negation closes the clause after the match (or the next one).
@@ -748,6 +777,12 @@ function clauseNegated(p: Prepared, at: number): boolean {
 
 /** A co-occurrence match ("fever ... back pain") whose last element is negated ("back pain, no fever"). */
 function lastElementNegated(p: Prepared, start: number, end: number, locale: DetectorLocale, source: string): boolean {
+  // "cystite, pas de fievre ni mal au dos", "sin fiebre ni dolor de espalda", "no fever or back pain":
+  // a negation followed by a list word inside the match negates the list's last element too.
+  for (let j = end - 1; j >= start && j > end - 12; j--) {
+    const w = p.words[j]!;
+    if (isCue(w, locale, p.words[j + 1]) && !new RegExp(`\\b${w}\\b`).test(source) && p.words.slice(j + 1, end + 1).some((x) => LIST_WORDS.has(x))) return true;
+  }
   for (let j = end - 1; j >= start && j > end - 5; j--) {
     const w = p.words[j]!;
     // A negation the pattern itself spells ("a rash that does not fade") is the finding, not its negation.
@@ -761,14 +796,78 @@ const CO_OCCURRENCE: ReadonlySet<EmergencyCategory> = new Set(['kidney_infection
 
 // Benign look-alikes read from the sentence: a blocked or runny nose ("can't breathe through it") is
 // a cold, not breathlessness, unless the sentence also names a sign of real distress.
-const BENIGN_CONTEXT: Partial<Record<EmergencyCategory, { benign: RegExp; unless: RegExp }>> = {
+const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' | 'overdose_small' | 'meningitis_blanching', { benign: RegExp; unless: RegExp }>> = {
+  // "Overdosed on Netflix", "sobredosis de chocolate": an idiom, unless medicines are named.
+  overdose: {
+    benign: /\b(?:food|alimentair\w*|alimentari\w*|alimentar|lebensmittel\w*|voedsel\w*|salmonell\w*|netflix|series|serie|seriale?s?|tv|telly|chocolate|chocola|schokolade|chocolat|cioccolat\w*|coffee|kaffee|cafe|caffe|koffie|sweets|gaming)\b/,
+    unless: /\b(?:pills?|tablet\w*|tablett\w*|pastill\w*|comprim\w*|cachets?|pillen|capsul\w*|kapsel\w*|dose|dosis|dosi|doses|dosage|ozempic|wegovy|mounjaro|paracetamol|ibuprofen)\b/,
+  },
+  // "Took 2 paracetamol for a headache": an ordinary dose, unless more, a whole pack, a double dose or a child.
+  overdose_small: {
+    benign: /\b(?:took|taken|take|taking|had|nahm|genommen|nehme|tome|tomado|tomo|tomei|tomou|pris|prends|preso|prendo|presa|genomen|neem|ingenomen)\b (?:\w+ ){0,2}(?:1|2|one|two|a couple|ein|eine|einen|zwei|un|una|dos|une|deux|due|een|twee|um|uma|dois|duas)\b/,
+    unless: /\b(?:[3-9]|[1-9]\d+|whole|ganze|entera|toute|tutta|hele|inteira|box|packung|caja|boite|scatola|doos|caixa|strip|blister|double|doppelt\w*|doble|doppia|dubbele|dupla|triple|child|kid|toddler|kind|nino|enfant|bambino|crianca|swallowed|geschluckt|tragado|avale|ingoiato|geslikt|engoli\w*|overdos\w*|uberdos\w*|sobredosis|surdos\w*|sovradosaggio|overdosis)\b/,
+  },
+  overdose_prescribed: {
+    benign: /\b(?:doctor|gp|arzt|arztin|hausarzt|medico|medica|medecin|dokter|huisarts|prescribed|verschrieben|recetad[oa]|prescrit\w*|prescritt[oa]|voorgeschreven|receitad[oa]|next week|nachste woche|naechste woche|la semana que viene|proxima semana|semaine prochaine|prossima settimana|volgende week)\b/,
+    unless: /\b(?:by accident|accidentally|by mistake|aus versehen|versehentlich|sin querer|por error|par erreur|per sbaglio|per ongeluk|sem querer|por engano|whole|ganze|entera|toute|tutta|hele|inteira|swallowed|geschluckt|tragado|avale|ingoiato|geslikt|engoli\w*)\b/,
+  },
+  // A sore muscle in the chest after the gym, unless the pain spreads or comes with sweating.
+  chest_pain: {
+    benign: /\b(?:muscle|muscular|pulled|muskel\w*|muscula\w*|muscolar\w*|muscul\w*|spier\w*|gym|palestra|ginasio|gimnasio|fitness|workout|bench press|bankdrucken|muscu|agujetas|courbatures|spierpijn)\b/,
+    unless: /\b(?:arm|jaw|sweat\w*|crush\w*|kiefer|schwitz\w*|brazo|mandibula|sud\w*|bras|machoire|braccio|mascella|kaak|zweet\w*|braco|maxilar|suar)\b/,
+  },
+  // Out of breath on the stairs or running, as usual (exertion), or a blocked nose (a cold): not distress.
   breathing: {
-    benign: /\b(?:nose|nasal|nostril\w*|stuffy|sinus\w*|congested|nase|verstopft\w*|schnupfen|nariz|congestionad\w*|mocos|nez|bouche|enrhume\w*|naso|chiuso|raffreddore|neus|verstopt|verkouden|entupid\w*|constipad\w*)\b/,
-    unless: /\b(?:chest|lips?|blue|wheez\w*|throat|brust|lippen|blau|pecho|labios|poitrine|levres|petto|labbra|borst|lippen|peito|labios|at all|gar nicht|nada|du tout|per niente|helemaal)\b/,
+    benign: /\b(?:dreamt|dream\w*|traum\w*|getraumt|sonado|sone|reve|sogno|sognato|gedroomd|droom|sonhei|paperwork|stairs|running|jogging|run|treppe\w*|joggen|laufen|escaleras|corriendo|correr|escaliers|course|courir|scale|correndo|corsa|trap|traplopen|hardlopen|escadas|as usual|wie immer|como siempre|comme d hab\w*|come sempre|zoals altijd|como sempre|nose|nasal|nostril\w*|stuffy|sinus\w*|congested|nase|verstopft\w*|schnupfen|nariz|congestionad\w*|mocos|nez|bouche|enrhume\w*|naso|chiuso|raffreddore|neus|verstopt|verkouden|entupid\w*|constipad\w*)\b/,
+    unless: /\b(?:chest|lips?|blue|wheez\w*|throat|rest|resting|brust|lippen|blau|ruhe|pecho|labios|reposo|poitrine|levres|repos|petto|labbra|riposo|borst|rust|peito|repouso|at all|gar nicht|nada|du tout|per niente|helemaal|sudden\w*|plotzlich|de repente|soudain\w*|improvvis\w*|plotseling)\b/,
+  },
+  // Sunburn that peels: not a drug reaction, unless fever or the mouth or eyes are involved.
+  severe_skin_reaction: {
+    benign: /\b(?:sunburn\w*|sun burn|sonnenbrand|quemadura (?:de sol|solar)|coup de soleil|scottatura|zonnebrand|verbrand door de zon|queimadura solar|escaldao)\b/,
+    unless: /\b(?:fever|mouth|eyes|genital\w*|fieber|mund|augen|fiebre|boca|ojos|fievre|bouche|yeux|febbre|bocca|occhi|koorts|mond|ogen|febre|olhos)\b/,
+  },
+  // "The side effects are killing me", "ces bouchons me tuent", "I'd die for a pizza": idioms, unless the writer names harming themselves.
+  suicidal: {
+    benign: /\b(?:side effects?|nebenwirkung\w*|efectos? secundarios?|effets? secondaires?|effetti collaterali|bijwerking\w*|efeitos? secundarios?|traffic|stau|trafico|bouchons|traffico|file|transito|pizza|coffee|kaffee|cafe|caffe|koffie|heat|hitze|calor|chaleur|caldo|hitte|neugier\w*|curios\w*|nieuwsgierig\w*)\b/,
+    unless: /\b(?:myself|suicid\w*|end it|end my life|umbringen|mir das leben|quitarme la vida|me suicid\w*|en finir|farla finita|togliermi la vita|zelfmoord|mezelf|acabar com|tirar a vida|pills|tabletten|pastillas|cachets|pillole|pillen|comprimidos|goodbye|abschied\w*|despedida|adieu|addio|afscheid)\b/,
+  },
+  // Back pain and a temperature with the flu or a cold, no urinary symptom: not a kidney infection.
+  kidney_infection: {
+    benign: /\b(?:flu|cold|covid|grippe|erkaltung|erkaeltung|gripe|resfriado|rhume|influenza|raffreddore|griep|verkoudheid|verkouden|constipacao|constipad[oa])\b/,
+    unless: /\b(?:uti|bladder|cystitis|pee\w*|wee|urin\w*|burning|blase\w*|brennen|pinkeln|cistitis|escozor|orinar|orina|cystite|pipi|brulure\w*|cistite|bruciore|pipi|blaas\w*|plassen|branderig|ardor|xixi)\b/,
+  },
+  // A mild ache after sport or sex, "not bad": not torsion, unless sudden, severe or swollen.
+  testicular_pain: {
+    benign: /\b(?:dull|zeurend\w*|dumpf\w*|sordo|sourde|surda|for (?:a few|several|\d+) weeks|seit wochen|desde hace semanas|depuis des semaines|da settimane|al weken|ha semanas|nicht schlimm|not bad|mild|slight|slightly|leicht\w*|leve|leger\w*|lieve|lichte?|ligeir\w*|after sex|nach dem sex|gym|sport|cycling|radfahren|bici|velo|fietsen|bicicleta|gimnasio|palestra|ginasio)\b/,
+    unless: /\b(?:sudden\w*|severe|swollen|vomit\w*|sick|plotzlich|stark\w*|geschwollen|erbrech\w*|de repente|fuerte|hinchad[oa]|vomit\w*|soudain\w*|brutal\w*|gonfle\w*|improvvis\w*|forte|gonfi[oa]|plotseling|hevig\w*|gezwollen|subit\w*|inchad[oa])\b/,
+  },
+  // "Nearly fainted when I saw the price", "collapsed on the sofa after work": a figure of speech.
+  fainting: {
+    benign: /\b(?:(?:hes|shes|im|he is|she is|i am|i m) (?:fine|ok|okay|alright|all right|better)(?: now| again)?|(?:es geht (?:ihm|ihr|mir) (?:wieder )?gut)|(?:ya )?esta bien|(?:il|elle) va bien|sta bene|gaat (?:weer )?goed|esta bem|gym|sauna|palestra|gimnasio|ginasio|fitness|price|prices|prijs|preis|precio|prix|prezzo|preco|bill|rechnung|factura|facture|fattura|factuur|fatura|sofa|couch|canape|divano|bank|bed|bett|cama|lit|letto|bed)\b/,
+    unless: /\b(?:wake|waking|woke|aufwach\w*|wach|despiert\w*|reacciona|reveill\w*|sveglia|wakker|acord\w*|unconscious|bewusstlos|inconscient\w*|incoscient\w*|bewusteloos|inconsciente|head|kopf|cabeza|tete|testa|hoofd|cabeca|respond\w*|breath\w*|atm\w*|respir\w*|adem\w*)\b/,
+  },
+  // "My laptop had a fit", "mein Chef hat einen Anfall bekommen", "slappe lach aanval": not a seizure.
+  seizure: {
+    benign: /\b(?:threshold|schwelle|krampfschwelle|umbral|seuil|soglia|drempel|limiar|laptop|computer|pc|boss|chef|jefe|patron|capo|baas|chefe|lach|lachen|risa|rire|ridere|riso|ridarella|giggles|laughing|panic|panik|panico|panique|angst|paniek|crampe?s?|calambres?|caibras?|kramp|krampf|wadenkrampf|crampo|eyelid|augenlid|parpado|paupiere|palpebra|ooglid)\b/,
+    unless: /\b(?:shak\w*|jerk\w*|convuls\w*|zuck\w*|respond\w*|reagiert|responde|repond\w*|rispond\w*|reageert|unconscious|bewusstlos|inconscient\w*|bewusteloos|inconsciente|foam\w*|schaum|espuma|mousse|schiuma|schuim)\b/,
+  },
+  // A nurse in the family, a vaccine: the word, not the illness.
+  sepsis: {
+    benign: /\b(?:nurse|krankenschwester|pfleger\w*|enfermer[oa]s?|infirmier\w*|infermier[ae]?|verpleeg\w*|vaccin\w*|impf\w*|vacun\w*|vacin\w*)\b/,
+    unless: /\b(?:confus\w*|verwirrt|mottled|marmor\w*|shiver\w*|rigors?|schuttelfrost|escalofrios|frissons|brividi|rillingen|calafrios|dying|sterb\w*)\b/,
+  },
+  // A rash that fades under a glass (blanching) is the reassuring finding of the glass test (NICE NG240).
+  meningitis_blanching: {
+    benign: /\b(?:fades?|fading|disappears?|goes away|verschwind\w*|geht weg|desaparece\w*|se va|disparai\w*|s efface\w*|spariscono|sparisce|scompa\w*|verdwijn\w*|wegdrukbaar|desaparecem)\b/,
+    unless: /\b(?:doesnt|does not|dont|do not|wont|not|nicht|no|ne|pas|non|niet|nao|sin|senza|geen|kein\w*) (?:\w+ )?(?:fade|fades|disappear\w*|go away|goes away|verschwind\w*|weg|desaparec\w*|disparai\w*|efface\w*|spar\w*|scompa\w*|verdwijn\w*|wegdrukken)\b|\b(?:stiff|steif\w*|rigid[oa]|raide|nek|neck|nacken|nuca|nuque|collo|pescoco|drows\w*|schlafrig|somnolen\w*|suf)\b/,
+  },
+  meningitis: {
+    benign: /\b(?:vaccin\w*|impf\w*|vacun\w*|vacin\w*|meningokok\w*|meningococ\w*|jabs?|shot|prik|piqure|puntura|spritze|injection|injectie|injecao|inyeccion)\b/,
+    unless: /\b(?:stiff|steif\w*|rigid[oa]|raide|nek|rash|flecken|manchas|taches|macchie|vlek\w*|glass|glas|vaso|verre|bicchiere|copo|fever|fieber|fiebre|fievre|febbre|koorts|febre)\b/,
   },
   // Cut or burnt while cooking, shaving or by accident: an injury, not self-harm.
   self_harm: {
-    benign: /\b(?:cook\w*|kitchen|shav\w*|oven|accident\w*|by mistake|kochen|kuche|rasier\w*|versehen|cocin\w*|afeit\w*|sin querer|cuisin\w*|rasage|rasant|par accident|cucin\w*|rasa\w*|per sbaglio|koken|keuken|scheren|per ongeluk|cozinh\w*|barbe\w*|sem querer)\b/,
+    benign: /\b(?:cook\w*|kitchen|shav\w*|oven|accident\w*|by mistake|kochen|kuche|rasier\w*|versehen|cocin\w*|afeit\w*|sin querer|cuisin\w*|rasage|rasant|par accident|cucin\w*|rasa\w*|per sbaglio|koken|keuken|scheren|per ongeluk|cozinh\w*|barbe\w*|barba|sem querer)\b/,
     unless: /\b(?:on purpose|deliberately|again|absichtlich|wieder|a proposito|adrede|expres|exprès|de nouveau|apposta|di nuovo|expres|expresso|opzettelijk|weer|de proposito|outra vez)\b/,
   },
 };
@@ -799,7 +898,8 @@ const RECENT_RE = new RegExp(`\\b(?:${[
 // eine Thrombose", "mon père a fait un AVC"): family history, not the writer's present. A partner or a
 // child writing about what is happening now does not use these words ("my husband can't speak").
 const FAMILY_RE = new RegExp(`\\b(?:${[
-  'my (?:father|mother|dad|mum|mom|grandfather|grandmother|grandma|grandpa|granddad|brother|sister|uncle|aunt|cousin|parents)', 'family history', 'runs in (?:my|the) family',
+  'grandad', 'grandpa', 'grandma', 'granny', 'opa', 'oma', 'abuel[oa]', 'nonn[oa]', 'grand (?:pere|mere)', 'avo',
+  'my (?:father|mother|dad|mum|mom|grandfather|grandmother|grandma|grandpa|granddad|grandad|nan|nana|brother|sister|uncle|aunt|cousin|parents)', 'family history', 'runs in (?:my|the) family',
   '(?:mein|meine|meinem|meiner) (?:vater|mutter|papa|mama|opa|oma|grossvater|grossmutter|bruder|schwester|onkel|tante|eltern)', 'familie', 'familiar\\w*', 'in der familie',
   'mi (?:padre|madre|papa|mama|abuelo|abuela|hermano|hermana|tio|tia)', 'mis padres', 'en (?:mi|la) familia', 'antecedentes familiares',
   '(?:mon|ma|mes) (?:pere|mere|papa|maman|grand pere|grand mere|frere|soeur|oncle|tante|parents)', 'dans (?:ma|la) famille', 'antecedents familiaux',
@@ -819,7 +919,7 @@ const FAMILY_PAST_RE = new RegExp(`\\b(?:${[
 // A hypothetical question ("what if an erection lasts more than 4 hours?", "was ist, wenn ...?",
 // "et si ...?", "can Ozempic cause pancreatitis?"): information, not the writer's present.
 const HYPOTHETICAL_RE = new RegExp(`\\b(?:${[
-  'what if', 'what (?:should|do|would) (?:i|we) do if', 'what happens if', 'in case', 'if (?:i|you|he|she|someone|ever)', 'is it (?:normal|dangerous|possible|true)', 'can (?:it|this|ozempic|wegovy|mounjaro|viagra|sildenafil|tadalafil|finasteride|the pill|\\w+) (?:cause|give|lead)', 'risk of', 'side effect', 'how do i know', 'how would i know', 'when should i', 'signs of',
+  'what if', 'what (?:should|do|would) (?:i|we) do if', 'how (?:much|many)', 'if (?:you|one)', 'wie ?viel\\w*', 'wenn man', 'cuant[oa]s?', 'si uno', 'combien', 'si on', 'quant[oei]', 'se uno', 'hoeveel', 'als je', 'quant[oa]s?', 'se a gente', 'what happens if', 'in case', 'if (?:i|you|he|she|someone|ever)', 'is it (?:normal|dangerous|possible|true)', 'can (?:it|this|ozempic|wegovy|mounjaro|viagra|sildenafil|tadalafil|finasteride|the pill|\\w+) (?:cause|give|lead)', 'risk of', 'side effect', 'how do i know', 'how would i know', 'when should i', 'signs of',
   'was (?:ist|passiert|mache ich|tun),? wenn', 'wenn ich', 'falls', 'kann (?:es|das|\\w+) \\w* ?(?:verursachen|auslosen)', 'risiko', 'nebenwirkung\\w*', 'woran erkenne', 'ist es normal',
   'que pasa si', 'y si', 'que hago si', 'si (?:tengo|me|llego)', 'en caso de', 'puede (?:causar|provocar|dar)', 'riesgo de', 'efecto secundario', 'es normal',
   'et si', 'que faire si', 'que se passe t il si', 'si (?:j ai|je|jamais|on)', 'en cas de', 'peut (?:il |elle )?(?:causer|provoquer|donner)', 'risque de', 'effet secondaire', 'est ce normal', 'est ce que .{0,40}(?:peut|risque)',
@@ -829,10 +929,11 @@ const HYPOTHETICAL_RE = new RegExp(`\\b(?:${[
 ].join('|')})\\b`);
 
 // Cues that make a sentence hypothetical with or without a question mark ("risk of an overdose if I skip a week").
-const STRONG_HYPOTHETICAL_RE = new RegExp(`^ (?:what if|what happens if|was (?:ist|passiert) wenn|et si|que pasa si|y si|e se|wat als|o que acontece se|cosa succede se) |\\b(?:${[
-  'risk of', 'in case of', 'signs of', 'warning signs', 'risiko (?:von|einer|eines|fur)', 'im falle', 'riesgo de', 'en caso de', 'risque de', 'en cas de', 'rischio di', 'in caso di', 'risico op', 'in geval van', 'risco de', 'em caso de',
+const STRONG_HYPOTHETICAL_RE = new RegExp(`^ (?:what if|what happens if|was (?:ist|passiert) wenn|was wenn|und wenn|et si|que pasa si|y si|e se|wat als|o que acontece se|cosa succede se) |\\b(?:${[
+  'risk of', 'in case of', 'signs of', 'warning signs', 'can (?:you|one|people) (?:overdose|die|get)', 'kann man (?:\\w+ )?(?:uberdosier\\w*|sterben)', 'se puede (?:tener una )?(?:sobredosis|morir)', 'peut on (?:faire une overdose|mourir)', 'si puo (?:andare in overdose|morire)', 'kun je (?:\\w+ )?(?:overdosis|doodgaan)', 'pode se (?:ter uma )?(?:overdose|morrer)', 'what \\w+ level', 'which level', 'counts as', 'ab welchem wert', 'a partir de quel', 'a partir de que', 'da che valore', 'vanaf welke', 'a partir de que valor', 'how (?:do|can|would) (?:i|you) (?:recogni[sz]e|tell|know)', 'woran erkennt', 'wie erkenne', 'como (?:se )?reconoc\\w*', 'comment reconna\\w*', 'come si riconosc\\w*', 'hoe herken\\w*', 'como reconhec\\w*',
+  '(?:need|get|have) the \\w+ vaccin\\w*', 'vaccin\\w* (?:against|contre|contro|tegen)', '\\w*impfung', 'vacuna de', 'vacina da', 'vaccino contro', 'vaccinatie', 'risiko (?:von|einer|eines|fur)', 'im falle', 'riesgo de', 'en caso de', 'risque de', 'en cas de', 'rischio di', 'in caso di', 'risico op', 'in geval van', 'risco de', 'em caso de',
 ].join('|')})\\b`);
-const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|kann|konnen|koennen|ist|puede|pueden|es|peut|est ce que|puo|possono|kan|kunnen|is|pode|podem|e)\b.*\b(?:cause\w*|trigger\w*|lead to|give|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco|side effect|nebenwirkung|efecto secundario|effet secondaire|effetto collaterale|bijwerking|efeito (?:secundario|colateral))\b/;
+const CAUSE_QUESTION_RE = /^ (?:can|could|does|do|may|might|is|will|would|kann|konnen|koennen|ist|macht|erhoht|erhoeht|gibt|puede|pueden|es|aumenta|peut|est ce que|augmente|le|la|l|les|el|il|lo|puo|possono|kan|kun|kunt|kunnen|geeft|verhoogt|is|pode|podem|e|o|a)\b.*\b(?:cause\w*|trigger\w*|lead to|give|make|increase\w*|lower\w*|hacer|uitlok\w*|\w*risiko|\w*risico|\w*rischio|machen|macht|erhoh\w*|erhoeh\w*|aumenta\w*|augment\w*|rendre|rend|fare|maken|verhog\w*|kans op|effe\w*|effect\w*|efect\w*|efeit\w*|verursach\w*|ausl(?:o|oe)s\w*|caus\w*|provoc\w*|provoqu\w*|donner|dare|veroorzak\w*|geven|dar|risk\w*|risiko|riesgo|risque|rischio|risico|risco|side effect|nebenwirkung|efecto secundario|effet secondaire|effetto collaterale|bijwerking|efeito (?:secundario|colateral))\b/;
 const sentenceWords = (p: Prepared, s: number) => ` ${p.words.filter((_, i) => p.sentence[i] === s).join(' ')} `;
 const clauseWords = (p: Prepared, c: number) => ` ${p.words.filter((_, i) => p.clause[i] === c).join(' ')} `;
 
@@ -844,12 +945,15 @@ const clauseWords = (p: Prepared, c: number) => ` ${p.words.filter((_, i) => p.c
 function pastHistory(p: Prepared, at: number): boolean {
   const s = p.sentence[at]!;
   const sentence = sentenceWords(p, s);
-  if (FAMILY_RE.test(sentence) && FAMILY_PAST_RE.test(sentence) && !RECENT_RE.test(clauseWords(p, p.clause[at]!))) return true;
+  // The past verb in the flag's own clause: "my mum is confused, breathing fast, she had a UTI" is about now.
+  if (FAMILY_RE.test(sentence) && FAMILY_PAST_RE.test(clauseWords(p, p.clause[at]!)) && !RECENT_RE.test(clauseWords(p, p.clause[at]!))) return true;
   const own = clauseWords(p, p.clause[at]!);
   if (PRESENT_RE.test(own) || RECENT_RE.test(own)) return false;
   // A past time in the flag's own clause dates the flag ("took an overdose 10 years ago").
   if (HISTORY_RE.test(own)) return true;
-  if (PRESENT_RE.test(sentence) || RECENT_RE.test(sentence)) return false;
+  // "Now fine", "ahora bien", "nu goed", "ora sto bene": the present named as resolved is not a current flag.
+  const unresolved = sentence.replace(RESOLVED_RE, ' ');
+  if (PRESENT_RE.test(unresolved) || RECENT_RE.test(unresolved)) return false;
   const clauses = new Set(p.clause.filter((_, i) => p.sentence[i] === s));
   return [...clauses].some((c) => {
     const w = clauseWords(p, c);
@@ -858,10 +962,9 @@ function pastHistory(p: Prepared, at: number): boolean {
 }
 
 function benignContext(p: Prepared, category: EmergencyCategory, at: number): boolean {
-  const rule = BENIGN_CONTEXT[category];
-  if (!rule) return false;
   const sentence = sentenceWords(p, p.sentence[at]!);
-  return rule.benign.test(sentence) && !rule.unless.test(sentence);
+  const rules = [BENIGN_CONTEXT[category], ...(category === 'overdose' ? [BENIGN_CONTEXT.overdose_prescribed, BENIGN_CONTEXT.overdose_small] : []), ...(category === 'meningitis' ? [BENIGN_CONTEXT.meningitis_blanching] : [])];
+  return rules.some((rule) => !!rule && rule.benign.test(sentence) && !rule.unless.test(sentence));
 }
 
 /** A hypothetical question: the sentence asks, and asks "what if" or "can X cause" (not "my chest hurts, what do I do?"). */
@@ -873,6 +976,8 @@ function hypothetical(p: Prepared, at: number): boolean {
   const before = ` ${p.words.slice(first, at + 1).join(' ')} `;
   if (STRONG_HYPOTHETICAL_RE.test(before)) return true;
   if (!p.asked.has(s)) return false;
+  // "When should a UTI be checked for a kidney infection?", "wann ist es eine Nierenbeckenentzundung?"
+  if (/^ (?:when|wann|cuando|quand|quando|wanneer)\b/.test(before)) return true;
   // "Can Ozempic cause pancreatitis?": asks whether a medicine causes it, whatever the word order.
   return HYPOTHETICAL_RE.test(before) || CAUSE_QUESTION_RE.test(sentenceWords(p, s));
 }
@@ -907,7 +1012,7 @@ function readingAt(p: Prepared, category: EmergencyCategory, start: number, end:
 }
 
 /** The text's red flags, each category read as current (by tier), past history, a question or negated (see above). */
-export function readRedFlags(text: string): RedFlagReading {
+export function readRedFlags(text: string, model?: ModelWeights): RedFlagReading {
   const p = prepare(text);
   const best = new Map<EmergencyCategory, { reading: MatchReading; match: EmergencyMatch }>();
   const rank: Record<MatchReading, number> = { emergency: 4, history: 3, question: 2, negated: 1 };
@@ -927,10 +1032,24 @@ export function readRedFlags(text: string): RedFlagReading {
       if (best.get(c.category)?.reading === 'emergency') break;
     }
   }
+  // The symptom lexicon (src/lib/emergency-lexicon.ts): a class's signs together, none negated, read
+  // at the first sign like a rule match. It stands in for a rule (by: 'rule', the pattern names the signs).
+  for (const t of p.texts) {
+    for (const hit of lexiconHits(t, (start, end) => !negated(p, start, end, 'all'))) {
+      const category = hit.category as EmergencyCategory;
+      if (best.get(category)?.reading === 'emergency') continue;
+      const first = hit.signs.reduce((a, b) => (b.word < a.word ? b : a));
+      const reading = readingAt(p, category, first.word, first.end, 'all', hit.signs.map((x) => x.text).join(' '));
+      const prev = best.get(category);
+      if (!prev || rank[reading] > rank[prev.reading]) {
+        best.set(category, { reading, match: { category, locale: 'all', pattern: `lexicon: ${hit.signs.map((x) => x.sign).join(' + ')}`, tier: tierOf(category), by: 'rule', evidence: hit.signs.map((x) => x.text) } });
+      }
+    }
+  }
   // The statistical layer: classes the rules did not read as current, read in the same way (negation, question, history).
   // A class a rule already read keeps the rule's reading; the model's own hits are read more
   // cautiously: any negation earlier in the clause negates them.
-  for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence)) {
+  for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence, model)) {
     if (best.has(hit.category) || RULES_ONLY.has(hit.category)) continue;
     const reading = clauseNegated(p, hit.word) ? (CRISIS_CATEGORIES.has(hit.category) ? 'history' : 'negated') : readingAt(p, hit.category, hit.word, hit.word, 'all');
     best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
