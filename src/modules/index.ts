@@ -23,6 +23,7 @@ import redFlags from './redflags/routes.ts';
 import referrals from './referrals/routes.ts';
 import subscriptions from './subscriptions/routes.ts';
 import verification from './verification/routes.ts';
+import appointments from './appointments/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance, notifications];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance, notifications, appointments];
