@@ -85,7 +85,7 @@ export function createDispatcher(db: Db, transport: MailTransport, from: string,
     let sent = 0;
     for (const mail of batch) {
       try {
-        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body ?? '', id: mail.id, ...(Array.isArray(mail.attachments) && mail.attachments.length ? { attachments: mail.attachments as unknown as MailAttachment[] } : {}) });
+        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body ?? '', id: mail.id, ...(Array.isArray(mail.attachments) && mail.attachments.length ? { attachments: mail.attachments } : {}) });
         await markMailSent(db, mail.id);
         sent++;
         counts.sent++;

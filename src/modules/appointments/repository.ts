@@ -29,7 +29,7 @@ export interface Availability {
 export async function availabilityOfDoctorForClinician(q: Queryable, doctorId: string): Promise<Availability | null> {
   const row = await sqlOf(q).selectFrom('clinician_availability').selectAll().where('doctor_id', '=', doctorId).executeTakeFirst();
   if (!row) return null;
-  return { timezone: row.timezone, weekly: row.weekly as unknown as WeeklyHours[], exceptions: row.exceptions as unknown as ExceptionHours[], updated_at: row.updated_at };
+  return { timezone: row.timezone, weekly: row.weekly as WeeklyHours[], exceptions: row.exceptions as ExceptionHours[], updated_at: row.updated_at };
 }
 
 export async function saveAvailabilityForClinician(q: Queryable, doctorId: string, a: Omit<Availability, 'updated_at'>): Promise<void> {
@@ -212,5 +212,5 @@ export async function signalsFor(q: Queryable, appointmentId: string, recipientI
     .orderBy('seq')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, payload: r.payload as unknown, created_at: new Date(r.created_at) }));
+  return rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, payload: r.payload, created_at: new Date(r.created_at) }));
 }
