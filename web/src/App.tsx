@@ -43,6 +43,14 @@ const Compliance = {
   Imprint: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.ImprintPage }))),
   DeskProfile: lazy(() => import('./features/compliance/pages').then((m) => ({ default: m.DeskProfilePage }))),
 };
+// Appointments and calls (docs/appointments.md), one chunk.
+const Appointments = {
+  List: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.AppointmentsPage }))),
+  Book: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.BookAppointment }))),
+  Detail: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.AppointmentDetail }))),
+  DeskCalls: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.DeskCalls }))),
+  DeskCall: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.DeskCall }))),
+};
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 const Doctor = {
   Desk: lazy(() => import('./pages/desk').then((m) => ({ default: m.Desk }))),
@@ -91,6 +99,11 @@ const PAGES: Page[] = [
   { pattern: '/desk/weights', area: 'doctor', render: () => <Verification.WeightQueue /> },
   { pattern: '/desk/profile', area: 'doctor', render: () => <Compliance.DeskProfile /> },
   { pattern: '/pharmacy', area: 'pharmacist', render: () => <Pharmacy /> },
+  { pattern: '/appointments', area: 'patient', render: () => <Appointments.List /> },
+  { pattern: '/appointments/book/:consultation', area: 'patient', render: (p) => <Appointments.Book consultationId={p.consultation} /> },
+  { pattern: '/appointments/:id', area: 'patient', render: (p) => <Appointments.Detail id={p.id} /> },
+  { pattern: '/desk/calls', area: 'doctor', render: () => <Appointments.DeskCalls /> },
+  { pattern: '/desk/calls/:id', area: 'doctor', render: (p) => <Appointments.DeskCall id={p.id} /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
 

@@ -7,6 +7,7 @@ import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { VerificationMissingCard } from '../features/verification/MissingCard';
 import { ConsultationPhotos } from '../features/photos/AddConsultationPhoto';
+import { BookCallCard } from '../features/appointments/pages';
 
 type Consultation = Schemas['Consultation'];
 type Order = Schemas['Order'];
@@ -308,6 +309,7 @@ export function ConsultationDetail({ id }: { id: string }) {
           <Link to="/messages">{t('home.step.answer')}</Link>
         </Alert>
       ) : null}
+      {x.status === 'awaiting_call' ? <BookCallCard consultationId={x.id} /> : null}
       <ConsultationPhotos consultationId={x.id} status={x.status} images={x.images} onAdded={c.reload} />
       <h2>{t('timeline.title')}</h2>
       <ol className="timeline" data-testid="timeline">
