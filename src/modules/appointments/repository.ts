@@ -182,6 +182,11 @@ export async function touchPass(q: Queryable, tokenHash: string, now: Date): Pro
   await sqlOf(q).updateTable('call_passes').set({ last_seen_at: now }).where('token_hash', '=', tokenHash).execute();
 }
 
+/** The participant hung up: not present any more. */
+export async function leaveCall(q: Queryable, appointmentId: string, participantId: string): Promise<void> {
+  await sqlOf(q).updateTable('call_passes').set({ last_seen_at: null }).where('appointment_id', '=', appointmentId).where('participant_id', '=', participantId).execute();
+}
+
 /** When the participant last read the channel (any of their passes to the call). */
 export async function lastSeenOf(q: Queryable, appointmentId: string, participantId: string): Promise<Date | null> {
   const row = await sqlOf(q)

@@ -391,6 +391,8 @@ async function openPass(deps: Deps, token: string) {
 export async function sendSignal(deps: Deps, input: { token: string; type: 'offer' | 'answer' | 'candidate' | 'bye'; payload: unknown }) {
   const p = await openPass(deps, input.token);
   const seq = await repo.insertSignal(deps.db, { appointmentId: p.appointment_id, senderId: p.participant_id, recipientId: p.peerId, kind: input.type, payload: input.payload ?? null });
+  // Hung up: no longer present (until the participant reads the channel again).
+  if (input.type === 'bye') await repo.leaveCall(deps.db, p.appointment_id, p.participant_id);
   return { seq };
 }
 

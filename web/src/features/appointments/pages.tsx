@@ -10,7 +10,6 @@ import { CallView } from './CallView';
 import type { JoinPass } from './call';
 import { useAppointmentStrings, type AppointmentKey } from './strings';
 
-type Appointment = Schemas['Appointment'];
 type DeskAppointment = Schemas['DeskAppointment'];
 
 /** A time in the given zone and the app's language (the API writes it with the zone's offset). */
@@ -19,7 +18,8 @@ function useWhen() {
   return (iso: string, zone: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: zone }).format(new Date(iso));
 }
 
-const canJoin = (a: Appointment, now = Date.now()) => a.status !== 'cancelled' && now >= new Date(a.join_opens_at).getTime() && now < new Date(a.ends_at).getTime();
+// The join button shows on every booked call: the service decides the window by its clock (a
+// device's clock may be off), and says when it opens if it is too early.
 
 // ---- the patient
 
@@ -126,13 +126,12 @@ export function AppointmentDetail({ id }: { id: string }) {
         <dd data-testid="appointment-status">{s(`status.${x.status}` as AppointmentKey)}</dd>
       </dl>
       {x.status === 'booked' && !inCall ? (
-        canJoin(x) ? (
+        <p>
+          {s('joinOpens', { time: when(x.join_opens_at, x.timezone) })}{' '}
           <button type="button" onClick={() => setInCall(true)} data-testid="join">
             {s('join')}
           </button>
-        ) : (
-          <p>{s('joinOpens', { time: when(x.join_opens_at, x.timezone) })}</p>
-        )
+        </p>
       ) : null}
       {inCall ? <CallView join={join} onEnded={() => setInCall(false)} /> : null}
       {changeable && !inCall ? (
@@ -283,12 +282,13 @@ export function DeskCall({ id }: { id: string }) {
       {a.status === 'booked' ? (
         inCall ? (
           <CallView join={join} onEnded={() => setInCall(false)} />
-        ) : canJoin(a) ? (
-          <button type="button" onClick={() => setInCall(true)} data-testid="join">
-            {s('join')}
-          </button>
         ) : (
-          <p>{s('joinOpens', { time: dateTime(a.join_opens_at) })}</p>
+          <p>
+            {s('joinOpens', { time: dateTime(a.join_opens_at) })}{' '}
+            <button type="button" onClick={() => setInCall(true)} data-testid="join">
+              {s('join')}
+            </button>
+          </p>
         )
       ) : null}
       {a.status === 'booked' ? <OutcomeForm a={a} onSaved={setSaved} /> : a.outcome ? <p>{`${s(`mode.${a.mode ?? 'video'}`)} · ${s(`outcome.${a.outcome}`)}${a.outcome_note ? ` · ${a.outcome_note}` : ''}`}</p> : null}
