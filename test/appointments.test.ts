@@ -354,6 +354,12 @@ describe('reminders, joining, signalling and the outcome', () => {
     const answer = await read(ctx, pj.body.token, 0);
     expect(answer.body.messages.map((m: { type: string }) => m.type)).toEqual(['answer']);
     expect((await read(ctx, pj.body.token, answer.body.messages[0].seq)).body.messages).toEqual([]);
+    // Hanging up: the other side reads the bye and no longer sees the doctor present.
+    expect((await read(ctx, pj.body.token)).body.peer_present).toBe(true);
+    await call({ app: second.app }, 'POST', '/v1/calls/signal/', { json: { token: dj.body.token, type: 'bye', payload: null } });
+    const bye = await read(ctx, pj.body.token, answer.body.messages[0].seq);
+    expect(bye.body.messages.map((m: { type: string }) => m.type)).toEqual(['bye']);
+    expect(bye.body.peer_present).toBe(false);
     // A made-up token is nobody's.
     expect((await read(ctx, 'x'.repeat(43))).status).toBe(404);
     expect((await call(ctx, 'POST', '/v1/calls/signal/', { json: { token: 'x'.repeat(43), type: 'bye', payload: null } })).status).toBe(404);

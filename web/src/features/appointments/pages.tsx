@@ -109,7 +109,8 @@ export function AppointmentDetail({ id }: { id: string }) {
   if (a.error) return <LoadError error={a.error} />;
   if (!a.data) return <Loading />;
   const x = a.data;
-  const changeable = x.status === 'booked' && Date.now() < new Date(x.changeable_until).getTime();
+  // The service applies the cut-off by its clock (409 change_window_closed after it).
+  const changeable = x.status === 'booked';
   const join = async (): Promise<JoinPass> => {
     const r = await api.POST('/v1/users/appointments/{id}/join/', { params: { path: { id } } });
     if (!r.data) throw new Error(errorText(r.error, s('failed')));
