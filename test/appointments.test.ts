@@ -186,7 +186,7 @@ describe('booking', () => {
 
   it('gives one slot to one of several patients booking it at once, on two processes', async () => {
     const patients = await Promise.all([0, 1, 2, 3].map(() => seedPatient(ctx)));
-    const ids = [];
+    const ids: string[] = [];
     for (const p of patients) ids.push(await awaitingCall(p));
     const at = await slotAfter(patients[0]!, ids[0]!, 3 * 86_400_000);
     const results = await Promise.all(
