@@ -156,7 +156,7 @@ export const ERROR_CATALOGUE = {
   invalid_multipart: { status: 400, shape: 'error_code', message: 'The multipart body could not be read.' },
 
   // Clinical photos (docs/photos.md)
-  consultation_closed: { status: 409, shape: 'detail_code', message: 'Photos can be added only while the consultation waits for a doctor (pending review or information requested).' },
+  consultation_closed: { status: 409, shape: 'detail_code', message: 'Photos can be added only while the consultation waits for a doctor (pending review, information requested or a call requested).' },
 
   // Appointments and calls (docs/appointments.md)
   call_not_requested: { status: 409, shape: 'detail_code', message: 'A call can be booked only when your doctor has asked for one on this consultation.' },
