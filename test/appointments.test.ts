@@ -244,6 +244,25 @@ describe('other accounts', () => {
   });
 });
 
+describe('the account as a whole', () => {
+  it('exports the appointments, and erasure cancels the booked ones (the slot is free again)', async () => {
+    const p = await seedPatient(ctx);
+    const id = await awaitingCall(p);
+    const at = await slotAfter(p, id, 6 * 86_400_000);
+    const booked = await bookAt(p, id, at);
+    expect(booked.status).toBe(201);
+    const exported = await call(ctx, 'GET', '/v1/users/me/export/', { token: p.access });
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.body.appointments).toMatchObject([{ id: booked.body.id, consultation_id: id, status: 'booked', starts_at: new Date(at).toISOString() }]);
+    const erased = await call(ctx, 'DELETE', '/v1/users/me/', { token: p.access, json: { confirm: 'DELETE' } });
+    expect(erased.status, erased.text).toBeLessThan(300);
+    const rows = await ctx.db.query(`select status, cancelled_by from appointments where id = $1`, [booked.body.id]);
+    expect(rows[0]).toMatchObject({ status: 'cancelled', cancelled_by: 'patient' });
+    const held = await ctx.db.query(`select count(*)::int as n from appointments where doctor_id = $1 and starts_at = $2 and status <> 'cancelled'`, [doctor.id, at]);
+    expect(held[0]!.n).toBe(0);
+  });
+});
+
 describe('rescheduling and cancelling', () => {
   it('moves and cancels until 2 hours before; a cancelled call frees its slot and answers 410', async () => {
     const p = await seedPatient(ctx);

@@ -105,6 +105,11 @@ export async function recordOutcomeOfUser(
     .executeTakeFirstOrThrow();
 }
 
+/** Account erasure: the booked calls are cancelled (the slot is free again). */
+export async function cancelBookedOfUser(q: Queryable, userId: string, now: Date): Promise<void> {
+  await forAccount(q, userId).updateTable('appointments').set({ status: 'cancelled', cancelled_at: now, cancelled_by: 'patient', updated_at: sql<Date>`now()` }).where('status', '=', 'booked').execute();
+}
+
 // ---- the desk and the slot calendar (any patient)
 
 /** The starts of a doctor's appointments that hold a slot in [from, to) (only the times: the slot calendar). */

@@ -432,3 +432,33 @@ export async function raiseReminders(deps: Deps): Promise<number> {
   await repo.deleteOldSignalsForScheduler(deps.db, new Date(now.getTime() - 86_400_000));
   return raised;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The account as a whole (the privacy module's export and erasure)
+
+/** The account's appointments for its data export: times, status, how the call went and its outcome. */
+export async function appointmentsOfAccount(q: Queryable, userId: string) {
+  return (await repo.appointmentsOfUser(q, userId)).map((a) => ({
+    id: a.id,
+    consultation_id: a.consultation_id,
+    doctor_id: a.doctor_id,
+    starts_at: new Date(a.starts_at).toISOString(),
+    ends_at: new Date(a.ends_at).toISOString(),
+    status: a.status,
+    cancelled_at: a.cancelled_at ? new Date(a.cancelled_at).toISOString() : null,
+    cancelled_by: a.cancelled_by,
+    mode: a.mode,
+    outcome: a.outcome,
+    outcome_note: a.outcome_note,
+    verified_weight_kg: a.verified_weight_kg === null ? null : Number(a.verified_weight_kg),
+    created_at: new Date(a.created_at).toISOString(),
+  }));
+}
+
+/**
+ * Account erasure, inside its transaction: booked calls are cancelled (nobody will join them). Calls
+ * that took place stay with the consultation they belong to (its retention, docs/privacy.md).
+ */
+export async function eraseAccountAppointments(q: Queryable, userId: string, now: Date): Promise<void> {
+  await repo.cancelBookedOfUser(q, userId, now);
+}
