@@ -12,7 +12,7 @@ import { DoseChangeDesk } from '../components/DoseChangeDesk';
 import { DeskVerificationPanel } from '../features/verification/DeskVerificationPanel';
 import type { Question } from '../questionnaire/model';
 import { DeskPhotos } from '../features/photos/DeskPhotos';
-import { RequestCallForm } from '../features/appointments/pages';
+import { DeskConsultationCall, RequestCallForm } from '../features/appointments/pages';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
 // server's order and only marks those rows).
@@ -267,7 +267,7 @@ export function DeskConsultation({ id }: { id: string }) {
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}
       {x.status === 'pending_review' || x.status === 'needs_information' ? <RequestCallForm consultationId={x.id} onDone={c.reload} /> : null}
-      {x.status === 'awaiting_call' ? <Link to="/desk/calls">{x.decision_reason ?? ''}</Link> : null}
+      {x.status === 'awaiting_call' ? <DeskConsultationCall consultationId={x.id} reason={x.decision_reason} /> : null}
       {open ? (
         <div className="grid">
           <form className="card" onSubmit={(e) => act('approve', e)}>

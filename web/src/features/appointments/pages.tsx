@@ -297,6 +297,25 @@ export function DeskCall({ id }: { id: string }) {
   );
 }
 
+/** On the desk's consultation waiting for a call: its call today (join), else the day's calls. */
+export function DeskConsultationCall({ consultationId, reason }: { consultationId: string; reason: string | null | undefined }) {
+  const s = useAppointmentStrings();
+  const day = useLoad(() => api.GET('/v1/clinician/appointments/'), [consultationId]);
+  const today = day.data?.results.find((a) => a.consultation_id === consultationId && a.status === 'booked');
+  return (
+    <Alert>
+      {reason ? <>{reason} · </> : null}
+      {today ? (
+        <Link to={`/desk/calls/${today.id}`} data-testid="consultation-call">
+          {s('join')}
+        </Link>
+      ) : (
+        <Link to="/desk/calls">{s('deskTitle')}</Link>
+      )}
+    </Alert>
+  );
+}
+
 /** On the desk's consultation: ask the patient for a call (status awaiting_call). */
 export function RequestCallForm({ consultationId, onDone }: { consultationId: string; onDone: () => void }) {
   const s = useAppointmentStrings();
