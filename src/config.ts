@@ -253,6 +253,13 @@ const EnvSchema = z.object({
   // unset: signatures are B-B.
   SIGNING_TSA_URL: z.union([z.literal('sandbox'), urlOf(['https', 'http'])], { error: 'must be sandbox or an http(s) URL' }).optional(),
   SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Video calls (docs/appointments.md): the STUN/TURN servers the browsers are given, comma-separated
+  // (`turn:turn.example.org:3478?transport=udp,turns:turn.example.org:5349`), and the secret shared
+  // with coturn (`static-auth-secret`) that signs the time-limited TURN credentials.
+  TURN_URLS: csv.superRefine((list, ctx) => {
+    for (const u of list) if (!/^(stun|stuns|turn|turns):[^\s,]+$/.test(u)) ctx.addIssue({ code: 'custom', message: 'each URL must start with stun:, stuns:, turn: or turns:' });
+  }),
+  TURN_SECRET: z.string().min(16, { error: 'must be at least 16 characters' }).max(500).optional(),
 });
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'MCP_PUBLIC_URL' | 'WEB_APP_URL' | 'RATE_LIMIT_KEY_PREFIX' | 'STAFF_MFA' | 'WEBAUTHN_RP_ID' | 'PATIENT_VERIFICATION'> & {

@@ -18,6 +18,14 @@ describe('consultation status transitions', () => {
         'needs_information->cancelled',
         'needs_information->refunded',
         'rejected->refunded',
+        // The doctor asks for a call (docs/appointments.md), then decides after it.
+        'pending_review->awaiting_call',
+        'needs_information->awaiting_call',
+        'awaiting_call->approved',
+        'awaiting_call->rejected',
+        'awaiting_call->needs_information',
+        'awaiting_call->cancelled',
+        'awaiting_call->refunded',
       ].sort(),
     );
   });

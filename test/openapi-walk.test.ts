@@ -10,7 +10,7 @@ import { createStaff } from '../src/modules/accounts/service.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
-import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, TEST_BASE_URL, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, latestCode, newPatient, newStaff, PASSWORD, seedPatient, TEST_BASE_URL, uniqueEmail, type CallOptions, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { SoftAuthenticator } from './support/webauthn.ts';
 import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
 import { multipart } from './support/multipart.ts';
@@ -465,6 +465,67 @@ describe('the OpenAPI document against the running service', () => {
 
     expect(checker.problems).toEqual([]);
   }, 300_000);
+
+  it('matches the answers of appointments and calls (docs/appointments.md)', async () => {
+    const doctor = await newStaff(ctx, 'doctor');
+    const otherDoctor = await newStaff(ctx, 'doctor');
+    const patient = await seedPatient(ctx, { timezone: 'Europe/Berlin' });
+    const stranger = await seedPatient(ctx);
+    const week = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '00:00', end: '24:00' }));
+    expect((await api('GET', '/v1/clinician/availability/', { token: doctor.access })).status).toBe(200);
+    expect((await api('PUT', '/v1/clinician/availability/', { token: doctor.access, json: { timezone: 'Nowhere/Else', weekly: week } })).status).toBe(400);
+    expect((await api('PUT', '/v1/clinician/availability/', { token: doctor.access, json: { timezone: 'Europe/Berlin', weekly: week, exceptions: [{ date: '2030-01-01' }] } })).status).toBe(200);
+    const consultation = async () =>
+      firstRow(await ctx.db.query<{ id: string }>(`insert into consultations (user_id, category, status, plan) values ($1, 'weight_loss', 'pending_review', 'one_off') returning id`, [patient.id])).id;
+    const pending = await consultation();
+    const id = await consultation();
+    expect((await api('POST', `/v1/clinician/consultations/${randomUUID()}/request-call/`, { token: doctor.access, json: { reason: 'A call, please.' } })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/consultations/${id}/request-call/`, { token: doctor.access, json: { reason: '' } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/consultations/${id}/request-call/`, { token: doctor.access, json: { reason: 'A call, please.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/consultations/${id}/request-call/`, { token: doctor.access, json: { reason: 'Again.' } })).status).toBe(409);
+    expect((await api('GET', '/v1/users/appointments/slots/', { token: patient.access })).status).toBe(400);
+    expect((await api('GET', `/v1/users/appointments/slots/?consultation_id=${pending}`, { token: patient.access })).status).toBe(409);
+    expect((await api('GET', `/v1/users/appointments/slots/?consultation_id=${id}`, { token: stranger.access })).status).toBe(404);
+    const slots = await api('GET', `/v1/users/appointments/slots/?consultation_id=${id}`, { token: patient.access });
+    expect(slots.status).toBe(200);
+    const [first, , later] = slots.body.slots.slice(200) as { starts_at: string }[];
+    expect((await api('POST', '/v1/users/appointments/', { token: patient.access, json: { consultation_id: id } })).status).toBe(400);
+    expect((await api('POST', '/v1/users/appointments/', { token: patient.access, json: { consultation_id: randomUUID(), starts_at: first!.starts_at } })).status).toBe(404);
+    const booked = await api('POST', '/v1/users/appointments/', { token: patient.access, json: { consultation_id: id, starts_at: first!.starts_at } });
+    expect(booked.status).toBe(201);
+    const aid = booked.body.id as string;
+    expect((await api('POST', '/v1/users/appointments/', { token: patient.access, json: { consultation_id: id, starts_at: later!.starts_at } })).status).toBe(409);
+    expect((await api('GET', '/v1/users/appointments/', { token: patient.access })).status).toBe(200);
+    expect((await api('GET', `/v1/users/appointments/${aid}/`, { token: patient.access })).status).toBe(200);
+    expect((await api('GET', `/v1/users/appointments/${aid}/`, { token: stranger.access })).status).toBe(404);
+    expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: 'soon' } })).status).toBe(400);
+    expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: stranger.access, json: { starts_at: later!.starts_at } })).status).toBe(404);
+    expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: new Date(Date.now() + 60_000).toISOString() } })).status).toBe(409);
+    expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: later!.starts_at } })).status).toBe(200);
+    // Joining before the window; the signalling channel with a token that is nobody's.
+    expect((await api('POST', `/v1/users/appointments/${aid}/join/`, { token: patient.access })).status).toBe(409);
+    expect((await api('POST', `/v1/users/appointments/${aid}/join/`, { token: stranger.access })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/join/`, { token: doctor.access })).status).toBe(409);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/join/`, { token: otherDoctor.access })).status).toBe(404);
+    expect((await api('POST', '/v1/calls/signal/', { json: { token: 'short', type: 'offer', payload: {} } })).status).toBe(400);
+    expect((await api('POST', '/v1/calls/signal/', { json: { token: 'x'.repeat(43), type: 'offer', payload: { sdp: 'v=0' } } })).status).toBe(404);
+    expect((await api('GET', '/v1/calls/signal/')).status).toBe(400);
+    expect((await api('GET', `/v1/calls/signal/?token=${'x'.repeat(43)}&after=0`)).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'fax', outcome: 'completed' } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/appointments/${randomUUID()}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(409);
+    const day = await api('GET', `/v1/clinician/appointments/?date=${(booked.body.starts_at as string).slice(0, 10)}`, { token: doctor.access });
+    expect(day.status).toBe(200);
+    expect((await api('GET', '/v1/clinician/appointments/?date=tomorrow', { token: doctor.access })).status).toBe(400);
+    expect((await api('GET', '/v1/clinician/appointments/', { token: patient.access })).status).toBe(403);
+    expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: stranger.access })).status).toBe(404);
+    expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(200);
+    expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(410);
+    expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: first!.starts_at } })).status).toBe(410);
+    expect((await api('POST', `/v1/users/appointments/${aid}/join/`, { token: patient.access })).status).toBe(410);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/join/`, { token: doctor.access })).status).toBe(410);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'video', outcome: 'no_show' } })).status).toBe(410);
+  });
 
   it('exercised every documented operation (or names why not)', () => {
     const missing = [...checker.routesKeys()].filter((key) => !checker.exercised.has(key) && !EXCUSED[key]);

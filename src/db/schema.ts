@@ -58,6 +58,29 @@ export type AppSettingsRow = Selectable<AppSettingsTable>;
 export type NewAppSettings = Insertable<AppSettingsTable>;
 export type AppSettingsUpdate = Updateable<AppSettingsTable>;
 
+export interface AppointmentsTable {
+  id: Generated<string>;
+  user_id: string;
+  consultation_id: string;
+  doctor_id: string;
+  starts_at: ColumnType<Date, Date | string, Date | string>;
+  ends_at: ColumnType<Date, Date | string, Date | string>;
+  status: Generated<string>;
+  booked_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  cancelled_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  cancelled_by: string | null;
+  mode: string | null;
+  outcome: string | null;
+  outcome_note: string | null;
+  verified_weight_kg: number | null;
+  outcome_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type AppointmentsRow = Selectable<AppointmentsTable>;
+export type NewAppointments = Insertable<AppointmentsTable>;
+export type AppointmentsUpdate = Updateable<AppointmentsTable>;
+
 export interface AttributionEventsTable {
   id: Generated<string>;
   referral_code: string | null;
@@ -86,6 +109,32 @@ export interface AuditLogTable {
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type NewAuditLog = Insertable<AuditLogTable>;
 export type AuditLogUpdate = Updateable<AuditLogTable>;
+
+export interface CallPassesTable {
+  token_hash: string;
+  appointment_id: string;
+  participant_id: string;
+  role: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  last_seen_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type CallPassesRow = Selectable<CallPassesTable>;
+export type NewCallPasses = Insertable<CallPassesTable>;
+export type CallPassesUpdate = Updateable<CallPassesTable>;
+
+export interface CallSignalsTable {
+  seq: Generated<number>;
+  appointment_id: string;
+  sender_id: string;
+  recipient_id: string;
+  kind: string;
+  payload: Json;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type CallSignalsRow = Selectable<CallSignalsTable>;
+export type NewCallSignals = Insertable<CallSignalsTable>;
+export type CallSignalsUpdate = Updateable<CallSignalsTable>;
 
 export interface CheckoutSessionsTable {
   id: string;
@@ -150,6 +199,17 @@ export interface ClinicalPhotosTable {
 export type ClinicalPhotosRow = Selectable<ClinicalPhotosTable>;
 export type NewClinicalPhotos = Insertable<ClinicalPhotosTable>;
 export type ClinicalPhotosUpdate = Updateable<ClinicalPhotosTable>;
+
+export interface ClinicianAvailabilityTable {
+  doctor_id: string;
+  timezone: string;
+  weekly: Json;
+  exceptions: Json;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type ClinicianAvailabilityRow = Selectable<ClinicianAvailabilityTable>;
+export type NewClinicianAvailability = Insertable<ClinicianAvailabilityTable>;
+export type ClinicianAvailabilityUpdate = Updateable<ClinicianAvailabilityTable>;
 
 export interface ConsentsTable {
   id: Generated<string>;
@@ -352,6 +412,7 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   sent_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  attachments: Json;
 }
 export type MailOutboxRow = Selectable<MailOutboxTable>;
 export type NewMailOutbox = Insertable<MailOutboxTable>;
@@ -1150,11 +1211,15 @@ export interface Database {
   account_totals: AccountTotalsTable;
   app_secrets: AppSecretsTable;
   app_settings: AppSettingsTable;
+  appointments: AppointmentsTable;
   attribution_events: AttributionEventsTable;
   audit_log: AuditLogTable;
+  call_passes: CallPassesTable;
+  call_signals: CallSignalsTable;
   checkout_sessions: CheckoutSessionsTable;
   clinical_photo_blobs: ClinicalPhotoBlobsTable;
   clinical_photos: ClinicalPhotosTable;
+  clinician_availability: ClinicianAvailabilityTable;
   consents: ConsentsTable;
   consultations: ConsultationsTable;
   conversations: ConversationsTable;

@@ -156,7 +156,16 @@ export const ERROR_CATALOGUE = {
   invalid_multipart: { status: 400, shape: 'error_code', message: 'The multipart body could not be read.' },
 
   // Clinical photos (docs/photos.md)
-  consultation_closed: { status: 409, shape: 'detail_code', message: 'Photos can be added only while the consultation waits for a doctor (pending review or information requested).' },
+  consultation_closed: { status: 409, shape: 'detail_code', message: 'Photos can be added only while the consultation waits for a doctor (pending review, information requested or a call requested).' },
+
+  // Appointments and calls (docs/appointments.md)
+  call_not_requested: { status: 409, shape: 'detail_code', message: 'A call can be booked only when your doctor has asked for one on this consultation.' },
+  slot_unavailable: { status: 409, shape: 'detail_code', message: 'This time is not available (taken, outside the doctor’s hours, or too soon). Choose another slot.' },
+  appointment_exists: { status: 409, shape: 'detail_code', message: 'This consultation already has a booked call: reschedule or cancel it.' },
+  change_window_closed: { status: 409, shape: 'detail_code', message: 'The call is too close to change or cancel here: please send a message to your care team.' },
+  appointment_cancelled: { status: 410, shape: 'detail_code', message: 'This appointment was cancelled.' },
+  call_window_closed: { status: 409, shape: 'detail_code' },
+  appointment_closed: { status: 409, shape: 'detail_code', message: 'The outcome of this call was already recorded.' },
 
   // Progress journal
   red_flag_already_resolved: { status: 409, shape: 'detail_code', message: 'This red flag has already been resolved.' },

@@ -5,11 +5,21 @@ import type { MailOutboxRow } from '../db/schema.ts';
 
 const normalise = (email: string) => email.trim().toLowerCase();
 
-export async function insertMail(q: Queryable, mail: { to: string; subject: string; text: string; template: string }): Promise<void> {
-  await sqlOf(q).insertInto('mail_outbox').values({ to_address: mail.to, subject: mail.subject, text_body: mail.text, template: mail.template }).execute();
+/** A file sent with a mail (an appointment's calendar file): its text content, kept until the mail is sent. */
+export interface MailAttachment {
+  filename: string;
+  content_type: string;
+  content: string;
 }
 
-export type ClaimedMail = Pick<MailOutboxRow, 'id' | 'to_address' | 'subject' | 'text_body' | 'attempts' | 'template'>;
+export async function insertMail(q: Queryable, mail: { to: string; subject: string; text: string; template: string; attachments?: MailAttachment[] }): Promise<void> {
+  await sqlOf(q)
+    .insertInto('mail_outbox')
+    .values({ to_address: mail.to, subject: mail.subject, text_body: mail.text, template: mail.template, ...(mail.attachments?.length ? { attachments: JSON.stringify(mail.attachments) } : {}) })
+    .execute();
+}
+
+export type ClaimedMail = Pick<MailOutboxRow, 'id' | 'to_address' | 'subject' | 'text_body' | 'attempts' | 'template' | 'attachments'>;
 
 /**
  * Claims up to `limit` due mails with a lease (next_attempt_at pushed `leaseSeconds` ahead), so that
@@ -50,7 +60,7 @@ export async function claimDueMails(q: Queryable, leaseSeconds: number, limit: n
       attempts: eb('attempts', '+', 1),
     }))
     .where('id', 'in', due)
-    .returning(['id', 'to_address', 'subject', 'text_body', 'attempts', 'template'])
+    .returning(['id', 'to_address', 'subject', 'text_body', 'attempts', 'template', 'attachments'])
     .execute();
 }
 
@@ -58,14 +68,14 @@ export async function claimDueMails(q: Queryable, leaseSeconds: number, limit: n
 export async function markMailSent(q: Queryable, id: string): Promise<void> {
   await sqlOf(q)
     .updateTable('mail_outbox')
-    .set({ status: 'sent', sent_at: sql<Date>`now()`, text_body: null, html_body: null, last_error: null })
+    .set({ status: 'sent', sent_at: sql<Date>`now()`, text_body: null, html_body: null, attachments: null, last_error: null })
     .where('id', '=', id)
     .execute();
 }
 
 /** A permanent rejection: the mail is given up and its address suppressed, in one transaction. */
 export async function markMailBounced(q: Queryable, id: string, address: string, error: string): Promise<void> {
-  await sqlOf(q).updateTable('mail_outbox').set({ status: 'bounced', text_body: null, last_error: error }).where('id', '=', id).execute();
+  await sqlOf(q).updateTable('mail_outbox').set({ status: 'bounced', text_body: null, attachments: null, last_error: error }).where('id', '=', id).execute();
   await sqlOf(q)
     .insertInto('email_suppressions')
     .values({ email: normalise(address), reason: 'hard_bounce' })

@@ -4,7 +4,8 @@
 // (they can hold one-time codes and reset links).
 import type { Db, Queryable } from '../db/index.ts';
 import { isLocale, type Locale } from '../lib/locales.ts';
-import { claimDueMails, hasDueMail, insertMail, markMailBounced, markMailSent, scheduleMailRetry } from './outbox.repository.ts';
+import { claimDueMails, hasDueMail, insertMail, markMailBounced, markMailSent, scheduleMailRetry, type MailAttachment } from './outbox.repository.ts';
+export type { MailAttachment } from './outbox.repository.ts';
 import type { MailTransport } from './transports.ts';
 
 // The locale list lives in src/lib/locales.ts; re-exported for the mail templates of the modules.
@@ -23,9 +24,9 @@ export function render<V>(template: MailTemplate<V>, locale: string, vars: V): R
   return (isLocale(locale) ? template[locale] : template.en)(vars);
 }
 
-export async function enqueueMail<V>(q: Queryable, to: string, template: MailTemplate<V>, locale: string, vars: V): Promise<void> {
+export async function enqueueMail<V>(q: Queryable, to: string, template: MailTemplate<V>, locale: string, vars: V, attachments?: MailAttachment[]): Promise<void> {
   const { subject, text } = render(template, locale, vars);
-  await insertMail(q, { to, subject, text, template: template.name });
+  await insertMail(q, { to, subject, text, template: template.name, attachments });
 }
 
 const LEASE_SECONDS = 120;
@@ -84,7 +85,7 @@ export function createDispatcher(db: Db, transport: MailTransport, from: string,
     let sent = 0;
     for (const mail of batch) {
       try {
-        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body ?? '', id: mail.id });
+        await transport.send({ from, to: mail.to_address, subject: mail.subject, text: mail.text_body ?? '', id: mail.id, ...(Array.isArray(mail.attachments) && mail.attachments.length ? { attachments: mail.attachments } : {}) });
         await markMailSent(db, mail.id);
         sent++;
         counts.sent++;

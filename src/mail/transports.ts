@@ -10,7 +10,11 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** Files sent with the mail (an appointment's calendar file). */
+  attachments?: { filename: string; content_type: string; content: string }[];
 }
+
+const attachmentsOf = (mail: OutgoingMail) => mail.attachments?.map((a) => ({ filename: a.filename, contentType: a.content_type, content: a.content }));
 
 export interface MailTransport {
   send(mail: OutgoingMail): Promise<void>;
@@ -28,7 +32,7 @@ export function smtpTransport(url: string): MailTransport {
       // The URL inside the options object: given as createTransport's first argument, the second
       // one is message defaults and these timeouts would be ignored.
       transporter ??= nodemailer().then((n) => n.createTransport({ url, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 10000 }));
-      await (await transporter).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
+      await (await transporter).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, attachments: attachmentsOf(mail), messageId: `<${mail.id}@patient-treatment-service>` });
     },
     close: () => void transporter?.then((t) => t.close()),
   };
@@ -40,7 +44,7 @@ export function fileTransport(dir: string): MailTransport {
   return {
     async send(mail) {
       builder ??= nodemailer().then((n) => n.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
-      const info = await (await builder).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId: `<${mail.id}@patient-treatment-service>` });
+      const info = await (await builder).sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, attachments: attachmentsOf(mail), messageId: `<${mail.id}@patient-treatment-service>` });
       const name = `${Date.now()}-${mail.id}.eml`;
       const tmp = join(dir, `.${name}.tmp`);
       writeFileSync(tmp, info.message as Buffer);

@@ -25,6 +25,7 @@ import subscriptions from './subscriptions/routes.ts';
 import verification from './verification/routes.ts';
 import signing from './signing/routes.ts';
 import interop from './interop/routes.ts';
+import appointments from './appointments/routes.ts';
 
 
-export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance, notifications, signing, interop];
+export const MODULES: ModulePlugin[] = [accounts, profile, questionnaires, checkout, payments, fulfilment, consultations, subscriptions, messages, journal, referrals, clinician, redFlags, backoffice, pharmacy, mcp, privacy, pharmacies, verification, photos, compliance, notifications, signing, interop, appointments];

@@ -46,6 +46,14 @@ const Compliance = {
 };
 // The share-link viewer (docs/interoperability.md): public, for a doctor without the app.
 const ShareLinkViewer = lazy(() => import('./features/share-links/Viewer'));
+// Appointments and calls (docs/appointments.md), one chunk.
+const Appointments = {
+  List: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.AppointmentsPage }))),
+  Book: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.BookAppointment }))),
+  Detail: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.AppointmentDetail }))),
+  DeskCalls: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.DeskCalls }))),
+  DeskCall: lazy(() => import('./features/appointments/pages').then((m) => ({ default: m.DeskCall }))),
+};
 const Pharmacy = lazy(() => import('./pages/pharmacy').then((m) => ({ default: m.PharmacyDesk })));
 // Signed prescriptions (docs/prescriptions.md): verify a prescription (public and the pharmacy desk's), the prescriber's details.
 const Signature = {
@@ -103,6 +111,11 @@ const PAGES: Page[] = [
   { pattern: '/verify', area: 'public', render: () => <Signature.Verify /> },
   { pattern: '/pharmacy/verify', area: 'pharmacist', render: () => <Signature.Verify desk /> },
   { pattern: '/desk/prescriber', area: 'doctor', render: () => <Signature.Prescriber /> },
+  { pattern: '/appointments', area: 'patient', render: () => <Appointments.List /> },
+  { pattern: '/appointments/book/:consultation', area: 'patient', render: (p) => <Appointments.Book consultationId={p.consultation} /> },
+  { pattern: '/appointments/:id', area: 'patient', render: (p) => <Appointments.Detail id={p.id} /> },
+  { pattern: '/desk/calls', area: 'doctor', render: () => <Appointments.DeskCalls /> },
+  { pattern: '/desk/calls/:id', area: 'doctor', render: (p) => <Appointments.DeskCall id={p.id} /> },
 ];
 export const PAGE_PATTERNS = PAGES.map((p) => ({ pattern: p.pattern, area: p.area }));
 

@@ -44,7 +44,7 @@ export async function reviewConflicts(q: Queryable, userId: string, category: st
         .selectFrom('consultations')
         .select('id')
         .where('category', '=', category)
-        .where('status', 'in', ['pending_review', 'needs_information'])
+        .where('status', 'in', ['pending_review', 'needs_information', 'awaiting_call'])
         .limit(1)
         .as('open_id'),
       forAccount(q, userId)

@@ -31,6 +31,7 @@ export {
   approveConsultation,
   rejectConsultation,
   requestInformation,
+  requestCall,
   expireInformationRequests,
   INFORMATION_REQUEST_DAYS,
   type Approved,

@@ -63,6 +63,17 @@ export const consultationInformationMail = template('consultation_information_re
   pt: { subject: 'O seu médico precisa de mais informações', body: 'Para concluir a sua consulta, a equipa médica precisa de mais informações. Inicie sessão para ler a pergunta:', hello: hello.pt, sign: sign.pt },
 });
 
+/** The doctor asked for a call (status awaiting_call): the patient books a time (docs/appointments.md). */
+export const consultationCallRequestedMail = template('consultation_call_requested', {
+  de: { subject: 'Ihre Ärztin oder Ihr Arzt möchte mit Ihnen sprechen', body: 'Um Ihre Konsultation abzuschließen, möchte das medizinische Team kurz mit Ihnen per Video sprechen. Melden Sie sich an, um den Grund zu lesen und einen Termin zu buchen:', hello: hello.de, sign: sign.de },
+  en: { subject: 'Your doctor would like to talk to you', body: 'To complete your consultation, the medical team would like a short video call with you. Sign in to read why and to book a time:', hello: hello.en, sign: sign.en },
+  es: { subject: 'Tu médico quiere hablar contigo', body: 'Para completar tu consulta, el equipo médico quiere hacer una breve videollamada contigo. Inicia sesión para leer el motivo y reservar una hora:', hello: hello.es, sign: sign.es },
+  fr: { subject: 'Votre médecin souhaite vous parler', body: "Pour terminer votre consultation, l'équipe médicale souhaite un court appel vidéo avec vous. Connectez-vous pour lire pourquoi et réserver un créneau :", hello: hello.fr, sign: sign.fr },
+  it: { subject: 'Il tuo medico vorrebbe parlarti', body: 'Per completare la tua consulenza, il team medico vorrebbe una breve videochiamata con te. Accedi per leggere il motivo e prenotare un orario:', hello: hello.it, sign: sign.it },
+  nl: { subject: 'Je arts wil je graag spreken', body: 'Om je consult af te ronden wil het medische team kort met je videobellen. Log in om te lezen waarom en een tijd te boeken:', hello: hello.nl, sign: sign.nl },
+  pt: { subject: 'O seu médico gostaria de falar consigo', body: 'Para concluir a sua consulta, a equipa médica gostaria de uma breve videochamada consigo. Inicie sessão para ler o motivo e marcar uma hora:', hello: hello.pt, sign: sign.pt },
+});
+
 /** A rejected consultation whose payment went back: the refund receipt follows as its own mail. */
 export const consultationRejectedRefundedMail = template('consultation_rejected_refunded', {
   de: { subject: 'Ihre Konsultation wurde geprüft', body: 'Eine Ärztin oder ein Arzt hat Ihre Konsultation geprüft und kann die Behandlung nicht verschreiben. Ihre Zahlung wird vollständig erstattet; der Beleg folgt in einer eigenen E-Mail. Melden Sie sich an, um die Begründung zu lesen:', hello: hello.de, sign: sign.de },

@@ -309,7 +309,7 @@ export async function hasOpenReview(q: Queryable, userId: string, category: stri
     .selectFrom('consultations')
     .select('id')
     .where('category', '=', category)
-    .where('status', 'in', ['pending_review', 'needs_information'])
+    .where('status', 'in', ['pending_review', 'needs_information', 'awaiting_call'])
     .where(sql<boolean>`coalesce(patient_choice_status, '') <> 'pending'`)
     .limit(1)
     .executeTakeFirst();
@@ -456,6 +456,6 @@ export async function submissionOf(q: Queryable, userId: string, submissionId: s
 
 /** The account's consultations still waiting for a doctor (cancelled or refunded on erasure). */
 export async function openConsultationsOfAccount(q: Queryable, userId: string): Promise<string[]> {
-  const rows = await forAccount(q, userId).selectFrom('consultations').select('id').where('status', 'in', ['pending_review', 'needs_information']).execute();
+  const rows = await forAccount(q, userId).selectFrom('consultations').select('id').where('status', 'in', ['pending_review', 'needs_information', 'awaiting_call']).execute();
   return rows.map((r) => r.id);
 }

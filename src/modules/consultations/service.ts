@@ -11,7 +11,7 @@ import { billingTreatment, refundConsultationCharges, type ConsultationRefund } 
 import { createOrder, issuePrescription } from '../fulfilment/index.ts';
 import type { SigningSession } from '../signing/index.ts';
 import { prescriptionInstructions, timeWindowRecheck } from '../questionnaires/index.ts';
-import { consultationApprovedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
+import { consultationApprovedMail, consultationCallRequestedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
 import { consultationVerdict, verdictFor } from './prescribing.ts';
 import {
   findConsultationForUser,
@@ -292,6 +292,21 @@ export async function requestInformation(deps: Deps, input: { doctorId: string; 
     await recordAudit(q, { actorId: input.doctorId, action: 'consultation.information_requested', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
     await enqueueMail(q, c.email, consultationInformationMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
     await notify(q, { kind: 'information_requested', userId: c.user_id, key: `${c.id}:${deps.clock.now().toISOString()}`, link: `/consultations/${c.id}` });
+  });
+}
+
+/**
+ * The doctor asks for a call (the appointments module's request-call): status awaiting_call with the
+ * reason as decision_reason (the patient sees it), the doctor as the consultation's doctor (the
+ * patient books from that doctor's hours). Mails and notifies the patient; audit-logged.
+ */
+export async function requestCall(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }): Promise<void> {
+  await deps.db.tx(async (q) => {
+    const c = await lockForDecision(q, input.consultationId);
+    await transitionConsultationForClinician(q, c.id, 'awaiting_call', { doctor_id: input.doctorId, decided_at: deps.clock.now(), decision_reason: input.reason });
+    await recordAudit(q, { actorId: input.doctorId, action: 'consultation.call_requested', subjectType: 'consultation', subjectId: c.id, details: { from: c.status } });
+    await enqueueMail(q, c.email, consultationCallRequestedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
+    await notify(q, { kind: 'call_requested', userId: c.user_id, key: `${c.id}:${deps.clock.now().toISOString()}`, link: `/consultations/${c.id}` });
   });
 }
 

@@ -18,6 +18,8 @@ export const EVENT_KINDS = [
   'renewal_window_closed',
   'injection_day',
   'weigh_in',
+  'call_requested',
+  'appointment_reminder',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -49,6 +51,11 @@ export const EVENTS: Record<EventKind, EventDefinition> = {
   renewal_window_closed: { channels: ['push', 'sms'], defaults: { push: true, sms: false }, urgent: false, reminder: false, link: '/renewal' },
   injection_day: { channels: ['push', 'sms', 'email'], defaults: { push: false, sms: false, email: false }, urgent: false, reminder: true, link: '/journal' },
   weigh_in: { channels: ['push', 'sms', 'email'], defaults: { push: false, sms: false, email: false }, urgent: false, reminder: true, link: '/journal' },
+  // The doctor asks for a call (the appointments module; mailed by the consultations module).
+  call_requested: { channels: ['push', 'sms'], defaults: { push: true, sms: true }, urgent: true, reminder: false, link: '/consultations' },
+  // 24 hours and 1 hour before a booked call (the appointments module's scheduler): urgent, since a
+  // reminder held back by quiet hours would come after the call.
+  appointment_reminder: { channels: ['push', 'sms', 'email'], defaults: { push: true, sms: false, email: true }, urgent: true, reminder: false, link: '/appointments' },
 };
 
 export const isEventKind = (v: unknown): v is EventKind => typeof v === 'string' && (EVENT_KINDS as readonly string[]).includes(v);
@@ -71,6 +78,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'Renewal time has ended', body: 'The time to renew your plan has ended. Sign in to continue.' },
     injection_day: { title: 'Reminder', body: 'Today is a day in your plan. Sign in to see your journal.' },
     weigh_in: { title: 'Weekly check-in', body: 'Time for your weekly check-in. Sign in to update your journal.' },
+    call_requested: { title: 'Your doctor would like to talk', body: 'Your doctor would like a short video call. Sign in to book a time.' },
+    appointment_reminder: { title: 'Upcoming call', body: 'You have a call with your doctor soon. Sign in to see the time and join.' },
   },
   de: {
     care_team_message: { title: 'Neue Nachricht', body: 'Sie haben eine neue Nachricht von Ihrem Behandlungsteam. Melden Sie sich an, um sie zu lesen.' },
@@ -82,6 +91,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'Verlängerungsfrist abgelaufen', body: 'Die Frist für die Verlängerung Ihres Plans ist abgelaufen. Melden Sie sich an, um fortzufahren.' },
     injection_day: { title: 'Erinnerung', body: 'Heute ist ein Tag Ihres Plans. Melden Sie sich an, um Ihr Tagebuch zu sehen.' },
     weigh_in: { title: 'Wöchentlicher Check-in', body: 'Zeit für Ihren wöchentlichen Check-in. Melden Sie sich an, um Ihr Tagebuch zu ergänzen.' },
+    call_requested: { title: 'Ihre Ärztin oder Ihr Arzt möchte sprechen', body: 'Es wird ein kurzes Videogespräch gewünscht. Melden Sie sich an, um einen Termin zu buchen.' },
+    appointment_reminder: { title: 'Anstehendes Gespräch', body: 'Sie haben bald ein Gespräch mit Ihrer Ärztin oder Ihrem Arzt. Melden Sie sich an, um die Uhrzeit zu sehen und teilzunehmen.' },
   },
   fr: {
     care_team_message: { title: 'Nouveau message', body: 'Vous avez un nouveau message de votre équipe soignante. Connectez-vous pour le lire.' },
@@ -93,6 +104,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'Le délai de renouvellement est passé', body: 'Le délai pour renouveler votre formule est passé. Connectez-vous pour continuer.' },
     injection_day: { title: 'Rappel', body: 'Aujourd’hui est un jour de votre programme. Connectez-vous pour voir votre journal.' },
     weigh_in: { title: 'Point hebdomadaire', body: 'C’est l’heure de votre point hebdomadaire. Connectez-vous pour compléter votre journal.' },
+    call_requested: { title: 'Votre médecin souhaite vous parler', body: 'Votre médecin souhaite un court appel vidéo. Connectez-vous pour réserver un créneau.' },
+    appointment_reminder: { title: 'Appel à venir', body: 'Vous avez bientôt un appel avec votre médecin. Connectez-vous pour voir l’heure et le rejoindre.' },
   },
   es: {
     care_team_message: { title: 'Nuevo mensaje', body: 'Tienes un nuevo mensaje de tu equipo médico. Inicia sesión para leerlo.' },
@@ -104,6 +117,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'El plazo de renovación ha terminado', body: 'El plazo para renovar tu plan ha terminado. Inicia sesión para continuar.' },
     injection_day: { title: 'Recordatorio', body: 'Hoy es un día de tu plan. Inicia sesión para ver tu diario.' },
     weigh_in: { title: 'Revisión semanal', body: 'Es la hora de tu revisión semanal. Inicia sesión para actualizar tu diario.' },
+    call_requested: { title: 'Tu médico quiere hablar contigo', body: 'Tu médico quiere una breve videollamada. Inicia sesión para reservar una hora.' },
+    appointment_reminder: { title: 'Próxima llamada', body: 'Pronto tienes una llamada con tu médico. Inicia sesión para ver la hora y unirte.' },
   },
   it: {
     care_team_message: { title: 'Nuovo messaggio', body: 'Hai un nuovo messaggio dal tuo team di cura. Accedi per leggerlo.' },
@@ -115,6 +130,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'Il termine per il rinnovo è scaduto', body: 'Il termine per rinnovare il tuo piano è scaduto. Accedi per continuare.' },
     injection_day: { title: 'Promemoria', body: 'Oggi è un giorno del tuo piano. Accedi per vedere il tuo diario.' },
     weigh_in: { title: 'Controllo settimanale', body: 'È ora del tuo controllo settimanale. Accedi per aggiornare il tuo diario.' },
+    call_requested: { title: 'Il tuo medico vorrebbe parlarti', body: 'Il tuo medico vorrebbe una breve videochiamata. Accedi per prenotare un orario.' },
+    appointment_reminder: { title: 'Chiamata in arrivo', body: 'Tra poco hai una chiamata con il tuo medico. Accedi per vedere l’orario e partecipare.' },
   },
   nl: {
     care_team_message: { title: 'Nieuw bericht', body: 'U hebt een nieuw bericht van uw zorgteam. Log in om het te lezen.' },
@@ -126,6 +143,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'Verlengingstermijn verstreken', body: 'De termijn om uw plan te verlengen is verstreken. Log in om verder te gaan.' },
     injection_day: { title: 'Herinnering', body: 'Vandaag is een dag van uw plan. Log in om uw dagboek te bekijken.' },
     weigh_in: { title: 'Wekelijkse check-in', body: 'Tijd voor uw wekelijkse check-in. Log in om uw dagboek bij te werken.' },
+    call_requested: { title: 'Uw arts wil u graag spreken', body: 'Uw arts wil graag kort videobellen. Log in om een tijd te boeken.' },
+    appointment_reminder: { title: 'Gesprek binnenkort', body: 'U heeft binnenkort een gesprek met uw arts. Log in om de tijd te zien en deel te nemen.' },
   },
   pt: {
     care_team_message: { title: 'Nova mensagem', body: 'Tem uma nova mensagem da sua equipa de cuidados. Inicie sessão para a ler.' },
@@ -137,6 +156,8 @@ export const TEXTS: Record<Locale, Texts> = {
     renewal_window_closed: { title: 'O prazo de renovação terminou', body: 'O prazo para renovar o seu plano terminou. Inicie sessão para continuar.' },
     injection_day: { title: 'Lembrete', body: 'Hoje é um dia do seu plano. Inicie sessão para ver o seu diário.' },
     weigh_in: { title: 'Registo semanal', body: 'Está na hora do seu registo semanal. Inicie sessão para atualizar o seu diário.' },
+    call_requested: { title: 'O seu médico gostaria de falar consigo', body: 'O seu médico gostaria de uma breve videochamada. Inicie sessão para marcar uma hora.' },
+    appointment_reminder: { title: 'Chamada em breve', body: 'Tem em breve uma chamada com o seu médico. Inicie sessão para ver a hora e participar.' },
   },
 };
 

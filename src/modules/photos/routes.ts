@@ -114,7 +114,7 @@ export default function photosModule(app: ZodApp, { deps }: ModuleOptions): Prom
         ...patient,
         summary: 'Add a photo to an open consultation (multipart `file`)',
         description:
-          'While the consultation waits for a doctor (`pending_review`, or `needs_information`: it then goes back to review, as a message does). An approved, rejected, cancelled or refunded consultation answers 409 `consultation_closed`: send a message instead.',
+          'While the consultation waits for a doctor (`pending_review`, `awaiting_call`, or `needs_information`: it then goes back to review, as a message does). An approved, rejected, cancelled or refunded consultation answers 409 `consultation_closed`: send a message instead.',
         params: ConsultationParams,
         response: { 201: ImageOutSchema, 400: ErrorCodeSchema.or(FieldErrorsSchema), 404: DetailSchema, 409: DetailCodeSchema, 413: ErrorCodeSchema, ...unauthorised },
       },

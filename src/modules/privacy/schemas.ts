@@ -73,6 +73,7 @@ export const ExportSchema = z
       .object({ identity_verifications: rows, weight_verifications: rows })
       .meta({ description: 'Identity checks (what the document said, the keyed hash of its number, the outcome) and photos on the scales; the images themselves are in the zip variant (docs/verification.md)' }),
     notifications: z.record(z.string(), z.unknown()).meta({ description: 'Notification preferences, how many browsers are subscribed to push (not their endpoints) and the phone for SMS' }),
+    appointments: rows.meta({ description: 'Calls with a doctor: times, status, video or phone, the outcome and its note (docs/appointments.md)' }),
   })
   .meta({ id: 'AccountExport' });
 

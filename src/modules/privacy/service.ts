@@ -12,6 +12,7 @@ import { openConsultationsOfAccount, pageForUser, serialiseConsultations, transi
 import { eraseAccountFulfilment, listOrders, listReissueRequests, pagePrescriptions, toPrescription } from '../fulfilment/index.ts';
 import { deleteAccountJournal, journalOfAccount } from '../journal/index.ts';
 import { eraseAccountNotifications, notificationsOfAccount } from '../notifications/index.ts';
+import { appointmentsOfAccount, eraseAccountAppointments } from '../appointments/index.ts';
 import { grantsOfAccount, revokeAccountConnectors, toolCallsOfAccount } from '../mcp/index.ts';
 import { conversationsOfAccount, deleteAccountMessages, removeStoredFiles } from '../messages/index.ts';
 import { deleteAccountPhotos, photosOfAccountForExport, removePhotoBytes } from '../photos/index.ts';
@@ -137,6 +138,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     connector_tool_calls: await toolCallsOfAccount(q, userId),
     verification: await verificationOfAccount(deps, userId),
     notifications: await notificationsOfAccount(q, userId),
+    appointments: await appointmentsOfAccount(q, userId),
   });
 }
 
@@ -202,6 +204,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     verificationImages = await eraseVerification(q, userId);
     await eraseAccountNotifications(q, userId);
     await deleteIdempotentAnswersOfAccount(q, userId);
+    await eraseAccountAppointments(q, userId, now);
     await eraseRedFlagsOfAccount(q, userId, now);
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.

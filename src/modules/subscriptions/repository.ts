@@ -441,7 +441,7 @@ export async function openRenewalOf(q: Queryable, userId: string, planId: string
     .select(['id', 'status', 'patient_choice_status'])
     .where('subscription_id', '=', planId)
     .where('origin', '=', 'renewal')
-    .where('status', 'in', ['pending_review', 'needs_information'])
+    .where('status', 'in', ['pending_review', 'needs_information', 'awaiting_call'])
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();

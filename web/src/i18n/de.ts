@@ -194,6 +194,7 @@ export const de: Dict = {
   'consultations.open': 'Öffnen',
   'status.pending_review': 'Wartet auf ärztliche Prüfung',
   'status.needs_information': 'Die Ärztin / der Arzt braucht weitere Angaben',
+  'status.awaiting_call': 'Ihre Ärztin / Ihr Arzt möchte ein Gespräch',
   'status.approved': 'Genehmigt',
   'status.rejected': 'Nicht genehmigt',
   'status.cancelled': 'Storniert',

@@ -193,6 +193,7 @@ export const en = {
   'consultations.open': 'Open',
   'status.pending_review': 'Waiting for a doctor',
   'status.needs_information': 'The doctor needs more information',
+  'status.awaiting_call': 'Your doctor would like a call',
   'status.approved': 'Approved',
   'status.rejected': 'Not approved',
   'status.cancelled': 'Cancelled',

@@ -194,6 +194,7 @@ export const es: Dict = {
   'consultations.open': 'Abrir',
   'status.pending_review': 'Esperando a un médico',
   'status.needs_information': 'El médico necesita más información',
+  'status.awaiting_call': 'Tu médico quiere hablar contigo',
   'status.approved': 'Aprobada',
   'status.rejected': 'No aprobada',
   'status.cancelled': 'Cancelada',

@@ -194,6 +194,7 @@ export const fr: Dict = {
   'consultations.open': 'Ouvrir',
   'status.pending_review': 'En attente d’un médecin',
   'status.needs_information': 'Le médecin a besoin de plus d’informations',
+  'status.awaiting_call': 'Votre médecin souhaite un appel',
   'status.approved': 'Approuvée',
   'status.rejected': 'Non approuvée',
   'status.cancelled': 'Annulée',

@@ -194,6 +194,7 @@ export const it: Dict = {
   'consultations.open': 'Apri',
   'status.pending_review': 'In attesa di un medico',
   'status.needs_information': 'Il medico ha bisogno di altre informazioni',
+  'status.awaiting_call': 'Il medico vorrebbe una chiamata',
   'status.approved': 'Approvato',
   'status.rejected': 'Non approvato',
   'status.cancelled': 'Annullato',

@@ -194,6 +194,7 @@ export const nl: Dict = {
   'consultations.open': 'Openen',
   'status.pending_review': 'Wacht op een arts',
   'status.needs_information': 'De arts heeft meer informatie nodig',
+  'status.awaiting_call': 'Je arts wil graag bellen',
   'status.approved': 'Goedgekeurd',
   'status.rejected': 'Niet goedgekeurd',
   'status.cancelled': 'Geannuleerd',

@@ -194,6 +194,7 @@ export const pt: Dict = {
   'consultations.open': 'Abrir',
   'status.pending_review': 'À espera de um médico',
   'status.needs_information': 'O médico precisa de mais informações',
+  'status.awaiting_call': 'O médico gostaria de uma chamada',
   'status.approved': 'Aprovada',
   'status.rejected': 'Não aprovada',
   'status.cancelled': 'Cancelada',

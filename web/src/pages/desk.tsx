@@ -13,6 +13,7 @@ import { DeskVerificationPanel } from '../features/verification/DeskVerification
 import type { Question } from '../questionnaire/model';
 import { DeskPhotos } from '../features/photos/DeskPhotos';
 import { DeskSignatures } from '../features/signature/DeskSignature';
+import { DeskConsultationCall, RequestCallForm } from '../features/appointments/pages';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
 // server's order and only marks those rows).
@@ -132,7 +133,7 @@ export function DeskConsultation({ id }: { id: string }) {
         (chosenTreatment === x.treatment_id && check.allowed_dosages.length > 0 && !check.allowed_dosages.includes(chosenDosage))
       : false);
   const overrideShort = outside && overrideReason.trim().length < 20;
-  const open = x.status === 'pending_review' || x.status === 'needs_information';
+  const open = x.status === 'pending_review' || x.status === 'needs_information' || x.status === 'awaiting_call';
   const questions = new Map<string, Question>(schema.data.questions.map((q) => [q.question_key, q] as const));
   const questionText = (key: string) => questions.get(key)?.text ?? key.replace(/_/g, ' ');
   const label = (key: string, value: unknown) => {
@@ -267,6 +268,8 @@ export function DeskConsultation({ id }: { id: string }) {
       {x.questionnaire_submission ? <EarlierSubmissions earlier={x.earlier_submissions} current={x.form_snapshot} question={questionText} show={shown} /> : null}
       {done ? <Alert kind="success">{done}</Alert> : null}
       {error ? <Alert kind="error">{error}</Alert> : null}
+      {x.status === 'pending_review' || x.status === 'needs_information' ? <RequestCallForm consultationId={x.id} onDone={c.reload} /> : null}
+      {x.status === 'awaiting_call' ? <DeskConsultationCall consultationId={x.id} reason={x.decision_reason} /> : null}
       {open ? (
         <div className="grid">
           <form className="card" onSubmit={(e) => act('approve', e)}>

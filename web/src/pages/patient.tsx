@@ -8,6 +8,7 @@ import { Link } from '../router';
 import { VerificationMissingCard } from '../features/verification/MissingCard';
 import { ConsultationPhotos } from '../features/photos/AddConsultationPhoto';
 import { PrescriptionSignatureLine } from '../features/signature/PrescriptionSignatureLine';
+import { BookCallCard } from '../features/appointments/pages';
 
 type Consultation = Schemas['Consultation'];
 type Order = Schemas['Order'];
@@ -309,6 +310,7 @@ export function ConsultationDetail({ id }: { id: string }) {
           <Link to="/messages">{t('home.step.answer')}</Link>
         </Alert>
       ) : null}
+      {x.status === 'awaiting_call' ? <BookCallCard consultationId={x.id} /> : null}
       <ConsultationPhotos consultationId={x.id} status={x.status} images={x.images} onAdded={c.reload} />
       <h2>{t('timeline.title')}</h2>
       <ol className="timeline" data-testid="timeline">

@@ -1,0 +1,167 @@
+// A real 1:1 video call in the browser (docs/appointments.md): a doctor page and a patient page in two
+// headless Chromium contexts with a fake camera and microphone (--use-fake-device-for-media-stream,
+// --use-fake-ui-for-media-stream). Both reach `connected` and receive video frames (WebRTC stats),
+// then the patient hangs up and the doctor's page says the other side left.
+//
+// The service runs in this process (as web/scripts/gen-openapi.ts builds it, on a throw-away embedded
+// database) so the test can seed the doctor, the patient and the consultation, and move the service's
+// clock to the call's window. It serves the built app (web/dist: `npm run build:web` first).
+//
+//   node --import tsx web/e2e/call.ts                      direct (host candidates on loopback)
+//   E2E_TURN_URLS=turn:127.0.0.1:3478 E2E_TURN_SECRET=... node --import tsx web/e2e/call.ts
+//                                                          relay only through a local coturn
+//                                                          (iceTransportPolicy: relay; CI's second run)
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openPglite } from '../../src/db/index.ts';
+import { memoryTransport } from '../../src/mail/transports.ts';
+import { createRuntime } from '../../src/runtime.ts';
+import { createStaff } from '../../src/modules/accounts/service.ts';
+import { issueTokenPair } from '../../src/modules/accounts/tokens.ts';
+import { fail, freePort } from './support';
+
+const WEB = fileURLToPath(new URL('..', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const TURN_URLS = process.env.E2E_TURN_URLS;
+const TURN_SECRET = process.env.E2E_TURN_SECRET ?? 'e2e-turn-secret-0123456789';
+const RELAY = Boolean(TURN_URLS);
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) fail(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Video frames decoded from the other side, and the type of the local candidate in use. */
+async function callStats(page: Page) {
+  return page.evaluate(async () => {
+    const call = (window as unknown as { __call?: { pc: RTCPeerConnection } }).__call;
+    if (!call) return { frames: 0, local: '' };
+    const stats = await call.pc.getStats();
+    let frames = 0;
+    let pairLocal = '';
+    const byId = new Map<string, Record<string, unknown>>();
+    stats.forEach((s: Record<string, unknown>) => byId.set(String(s.id), s));
+    stats.forEach((s: Record<string, unknown>) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video') frames += Number(s.framesDecoded ?? 0);
+      if (s.type === 'candidate-pair' && s.state === 'succeeded' && s.nominated) pairLocal = String(byId.get(String(s.localCandidateId))?.candidateType ?? '');
+    });
+    return { frames, local: pairLocal };
+  });
+}
+
+async function main() {
+  if (!existsSync(join(WEB, 'dist', 'index.html'))) fail('web/dist is missing: run `npm run build:web` first');
+  const dataDir = mkdtempSync(join(tmpdir(), 'pts-call-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PUBLIC_BASE_URL: base,
+    BRAND_SLUG: 'northwind-clinic',
+    ...(TURN_URLS ? { TURN_URLS, TURN_SECRET } : {}),
+  });
+  const runtime = await createRuntime(config, { db: await openPglite(), transport: memoryTransport() });
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  const { deps } = runtime;
+  const db = deps.db;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--disable-background-networking', '--no-first-run'],
+  });
+  try {
+    // ---- seed: a doctor with all-day hours, a patient whose consultation waits for a call, a booking
+    await createStaff(deps, { email: 'call.doctor@example.org', password: 'Ward-Lantern-Harbour-2026', role: 'doctor', firstName: 'Grace', lastName: 'Hopper', licenseNumber: 'LANR-123456789' });
+    const [doctorRow] = await db.query<{ id: string }>(`select id from users where email = 'call.doctor@example.org'`);
+    const [patientRow] = await db.query<{ id: string }>(
+      `insert into users (email, first_name, last_name, email_verified_at, referral_code, timezone, locale) values ('call.patient@example.org', 'Ada', 'Lovelace', now(), $1, 'Europe/Berlin', 'en') returning id`,
+      [randomBytes(5).toString('hex').toUpperCase()],
+    );
+    const [consultation] = await db.query<{ id: string }>(`insert into consultations (user_id, category, status, plan) values ($1, 'weight_loss', 'pending_review', 'one_off') returning id`, [patientRow!.id]);
+    const tokens = async (id: string) => issueTokenPair(deps, db, id);
+    const apiCall = async (token: string, method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const json = (await r.json()) as Record<string, unknown>;
+      if (!r.ok) fail(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    let doctor = await tokens(doctorRow!.id);
+    let patient = await tokens(patientRow!.id);
+    await apiCall(doctor.access, 'PUT', '/v1/clinician/availability/', { timezone: 'Europe/Berlin', weekly: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '00:00', end: '24:00' })), exceptions: [] });
+    await apiCall(doctor.access, 'POST', `/v1/clinician/consultations/${consultation!.id}/request-call/`, { reason: 'Please show the scales on camera.' });
+    const slots = (await apiCall(patient.access, 'GET', `/v1/users/appointments/slots/?consultation_id=${consultation!.id}`)) as { slots: { starts_at: string }[] };
+    const booked = (await apiCall(patient.access, 'POST', '/v1/users/appointments/', { consultation_id: consultation!.id, starts_at: slots.slots[0]!.starts_at })) as { id: string; starts_at: string };
+    log(`booked ${booked.id} at ${booked.starts_at}`);
+    // The service's clock to 5 minutes before the call (the window opens 10 minutes before).
+    await deps.clock.advance(new Date(booked.starts_at).getTime() - 5 * 60_000 - deps.clock.now().getTime());
+    doctor = await tokens(doctorRow!.id);
+    patient = await tokens(patientRow!.id);
+
+    // ---- two browsers
+    const open = async (session: object, path: string) => {
+      const ctx = await browser.newContext({ baseURL: base, locale: 'en-GB', viewport: { width: 1000, height: 800 } });
+      await ctx.addInitScript((s) => localStorage.setItem('pts.session', s), JSON.stringify(session));
+      const page = await ctx.newPage();
+      page.on('pageerror', (e) => log(`  page error: ${e.message}`));
+      await page.goto(`${path}${RELAY ? '?relay=1' : ''}`);
+      return page;
+    };
+    const flags = { is_doctor: false, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false };
+    const patientPage = await open({ access: patient.access, refresh: patient.refresh, ...flags }, `/appointments/${booked.id}`);
+    await patientPage.getByTestId('join').click();
+    await patientPage.getByText('Waiting for the other side to join…').waitFor();
+    log('patient: in the call, waiting for the doctor');
+
+    const doctorPage = await open({ access: doctor.access, refresh: doctor.refresh, ...flags, is_doctor: true }, `/desk/calls/${booked.id}`);
+    await doctorPage.getByTestId('join').click();
+    for (const [who, page] of [['patient', patientPage], ['doctor', doctorPage]] as const) {
+      await page.locator('[data-testid="call"][data-state="connected"]').waitFor({ timeout: 30_000 });
+      log(`${who}: connected`);
+    }
+    for (const [who, page] of [['patient', patientPage], ['doctor', doctorPage]] as const) {
+      const stats = await waitFor(`${who} receives video frames`, async () => {
+        const s = await callStats(page);
+        return s.frames > 5 ? s : undefined;
+      });
+      log(`${who}: ${stats.frames} video frames decoded, local candidate ${stats.local || '?'}`);
+      if (RELAY && stats.local !== 'relay') fail(`${who}: the call did not go through the TURN relay (${stats.local})`);
+    }
+
+    // Mute and camera off change the local tracks; hang up tells the other side.
+    await patientPage.getByRole('button', { name: 'Mute' }).click();
+    await patientPage.getByRole('button', { name: 'Camera off' }).click();
+    const enabled = await patientPage.evaluate(() => {
+      const call = (window as unknown as { __call?: { local: MediaStream } }).__call;
+      return call?.local.getTracks().map((t) => t.enabled) ?? [];
+    });
+    if (enabled.some(Boolean)) fail('mute / camera off left a track enabled');
+    await patientPage.getByTestId('hang-up').click();
+    await doctorPage.locator('[data-testid="call"][data-peer="absent"]').waitFor({ timeout: 15_000 });
+    log('patient hung up; the doctor’s page says the other side is not there');
+    log('call: OK');
+  } finally {
+    await browser.close();
+    await app.close();
+    await runtime.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
+
