@@ -201,6 +201,21 @@ async function richAccount(): Promise<Patient> {
   await ctx.db.query(`insert into webauthn_challenges (challenge_hash, user_id, purpose, expires_at) values ('map-challenge', $1, 'register', now() + interval '5 minutes')`, [p.id]);
   await ctx.db.query(`insert into push_subscriptions (user_id, endpoint, p256dh, auth) values ($1, 'https://push.example/endpoint', $2, 'abcdefghijklmnopqrstuv')`, [p.id, 'B'.repeat(87)]);
   await ctx.db.query(`insert into email_verifications (user_id, code_hash, expires_at, last_sent_at) values ($1, 'hash', now() + interval '1 day', now())`, [p.id]);
+  // A share link, opened once by a recipient.
+  const link = await call(ctx, 'POST', '/v1/users/me/share-links/', { token: p.access, json: { expires_in_days: 7, label: 'For my GP' } });
+  expect(link.status, link.text).toBe(201);
+  const manifest = new URL((JSON.parse(Buffer.from(String(link.body.shlink).replace(/^shlink:\//, ''), 'base64url').toString('utf8')) as { url: string }).url).pathname;
+  const opened = await call(ctx, 'POST', manifest, { json: { recipient: 'Dr. Weber' } });
+  expect(opened.status, opened.text).toBe(200);
+  // A call on the consultation with its pass and signalling, as the appointments module writes them
+  // (joining needs the service clock inside the call's window: test/appointments.test.ts).
+  const [appointment] = await ctx.db.query<{ id: string }>(
+    `insert into appointments (user_id, consultation_id, doctor_id, starts_at, ends_at)
+     select $1, $2, $3, t, t + interval '15 minutes' from (select to_timestamp(floor(extract(epoch from now()) / 900) * 900 + 86400) as t) s returning id`,
+    [p.id, session.consultation_id, doctor.id],
+  );
+  await ctx.db.query(`insert into call_passes (token_hash, appointment_id, participant_id, role, expires_at) values ('map-pass', $1, $2, 'patient', now() + interval '1 day')`, [appointment!.id, p.id]);
+  await ctx.db.query(`insert into call_signals (appointment_id, sender_id, recipient_id, kind, payload) values ($1, $2, $3, 'offer', '{}'::jsonb), ($1, $3, $2, 'answer', '{}'::jsonb)`, [appointment!.id, p.id, doctor.id]);
   const forgot = await call(ctx, 'POST', '/v1/users/forgot-password/', { brand: true, json: { email: p.email } });
   expect(forgot.status, forgot.text).toBe(200);
   return p;

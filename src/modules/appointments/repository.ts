@@ -110,6 +110,15 @@ export async function cancelBookedOfUser(q: Queryable, userId: string, now: Date
   await forAccount(q, userId).updateTable('appointments').set({ status: 'cancelled', cancelled_at: now, cancelled_by: 'patient', updated_at: sql<Date>`now()` }).where('status', '=', 'booked').execute();
 }
 
+/**
+ * Erasure: the account's call passes and the signalling messages it sent or was sent (connection
+ * details, no media), which the daily sweep would otherwise keep until a day after the call.
+ */
+export async function deleteCallTrafficOfUser(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).deleteFrom('call_signals').where((eb) => eb.or([eb('sender_id', '=', userId), eb('recipient_id', '=', userId)])).execute();
+  await sqlOf(q).deleteFrom('call_passes').where('participant_id', '=', userId).execute();
+}
+
 // ---- the desk and the slot calendar (any patient)
 
 /** The starts of a doctor's appointments that hold a slot in [from, to) (only the times: the slot calendar). */

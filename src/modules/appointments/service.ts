@@ -461,4 +461,5 @@ export async function appointmentsOfAccount(q: Queryable, userId: string) {
  */
 export async function eraseAccountAppointments(q: Queryable, userId: string, now: Date): Promise<void> {
   await repo.cancelBookedOfUser(q, userId, now);
+  await repo.deleteCallTrafficOfUser(q, userId);
 }

@@ -4,4 +4,4 @@
 export { patientSummary } from './service.ts';
 export { summarySections } from './fhir.ts';
 // The account's erasure revokes its share links (src/modules/privacy).
-export { revokeAccountShareLinks } from './share-links.ts';
+export { eraseAccountShareLinks } from './share-links.ts';

@@ -52,9 +52,9 @@ export async function revokeShareLink(q: Queryable, userId: string, id: string, 
   return { id: row.id };
 }
 
-/** Revokes every live link of the account (its erasure). */
-export async function revokeAllShareLinks(q: Queryable, userId: string, at: Date): Promise<void> {
-  await forAccount(q, userId).updateTable('share_links').set({ revoked_at: at }).where('revoked_at', 'is', null).execute();
+/** Erasure: the account's links and their uses are deleted (each use stays in the access log). */
+export async function deleteAllShareLinks(q: Queryable, userId: string): Promise<void> {
+  await forAccount(q, userId).deleteFrom('share_links').execute();
 }
 
 /** The link at this manifest address, locked for the attempt (whoever holds the link; its owner is on the row). */

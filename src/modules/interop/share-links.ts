@@ -85,9 +85,13 @@ export async function revokeShareLink(deps: Deps, userId: string, id: string): P
   if (!done) throw notFound();
 }
 
-/** The account's erasure: no link of it answers any more. */
-export async function revokeAccountShareLinks(q: Parameters<typeof repo.revokeAllShareLinks>[0], userId: string, at: Date): Promise<void> {
-  await repo.revokeAllShareLinks(q, userId, at);
+/**
+ * The account's erasure: its links are deleted with their uses (the label the patient wrote, the
+ * recipients' names, the encrypted summary): no link of it answers any more, and nothing of what
+ * it shared stays here. Each use remains in the access log, as every staff read does.
+ */
+export async function eraseAccountShareLinks(q: Parameters<typeof repo.deleteAllShareLinks>[0], userId: string): Promise<void> {
+  await repo.deleteAllShareLinks(q, userId);
 }
 
 /**

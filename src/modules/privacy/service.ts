@@ -22,7 +22,7 @@ import { referralSummary, referredByOf } from '../referrals/index.ts';
 import { deleteAccountVerification, removeVerificationImages, verificationOfAccount } from '../verification/index.ts';
 import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
-import { revokeAccountShareLinks } from '../interop/index.ts';
+import { eraseAccountShareLinks } from '../interop/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -195,7 +195,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
       await transitionConsultationIfAllowed(q, userId, id, refunds.length ? 'refunded' : 'cancelled');
     }
     await revokeAccountConnectors(q, userId);
-    await revokeAccountShareLinks(q, userId, now);
+    await eraseAccountShareLinks(q, userId);
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
