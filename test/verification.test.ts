@@ -7,7 +7,7 @@ import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paySandbox, readyPatient, staff } from './billing-fixtures.ts';
-import { resealVerificationImages } from '../src/modules/verification/index.ts';
+import { raiseVerificationDue, resealVerificationImages } from '../src/modules/verification/index.ts';
 import { anotherInstance, call, createTestContext, firstRow, type Patient, type TestContext } from './support/harness.ts';
 
 interface Part {
@@ -435,5 +435,44 @@ describe('key rotation', () => {
     } finally {
       await next.close();
     }
+  });
+});
+
+describe('a verified weight about to expire', () => {
+  let ctx: TestContext;
+  let doctor: Patient;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    doctor = await staff(ctx, 'doctor');
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  const dueRows = async (userId: string) =>
+    ctx.db.query<{ channel: string }>("select channel from notification_deliveries where user_id = $1 and kind = 'verification_due' order by channel", [userId]);
+
+  it('is announced once, two weeks before it expires, to a patient whose plan needs it', async () => {
+    const onPlan = await readyPatient(ctx);
+    await paySandbox(ctx, onPlan, { category: 'weight_loss', plan: 'subscription' });
+    const noPlan = await readyPatient(ctx);
+    for (const p of [onPlan, noPlan]) {
+      const w = await submitWeight(ctx, p);
+      const ok = await call(ctx, 'POST', `/v1/clinician/weight-verifications/${w}/decide/`, { token: doctor.access, json: { decision: 'verified', weight_kg: 104 } });
+      expect(ok.status, ok.text).toBe(200);
+    }
+    // A fresh photo: nothing is due.
+    expect(await raiseVerificationDue(ctx.deps)).toBe(0);
+    // Photographed 170 days ago: it expires in 10 days (after 180), inside the two weeks' notice.
+    await ctx.db.query("update weight_verifications set created_at = now() - interval '170 days' where user_id = any($1::uuid[])", [[onPlan.id, noPlan.id]]);
+    expect(await raiseVerificationDue(ctx.deps)).toBe(1);
+    expect(await raiseVerificationDue(ctx.deps)).toBe(1);
+    // One event (one row per channel of the kind), however often the sweep runs; none without a plan.
+    expect((await dueRows(onPlan.id)).map((r) => r.channel)).toEqual(['email', 'push', 'sms']);
+    expect(await dueRows(noPlan.id)).toEqual([]);
+    // A new verified photo ends it: the newest weight is fresh again.
+    const again = await submitWeight(ctx, onPlan);
+    expect((await call(ctx, 'POST', `/v1/clinician/weight-verifications/${again}/decide/`, { token: doctor.access, json: { decision: 'verified', weight_kg: 101 } })).status).toBe(200);
+    expect(await raiseVerificationDue(ctx.deps)).toBe(0);
   });
 });

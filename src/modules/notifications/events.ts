@@ -20,6 +20,7 @@ export const EVENT_KINDS = [
   'weigh_in',
   'call_requested',
   'appointment_reminder',
+  'verification_due',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -56,6 +57,9 @@ export const EVENTS: Record<EventKind, EventDefinition> = {
   // 24 hours and 1 hour before a booked call (the appointments module's scheduler): urgent, since a
   // reminder held back by quiet hours would come after the call.
   appointment_reminder: { channels: ['push', 'sms', 'email'], defaults: { push: true, sms: false, email: true }, urgent: true, reminder: false, link: '/appointments' },
+  // The verified weight a plan relies on expires (docs/verification.md): two weeks' notice, once per
+  // verification (the verification module's sweep). E-mail too: nothing else tells the patient.
+  verification_due: { channels: ['push', 'sms', 'email'], defaults: { push: true, sms: false, email: true }, urgent: false, reminder: false, link: '/verification' },
 };
 
 export const isEventKind = (v: unknown): v is EventKind => typeof v === 'string' && (EVENT_KINDS as readonly string[]).includes(v);
@@ -80,6 +84,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Weekly check-in', body: 'Time for your weekly check-in. Sign in to update your journal.' },
     call_requested: { title: 'Your doctor would like to talk', body: 'Your doctor would like a short video call. Sign in to book a time.' },
     appointment_reminder: { title: 'Upcoming call', body: 'You have a call with your doctor soon. Sign in to see the time and join.' },
+    verification_due: { title: 'A check is due', body: 'Your verification needs renewing before your next order. Sign in to continue.' },
   },
   de: {
     care_team_message: { title: 'Neue Nachricht', body: 'Sie haben eine neue Nachricht von Ihrem Behandlungsteam. Melden Sie sich an, um sie zu lesen.' },
@@ -93,6 +98,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Wöchentlicher Check-in', body: 'Zeit für Ihren wöchentlichen Check-in. Melden Sie sich an, um Ihr Tagebuch zu ergänzen.' },
     call_requested: { title: 'Ihre Ärztin oder Ihr Arzt möchte sprechen', body: 'Es wird ein kurzes Videogespräch gewünscht. Melden Sie sich an, um einen Termin zu buchen.' },
     appointment_reminder: { title: 'Anstehendes Gespräch', body: 'Sie haben bald ein Gespräch mit Ihrer Ärztin oder Ihrem Arzt. Melden Sie sich an, um die Uhrzeit zu sehen und teilzunehmen.' },
+    verification_due: { title: 'Eine Prüfung steht an', body: 'Ihre Verifizierung muss vor Ihrer nächsten Bestellung erneuert werden. Melden Sie sich an, um fortzufahren.' },
   },
   fr: {
     care_team_message: { title: 'Nouveau message', body: 'Vous avez un nouveau message de votre équipe soignante. Connectez-vous pour le lire.' },
@@ -106,6 +112,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Point hebdomadaire', body: 'C’est l’heure de votre point hebdomadaire. Connectez-vous pour compléter votre journal.' },
     call_requested: { title: 'Votre médecin souhaite vous parler', body: 'Votre médecin souhaite un court appel vidéo. Connectez-vous pour réserver un créneau.' },
     appointment_reminder: { title: 'Appel à venir', body: 'Vous avez bientôt un appel avec votre médecin. Connectez-vous pour voir l’heure et le rejoindre.' },
+    verification_due: { title: 'Une vérification est à renouveler', body: 'Votre vérification doit être renouvelée avant votre prochaine commande. Connectez-vous pour continuer.' },
   },
   es: {
     care_team_message: { title: 'Nuevo mensaje', body: 'Tienes un nuevo mensaje de tu equipo médico. Inicia sesión para leerlo.' },
@@ -119,6 +126,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Revisión semanal', body: 'Es la hora de tu revisión semanal. Inicia sesión para actualizar tu diario.' },
     call_requested: { title: 'Tu médico quiere hablar contigo', body: 'Tu médico quiere una breve videollamada. Inicia sesión para reservar una hora.' },
     appointment_reminder: { title: 'Próxima llamada', body: 'Pronto tienes una llamada con tu médico. Inicia sesión para ver la hora y unirte.' },
+    verification_due: { title: 'Toca renovar una verificación', body: 'Tu verificación debe renovarse antes de tu próximo pedido. Inicia sesión para continuar.' },
   },
   it: {
     care_team_message: { title: 'Nuovo messaggio', body: 'Hai un nuovo messaggio dal tuo team di cura. Accedi per leggerlo.' },
@@ -132,6 +140,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Controllo settimanale', body: 'È ora del tuo controllo settimanale. Accedi per aggiornare il tuo diario.' },
     call_requested: { title: 'Il tuo medico vorrebbe parlarti', body: 'Il tuo medico vorrebbe una breve videochiamata. Accedi per prenotare un orario.' },
     appointment_reminder: { title: 'Chiamata in arrivo', body: 'Tra poco hai una chiamata con il tuo medico. Accedi per vedere l’orario e partecipare.' },
+    verification_due: { title: 'È ora di rinnovare una verifica', body: 'La tua verifica va rinnovata prima del prossimo ordine. Accedi per continuare.' },
   },
   nl: {
     care_team_message: { title: 'Nieuw bericht', body: 'U hebt een nieuw bericht van uw zorgteam. Log in om het te lezen.' },
@@ -145,6 +154,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Wekelijkse check-in', body: 'Tijd voor uw wekelijkse check-in. Log in om uw dagboek bij te werken.' },
     call_requested: { title: 'Uw arts wil u graag spreken', body: 'Uw arts wil graag kort videobellen. Log in om een tijd te boeken.' },
     appointment_reminder: { title: 'Gesprek binnenkort', body: 'U heeft binnenkort een gesprek met uw arts. Log in om de tijd te zien en deel te nemen.' },
+    verification_due: { title: 'Een controle moet worden vernieuwd', body: 'Uw verificatie moet vóór uw volgende bestelling worden vernieuwd. Log in om verder te gaan.' },
   },
   pt: {
     care_team_message: { title: 'Nova mensagem', body: 'Tem uma nova mensagem da sua equipa de cuidados. Inicie sessão para a ler.' },
@@ -158,6 +168,7 @@ export const TEXTS: Record<Locale, Texts> = {
     weigh_in: { title: 'Registo semanal', body: 'Está na hora do seu registo semanal. Inicie sessão para atualizar o seu diário.' },
     call_requested: { title: 'O seu médico gostaria de falar consigo', body: 'O seu médico gostaria de uma breve videochamada. Inicie sessão para marcar uma hora.' },
     appointment_reminder: { title: 'Chamada em breve', body: 'Tem em breve uma chamada com o seu médico. Inicie sessão para ver a hora e participar.' },
+    verification_due: { title: 'Uma verificação deve ser renovada', body: 'A sua verificação tem de ser renovada antes da sua próxima encomenda. Inicie sessão para continuar.' },
   },
 };
 

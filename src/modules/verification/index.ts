@@ -7,3 +7,5 @@ export { CategoryVerification, DeskVerification, VerificationRequiredSchema } fr
 export { requirementsOf } from './catalogue.ts';
 // The operator's key rotation (reencrypt).
 export { resealVerificationImages } from './service.ts';
+// The scheduler's notice that a plan's verified weight is about to expire (registered by the routes).
+export { raiseVerificationDue } from './service.ts';

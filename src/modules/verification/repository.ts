@@ -223,6 +223,41 @@ export async function pageWeightQueueForClinician(q: Queryable, status: string, 
   return sqlOf(q).selectFrom('weight_verifications').selectAll().where('status', '=', status).orderBy('created_at', 'asc').orderBy('id').limit(limit).offset(offset).execute();
 }
 
+// ---------------------------------------------------------------- the scheduler
+
+/**
+ * Patients with a live plan in one of `categories` whose newest verified weight was photographed at
+ * or before `photographedBefore` (it expires within the notice period, or has): the weight to renew.
+ */
+export async function weightsDueForScheduler(q: Queryable, categories: readonly string[], photographedBefore: Date): Promise<{ user_id: string; weight_id: string }[]> {
+  if (categories.length === 0) return [];
+  const db = sqlOf(q);
+  const newest = db
+    .selectFrom('weight_verifications as w')
+    .select(['w.user_id', 'w.id as weight_id', 'w.created_at'])
+    .distinctOn('w.user_id')
+    .where('w.status', '=', 'verified')
+    .orderBy('w.user_id')
+    .orderBy('w.created_at', 'desc')
+    .orderBy('w.id', 'desc')
+    .as('n');
+  return db
+    .selectFrom(newest)
+    .select(['n.user_id', 'n.weight_id'])
+    .where('n.created_at', '<=', photographedBefore)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('subscriptions as s')
+          .select('s.id')
+          .whereRef('s.user_id', '=', 'n.user_id')
+          .where('s.category', 'in', categories)
+          .where('s.status', 'in', ['active', 'past_due', 'paused']),
+      ),
+    )
+    .execute();
+}
+
 // ---------------------------------------------------------------- images (FILE_STORE=database)
 
 export async function insertBlob(q: Queryable, storageKey: string, keyId: string, sealed: Buffer): Promise<void> {

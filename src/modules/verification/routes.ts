@@ -49,6 +49,11 @@ function multipartBodyIsReadLater(request: FastifyRequest, _reply: FastifyReply,
 const sendImage = (reply: FastifyReply, data: Buffer) => reply.header('content-type', 'image/jpeg').header('cache-control', 'private, no-store').header('content-disposition', 'inline').send(data);
 
 export default function verificationModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  // Two weeks before a plan's verified weight expires, the patient is told (notifications).
+  deps.scheduler.register('verification.due', async () => {
+    await verification.raiseVerificationDue(deps);
+  });
+
   const r = app.withTypeProvider<ZodTypeProvider>();
   const patient = { tags: ['verification'], security: bearerSecurity };
   const desk = { tags: ['clinician'], security: bearerSecurity };

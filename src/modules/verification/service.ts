@@ -11,6 +11,7 @@ import { ImageRejectedError, sanitiseImage } from '../../lib/images.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordVerifiedWeight } from '../journal/index.ts';
 import { resealBlobTable, sealedStoreWith, type FileStore } from '../messages/index.ts';
+import { notify } from '../notifications/index.ts';
 import { requirementsOf, VERIFICATION_CATEGORIES, WEIGHT_VALID_DAYS, type Requirement } from './catalogue.ts';
 import * as repo from './repository.ts';
 import type { IdentityRow, ProfileFacts, WeightRow } from './repository.ts';
@@ -34,6 +35,22 @@ function imageStore(deps: Deps): FileStore {
     stores.set(deps, store);
   }
   return store;
+}
+
+/** How long before a verified weight expires the patient is told (docs/verification.md). */
+export const WEIGHT_DUE_NOTICE_DAYS = 14;
+
+/**
+ * The scheduler's sweep: a patient whose plan needs a verified weight is told (`verification_due`)
+ * once per verification, two weeks before it expires (or at once when it already has); the
+ * notification's key is the verification, so a second sweep adds nothing.
+ */
+export async function raiseVerificationDue(deps: Deps): Promise<number> {
+  const categories = VERIFICATION_CATEGORIES.filter((c) => requirementsOf(c).includes('weight'));
+  const photographedBefore = new Date(deps.clock.now().getTime() - (WEIGHT_VALID_DAYS - WEIGHT_DUE_NOTICE_DAYS) * DAY_MS);
+  const due = await repo.weightsDueForScheduler(deps.db, categories, photographedBefore);
+  for (const d of due) await notify(deps.db, { kind: 'verification_due', userId: d.user_id, key: d.weight_id, at: deps.clock.now() });
+  return due.length;
 }
 
 /** reencrypt (docs/operations.md, "Key rotation"): the identity documents, selfies and scale photos. */
