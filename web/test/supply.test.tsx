@@ -165,7 +165,8 @@ describe('reissue requests', () => {
     ];
     const sent = serve({
       'GET /v1/users/prescriptions/reissue-requests/': () => [200, page(requests)],
-      'GET /v1/users/prescriptions/': () => [200, page([valid, expired])],
+      // The list only: each prescription's own GET (its signature line) is not served here.
+      'GET /v1/users/prescriptions/': (_b, url) => (url.pathname === '/v1/users/prescriptions/' ? [200, page([valid, expired])] : [404, { detail: 'Not found.' }]),
       'POST /v1/users/prescriptions/': (body) => {
         const made = { id: 'r1', prescription_id: valid.id, status: 'pending', reason: (body as { reason: string }).reason, decision_reason: null, new_prescription_id: null, decided_at: null, created_at: '2026-11-25T10:00:00Z' };
         requests.unshift(made);
@@ -190,7 +191,7 @@ describe('reissue requests', () => {
   it('a request already pending (409) is said plainly', async () => {
     serve({
       'GET /v1/users/prescriptions/reissue-requests/': () => [200, page([])],
-      'GET /v1/users/prescriptions/': () => [200, page([rx()])],
+      'GET /v1/users/prescriptions/': (_b, url) => (url.pathname === '/v1/users/prescriptions/' ? [200, page([rx()])] : [404, { detail: 'Not found.' }]),
       'POST /v1/users/prescriptions/': () => [409, { detail: 'x', code: 'reissue_request_pending' }],
     });
     render(wrap(<Prescriptions />));

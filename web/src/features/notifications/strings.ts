@@ -38,6 +38,9 @@ const en = {
   renewal_window_closed: 'The renewal time has ended',
   injection_day: 'Injection day',
   weigh_in: 'Weekly check-in',
+  call_requested: 'The doctor asks for a call',
+  appointment_reminder: 'A call with your doctor is coming up',
+  verification_due: 'A verification is due',
 };
 export type NotificationStrings = typeof en;
 
@@ -78,6 +81,9 @@ const de: NotificationStrings = {
   renewal_window_closed: 'Die Verlängerungsfrist ist abgelaufen',
   injection_day: 'Injektionstag',
   weigh_in: 'Wöchentlicher Check-in',
+  call_requested: 'Die Ärztin oder der Arzt bittet um ein Gespräch',
+  appointment_reminder: 'Ein Gespräch mit Ihrer Ärztin oder Ihrem Arzt steht bevor',
+  verification_due: 'Eine Verifizierung steht an',
 };
 
 const fr: NotificationStrings = {
@@ -117,6 +123,9 @@ const fr: NotificationStrings = {
   renewal_window_closed: 'Le délai de renouvellement est passé',
   injection_day: 'Jour d’injection',
   weigh_in: 'Point hebdomadaire',
+  call_requested: 'Le médecin demande un appel',
+  appointment_reminder: 'Un appel avec votre médecin approche',
+  verification_due: 'Une vérification est à renouveler',
 };
 
 const es: NotificationStrings = {
@@ -156,6 +165,9 @@ const es: NotificationStrings = {
   renewal_window_closed: 'El plazo de renovación ha terminado',
   injection_day: 'Día de la inyección',
   weigh_in: 'Revisión semanal',
+  call_requested: 'El médico pide una llamada',
+  appointment_reminder: 'Se acerca una llamada con tu médico',
+  verification_due: 'Toca renovar una verificación',
 };
 
 const it: NotificationStrings = {
@@ -195,6 +207,9 @@ const it: NotificationStrings = {
   renewal_window_closed: 'Il termine per il rinnovo è scaduto',
   injection_day: 'Giorno dell’iniezione',
   weigh_in: 'Controllo settimanale',
+  call_requested: 'Il medico chiede una chiamata',
+  appointment_reminder: 'Si avvicina una chiamata con il tuo medico',
+  verification_due: 'È ora di rinnovare una verifica',
 };
 
 const nl: NotificationStrings = {
@@ -234,6 +249,9 @@ const nl: NotificationStrings = {
   renewal_window_closed: 'De verlengingstermijn is verstreken',
   injection_day: 'Injectiedag',
   weigh_in: 'Wekelijkse check-in',
+  call_requested: 'De arts vraagt om een gesprek',
+  appointment_reminder: 'Een gesprek met uw arts komt eraan',
+  verification_due: 'Een verificatie moet worden vernieuwd',
 };
 
 const pt: NotificationStrings = {
@@ -273,6 +291,9 @@ const pt: NotificationStrings = {
   renewal_window_closed: 'O prazo de renovação terminou',
   injection_day: 'Dia da injeção',
   weigh_in: 'Registo semanal',
+  call_requested: 'O médico pede uma chamada',
+  appointment_reminder: 'Aproxima-se uma chamada com o seu médico',
+  verification_due: 'Uma verificação deve ser renovada',
 };
 
 export const STRINGS: Record<Locale, NotificationStrings> = { en, de, fr, es, it, nl, pt };
