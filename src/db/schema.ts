@@ -172,7 +172,7 @@ export interface ConsultationsTable {
   origin: Generated<string>;
   plan: string;
   supply_days: number | null;
-  decision_reason: Generated<string>;
+  decision_reason: string | null;
   treatment_id: Generated<string>;
   dosage: Generated<string>;
   images: Json;
@@ -190,6 +190,7 @@ export interface ConsultationsTable {
   form_snapshot_enc: string | null;
   renewal_details_enc: string | null;
   collection_pharmacy_id: string | null;
+  decision_reason_enc: string | null;
 }
 export type ConsultationsRow = Selectable<ConsultationsTable>;
 export type NewConsultations = Insertable<ConsultationsTable>;
@@ -793,12 +794,14 @@ export interface PrescriptionReissueRequestsTable {
   user_id: string;
   prescription_id: string;
   status: Generated<string>;
-  reason: string;
+  reason: string | null;
   decision_reason: string | null;
   decided_by: string | null;
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   new_prescription_id: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  reason_enc: string | null;
+  decision_reason_enc: string | null;
 }
 export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueRequestsTable>;
 export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
@@ -902,7 +905,7 @@ export interface RedFlagsTable {
   source_id: string | null;
   kind: string;
   categories: string[];
-  excerpt: string;
+  excerpt: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   resolved_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   resolved_by: string | null;
@@ -910,6 +913,9 @@ export interface RedFlagsTable {
   tier: string | null;
   due_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   evidence: Json;
+  excerpt_enc: string | null;
+  excerpt_hash: string | null;
+  evidence_enc: string | null;
 }
 export type RedFlagsRow = Selectable<RedFlagsTable>;
 export type NewRedFlags = Insertable<RedFlagsTable>;
