@@ -19,8 +19,9 @@ import { revokeSigningIdentity, rotateSigningIdentity } from './modules/signing/
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  create-staff --email E --password P --role doctor|backoffice_admin|marketer|pharmacist [--first-name F] [--last-name L] [--license N] [--totp-secret BASE32]
-                                   a doctor needs --first-name, --last-name and --license (printed on prescriptions);
+  create-staff --email E --password P --role doctor|backoffice_admin|marketer|pharmacist --first-name F --last-name L [--license N] [--totp-secret BASE32]
+                                   every staff account needs --first-name and --last-name (the patient's access log
+                                   shows them); a doctor also --license (printed on prescriptions);
                                    --totp-secret enrols that authenticator secret (at least 128 bits) as the second factor
   reset-mfa --email E              remove the account's second factor and recovery codes and end its sessions
   disable-account --email E        disable an account and end all its sessions at once
@@ -143,6 +144,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const missing = ['first-name', 'last-name', 'license'].filter((k) => !str(k)?.trim());
       if (missing.length) return { code: 2, out: `a doctor needs ${missing.map((k) => `--${k}`).join(', ')} (the prescriber printed on prescriptions)` };
     }
+    // Every staff account is named: the patient's access log shows who read their record (issue 43).
+    const unnamed = ['first-name', 'last-name'].filter((k) => !str(k)?.trim());
+    if (unnamed.length) return { code: 2, out: `a staff account needs ${unnamed.map((k) => `--${k}`).join(', ')} (shown in the patient's access log)` };
     const totpSecret = str('totp-secret');
     if (totpSecret !== undefined) {
       try {

@@ -158,7 +158,7 @@ describe('the OpenAPI document against the running service', () => {
     const strict = await createTestContext({ STAFF_MFA: 'required' });
     try {
       const staffEmail = uniqueEmail('enrol');
-      await createStaff(strict.deps, { email: staffEmail, password: PASSWORD, role: 'backoffice_admin' });
+      await createStaff(strict.deps, { email: staffEmail, password: PASSWORD, role: 'backoffice_admin', firstName: 'Olga', lastName: 'Ops' });
       const enrol = await checker.call(strict, 'POST', '/v1/users/token/', { brand: true, json: { email: staffEmail, password: PASSWORD } });
       expect(enrol.status).toBe(403);
       const enrolment_token = enrol.body.enrolment_token;

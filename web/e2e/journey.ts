@@ -58,7 +58,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     if (run.status !== 0) fail(`create-staff (${what}) failed: ${run.stderr || run.stdout}`);
   };
   createStaff('doctor', ['--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret]);
-  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret]);
+  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--first-name', 'Olga', '--last-name', 'Ops', '--totp-secret', ADMIN.secret]);
   createStaff('second doctor', ['--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321']);
   createStaff('pharmacist', ['--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret]);
   return startService(['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, port });
