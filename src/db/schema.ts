@@ -613,6 +613,7 @@ export interface OrdersTable {
   attempt: Generated<number>;
   previous_attempts: Json;
   refunded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  pharmacy_id: string | null;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;
@@ -632,6 +633,7 @@ export interface PartnerPharmaciesTable {
   deactivated_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  is_central: Generated<boolean>;
 }
 export type PartnerPharmaciesRow = Selectable<PartnerPharmaciesTable>;
 export type NewPartnerPharmacies = Insertable<PartnerPharmaciesTable>;
@@ -688,6 +690,16 @@ export interface PaymentsTable {
 export type PaymentsRow = Selectable<PaymentsTable>;
 export type NewPayments = Insertable<PaymentsTable>;
 export type PaymentsUpdate = Updateable<PaymentsTable>;
+
+export interface PharmacistPharmaciesTable {
+  pharmacist_id: string;
+  pharmacy_id: string;
+  assigned_by: string | null;
+  assigned_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PharmacistPharmaciesRow = Selectable<PharmacistPharmaciesTable>;
+export type NewPharmacistPharmacies = Insertable<PharmacistPharmaciesTable>;
+export type PharmacistPharmaciesUpdate = Updateable<PharmacistPharmaciesTable>;
 
 export interface PlanCancelRequestsTable {
   id: Generated<string>;
@@ -1167,6 +1179,7 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
+  pharmacist_pharmacies: PharmacistPharmaciesTable;
   plan_cancel_requests: PlanCancelRequestsTable;
   plan_dose_change_requests: PlanDoseChangeRequestsTable;
   plan_price_notices: PlanPriceNoticesTable;
