@@ -79,7 +79,7 @@ export function sealedKeyIdOf(sealed: string): string | undefined {
 const hashKeys = new WeakMap<Buffer, Map<string, Buffer>>();
 function hashKey(key: Key, purpose: string): Buffer {
   let byPurpose = hashKeys.get(key.key);
-  if (!byPurpose) hashKeys.set(key.key, (byPurpose = new Map()));
+  if (!byPurpose) hashKeys.set(key.key, (byPurpose = new Map<string, Buffer>()));
   let k = byPurpose.get(purpose);
   if (!k) byPurpose.set(purpose, (k = Buffer.from(hkdfSync('sha256', key.key, Buffer.alloc(0), `pts keyed hash: ${purpose}`, 32))));
   return k;

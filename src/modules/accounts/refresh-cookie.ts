@@ -49,7 +49,7 @@ export function setRefreshCookieOnSend(ttlSeconds: number) {
     if (wantsRefreshCookie(request) && reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string' && payload.includes('"refresh"')) {
       try {
         const body = JSON.parse(payload) as unknown;
-        const token = typeof body === 'object' && body !== null && 'refresh' in body ? (body as { refresh: unknown }).refresh : undefined;
+        const token = typeof body === 'object' && body !== null && 'refresh' in body ? body.refresh : undefined;
         if (typeof token === 'string' && token) reply.header('set-cookie', refreshCookie(token, ttlSeconds));
       } catch {
         /* not JSON: nothing to set */

@@ -123,7 +123,7 @@ export interface PharmacistAssignment {
  * then on they see and move only that pharmacy's orders. An id that names no pharmacist is 404; a
  * pharmacy that does not exist or is deactivated is a field error. Audit-logged.
  */
-export async function assignPharmacistToPharmacy(deps: Deps, actorId: string | null, pharmacistId: string, pharmacyId: string | 'central'): Promise<PharmacistAssignment> {
+export async function assignPharmacistToPharmacy(deps: Deps, actorId: string | null, pharmacistId: string, pharmacyId: string /* an id, or 'central' */): Promise<PharmacistAssignment> {
   return deps.db.tx(async (q) => {
     const pharmacist = await repo.lockPharmacistAccount(q, pharmacistId);
     if (!pharmacist) throw notFound();
