@@ -8,6 +8,7 @@ import { errorString } from './lib/error-fields.ts';
 import { migrate } from './db/migrate.ts';
 import { backupEmbedded, BackupError, restoreEmbedded } from './db/backup.ts';
 import { addSuppression, createStaff, parseTotpSecret, resetMfaByEmail, setDisabledByEmail, type StaffRole } from './modules/accounts/index.ts';
+import { assignPharmacistToPharmacy, pharmacistIdByEmail } from './modules/pharmacies/index.ts';
 import { createRuntime, openDatabase } from './runtime.ts';
 import { resealRows, sealedKeyCounts, sealPlaintextRows } from './lib/sealed-columns.repository.ts';
 import { resealStoredFiles } from './modules/messages/index.ts';
@@ -20,9 +21,13 @@ import { revokeSigningIdentity, rotateSigningIdentity, setPrescriberCredentials 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
-  create-staff --email E --password P --role doctor|backoffice_admin|marketer|pharmacist [--first-name F] [--last-name L] [--license N] [--totp-secret BASE32]
-                                   a doctor needs --first-name, --last-name and --license (printed on prescriptions);
+  create-staff --email E --password P --role doctor|backoffice_admin|marketer|pharmacist --first-name F --last-name L [--license N] [--totp-secret BASE32]
+                                   every staff account needs --first-name and --last-name (the patient's access log
+                                   shows them); a doctor also --license (printed on prescriptions);
                                    --totp-secret enrols that authenticator secret (at least 128 bits) as the second factor
+  assign-pharmacy --email E --pharmacy ID|central
+                                   bind a pharmacist to their pharmacy (a back-office admin can too:
+                                   PUT /v1/backoffice/pharmacists/{id}/pharmacy/); they see and move only its orders
   reset-mfa --email E              remove the account's second factor and recovery codes and end its sessions
   disable-account --email E        disable an account and end all its sessions at once
   enable-account --email E         enable a disabled account
@@ -69,6 +74,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       to: { type: 'string' },
       from: { type: 'string' },
       force: { type: 'boolean' },
+      pharmacy: { type: 'string' },
     },
   });
   const str = (k: string): string | undefined => {
@@ -135,7 +141,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       await runtime.close();
     }
   }
-  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa', 'rotate-signing-identity', 'revoke-signing-identity', 'set-prescriber'].includes(command ?? '')) return { code: 2, out: USAGE };
+  if (!['create-staff', 'disable-account', 'enable-account', 'suppress-email', 'reset-mfa', 'rotate-signing-identity', 'revoke-signing-identity', 'set-prescriber', 'assign-pharmacy'].includes(command ?? '')) return { code: 2, out: USAGE };
   const email = str('email');
   if (!email) return { code: 2, out: `--email is required\n\n${USAGE}` };
 
@@ -149,6 +155,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       const missing = ['first-name', 'last-name', 'license'].filter((k) => !str(k)?.trim());
       if (missing.length) return { code: 2, out: `a doctor needs ${missing.map((k) => `--${k}`).join(', ')} (the prescriber printed on prescriptions)` };
     }
+    // Every staff account is named: the patient's access log shows who read their record (issue 43).
+    const unnamed = ['first-name', 'last-name'].filter((k) => !str(k)?.trim());
+    if (unnamed.length) return { code: 2, out: `a staff account needs ${unnamed.map((k) => `--${k}`).join(', ')} (shown in the patient's access log)` };
     const totpSecret = str('totp-secret');
     if (totpSecret !== undefined) {
       try {
@@ -167,6 +176,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     if (l !== undefined && (l.length < 1 || l.length > 64)) return { code: 2, out: '--license must be 1 to 64 characters' };
   }
   if (command === 'revoke-signing-identity' && !str('reason')?.trim()) return { code: 2, out: '--reason is required (recorded with the revocation)' };
+  const pharmacy = str('pharmacy')?.trim();
+  if (command === 'assign-pharmacy' && !(pharmacy === 'central' || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(pharmacy ?? ''))) {
+    return { code: 2, out: '--pharmacy must be a pharmacy id (GET /v1/backoffice/pharmacies/) or central' };
+  }
 
   // The commands that end sessions end the account's connector grants with them: the connector
   // hooks itself onto the accounts module when the server starts, so here it is hooked explicitly.
@@ -196,6 +209,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           return { code: 0, out: `staff account ${email} (${role}) ready: ${id}` };
         } catch (err) {
           return { code: 1, out: errorString(err, 'message') ?? String(err) };
+        }
+      }
+      case 'assign-pharmacy': {
+        const id = await pharmacistIdByEmail(runtime.deps, email);
+        if (!id) return { code: 1, out: `no pharmacist account for ${email}` };
+        try {
+          const a = await assignPharmacistToPharmacy(runtime.deps, null, id, pharmacy === 'central' ? 'central' : pharmacy!);
+          return { code: 0, out: `${email} now works for ${a.pharmacy.name} (${a.pharmacy.id}): they see and move only its orders` };
+        } catch (err) {
+          return { code: 1, out: `${email}: no active pharmacy ${pharmacy}${errorString(err, 'message') ? ` (${errorString(err, 'message')})` : ''}` };
         }
       }
       case 'disable-account':

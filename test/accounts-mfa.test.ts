@@ -237,7 +237,7 @@ describe('staff lockout', () => {
   it('still locks patients and staff without a factor after the per-account budget', async () => {
     const patient = await newPatient(ctx, 'lock');
     const staffEmail = uniqueEmail('nofactor');
-    await createStaff(ctx.deps, { email: staffEmail, password: PASSWORD, role: 'backoffice_admin' });
+    await createStaff(ctx.deps, { email: staffEmail, password: PASSWORD, role: 'backoffice_admin', firstName: 'Olga', lastName: 'Ops' });
     for (const email of [patient.email, staffEmail]) {
       await failPasswords(email, PER_ACCOUNT);
       const r = await signIn(email);
@@ -398,8 +398,8 @@ describe('STAFF_MFA setting', () => {
 
   it('refuses an unusable operator secret before writing anything', async () => {
     const email = uniqueEmail('badsecret');
-    await expect(createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin', totpSecret: 'not base32!' })).rejects.toThrow(/base32/);
-    await expect(createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin', totpSecret: 'JBSWY3DPEHPK3PXP' })).rejects.toThrow(/128 bits/);
+    await expect(createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin', firstName: 'Olga', lastName: 'Ops', totpSecret: 'not base32!' })).rejects.toThrow(/base32/);
+    await expect(createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin', firstName: 'Olga', lastName: 'Ops', totpSecret: 'JBSWY3DPEHPK3PXP' })).rejects.toThrow(/128 bits/);
     expect(await ctx.db.query('select 1 from users where email = $1', [email])).toHaveLength(0);
   });
 });

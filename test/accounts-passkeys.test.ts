@@ -289,7 +289,7 @@ describe('staff with passkeys', () => {
 
   it('are not locked by anonymous password failures when a passkey is their factor (the per-address budget stays)', async () => {
     const email = uniqueEmail('pklock');
-    await createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin' });
+    await createStaff(ctx.deps, { email, password: PASSWORD, role: 'backoffice_admin', firstName: 'Olga', lastName: 'Ops' });
     const staff = await signIn(email);
     expect(staff.status).toBe(200);
     await addPasskey({ access: staff.body.access }, authenticator());

@@ -42,7 +42,7 @@ describe.runIf(!process.env.DATABASE_URL)('operator CLI', () => {
     const pharmacist = await runCli(['create-staff', '--email', 'pharmacy@example.org', '--password', 'Mortar-Pestle-Harbour-2026', '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker'], e);
     expect(pharmacist).toEqual({ code: 0, out: expect.stringMatching(/^staff account pharmacy@example\.org \(pharmacist\) ready: [0-9a-f-]{36}$/) });
     // Operator enrolment of TOTP, and its reset.
-    const staff = ['create-staff', '--email', 'ops@example.org', '--password', 'Signal-Orchard-Beacon-2026', '--role', 'backoffice_admin'];
+    const staff = ['create-staff', '--email', 'ops@example.org', '--password', 'Signal-Orchard-Beacon-2026', '--role', 'backoffice_admin', '--first-name', 'Olga', '--last-name', 'Ops'];
     expect(await runCli([...staff, '--totp-secret', 'not base32!'], e)).toEqual({ code: 2, out: '--totp-secret: the TOTP secret must be base32 (A-Z, 2-7)' });
     expect((await runCli([...staff, '--totp-secret', 'JBSWY3DPEHPK3PXP'], e)).out).toMatch(/^--totp-secret: the TOTP secret must hold at least 128 bits/);
     expect((await runCli([...staff, '--totp-secret', 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'], e)).code).toBe(0);

@@ -39,8 +39,8 @@ describe('red flags in the export and at erasure', () => {
     expect(await onDesk()).toContain(flags[0]!.id);
     const erased = await call(ctx, 'DELETE', '/v1/users/me/', { token: p.access, json: { password: PASSWORD } });
     expect(erased.status, erased.text).toBe(204);
-    const row = firstRow(await ctx.db.query('select excerpt, kind, categories, resolved_at, resolution from red_flags where id = $1', [flags[0]!.id]));
-    expect(row).toMatchObject({ excerpt: '', kind: 'emergency', resolved_at: expect.any(Date), resolution: expect.stringMatching(/erased/) });
+    const row = firstRow(await ctx.db.query('select excerpt, excerpt_enc, excerpt_hash, evidence, evidence_enc, kind, categories, resolved_at, resolution from red_flags where id = $1', [flags[0]!.id]));
+    expect(row).toMatchObject({ excerpt: null, excerpt_enc: null, excerpt_hash: null, evidence: null, evidence_enc: null, kind: 'emergency', resolved_at: expect.any(Date), resolution: expect.stringMatching(/erased/) });
     expect(row.categories.length).toBeGreaterThan(0);
     expect(await onDesk()).not.toContain(flags[0]!.id);
   });

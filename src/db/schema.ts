@@ -232,7 +232,7 @@ export interface ConsultationsTable {
   origin: Generated<string>;
   plan: string;
   supply_days: number | null;
-  decision_reason: Generated<string>;
+  decision_reason: string | null;
   treatment_id: Generated<string>;
   dosage: Generated<string>;
   images: Json;
@@ -250,6 +250,7 @@ export interface ConsultationsTable {
   form_snapshot_enc: string | null;
   renewal_details_enc: string | null;
   collection_pharmacy_id: string | null;
+  decision_reason_enc: string | null;
 }
 export type ConsultationsRow = Selectable<ConsultationsTable>;
 export type NewConsultations = Insertable<ConsultationsTable>;
@@ -673,6 +674,7 @@ export interface OrdersTable {
   attempt: Generated<number>;
   previous_attempts: Json;
   refunded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  pharmacy_id: string | null;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;
@@ -692,6 +694,7 @@ export interface PartnerPharmaciesTable {
   deactivated_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  is_central: Generated<boolean>;
 }
 export type PartnerPharmaciesRow = Selectable<PartnerPharmaciesTable>;
 export type NewPartnerPharmacies = Insertable<PartnerPharmaciesTable>;
@@ -748,6 +751,16 @@ export interface PaymentsTable {
 export type PaymentsRow = Selectable<PaymentsTable>;
 export type NewPayments = Insertable<PaymentsTable>;
 export type PaymentsUpdate = Updateable<PaymentsTable>;
+
+export interface PharmacistPharmaciesTable {
+  pharmacist_id: string;
+  pharmacy_id: string;
+  assigned_by: string | null;
+  assigned_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type PharmacistPharmaciesRow = Selectable<PharmacistPharmaciesTable>;
+export type NewPharmacistPharmacies = Insertable<PharmacistPharmaciesTable>;
+export type PharmacistPharmaciesUpdate = Updateable<PharmacistPharmaciesTable>;
 
 export interface PlanCancelRequestsTable {
   id: Generated<string>;
@@ -854,12 +867,14 @@ export interface PrescriptionReissueRequestsTable {
   user_id: string;
   prescription_id: string;
   status: Generated<string>;
-  reason: string;
+  reason: string | null;
   decision_reason: string | null;
   decided_by: string | null;
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   new_prescription_id: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  reason_enc: string | null;
+  decision_reason_enc: string | null;
 }
 export type PrescriptionReissueRequestsRow = Selectable<PrescriptionReissueRequestsTable>;
 export type NewPrescriptionReissueRequests = Insertable<PrescriptionReissueRequestsTable>;
@@ -963,7 +978,7 @@ export interface RedFlagsTable {
   source_id: string | null;
   kind: string;
   categories: string[];
-  excerpt: string;
+  excerpt: string | null;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   resolved_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   resolved_by: string | null;
@@ -971,6 +986,9 @@ export interface RedFlagsTable {
   tier: string | null;
   due_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   evidence: Json;
+  excerpt_enc: string | null;
+  excerpt_hash: string | null;
+  evidence_enc: string | null;
 }
 export type RedFlagsRow = Selectable<RedFlagsTable>;
 export type NewRedFlags = Insertable<RedFlagsTable>;
@@ -1255,6 +1273,7 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   payment_receipts: PaymentReceiptsTable;
   payments: PaymentsTable;
+  pharmacist_pharmacies: PharmacistPharmaciesTable;
   plan_cancel_requests: PlanCancelRequestsTable;
   plan_dose_change_requests: PlanDoseChangeRequestsTable;
   plan_price_notices: PlanPriceNoticesTable;

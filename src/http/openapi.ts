@@ -12,6 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { docsPagePolicy, originOf } from './csp.ts';
 import { budgetKey, ROUTE_BUDGETS } from './budgets.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
 import { MAX_PAGE_SIZE } from './pagination.ts';
@@ -665,7 +666,8 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
   });
   await app.register(swaggerUi, {
     routePrefix: '/v1/docs',
-    staticCSP: false,
+    // A strict policy on every answer under /v1/docs/ (src/http/csp.ts; docs/hardening.md).
+    staticCSP: docsPagePolicy(originOf(options.baseUrl)),
     logo: { type: 'image/svg+xml', content: LOGO_SVG, href: '/v1/docs/', target: '_self' },
     theme: {
       title: DOCUMENT_TITLE,

@@ -17,6 +17,8 @@ export interface Key {
 export interface KeyRing {
   active: Key;
   byId(id: string): Key | undefined;
+  /** Every key of the ring, the active one first (keyed hashes are matched under each: src/lib/sealed.ts). */
+  all?: readonly Key[];
 }
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
@@ -54,5 +56,5 @@ export function keyRing(keys: Key[]): KeyRing {
   const [active] = keys;
   if (!active) throw new Error('a key ring needs at least one key');
   const map = new Map(keys.map((k) => [k.id, k]));
-  return { active, byId: (id) => map.get(id) };
+  return { active, byId: (id) => map.get(id), all: keys };
 }

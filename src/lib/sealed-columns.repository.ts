@@ -14,7 +14,10 @@
 //
 // This is the one place that knows the sealed columns of every module (as src/db/ holds the schema).
 import type { Db, Queryable } from '../db/index.ts';
-import { dataKeysOf, sealedKeyIdOf, sealJson, sealText } from './sealed.ts';
+import { dataKeysOf, keyedTextHash, sealedKeyIdOf, sealJson, sealText } from './sealed.ts';
+
+/** The purpose of the keyed hash of a red-flag excerpt (the desk's duplicate check). */
+export const RED_FLAG_EXCERPT_HASH = 'red_flag_excerpt';
 import { decrypt, encrypt } from './crypto.ts';
 
 interface SealedColumn {
@@ -22,6 +25,8 @@ interface SealedColumn {
   plain?: string;
   sealed: string;
   kind: 'text' | 'json';
+  /** A column holding the keyed hash of the text (src/lib/sealed.ts, keyedTextHash), and its purpose. */
+  hash?: { column: string; purpose: string };
 }
 
 interface SealedTable {
@@ -52,6 +57,36 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   { table: 'side_effect_reports', key: 'id', keyType: 'uuid', columns: [{ plain: 'note', sealed: 'note_enc', kind: 'text' }] },
   { table: 'prescription_signed_documents', key: 'prescription_id', keyType: 'uuid', columns: [{ sealed: 'pdf_sealed', kind: 'text' }] },
   { table: 'prescriber_signing_identities', key: 'id', keyType: 'uuid', columns: [{ sealed: 'private_key_sealed', kind: 'text' }] },
+  // Issue 43 (migrations 1230, 1231): the patient's words that raised a red flag, the reasons of
+  // prescription reissues, the doctors' decision notes, and the dose-change notes (sealed from the start).
+  {
+    table: 'red_flags',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { plain: 'excerpt', sealed: 'excerpt_enc', kind: 'text', hash: { column: 'excerpt_hash', purpose: RED_FLAG_EXCERPT_HASH } },
+      { plain: 'evidence', sealed: 'evidence_enc', kind: 'json' },
+    ],
+  },
+  {
+    table: 'prescription_reissue_requests',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { plain: 'reason', sealed: 'reason_enc', kind: 'text' },
+      { plain: 'decision_reason', sealed: 'decision_reason_enc', kind: 'text' },
+    ],
+  },
+  { table: 'consultations', key: 'id', keyType: 'uuid', columns: [{ plain: 'decision_reason', sealed: 'decision_reason_enc', kind: 'text' }] },
+  {
+    table: 'plan_dose_change_requests',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { sealed: 'note_enc', kind: 'text' },
+      { sealed: 'decision_note_enc', kind: 'text' },
+    ],
+  },
 ];
 
 const BATCH = 200;
@@ -79,8 +114,13 @@ export async function sealPlaintextRows(db: Db): Promise<SealReport> {
           for (const c of cols) {
             const value = row[c.plain];
             if (value === null || value === undefined) continue;
-            params.push(c.kind === 'json' ? sealJson(q, value) : sealText(q, typeof value === 'string' ? value : JSON.stringify(value)));
+            const text = typeof value === 'string' ? value : JSON.stringify(value);
+            params.push(c.kind === 'json' ? sealJson(q, value) : sealText(q, text));
             sets.push(`${c.sealed} = $${params.length}, ${c.plain} = null`);
+            if (c.hash) {
+              params.push(keyedTextHash(q, c.hash.purpose, text));
+              sets.push(`${c.hash.column} = $${params.length}`);
+            }
           }
           if (sets.length) await q.query(`update ${t.table} set ${sets.join(', ')} where ${t.key} = $1::${t.keyType}`, params);
         }
@@ -117,10 +157,16 @@ export async function resealRows(db: Db): Promise<SealReport> {
           for (const c of t.columns) {
             const value = row[c.sealed];
             if (typeof value !== 'string' || sealedKeyIdOf(value) === active) continue;
-            params.push(encrypt(keys, decrypt(keys, value)));
+            const plain = decrypt(keys, value);
+            params.push(encrypt(keys, plain));
             // Only when the value is still the one read (a writer in between sealed it with the active key).
             params.push(value);
             sets.push(`${c.sealed} = case when ${c.sealed} = $${params.length} then $${params.length - 1} else ${c.sealed} end`);
+            if (c.hash) {
+              // The keyed hash follows the key: rewritten under the active one with the value.
+              params.push(keyedTextHash(q, c.hash.purpose, plain));
+              sets.push(`${c.hash.column} = case when ${c.sealed} = $${params.length - 1} then $${params.length} else ${c.hash.column} end`);
+            }
           }
           if (sets.length) {
             await q.query(`update ${t.table} set ${sets.join(', ')} where ${t.key} = $1::${t.keyType}`, params);

@@ -12,7 +12,9 @@
 // `npm run cli -- reencrypt`) seals it (src/lib/sealed-columns.repository.ts). Until then a read takes the
 // plaintext when it is present: a writer that predates the migration (a rolling deploy) writes only
 // the plaintext column, which is then the newest value; new writes set the plaintext column to null.
+import { createHmac, hkdfSync } from 'node:crypto';
 import { decrypt, encrypt } from './crypto.ts';
+import type { Key } from './keys.ts';
 import type { KeyRing } from './keys.ts';
 import type { Db, Queryable } from '../db/index.ts';
 
@@ -67,4 +69,28 @@ export function readJson(q: Queryable, plain: unknown, sealed: string | null | u
 export function sealedKeyIdOf(sealed: string): string | undefined {
   const [version, keyId] = sealed.split('.', 2);
   return version === 'v2' ? keyId : version === 'v1' ? 'db' : undefined;
+}
+
+// Keyed hashes of sealed texts (issue 43): where a sealed value must be compared with another (the
+// red-flag desk files the same words from the same place once), the comparison uses an HMAC-SHA-256
+// of the text under a key derived (HKDF, per purpose) from a data-encryption key, never the
+// plaintext. The hash is written under the active key; a lookup matches it under every key of the
+// ring, so a rotation does not break the comparison, and `reencrypt` rewrites it with the active key.
+const hashKeys = new WeakMap<Buffer, Map<string, Buffer>>();
+function hashKey(key: Key, purpose: string): Buffer {
+  let byPurpose = hashKeys.get(key.key);
+  if (!byPurpose) hashKeys.set(key.key, (byPurpose = new Map<string, Buffer>()));
+  let k = byPurpose.get(purpose);
+  if (!k) byPurpose.set(purpose, (k = Buffer.from(hkdfSync('sha256', key.key, Buffer.alloc(0), `pts keyed hash: ${purpose}`, 32))));
+  return k;
+}
+const hmacWith = (key: Key, purpose: string, text: string): string => createHmac('sha256', hashKey(key, purpose)).update(text, 'utf8').digest('base64url');
+
+/** The keyed hash of a text under the active key, for `purpose` (e.g. `red_flag_excerpt`). */
+export const keyedTextHash = (q: Queryable, purpose: string, text: string): string => hmacWith(dataKeysOf(q).active, purpose, text);
+
+/** The keyed hashes of a text under every key of the ring (the active one first): what a lookup matches. */
+export function keyedTextHashes(q: Queryable, purpose: string, text: string): string[] {
+  const keys = dataKeysOf(q);
+  return (keys.all ?? [keys.active]).map((k) => hmacWith(k, purpose, text));
 }

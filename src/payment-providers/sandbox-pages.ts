@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS } from './sandbox.ts';
+import { formPagePolicy, originOf } from '../http/csp.ts';
 
 /** A sandbox checkout session as its page shows it (the checkout_sessions record). */
 export interface SandboxPageSession {
@@ -45,10 +46,17 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
 const money = (c: number, cur: string) => `${(c / 100).toFixed(2)} ${esc(cur)}`;
 const ID = /^cs_sandbox_[0-9a-f]{32}$/;
 
+// The page's one inline style, allowed by its hash (src/http/csp.ts): no style attribute, no script.
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#222}table{width:100%;border-collapse:collapse}td{padding:.4rem 0;border-bottom:1px solid #ddd}
+.total{font-weight:bold}button{font-size:1rem;padding:.6rem 1.2rem;margin-right:.5rem;cursor:pointer}.pay{background:#1a7f37;color:#fff;border:0}.note{color:#666;font-size:.85rem}input{font-size:1rem;padding:.4rem;width:16rem}
+.amount{text-align:right}.decline{margin-top:1rem}`;
+
+/** The page's policy: its forms post here and redirect to the session's return pages. */
+const policy = (row?: Pick<SandboxPageSession, 'success_url' | 'cancel_url'> | null) => formPagePolicy(STYLE, row ? [originOf(row.success_url), originOf(row.cancel_url)] : []);
+
 function page(title: string, body: string) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#222}table{width:100%;border-collapse:collapse}td{padding:.4rem 0;border-bottom:1px solid #ddd}
-.total{font-weight:bold}button{font-size:1rem;padding:.6rem 1.2rem;margin-right:.5rem;cursor:pointer}.pay{background:#1a7f37;color:#fff;border:0}.note{color:#666;font-size:.85rem}input{font-size:1rem;padding:.4rem;width:16rem}</style></head><body>${body}</body></html>`;
+<style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheckoutPort): void {
@@ -56,11 +64,11 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheck
   const expired = (row: SandboxPageSession) => row.expires_at.getTime() <= deps.clock.now().getTime();
   // The return addresses are always set at checkout; '/' only satisfies the type.
   const back = (url: string | null) => url ?? '/';
-  const notFoundPage = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Checkout session not found</h1>'));
+  const notFoundPage = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').header('content-security-policy', policy()).send(page('Not found', '<h1>Checkout session not found</h1>'));
 
   app.get('/sandbox/checkout/:id/', { schema: { hide: true } }, async (request, reply) => {
     const row = await load(Params.parse(request.params).id);
-    reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
+    reply.header('cache-control', 'no-store').header('content-security-policy', policy(row)).type('text/html; charset=utf-8');
     if (!row) return reply.code(404).send(page('Not found', '<h1>Checkout session not found</h1>'));
     if (row.status !== 'open' || expired(row)) {
       const state = row.status === 'open' ? 'expired' : row.status;
@@ -71,12 +79,12 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheck
       page(
         'Sandbox checkout',
         `<h1>Sandbox checkout</h1><p class="note">Test mode: no real card is charged.</p>
-<table><tr><td>Medical consultation and treatment: ${esc(row.treatment_name || row.treatment_id)}${row.dosage ? ` ${esc(row.dosage)}` : ''}<br><span class="note">${esc(what)}</span></td><td style="text-align:right">${money(row.amount_cents, row.currency)}</td></tr>
-<tr class="total"><td>Total${row.plan === 'subscription' ? ' today' : ''}</td><td style="text-align:right">${money(row.amount_cents, row.currency)}</td></tr></table>
+<table><tr><td>Medical consultation and treatment: ${esc(row.treatment_name || row.treatment_id)}${row.dosage ? ` ${esc(row.dosage)}` : ''}<br><span class="note">${esc(what)}</span></td><td class="amount">${money(row.amount_cents, row.currency)}</td></tr>
+<tr class="total"><td>Total${row.plan === 'subscription' ? ' today' : ''}</td><td class="amount">${money(row.amount_cents, row.currency)}</td></tr></table>
 <form method="post" action="pay/"><p><label>Card number<br><input name="card_number" value="4242 4242 4242 4242" autocomplete="off"></label></p>
 <p class="note">4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 0341 pays now but later plan charges fail.</p>
 <button class="pay" type="submit">Pay ${money(row.amount_cents, row.currency)}</button></form>
-<form method="post" action="decline/" style="margin-top:1rem"><button type="submit">Decline</button></form>`,
+<form method="post" action="decline/" class="decline"><button type="submit">Decline</button></form>`,
       ),
     );
   });
@@ -110,7 +118,7 @@ export function registerSandboxPages(app: ZodApp, deps: Deps, port: SandboxCheck
     ['/checkout/complete/', 'Payment received', 'Thank you. Your payment was received and your consultation is waiting for a doctor. You can close this page and return to the app.'],
     ['/checkout/cancelled/', 'Checkout cancelled', 'The payment was not completed. You can close this page and return to the app to try again.'],
   ] as const) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(title, `<h1>${title}</h1><p>${text}</p>`)));
+    app.get(path, { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', policy()).send(page(title, `<h1>${title}</h1><p>${text}</p>`)));
   }
 }
 

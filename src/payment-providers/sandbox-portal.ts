@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { ZodApp } from '../http/plugin.ts';
 import type { Deps } from '../deps.ts';
 import { SANDBOX_CARDS, sandboxPortalAccount } from './sandbox.ts';
+import { formPagePolicy } from '../http/csp.ts';
 
 /** A plan as the portal shows it (a subscriptions record). */
 export interface PortalPlan {
@@ -46,10 +47,14 @@ const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? S
 
 const esc = (s: string | number | boolean | null | undefined) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+// The page's one inline style, allowed by its hash (src/http/csp.ts, formPagePolicy).
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}section{border:1px solid #ddd;border-radius:6px;padding:1rem;margin:1rem 0}
+button{font-size:1rem;padding:.4rem 1rem;margin:.3rem .3rem 0 0;cursor:pointer}input{font-size:1rem;padding:.3rem;width:14rem}.note{color:#666;font-size:.85rem}`;
+const POLICY = formPagePolicy(STYLE);
+
 function page(body: string) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Billing (sandbox)</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}section{border:1px solid #ddd;border-radius:6px;padding:1rem;margin:1rem 0}
-button{font-size:1rem;padding:.4rem 1rem;margin:.3rem .3rem 0 0;cursor:pointer}input{font-size:1rem;padding:.3rem;width:14rem}.note{color:#666;font-size:.85rem}</style></head><body>${body}</body></html>`;
+<style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 export function registerSandboxPortal(app: ZodApp, deps: Deps, port: SandboxPortalPort): void {
@@ -60,7 +65,7 @@ export function registerSandboxPortal(app: ZodApp, deps: Deps, port: SandboxPort
     const back = typeof returnUrl === 'string' && returnUrl.startsWith(deps.config.PUBLIC_BASE_URL) ? returnUrl : '';
     return userId ? { userId, returnUrl: back } : null;
   };
-  const gone = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page('<h1>Link expired</h1><p>Open the billing portal again from the app.</p>'));
+  const gone = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', POLICY).send(page('<h1>Link expired</h1><p>Open the billing portal again from the app.</p>'));
 
   app.get('/sandbox/portal/:token/', { schema: { hide: true } }, async (request, reply) => {
     const { token } = Params.parse(request.params);
@@ -77,7 +82,7 @@ export function registerSandboxPortal(app: ZodApp, deps: Deps, port: SandboxPort
 <form method="post" action="${base}/${s.cancel_at_period_end ? 'resume' : 'cancel'}/"><input type="hidden" name="subscription_id" value="${esc(s.id)}"><button>${s.cancel_at_period_end ? 'Keep my plan' : 'Cancel at period end'}</button></form></section>`,
       )
       .join('');
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', POLICY);
     return page(`<h1>Billing (sandbox)</h1>${sections || '<p>No active plan.</p>'}<p class="note">Sandbox: use a test card number from docs/billing.md. ${who.returnUrl ? `<a href="${esc(who.returnUrl)}">Back</a>` : ''}</p>`);
   });
 

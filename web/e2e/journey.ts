@@ -58,7 +58,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     if (run.status !== 0) fail(`create-staff (${what}) failed: ${run.stderr || run.stdout}`);
   };
   createStaff('doctor', ['--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret]);
-  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--totp-secret', ADMIN.secret]);
+  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--first-name', 'Olga', '--last-name', 'Ops', '--totp-secret', ADMIN.secret]);
   createStaff('second doctor', ['--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321']);
   createStaff('pharmacist', ['--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret]);
   return startService(['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, port });
@@ -163,9 +163,20 @@ const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M
  * the desk shows the earlier submission and the changed answer; the doctor rejects it in the desk; the patient's pages then say
  * "Not approved" with the full refund, and the home page lists no hair-loss plan as active.
  */
+/**
+ * The signed-in page's access token: the app keeps it in memory only and the refresh token in an
+ * HttpOnly cookie (docs/web.md, "Session storage"), so the journey asks the refresh endpoint from the
+ * page, as the app does (the cookie rotates; the app's own access token stays valid).
+ */
+async function accessOf(page: Page): Promise<string | undefined> {
+  return page.evaluate(async (brand) => {
+    const r = await fetch('/v1/users/token/refresh/', { method: 'POST', headers: { 'content-type': 'application/json', 'x-brand-slug': brand, 'x-session-cookie': '1' }, body: '{}' });
+    return r.ok ? ((await r.json()) as { access?: string }).access : undefined;
+  }, BRAND);
+}
+
 async function rejectedAndRefunded(base: string, page: Page, doc: Page) {
-  const stored = await page.evaluate(() => localStorage.getItem('pts.session'));
-  const access = (JSON.parse(stored ?? '{}') as { access?: string }).access;
+  const access = await accessOf(page);
   if (!access) fail('no patient session in the browser');
   const headers = { 'content-type': 'application/json', 'x-brand-slug': BRAND, authorization: `Bearer ${access}` };
   const api = async (method: string, path: string, body?: unknown) => {
@@ -358,13 +369,13 @@ async function tour(page: Page, who: string, paths: [string, string][], englishW
 async function tourEveryPage(browser: Awaited<ReturnType<typeof chromium.launch>>, base: string, page: Page, doc: Page) {
   const englishWords = englishCatalogueWords(join(ROOT, 'catalogue'), TOUR_LOCALES[1]);
   // (No named function inside evaluate: tsx would wrap it in a helper the page does not have.)
-  const ids = await page.evaluate(async () => {
-    const session = JSON.parse(localStorage.getItem('pts.session') ?? '{}') as { access?: string };
-    const headers = { authorization: `Bearer ${session.access}` };
+  const access = await accessOf(page);
+  const ids = await page.evaluate(async (token) => {
+    const headers = { authorization: `Bearer ${token}` };
     const consultations = (await (await fetch('/v1/users/consultations/?limit=1', { headers })).json()) as { results: { id: string }[] };
     const conversations = (await (await fetch('/v1/users/conversations/', { headers })).json()) as { results: { id: string }[] };
     return { consultation: consultations.results[0]?.id, conversation: conversations.results[0]?.id };
-  });
+  }, access);
   if (!ids.consultation || !ids.conversation) fail('the tour found no consultation or conversation');
   const vctx = await newContext(browser, base);
   const visitor = await vctx.newPage();
@@ -802,11 +813,11 @@ async function main() {
     await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
 
     log('renewal: the test clock moves to the renewal window; the patient confirms, the doctor reviews');
-    const subs = await page.evaluate(async () => {
-      const session = JSON.parse(localStorage.getItem('pts.session') ?? '{}');
-      const r = await fetch('/v1/users/subscriptions/?limit=20', { headers: { authorization: `Bearer ${session.access}` } });
+    const subsToken = await accessOf(page);
+    const subs = await page.evaluate(async (token) => {
+      const r = await fetch('/v1/users/subscriptions/?limit=20', { headers: { authorization: `Bearer ${token}` } });
       return (await r.json()) as { results: { current_period_end: string; status: string }[] };
-    });
+    }, subsToken);
     const periodEnd = Date.parse(subs.results[0]?.current_period_end ?? fail('no plan to renew'));
     // The renewal screen opens 7 days before the period ends (RENEWAL_WINDOW_DAYS); one day into it.
     const ahead = Math.max(0, Math.ceil((periodEnd - 7 * 86400000 - Date.now()) / 86400000) + 1);

@@ -154,7 +154,8 @@ function Header({ unread }: { unread: number }) {
         ];
   async function signOut() {
     const s = auth.get();
-    if (s) await api.POST('/v1/users/logout/', { body: { refresh: s.refresh } }).catch(() => undefined);
+    // Ends the session of the access token; the answer clears the refresh cookie.
+    if (s) await api.POST('/v1/users/logout/', { body: {} }).catch(() => undefined);
     auth.clear();
     navigate('/sign-in');
   }
@@ -211,7 +212,7 @@ export function App() {
   const { path } = useLocation();
 
   // Signed in: the profile's language wins; the unread badge of the patient's conversation.
-  const signedIn = session ? session.access && session.refresh : undefined;
+  const signedIn = session ? session.key : undefined;
   const showProfileLocale = useEffectEvent((l: Locale) => setLocaleState(l));
   useEffect(() => {
     if (signedIn === undefined) return;
@@ -220,7 +221,7 @@ export function App() {
     });
   }, [signedIn]);
   // The count belongs to the session it was read for: none for clinicians, pharmacists or nobody.
-  const refreshToken = session?.refresh;
+  const refreshToken = session?.key;
   const isPatient = Boolean(session && !session.is_doctor && !session.is_pharmacist);
   const [unreadOf, setUnread] = useState<{ token?: string; n: number }>({ n: 0 });
   const unread = isPatient && unreadOf.token === refreshToken ? unreadOf.n : 0;

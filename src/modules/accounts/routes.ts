@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { hasBrand, requireBrand } from '../../http/brand.ts';
-import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, ErrorCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema, fieldErrors } from '../../http/errors.ts';
+import { clearedRefreshCookie, refreshFromCookie, setRefreshCookieOnSend, wantsRefreshCookie } from './refresh-cookie.ts';
 import {
   ChangePasswordBody,
   ReauthenticateBody,
@@ -34,6 +35,8 @@ const throttled = { 429: DetailCodeSchema.or(ErrorNameSchema) };
 export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const brand = deps.config.BRAND_SLUG;
+  // The web app's refresh token travels in an HttpOnly cookie when it asks (./refresh-cookie.ts).
+  app.addHook('onSend', setRefreshCookieOnSend(deps.config.REFRESH_TOKEN_TTL_SECONDS));
 
   r.post(
     '/v1/users/register/',
@@ -160,7 +163,10 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
     async (request) => {
       requireBrand(request, brand);
-      return accounts.refresh(deps, request.body.refresh);
+      // No token in the body: the web app's HttpOnly cookie, with the custom header (CSRF).
+      const token = request.body.refresh ?? (wantsRefreshCookie(request) ? refreshFromCookie(request) : undefined);
+      if (token === undefined) throw fieldErrors({ refresh: ['This field is required.'] });
+      return accounts.refresh(deps, token);
     },
   );
 
@@ -190,9 +196,11 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         response: { 200: MessageSchema, 400: FieldErrorsSchema, 401: TokenErrorSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = currentUser(request);
       await accounts.logout(deps, user.id, user.sessionId, request.body?.refresh);
+      // The web app's refresh cookie goes with the session.
+      reply.header('set-cookie', clearedRefreshCookie());
       return { message: 'Signed out.' };
     },
   );

@@ -21,7 +21,9 @@ export const VerifyBody = z.object({ email: z.unknown().optional(), otp: z.unkno
 });
 
 export const TokenBody = z.object({ email: z.string().max(254), password: z.string().max(1024) });
-export const RefreshBody = z.object({ refresh: z.string().max(4096) });
+export const RefreshBody = z.object({
+  refresh: z.string().max(4096).optional().meta({ description: 'The refresh token. A browser that signed in with `X-Session-Cookie: 1` leaves it out and sends the `pts_refresh` cookie and that header instead' }),
+});
 export const LogoutBody = z.object({ refresh: z.string().max(4096).optional() });
 export const GoogleBody = z.object({
   credential: z.unknown().optional().meta({ description: 'The Google ID token (Google Identity Services `credential`)' }),

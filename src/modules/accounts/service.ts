@@ -470,6 +470,8 @@ export async function createStaff(
   const clean = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
   input = { ...input, firstName: clean(input.firstName), lastName: clean(input.lastName), licenseNumber: clean(input.licenseNumber) };
   if (input.role === 'doctor' && (!input.firstName || !input.lastName || !input.licenseNumber)) throw new Error('a doctor needs a first name, a last name and a licence number');
+  // Every staff member is named (issue 43): the patient's access log shows who read their record.
+  if (!input.firstName || !input.lastName) throw new Error('a staff account needs a first name and a last name (shown in the patient\'s access log)');
   const problems = passwordProblems(input.password, { email, names: [input.firstName, input.lastName] });
   if (problems.length) throw new Error(`weak password: ${problems.join(' ')}`);
   // Operator enrolment of TOTP (automation): the secret is checked before anything is written.

@@ -2,7 +2,7 @@
 // and access_log (the patient-facing "who read my record", append-only in the database).
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { Queryable } from '../../db/index.ts';
-import { sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
 
 export interface AuditEntry {
   actorId: string | null;
@@ -131,6 +131,9 @@ export async function countAccessForPatient(q: Queryable, patientId: string): Pr
 export const ACCESS_LOG_ORDERING = listOrdering(['action', 'resource_type'], '-created_at');
 const ACCESS_LOG_COLUMNS = { created_at: 'at', action: 'action', resource_type: 'resource_type' } as const;
 
+/** What the access log shows for an actor with no name on record. */
+export const UNNAMED_ACTOR = 'Unnamed staff member';
+
 export async function pageAccessForPatient(
   q: Queryable,
   patientId: string,
@@ -140,7 +143,14 @@ export async function pageAccessForPatient(
 ): Promise<AccessLogRow[]> {
   return sqlOf(q)
     .selectFrom('access_log')
-    .select(['id', 'at', 'actor_role', 'actor_name', 'action', 'resource_type', 'resource_id'])
+    .select(['id', 'at', 'actor_role', 'action', 'resource_type', 'resource_id'])
+    // An entry written while its actor had no name (before migration 1232) shows the actor's name now,
+    // else says so: never an empty name.
+    .select(
+      sql<string>`coalesce(nullif(btrim(access_log.actor_name), ''),
+        (select nullif(btrim(u.first_name || ' ' || u.last_name), '') from users u where u.id = access_log.actor_id),
+        ${UNNAMED_ACTOR})`.as('actor_name'),
+    )
     .where('patient_id', '=', patientId)
     .orderBy(ACCESS_LOG_COLUMNS[order.field], order.direction)
     .orderBy('id', order.direction)

@@ -7,7 +7,9 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { orderBy, pageSchema, respondPage } from '../../http/pagination.ts';
 import { refundPayment } from '../checkout/index.ts';
-import { refundUndeliverableOrder } from '../fulfilment/index.ts';
+import { refundUndeliverableOrder, routeOrderToPharmacy } from '../fulfilment/index.ts';
+import { pharmacyById } from '../pharmacies/index.ts';
+import { fieldErrors, notFound } from '../../http/errors.ts';
 import { PaymentSchema, refundConsultationCharges, toPayment } from '../payments/index.ts';
 import { logStaffRead } from '../audit/index.ts';
 import { USER_SEARCH_ORDERING, userEmail } from './service.ts';
@@ -149,6 +151,42 @@ export default function backofficeModule(app: ZodApp, { deps }: ModuleOptions): 
       refundUndeliverableOrder(deps, request.params.id, currentUser(request).id, async (q, order) =>
         order.consultation_id ? refundConsultationCharges(deps, q, order.user_id, order.consultation_id, request.body?.reason || 'Order undeliverable: refunded instead of reshipped.') : [],
       ),
+  );
+
+  // Issue 43: an order is fulfilled by one pharmacy, whose pharmacists alone see and move it.
+  r.put(
+    '/v1/backoffice/orders/:id/pharmacy/',
+    {
+      config: {
+        operation: {
+          id: 'routeOrderToPharmacy',
+          errors: { 400: [fields], 404: [notFoundDetail] },
+          descriptions: { 200: 'The order is now with this pharmacy', 400: 'No active pharmacy with this id (`pharmacy_id`)', 404: 'No such order' },
+          requestExample: { pharmacy_id: 'central' },
+        },
+      },
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Route an order to the pharmacy that fulfils it',
+        description:
+          'Orders go to the central dispatch pharmacy unless routed elsewhere; from then on only the pharmacists of the named pharmacy see and move the order (another pharmacy\'s pharmacist gets 404). `central` routes it back. Audit-logged (`order.routed`). See docs/pharmacy.md.',
+        security: bearerSecurity,
+        params: IdParams,
+        body: z.object({ pharmacy_id: z.uuid().or(z.literal('central')).meta({ description: 'An active pharmacy, or `central`' }) }),
+        response: { 200: z.object({ order_id: z.uuid(), pharmacy_id: z.uuid().nullable().meta({ description: 'null: the central dispatch pharmacy' }) }), 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema },
+      },
+    },
+    async (request) => {
+      const wanted = request.body.pharmacy_id;
+      let pharmacyId: string | null = null;
+      if (wanted !== 'central') {
+        const pharmacy = await pharmacyById(deps.reader, wanted);
+        if (!pharmacy || !pharmacy.is_active) throw fieldErrors({ pharmacy_id: ['No active pharmacy has this id.'] });
+        pharmacyId = pharmacy.id;
+      }
+      if (!(await routeOrderToPharmacy(deps, currentUser(request).id, request.params.id, pharmacyId))) throw notFound();
+      return { order_id: request.params.id, pharmacy_id: pharmacyId };
+    },
   );
   return Promise.resolve();
 }

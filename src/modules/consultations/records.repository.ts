@@ -6,29 +6,35 @@ import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
 import type { ConsultationsRow, ConsultationsUpdate, PrescribingOverridesRow, UsersRow } from '../../db/schema.ts';
-import { readJson, sealJson } from '../../lib/sealed.ts';
+import { readJson, readText, sealJson, sealText } from '../../lib/sealed.ts';
 import { getVersion } from '../questionnaires/index.ts';
 import { assertTransition, canTransition, type ConsultationStatus } from './status.ts';
 
-type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc';
+type SealedColumns = 'form_snapshot_enc' | 'renewal_details_enc' | 'decision_reason_enc';
 
 /**
  * A consultation as the module hands it out: form_snapshot (the answers it was made from) and
  * renewal_details (the renewal's answers, change note and verdict) are sealed at rest
  * (`*_enc`, src/lib/sealed.ts) and opened here, so callers read them as before.
  */
-export type ConsultationRow = Omit<ConsultationsRow, SealedColumns>;
+export type ConsultationRow = Omit<ConsultationsRow, SealedColumns | 'decision_reason'> & { decision_reason: string };
 
 /**
  * Opens the sealed columns of a consultation row (any row with them; a row opened already passes
  * unchanged). The plaintext column wins while it holds a value: a row not sealed yet.
  */
-export function openConsultation<R extends Pick<ConsultationsRow, 'form_snapshot' | 'renewal_details'> & Partial<Pick<ConsultationsRow, SealedColumns>>>(
+export function openConsultation<R extends Pick<ConsultationsRow, 'form_snapshot' | 'renewal_details'> & Partial<Pick<ConsultationsRow, SealedColumns | 'decision_reason'>>>(
   q: Queryable,
   row: R,
-): Omit<R, SealedColumns> {
-  const { form_snapshot_enc, renewal_details_enc, ...rest } = row;
-  return { ...rest, form_snapshot: readJson(q, rest.form_snapshot, form_snapshot_enc, []), renewal_details: readJson(q, rest.renewal_details, renewal_details_enc, null) };
+): Omit<R, SealedColumns | 'decision_reason'> & { decision_reason: string } {
+  const { form_snapshot_enc, renewal_details_enc, decision_reason_enc, ...rest } = row;
+  return {
+    ...rest,
+    form_snapshot: readJson(q, rest.form_snapshot, form_snapshot_enc, []),
+    renewal_details: readJson(q, rest.renewal_details, renewal_details_enc, null),
+    // The doctor's note (migration 1231): sealed; '' when none was written.
+    decision_reason: readText(q, row.decision_reason, decision_reason_enc, ''),
+  } as Omit<R, SealedColumns | 'decision_reason'> & { decision_reason: string };
 }
 
 const opened = <R extends Pick<ConsultationsRow, 'form_snapshot' | 'renewal_details'> & Partial<Pick<ConsultationsRow, SealedColumns>>>(q: Queryable, row: R | undefined) =>
@@ -172,7 +178,7 @@ export async function clearConsultationImages(q: Queryable, userId: string): Pro
 }
 
 /** Columns a status move may set along with the status. */
-export type ConsultationFields = Pick<ConsultationsUpdate, 'doctor_id' | 'decision_reason' | 'decided_at' | 'treatment_id' | 'dosage'>;
+export type ConsultationFields = Pick<ConsultationsUpdate, 'doctor_id' | 'decided_at' | 'treatment_id' | 'dosage'> & { decision_reason?: string };
 
 /** Locks one of the account's consultations for a status move. */
 async function lockOwnStatus(q: Queryable, userId: string, id: string) {
@@ -185,10 +191,13 @@ async function lockStatusForClinician(q: Queryable, id: string) {
 }
 
 async function writeStatus(q: Queryable, id: string, userId: string, from: string, to: ConsultationStatus, fields: ConsultationFields): Promise<ConsultationRow> {
-  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ConsultationFields;
+  const { decision_reason: note, ...rest } = fields;
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<ConsultationFields, 'decision_reason'>;
+  // The doctor's note is stored sealed (migration 1231); an empty note is none.
+  const sealedNote = note === undefined ? {} : { decision_reason: null, decision_reason_enc: note ? sealText(q, note) : null };
   const row = await forAccount(q, userId)
     .updateTable('consultations')
-    .set({ ...defined, status: to, updated_at: sql<Date>`now()` })
+    .set({ ...defined, ...sealedNote, status: to, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('status', '=', from)
     .returningAll()

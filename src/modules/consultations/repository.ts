@@ -2,7 +2,7 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { accountSql, forAccount } from '../../db/scope.ts';
-import { readJson } from '../../lib/sealed.ts';
+import { readJson, readText } from '../../lib/sealed.ts';
 import type { ConsultationsRow, PaymentsRow, QuestionnaireSubmissionsRow, UsersRow } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { decrypt } from '../../lib/crypto.ts';
@@ -156,6 +156,7 @@ type ConsultationColumns = Pick<
   | 'plan'
   | 'supply_days'
   | 'decision_reason'
+  | 'decision_reason_enc'
   | 'treatment_id'
   | 'dosage'
   | 'images'
@@ -220,7 +221,8 @@ function toConsultation(
     category: r.category,
     plan: planOf(r),
     supply_days: r.supply_days ?? null,
-    decision_reason: r.decision_reason ?? '',
+    // The doctor's note is sealed at rest too (migration 1231).
+    decision_reason: readText(q, r.decision_reason, r.decision_reason_enc, ''),
     treatment_id: r.treatment_id ?? '',
     dosage: r.dosage ?? '',
     images: toImages(r.images, base),
@@ -242,7 +244,11 @@ const anyOf = (ids: string[]) => sql<string>`any(${ids}::uuid[])`;
  * Serialises consultation rows (any accounts) with user summary, doctor, payments, prescriptions.
  * Rows come opened (the module's functions) or as stored (sealed columns opened here).
  */
-export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (ConsultationRow & Partial<Pick<ConsultationsRow, 'form_snapshot_enc' | 'renewal_details_enc'>>)[]): Promise<Consultation[]> {
+export async function serialiseConsultations(
+  q: Queryable,
+  deps: Deps,
+  rows: (Omit<ConsultationRow, 'decision_reason'> & Pick<ConsultationsRow, 'decision_reason'> & Partial<Pick<ConsultationsRow, 'form_snapshot_enc' | 'renewal_details_enc' | 'decision_reason_enc'>>)[],
+): Promise<Consultation[]> {
   if (rows.length === 0) return [];
   const db = sqlOf(q);
   const base = deps.config.PUBLIC_BASE_URL;
@@ -277,7 +283,7 @@ export async function serialiseConsultations(q: Queryable, deps: Deps, rows: (Co
   return rows.map((r) =>
     toConsultation(
       q,
-      { ...r, form_snapshot_enc: r.form_snapshot_enc ?? null },
+      { ...r, form_snapshot_enc: r.form_snapshot_enc ?? null, decision_reason_enc: r.decision_reason_enc ?? null },
       users.get(r.user_id)!,
       r.doctor_id ? (doctors.get(r.doctor_id) ?? null) : null,
       r.questionnaire_submission_id ? (submissions.get(r.questionnaire_submission_id) ?? null) : null,
@@ -311,7 +317,7 @@ const PRESCRIPTION_JSON = `json_build_object(
 
 const CONSULTATION_JSON = `json_build_object(
     'id', c.id, 'doctor_id', c.doctor_id, 'store_order_id', c.store_order_id, 'status', c.status, 'origin', c.origin,
-    'category', c.category, 'plan', c.plan, 'supply_days', c.supply_days, 'decision_reason', c.decision_reason,
+    'category', c.category, 'plan', c.plan, 'supply_days', c.supply_days, 'decision_reason', c.decision_reason, 'decision_reason_enc', c.decision_reason_enc,
     'treatment_id', c.treatment_id, 'dosage', c.dosage, 'images', c.images, 'form_snapshot', c.form_snapshot, 'form_snapshot_enc', c.form_snapshot_enc,
     'questionnaire_submission_id', c.questionnaire_submission_id, 'subscription_id', c.subscription_id,
     'created_at', c.created_at, 'updated_at', c.updated_at, 'decided_at', c.decided_at,

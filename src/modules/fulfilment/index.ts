@@ -13,6 +13,8 @@ export {
   countFulfilmentQueue,
   pageFulfilmentQueue,
   deskOrder,
+  orderOfPharmacist,
+  routeOrderToPharmacy,
   FULFILMENT_ORDERING,
   type PrescriptionInput,
   type PrescriptionWithDoctor,

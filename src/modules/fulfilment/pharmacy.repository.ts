@@ -2,11 +2,30 @@
 // the moves. A staff desk reads across accounts (the route is the pharmacist's); no health answers
 // are read here: the prescription, the order's items and address, and the patient's name.
 import type { Queryable } from '../../db/index.ts';
-import { sqlOf } from '../../db/kysely.ts';
+import { sql, sqlOf } from '../../db/kysely.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { OrdersUpdate } from '../../db/schema.ts';
 import { COLLECTION_COLUMNS } from './repository.ts';
 import type { OrderStatus } from './status.ts';
+
+// Issue 43 (migration 1233): an order is fulfilled by its pharmacy (orders.pharmacy_id; null: the
+// central dispatch pharmacy); a pharmacist works for the pharmacy they are assigned to (none: the
+// central dispatch pharmacy), and sees and moves only that pharmacy's orders.
+const CENTRAL = sql<string>`(select id from partner_pharmacies where is_central)`;
+const ofPharmacist = (pharmacistId: string) =>
+  sql<boolean>`coalesce(o.pharmacy_id, ${CENTRAL}) = coalesce((select pp.pharmacy_id from pharmacist_pharmacies pp where pp.pharmacist_id = ${pharmacistId}), ${CENTRAL})`;
+
+/** Whether the order is one of the pharmacist's pharmacy (else the desk answers 404, as for no order). */
+export async function orderOfPharmacist(q: Queryable, orderId: string, pharmacistId: string): Promise<boolean> {
+  const row = await sqlOf(q).selectFrom('orders as o').select('o.id').where('o.id', '=', orderId).where(ofPharmacist(pharmacistId)).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Routes an order to a pharmacy (null: the central dispatch pharmacy); false when no such order. */
+export async function routeOrderForBackoffice(q: Queryable, orderId: string, pharmacyId: string | null, at: Date): Promise<boolean> {
+  const r = await sqlOf(q).updateTable('orders').set({ pharmacy_id: pharmacyId, updated_at: at }).where('id', '=', orderId).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
 
 function deskOrdersForPharmacy(q: Queryable) {
   return sqlOf(q)
@@ -41,11 +60,12 @@ function deskOrdersForPharmacy(q: Queryable) {
 
 export type DeskOrderRow = Awaited<ReturnType<ReturnType<typeof deskOrdersForPharmacy>['executeTakeFirstOrThrow']>>;
 
-export async function countFulfilmentQueueForPharmacy(q: Queryable): Promise<number> {
+export async function countFulfilmentQueueForPharmacy(q: Queryable, pharmacistId: string): Promise<number> {
   const r = await sqlOf(q)
-    .selectFrom('orders')
+    .selectFrom('orders as o')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('status', '=', 'awaiting_fulfilment')
+    .where('o.status', '=', 'awaiting_fulfilment')
+    .where(ofPharmacist(pharmacistId))
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
@@ -56,12 +76,14 @@ export const FULFILMENT_ORDERING = listOrdering(['updated_at'], 'created_at');
 /** Orders awaiting fulfilment in the asked order (default oldest first). */
 export async function pageFulfilmentQueue(
   q: Queryable,
+  pharmacistId: string,
   limit: number,
   offset: number,
   order: Order<(typeof FULFILMENT_ORDERING.fields)[number]> = orderBy({}, FULFILMENT_ORDERING),
 ): Promise<DeskOrderRow[]> {
   return deskOrdersForPharmacy(q)
     .where('o.status', '=', 'awaiting_fulfilment')
+    .where(ofPharmacist(pharmacistId))
     .orderBy(`o.${order.field}`, order.direction)
     .orderBy('o.id', order.direction)
     .limit(limit)
@@ -69,8 +91,11 @@ export async function pageFulfilmentQueue(
     .execute();
 }
 
-export async function deskOrder(q: Queryable, id: string): Promise<DeskOrderRow | null> {
-  return (await deskOrdersForPharmacy(q).where('o.id', '=', id).executeTakeFirst()) ?? null;
+/** One order; with `pharmacistId`, only one of that pharmacist's pharmacy. */
+export async function deskOrder(q: Queryable, id: string, pharmacistId?: string): Promise<DeskOrderRow | null> {
+  let query = deskOrdersForPharmacy(q).where('o.id', '=', id);
+  if (pharmacistId !== undefined) query = query.where(ofPharmacist(pharmacistId));
+  return (await query.executeTakeFirst()) ?? null;
 }
 
 /**

@@ -4,8 +4,22 @@ import { sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
 import { listOrdering, orderBy, type Order } from '../../http/pagination.ts';
 import type { PrescriptionReissueRequestsRow } from '../../db/schema.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
 
-export type ReissueRow = PrescriptionReissueRequestsRow;
+/**
+ * A request as the module hands it out: the patient's reason and the doctor's reason are sealed at
+ * rest (migration 1231, `*_enc`) and opened here.
+ */
+export type ReissueRow = Omit<PrescriptionReissueRequestsRow, 'reason' | 'reason_enc' | 'decision_reason' | 'decision_reason_enc'> & { reason: string; decision_reason: string | null };
+
+function opened<R extends Pick<PrescriptionReissueRequestsRow, 'reason' | 'reason_enc' | 'decision_reason' | 'decision_reason_enc'>>(q: Queryable, r: R) {
+  const { reason_enc, decision_reason_enc, ...rest } = r;
+  return {
+    ...rest,
+    reason: readText(q, r.reason, reason_enc, ''),
+    decision_reason: r.decision_reason ?? (decision_reason_enc ? readText(q, null, decision_reason_enc) : null),
+  };
+}
 
 /** One of the account's prescriptions, locked (the request's checks run on it), or null. */
 export async function lockOwnPrescription(q: Queryable, userId: string, prescriptionId: string) {
@@ -13,15 +27,17 @@ export async function lockOwnPrescription(q: Queryable, userId: string, prescrip
 }
 
 export async function pendingRequestFor(q: Queryable, userId: string, prescriptionId: string): Promise<ReissueRow | null> {
-  return (await forAccount(q, userId).selectFrom('prescription_reissue_requests').selectAll().where('prescription_id', '=', prescriptionId).where('status', '=', 'pending').executeTakeFirst()) ?? null;
+  const row = await forAccount(q, userId).selectFrom('prescription_reissue_requests').selectAll().where('prescription_id', '=', prescriptionId).where('status', '=', 'pending').executeTakeFirst();
+  return row ? opened(q, row) : null;
 }
 
 export async function insertReissueRequest(q: Queryable, r: { userId: string; prescriptionId: string; reason: string; at: Date }): Promise<ReissueRow> {
-  return sqlOf(q)
+  const row = await sqlOf(q)
     .insertInto('prescription_reissue_requests')
-    .values({ user_id: r.userId, prescription_id: r.prescriptionId, reason: r.reason, created_at: r.at })
+    .values({ user_id: r.userId, prescription_id: r.prescriptionId, reason: null, reason_enc: sealText(q, r.reason), created_at: r.at })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return opened(q, row);
 }
 
 export async function countReissueRequests(q: Queryable, userId: string): Promise<number> {
@@ -41,7 +57,7 @@ export async function pageReissueRequests(
   offset: number,
   order: Order<(typeof REISSUE_ORDERING.fields)[number]> = orderBy({}, REISSUE_ORDERING),
 ): Promise<ReissueRow[]> {
-  return forAccount(q, userId)
+  const rows = await forAccount(q, userId)
     .selectFrom('prescription_reissue_requests')
     .selectAll()
     .orderBy(order.field, order.direction)
@@ -49,6 +65,7 @@ export async function pageReissueRequests(
     .limit(limit)
     .offset(offset)
     .execute();
+  return rows.map((r) => opened(q, r));
 }
 
 // ---- the doctor's side (a staff desk: across accounts)
@@ -60,7 +77,7 @@ export async function countPendingReissuesForClinician(q: Queryable): Promise<nu
 
 /** Pending requests, oldest first, with the prescription and the patient's name. */
 export async function pagePendingReissuesForClinician(q: Queryable, limit: number, offset: number, order: Order<'created_at'> = orderBy({}, PENDING_REISSUE_ORDERING)) {
-  return sqlOf(q)
+  const rows = await sqlOf(q)
     .selectFrom('prescription_reissue_requests as x')
     .innerJoin('prescriptions as r', 'r.id', 'x.prescription_id')
     .innerJoin('users as u', 'u.id', 'x.user_id')
@@ -72,6 +89,7 @@ export async function pagePendingReissuesForClinician(q: Queryable, limit: numbe
     .limit(limit)
     .offset(offset)
     .execute();
+  return rows.map((r) => opened(q, r));
 }
 
 /** A request with its prescription and the patient's contact, locked for the decision. */
@@ -97,7 +115,7 @@ export async function lockReissueForClinician(q: Queryable, id: string) {
     .where('x.id', '=', id)
     .forUpdate('x')
     .executeTakeFirst();
-  return row ?? null;
+  return row ? opened(q, row) : null;
 }
 
 export async function decideReissueForClinician(
@@ -105,15 +123,14 @@ export async function decideReissueForClinician(
   id: string,
   d: { status: 'approved' | 'declined'; by: string; at: Date; decisionReason: string | null; newPrescriptionId: string | null },
 ): Promise<ReissueRow | null> {
-  return (
-    (await sqlOf(q)
-      .updateTable('prescription_reissue_requests')
-      .set({ status: d.status, decided_by: d.by, decided_at: d.at, decision_reason: d.decisionReason, new_prescription_id: d.newPrescriptionId })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .returningAll()
-      .executeTakeFirst()) ?? null
-  );
+  const row = await sqlOf(q)
+    .updateTable('prescription_reissue_requests')
+    .set({ status: d.status, decided_by: d.by, decided_at: d.at, decision_reason: null, decision_reason_enc: d.decisionReason === null ? null : sealText(q, d.decisionReason), new_prescription_id: d.newPrescriptionId })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+  return row ? opened(q, row) : null;
 }
 
 /** Marks a prescription as the reissue of another. */

@@ -10,6 +10,7 @@ import * as desk from './pharmacy.repository.ts';
 import * as reissues from './reissue.repository.ts';
 import * as repo from './repository.ts';
 import { toOrder, type Order as ApiOrder } from './schemas.ts';
+import { recordAudit } from '../audit/index.ts';
 
 export { PRESCRIPTION_ORDERING } from './repository.ts';
 export { FULFILMENT_ORDERING } from './pharmacy.repository.ts';
@@ -86,14 +87,30 @@ export function pagePendingReissues(q: Queryable, limit: number, offset: number,
   return reissues.pagePendingReissuesForClinician(q, limit, offset, order);
 }
 
-export function countFulfilmentQueue(q: Queryable): Promise<number> {
-  return desk.countFulfilmentQueueForPharmacy(q);
+/** The queue of the pharmacist's pharmacy (docs/pharmacy.md, "Pharmacies and their pharmacists"). */
+export function countFulfilmentQueue(q: Queryable, pharmacistId: string): Promise<number> {
+  return desk.countFulfilmentQueueForPharmacy(q, pharmacistId);
 }
 
-export function pageFulfilmentQueue(q: Queryable, limit: number, offset: number, order?: Order<(typeof desk.FULFILMENT_ORDERING.fields)[number]>): Promise<desk.DeskOrderRow[]> {
-  return desk.pageFulfilmentQueue(q, limit, offset, order);
+export function pageFulfilmentQueue(q: Queryable, pharmacistId: string, limit: number, offset: number, order?: Order<(typeof desk.FULFILMENT_ORDERING.fields)[number]>): Promise<desk.DeskOrderRow[]> {
+  return desk.pageFulfilmentQueue(q, pharmacistId, limit, offset, order);
 }
 
-export function deskOrder(q: Queryable, id: string): Promise<desk.DeskOrderRow | null> {
-  return desk.deskOrder(q, id);
+/** One order of the pharmacist's pharmacy (null: none, or another pharmacy's). */
+export function deskOrder(q: Queryable, id: string, pharmacistId: string): Promise<desk.DeskOrderRow | null> {
+  return desk.deskOrder(q, id, pharmacistId);
+}
+
+/** Whether an order belongs to the pharmacist's pharmacy: the desk's moves answer 404 otherwise. */
+export function orderOfPharmacist(q: Queryable, orderId: string, pharmacistId: string): Promise<boolean> {
+  return desk.orderOfPharmacist(q, orderId, pharmacistId);
+}
+
+/** The back office routes an order to a pharmacy (null: the central dispatch pharmacy); false: no such order. */
+export async function routeOrderToPharmacy(deps: Deps, actorId: string, orderId: string, pharmacyId: string | null): Promise<boolean> {
+  return deps.db.tx(async (q) => {
+    const done = await desk.routeOrderForBackoffice(q, orderId, pharmacyId, deps.clock.now());
+    if (done) await recordAudit(q, { actorId, action: 'order.routed', subjectType: 'order', subjectId: orderId, details: { pharmacy_id: pharmacyId } });
+    return done;
+  });
 }

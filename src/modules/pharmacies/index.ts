@@ -4,3 +4,4 @@ export { FulfilmentChoiceSchema, PharmacyPublicSchema, toPharmacyPublic, type Ph
 export { collectionPharmacyFor, type FulfilmentChoice } from './service.ts';
 export { pharmacyById } from './service.ts';
 export type { PartnerPharmacyRow } from './repository.ts';
+export { assignPharmacistToPharmacy, pharmacistAssignment, pharmacistIdByEmail, type PharmacistAssignment } from './service.ts';

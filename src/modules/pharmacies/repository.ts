@@ -70,7 +70,8 @@ export interface NearbyQuery {
 }
 
 function nearby(q: Queryable, n: NearbyQuery) {
-  let query = sqlOf(q).selectFrom('partner_pharmacies').where('is_active', '=', true).where('country', '=', n.country);
+  // The central dispatch pharmacy ships orders; it is no place a patient picks (migration 1233).
+  let query = sqlOf(q).selectFrom('partner_pharmacies').where('is_active', '=', true).where('is_central', '=', false).where('country', '=', n.country);
   if (n.collectionOnly) query = query.where('click_and_collect', '=', true);
   return query;
 }
@@ -90,4 +91,44 @@ export async function pageNearby(q: Queryable, n: NearbyQuery, limit: number, of
     .limit(limit)
     .offset(offset)
     .execute();
+}
+
+// ---- pharmacists and their pharmacy (issue 43; migration 1233, docs/pharmacy.md)
+
+/** The central dispatch pharmacy (exactly one, migration 1233). */
+export async function centralPharmacy(q: Queryable): Promise<PartnerPharmacyRow | null> {
+  return (await sqlOf(q).selectFrom('partner_pharmacies').selectAll().where('is_central', '=', true).executeTakeFirst()) ?? null;
+}
+
+/** A pharmacist's account (locked while it is assigned), or null when the id names no pharmacist. */
+export async function lockPharmacistAccount(q: Queryable, id: string): Promise<{ id: string; email: string } | null> {
+  return (await sqlOf(q).selectFrom('users').select(['id', 'email']).where('id', '=', id).where('is_pharmacist', '=', true).where('erased_at', 'is', null).forUpdate().executeTakeFirst()) ?? null;
+}
+
+export async function pharmacistByEmail(q: Queryable, email: string): Promise<{ id: string } | null> {
+  return (await sqlOf(q).selectFrom('users').select('id').where(sql<boolean>`lower(email) = lower(${email})`).where('is_pharmacist', '=', true).executeTakeFirst()) ?? null;
+}
+
+/** Assigns (or moves) a pharmacist to a pharmacy: one pharmacy per pharmacist. */
+export async function assignPharmacist(q: Queryable, pharmacistId: string, pharmacyId: string, by: string | null, at: Date) {
+  return sqlOf(q)
+    .insertInto('pharmacist_pharmacies')
+    .values({ pharmacist_id: pharmacistId, pharmacy_id: pharmacyId, assigned_by: by, assigned_at: at })
+    .onConflict((oc) => oc.column('pharmacist_id').doUpdateSet({ pharmacy_id: pharmacyId, assigned_by: by, assigned_at: at }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The pharmacy a pharmacist works for: their assignment, else the central dispatch pharmacy. */
+export async function pharmacyOfPharmacist(q: Queryable, pharmacistId: string): Promise<{ pharmacy: PartnerPharmacyRow; assigned_at: Date | null } | null> {
+  const row = await sqlOf(q)
+    .selectFrom('partner_pharmacies as ph')
+    .leftJoin('pharmacist_pharmacies as a', (j) => j.onRef('a.pharmacy_id', '=', 'ph.id').on('a.pharmacist_id', '=', pharmacistId))
+    .selectAll('ph')
+    .select('a.assigned_at')
+    .where(sql<boolean>`ph.id = coalesce((select pharmacy_id from pharmacist_pharmacies where pharmacist_id = ${pharmacistId}), (select id from partner_pharmacies where is_central))`)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { assigned_at, ...pharmacy } = row;
+  return { pharmacy, assigned_at };
 }

@@ -8,11 +8,23 @@ import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { CreatePharmacyBody, NearbyPharmacySchema, PartnerPharmacySchema, UpdatePharmacyBody } from './schemas.ts';
-import { createPharmacy, getPharmacy, listPharmacies, nearbyPharmacies, setPharmacyActive, updatePharmacy } from './service.ts';
+import { assignPharmacistToPharmacy, createPharmacy, getPharmacy, listPharmacies, nearbyPharmacies, setPharmacyActive, updatePharmacy } from './service.ts';
 import { fields, notFoundDetail, type OperationDoc } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
+
+const AssignPharmacyBody = z.object({
+  pharmacy_id: z.uuid().or(z.literal('central')).meta({ description: 'The pharmacy (an active one), or `central`: the central dispatch pharmacy' }),
+});
+const PharmacistAssignmentSchema = z
+  .object({
+    pharmacist_id: z.uuid(),
+    pharmacy: PartnerPharmacySchema,
+    is_central: z.boolean().meta({ description: 'The pharmacy is the central dispatch pharmacy (it ships every order not routed elsewhere)' }),
+    assigned_at: z.string().nullable().meta({ description: 'When the pharmacist was assigned (null: never assigned, working for the central dispatch pharmacy)' }),
+  })
+  .meta({ id: 'PharmacistAssignment' });
 
 const NearbyQuery = PageQuery.extend({
   near: z.enum(['profile']).optional().meta({ description: "`profile` (the default): rank by the profile's postal code and city" }),
@@ -150,5 +162,31 @@ export default function pharmaciesModule(app: ZodApp, { deps }: ModuleOptions): 
       async (request) => setPharmacyActive(deps, currentUser(request).id, request.params.id, action === 'activate'),
     );
   }
+
+  // Issue 43: a pharmacist sees and moves only the orders of their pharmacy (docs/pharmacy.md).
+  r.put(
+    '/v1/backoffice/pharmacists/:id/pharmacy/',
+    {
+      config: {
+        operation: {
+          id: 'assignPharmacistPharmacy',
+          errors: { 400: [fields], 404: [notFoundDetail] },
+          descriptions: { 200: 'The pharmacist now works for this pharmacy', 400: 'No active pharmacy with this id (`pharmacy_id`)', 404: 'The id names no pharmacist' },
+          requestExample: { pharmacy_id: 'central' },
+        },
+      },
+      schema: {
+        tags: ['backoffice'],
+        summary: "Assign a pharmacist to their pharmacy (they see and move only its orders)",
+        description:
+          'One pharmacy per pharmacist; assigning again moves them. A pharmacist never assigned works for the central dispatch pharmacy. Audit-logged (`pharmacist.assigned`).',
+        security: bearerSecurity,
+        params: IdParams,
+        body: AssignPharmacyBody,
+        response: { 200: PharmacistAssignmentSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema },
+      },
+    },
+    async (request) => assignPharmacistToPharmacy(deps, currentUser(request).id, request.params.id, request.body.pharmacy_id),
+  );
   return Promise.resolve();
 }

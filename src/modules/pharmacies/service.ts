@@ -108,3 +108,41 @@ export async function collectionPharmacyFor(q: Queryable, userId: string, choice
 export function pharmacyById(q: Queryable, id: string): Promise<repo.PartnerPharmacyRow | null> {
   return repo.pharmacyById(q, id);
 }
+
+// ---- pharmacists and their pharmacy (issue 43; docs/pharmacy.md, "Pharmacies and their pharmacists")
+
+export interface PharmacistAssignment {
+  pharmacist_id: string;
+  pharmacy: PartnerPharmacy;
+  is_central: boolean;
+  assigned_at: string | null;
+}
+
+/**
+ * A back-office admin (or the operator's CLI, `actorId` null) assigns a pharmacist to a pharmacy: from
+ * then on they see and move only that pharmacy's orders. An id that names no pharmacist is 404; a
+ * pharmacy that does not exist or is deactivated is a field error. Audit-logged.
+ */
+export async function assignPharmacistToPharmacy(deps: Deps, actorId: string | null, pharmacistId: string, pharmacyId: string /* an id, or 'central' */): Promise<PharmacistAssignment> {
+  return deps.db.tx(async (q) => {
+    const pharmacist = await repo.lockPharmacistAccount(q, pharmacistId);
+    if (!pharmacist) throw notFound();
+    const pharmacy = pharmacyId === 'central' ? await repo.centralPharmacy(q) : await repo.lockPharmacy(q, pharmacyId);
+    if (!pharmacy || !pharmacy.is_active) throw fieldErrors({ pharmacy_id: ['No active pharmacy has this id.'] });
+    const a = await repo.assignPharmacist(q, pharmacist.id, pharmacy.id, actorId, deps.clock.now());
+    await recordAudit(q, { actorId, action: 'pharmacist.assigned', subjectType: 'pharmacist', subjectId: pharmacist.id, details: { pharmacy_id: pharmacy.id } });
+    return { pharmacist_id: pharmacist.id, pharmacy: toPartnerPharmacy(pharmacy), is_central: pharmacy.is_central, assigned_at: a.assigned_at.toISOString() };
+  });
+}
+
+/** The pharmacy a pharmacist works for (their assignment, else the central dispatch pharmacy). */
+export async function pharmacistAssignment(deps: Deps, pharmacistId: string): Promise<PharmacistAssignment> {
+  const row = await repo.pharmacyOfPharmacist(deps.reader, pharmacistId);
+  if (!row) throw notFound();
+  return { pharmacist_id: pharmacistId, pharmacy: toPartnerPharmacy(row.pharmacy), is_central: row.pharmacy.is_central, assigned_at: row.assigned_at ? row.assigned_at.toISOString() : null };
+}
+
+/** The CLI's lookup: a pharmacist by e-mail address. */
+export async function pharmacistIdByEmail(deps: Deps, email: string): Promise<string | null> {
+  return (await repo.pharmacistByEmail(deps.reader, email))?.id ?? null;
+}

@@ -19,6 +19,7 @@ import {
   dispatchOrder,
   dispenseOrder,
   markOrderUndeliverable,
+  orderOfPharmacist,
   pageFulfilmentQueue,
   reshipOrder,
   toPharmacyOrder,
@@ -28,6 +29,14 @@ import { DELIVERY_MARGIN_HOURS, estimateArrival, timeWindowRecheck } from '../qu
 import { fields, notFoundDetail, transitionConflict } from '../../http/operation.ts';
 
 const IdParams = z.object({ id: z.uuid() });
+
+/**
+ * Issue 43: a pharmacist moves only the orders of their pharmacy (docs/pharmacy.md); another
+ * pharmacy's order is 404, exactly as an order that does not exist.
+ */
+async function guardOwnOrder(deps: ModuleOptions['deps'], request: { params: { id: string } } & Parameters<typeof currentUser>[0]): Promise<void> {
+  if (!(await orderOfPharmacist(deps.db, request.params.id, currentUser(request).id))) throw notFound();
+}
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -67,6 +76,7 @@ const arrivalCheck: ArrivalCheck = async (q, order, dispatchedAt) => {
 // Registers routes synchronously; the Promise is Fastify's plugin contract.
 export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  const ownOrder = (request: { params: { id: string } } & Parameters<typeof currentUser>[0]) => guardOwnOrder(deps, request);
   const base = deps.config.PUBLIC_BASE_URL;
 
   r.get(
@@ -87,8 +97,9 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
     async (request) => {
       const p = pageParams(request.query);
       const order = orderBy(request.query, FULFILMENT_ORDERING);
-      const n = await countFulfilmentQueue(deps.reader);
-      const rows = await pageFulfilmentQueue(deps.reader, p.limit, p.offset, order);
+      const me = currentUser(request).id;
+      const n = await countFulfilmentQueue(deps.reader, me);
+      const rows = await pageFulfilmentQueue(deps.reader, me, p.limit, p.offset, order);
       await logStaffRead(deps, request, 'order', rows.map((o) => o.id));
       return pageEnvelope(request, base, p, n, rows.map(toPharmacyOrder));
     },
@@ -98,7 +109,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
     '/v1/pharmacy/orders/:id/',
     { config: { operation: { id: 'getOrderForDispensing', errors: { 404: [notFoundDetail] }, descriptions: { 200: 'The order with what dispensing needs' } } }, schema: { tags: ['pharmacy'], summary: 'One order for dispensing', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...staffErrors, 404: DetailSchema } } },
     async (request) => {
-      const row = await deskOrder(deps.reader, request.params.id);
+      const row = await deskOrder(deps.reader, request.params.id, currentUser(request).id);
       if (!row) throw notFound();
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);
@@ -120,6 +131,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       },
       schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry): once per prescription (or its repeats)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
     async (request) => {
+      await ownOrder(request);
       const row = await dispenseOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, batch: request.body.batch, expiry: request.body.expiry });
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);
@@ -147,6 +159,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       },
     },
     async (request) => {
+      await ownOrder(request);
       const b = request.body;
       const row = await dispatchOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, carrier: b.carrier, trackingNumber: b.tracking_number, trackingUrl: b.tracking_url ?? null }, arrivalCheck);
       await logStaffRead(deps, request, 'order', row.id);
@@ -158,6 +171,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
     '/v1/pharmacy/orders/:id/deliver/',
     { config: { operation: { id: 'deliverOrder', errors: { 404: [notFoundDetail], ...transitionConflict }, descriptions: { 200: 'Delivered', 409: 'Not shipped' } } }, schema: { tags: ['pharmacy'], summary: 'Delivered', security: bearerSecurity, params: IdParams, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
     async (request) => {
+      await ownOrder(request);
       const row = await deliverOrder(deps, request.params.id);
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);
@@ -185,6 +199,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       },
     },
     async (request) => {
+      await ownOrder(request);
       const row = await markOrderUndeliverable(deps, request.params.id, request.body.reason);
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);
@@ -212,6 +227,7 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       },
     },
     async (request) => {
+      await ownOrder(request);
       const row = await reshipOrder(deps, request.params.id, currentUser(request).id);
       await logStaffRead(deps, request, 'order', row.id);
       return toPharmacyOrder(row);

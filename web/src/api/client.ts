@@ -26,19 +26,29 @@ export const api = createClient<paths>({ baseUrl: API_BASE, fetch: (request: Req
 
 let refreshing: Promise<boolean> | null = null;
 
-/** Rotates the token pair once; concurrent 401s share one refresh. */
+/**
+ * Asks the API for the refresh token in its HttpOnly cookie (src/modules/accounts/refresh-cookie.ts):
+ * every request sends it; the refresh endpoint takes the cookie only with it (CSRF).
+ */
+export const SESSION_COOKIE_HEADER = 'x-session-cookie';
+
+/**
+ * A new access token from the refresh cookie (the browser sends it; this code never sees it); once,
+ * concurrent 401s share one refresh. A session stored by an older version spends its refresh token here.
+ */
 export function refreshTokens(): Promise<boolean> {
-  const refresh = auth.get()?.refresh;
-  if (!refresh) return Promise.resolve(false);
+  const session = auth.get();
+  if (!session) return Promise.resolve(false);
   refreshing ??= fetch(`${API_BASE}/v1/users/token/refresh/`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-brand-slug': BRAND },
-    body: JSON.stringify({ refresh }),
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-brand-slug': BRAND, [SESSION_COOKIE_HEADER]: '1' },
+    body: JSON.stringify(session.refresh ? { refresh: session.refresh } : {}),
   })
     .then(async (r) => {
       if (!r.ok) return false;
       const body = await r.json();
-      auth.update({ access: body.access, refresh: body.refresh ?? refresh });
+      auth.update({ access: body.access, refresh: undefined });
       return true;
     })
     .catch(() => false)
@@ -51,8 +61,9 @@ export function refreshTokens(): Promise<boolean> {
 const authMiddleware: Middleware = {
   async onRequest({ request }) {
     const session = auth.get();
-    if (session && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${session.access}`);
+    if (session?.access && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${session.access}`);
     if (!request.headers.has('x-brand-slug')) request.headers.set('x-brand-slug', BRAND);
+    request.headers.set(SESSION_COOKIE_HEADER, '1');
     return request;
   },
   async onResponse({ request, response }) {
@@ -75,7 +86,8 @@ export async function authFetch(path: string, init: RequestInit = {}): Promise<R
   const go = () => {
     const headers = new Headers(init.headers);
     const s = auth.get();
-    if (s) headers.set('authorization', `Bearer ${s.access}`);
+    if (s?.access) headers.set('authorization', `Bearer ${s.access}`);
+    headers.set(SESSION_COOKIE_HEADER, '1');
     return fetch(`${API_BASE}${path}`, { ...init, headers });
   };
   let r = await go();

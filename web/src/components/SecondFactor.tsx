@@ -256,6 +256,7 @@ export function TwoStepSettings() {
   const status = useLoad<Status>(() => api.GET('/v1/users/mfa/'));
   const [setup, setSetup] = useState<Setup | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
+  const [replaced, setReplaced] = useState<string[] | null>(null);
   const [offCode, setOffCode] = useState('');
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
@@ -265,6 +266,10 @@ export function TwoStepSettings() {
   if (status.error) return <LoadError error={status.error} />;
   if (!status.data) return <Loading />;
   const on = status.data.methods.length > 0;
+  // A passkey alone is a second factor too (issue 43): it is not told about an authenticator app it
+  // does not have, and gets new recovery codes after re-authenticating, without a code.
+  const totp = status.data.methods.includes('totp');
+  const summary = totp ? t('mfa.on', { n: status.data.recovery_codes_left }) : on ? t('mfa.onPasskey', { n: status.data.recovery_codes_left }) : t('mfa.off');
 
   async function start() {
     setError('');
@@ -283,6 +288,14 @@ export function TwoStepSettings() {
       setSetup(null);
       setCodes(data.recovery_codes);
     } else setError(codeError(t, err, response.status));
+  }
+  async function newRecoveryCodes() {
+    setError('');
+    setNotice('');
+    const { data, error: err, response } = await api.POST('/v1/users/mfa/recovery-codes/', { body: {} });
+    if (data) setReplaced(data.recovery_codes);
+    else if (needsReauth(err)) setRetry(() => newRecoveryCodes);
+    else setError(codeError(t, err, response.status));
   }
   async function turnOff(e: FormEvent) {
     e.preventDefault();
@@ -307,14 +320,29 @@ export function TwoStepSettings() {
         }}
       />
     );
+  if (replaced)
+    return (
+      <RecoveryCodes
+        codes={replaced}
+        onDone={() => {
+          setReplaced(null);
+          status.setData({ ...status.data!, recovery_codes_left: replaced.length });
+        }}
+      />
+    );
   if (setup) return <SetupForm setup={setup} onCode={confirm} busy={busy} error={error} />;
   if (retry) return <ReauthPrompt onDone={() => (setRetry(null), void retry())} onCancel={() => setRetry(null)} />;
   return (
     <>
       {notice ? <Alert kind="success">{notice}</Alert> : null}
-      <p>{on ? t('mfa.on', { n: status.data.recovery_codes_left }) : t('mfa.off')}</p>
+      <p>{summary}</p>
       {error ? <Alert kind="error">{error}</Alert> : null}
-      {!on ? (
+      {on ? (
+        <button type="button" onClick={newRecoveryCodes}>
+          {t('mfa.newCodes')}
+        </button>
+      ) : null}
+      {!totp ? (
         <button type="button" onClick={start}>
           {t('mfa.setUp')}
         </button>

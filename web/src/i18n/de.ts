@@ -88,6 +88,8 @@ export const de: Dict = {
   'mfa.accountTitle': 'Anmeldung in zwei Schritten',
   'mfa.on': 'An: Die Anmeldung fragt nach einem Code Ihrer Authenticator-App. Verbleibende Wiederherstellungscodes: {n}.',
   'mfa.off': 'Aus: Für die Anmeldung genügt Ihr Passwort.',
+  'mfa.onPasskey': 'An: Die Anmeldung fragt nach Ihrem Passkey. Verbleibende Wiederherstellungscodes: {n}.',
+  'mfa.newCodes': 'Neue Wiederherstellungscodes',
   'mfa.setUp': 'Authenticator-App einrichten',
   'mfa.requiredHint': 'Mitarbeiterkonten müssen die Anmeldung in zwei Schritten behalten.',
   'mfa.turnOff': 'Anmeldung in zwei Schritten ausschalten',

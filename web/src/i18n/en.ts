@@ -87,6 +87,8 @@ export const en = {
   'mfa.accountTitle': 'Two-step sign-in',
   'mfa.on': 'On: signing in asks for a code from your authenticator app. Recovery codes left: {n}.',
   'mfa.off': 'Off: signing in needs only your password.',
+  'mfa.onPasskey': 'On: signing in asks for your passkey. Recovery codes left: {n}.',
+  'mfa.newCodes': 'New recovery codes',
   'mfa.setUp': 'Set up an authenticator app',
   'mfa.requiredHint': 'Staff accounts must keep two-step sign-in.',
   'mfa.turnOff': 'Turn off two-step sign-in',

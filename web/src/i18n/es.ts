@@ -88,6 +88,8 @@ export const es: Dict = {
   'mfa.accountTitle': 'Inicio de sesión en dos pasos',
   'mfa.on': 'Activado: al iniciar sesión se pide un código de su app de autenticación. Códigos de recuperación restantes: {n}.',
   'mfa.off': 'Desactivado: para iniciar sesión basta con su contraseña.',
+  'mfa.onPasskey': 'Activado: al iniciar sesión se pide su llave de acceso. Códigos de recuperación restantes: {n}.',
+  'mfa.newCodes': 'Nuevos códigos de recuperación',
   'mfa.setUp': 'Configurar una app de autenticación',
   'mfa.requiredHint': 'Las cuentas del personal deben mantener el inicio de sesión en dos pasos.',
   'mfa.turnOff': 'Desactivar el inicio de sesión en dos pasos',

@@ -88,6 +88,8 @@ export const fr: Dict = {
   'mfa.accountTitle': 'Connexion en deux étapes',
   'mfa.on': 'Activée : la connexion demande un code de votre application d’authentification. Codes de récupération restants : {n}.',
   'mfa.off': 'Désactivée : votre mot de passe suffit pour vous connecter.',
+  'mfa.onPasskey': 'Activée : la connexion demande votre clé d’accès. Codes de récupération restants : {n}.',
+  'mfa.newCodes': 'Nouveaux codes de récupération',
   'mfa.setUp': 'Configurer une application d’authentification',
   'mfa.requiredHint': 'Les comptes du personnel doivent garder la connexion en deux étapes.',
   'mfa.turnOff': 'Désactiver la connexion en deux étapes',

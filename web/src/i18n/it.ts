@@ -88,6 +88,8 @@ export const it: Dict = {
   'mfa.accountTitle': 'Accesso in due passaggi',
   'mfa.on': 'Attivo: l’accesso chiede un codice dell’app di autenticazione. Codici di recupero rimasti: {n}.',
   'mfa.off': 'Disattivato: per accedere basta la password.',
+  'mfa.onPasskey': 'Attivo: l’accesso chiede la tua passkey. Codici di recupero rimasti: {n}.',
+  'mfa.newCodes': 'Nuovi codici di recupero',
   'mfa.setUp': 'Configura un’app di autenticazione',
   'mfa.requiredHint': 'Gli account del personale devono mantenere l’accesso in due passaggi.',
   'mfa.turnOff': 'Disattiva l’accesso in due passaggi',

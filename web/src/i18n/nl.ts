@@ -88,6 +88,8 @@ export const nl: Dict = {
   'mfa.accountTitle': 'Inloggen in twee stappen',
   'mfa.on': 'Aan: bij het inloggen wordt een code van uw authenticator-app gevraagd. Resterende herstelcodes: {n}.',
   'mfa.off': 'Uit: voor het inloggen is alleen uw wachtwoord nodig.',
+  'mfa.onPasskey': 'Aan: bij het inloggen wordt om uw passkey gevraagd. Resterende herstelcodes: {n}.',
+  'mfa.newCodes': 'Nieuwe herstelcodes',
   'mfa.setUp': 'Authenticator-app instellen',
   'mfa.requiredHint': 'Medewerkersaccounts moeten inloggen in twee stappen behouden.',
   'mfa.turnOff': 'Inloggen in twee stappen uitzetten',

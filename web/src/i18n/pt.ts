@@ -88,6 +88,8 @@ export const pt: Dict = {
   'mfa.accountTitle': 'Início de sessão em dois passos',
   'mfa.on': 'Ativo: ao iniciar sessão é pedido um código da sua app de autenticação. Códigos de recuperação restantes: {n}.',
   'mfa.off': 'Desativado: para iniciar sessão basta a sua palavra-passe.',
+  'mfa.onPasskey': 'Ativado: o início de sessão pede a sua chave de acesso. Códigos de recuperação restantes: {n}.',
+  'mfa.newCodes': 'Novos códigos de recuperação',
   'mfa.setUp': 'Configurar uma app de autenticação',
   'mfa.requiredHint': 'As contas de funcionários têm de manter o início de sessão em dois passos.',
   'mfa.turnOff': 'Desativar o início de sessão em dois passos',
