@@ -102,6 +102,11 @@ describe('access control', () => {
         'GET /v1/public/site/',
         'POST /v1/public/cancel/',
         'POST /v1/public/cancel/confirm/',
+        // The two participants of a call, by the call pass their join answered (docs/appointments.md).
+        'GET /v1/calls/signal/',
+        'POST /v1/calls/signal/',
+        // A share link's manifest, for whoever holds the link and its passcode (docs/interoperability.md).
+        'POST /v1/public/shl/:manifest_id/',
       ].sort(),
     );
     // Only the declared method is public: GET on the sign-in path still needs a token.

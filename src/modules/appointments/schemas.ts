@@ -5,6 +5,7 @@ export const IdParams = z.object({ id: z.uuid() });
 
 const QuarterHour = z
   .string()
+  .max(5)
   .regex(/^([01]\d|2[0-3]):(00|15|30|45)$|^24:00$/, 'Use HH:MM on a quarter hour (e.g. 09:00, 13:45).')
   .meta({ description: 'Local time HH:MM on a quarter hour (24:00 ends a day)' });
 
@@ -52,9 +53,9 @@ export const SlotsSchema = z
 
 export const BookBody = z.object({
   consultation_id: z.uuid(),
-  starts_at: z.iso.datetime({ offset: true }).meta({ description: 'A slot’s starts_at, as listed (any offset: the instant counts)' }),
+  starts_at: z.iso.datetime({ offset: true }).max(40).meta({ description: 'A slot’s starts_at, as listed (any offset: the instant counts)' }),
 });
-export const RescheduleBody = z.object({ starts_at: z.iso.datetime({ offset: true }) });
+export const RescheduleBody = z.object({ starts_at: z.iso.datetime({ offset: true }).max(40) });
 
 export const AppointmentSchema = z
   .object({
