@@ -136,7 +136,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     origin: deps.config.CORS_ORIGINS.length > 0 ? deps.config.CORS_ORIGINS : false,
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Brand-Slug', 'X-Request-Id', 'Accept-Language', 'If-None-Match', 'Idempotency-Key', 'X-Session-Cookie'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Brand-Slug', 'X-Request-Id', 'Accept-Language', 'If-None-Match', 'Idempotency-Key', 'X-Session-Cookie', 'X-Call-Token'],
     exposedHeaders: ['Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag', 'Idempotent-Replayed'],
     maxAge: 600,
   });

@@ -357,7 +357,7 @@ describe('reminders, joining, signalling and the outcome', () => {
     expect(dj.body.token).not.toBe(pj.body.token);
 
     // Signalling: the patient on one process, the doctor on the other.
-    const read = (app: { app: typeof ctx.app }, token: string, after = 0) => call(app, 'GET', `/v1/calls/signal/?token=${encodeURIComponent(token)}&after=${after}`);
+    const read = (app: { app: typeof ctx.app }, token: string, after = 0) => call(app, 'GET', `/v1/calls/signal/?after=${after}`, { headers: { 'x-call-token': token } });
     const firstRead = await read(ctx, pj.body.token);
     expect(firstRead.status).toBe(200);
     expect(firstRead.body).toMatchObject({ messages: [], peer_present: false });

@@ -25,6 +25,7 @@ import {
   RequestCallSchema,
   RescheduleBody,
   SignalBody,
+  SignalHeaders,
   SignalQuery,
   SignalSentSchema,
   SignalsSchema,
@@ -258,9 +259,9 @@ export default function appointmentsModule(app: ZodApp, { deps }: ModuleOptions)
     '/v1/calls/signal/',
     {
       config: { access: 'public', operation: { id: 'readCallSignals', errors: { 400: [fields], 404: [notFoundDetail] }, descriptions: { 200: 'The other participant’s signals after `after`, and whether they are present', 404: 'Unknown token, or the call is not open' } } },
-      schema: { tags: ['appointments'], summary: 'Read the other participant’s signals (poll about every second)', querystring: SignalQuery, response: { 200: SignalsSchema, 400: FieldErrorsSchema, 404: DetailSchema } },
+      schema: { tags: ['appointments'], summary: 'Read the other participant’s signals (poll about every second)', querystring: SignalQuery, headers: SignalHeaders, response: { 200: SignalsSchema, 400: FieldErrorsSchema, 404: DetailSchema } },
     },
-    async (request) => appointments.readSignals(deps, request.query.token, request.query.after),
+    async (request) => appointments.readSignals(deps, request.headers['x-call-token'], request.query.after),
   );
 
   return Promise.resolve();

@@ -98,7 +98,7 @@ export const JoinSchema = z
     ice_servers: z.array(z.object({ urls: z.array(z.string()), username: z.string().optional(), credential: z.string().optional() })).meta({
       description: 'RTCPeerConnection iceServers: the TURN_URLS with time-limited credentials (TURN REST API: username `<expiry>:<user id>`, credential base64(HMAC-SHA1(TURN_SECRET, username)))',
     }),
-    signalling_url: z.string().meta({ description: 'POST a signal, GET (poll, `after`=last seq) the other participant’s signals, with `token`' }),
+    signalling_url: z.string().meta({ description: 'POST a signal (`token` in the body); GET (poll, `after`=last seq) the other participant’s signals with `token` in the X-Call-Token header' }),
     token: z.string().meta({ description: 'The pass to this call’s signalling channel, valid until expires_at' }),
     expires_at: z.string(),
     role: z.enum(['patient', 'doctor']),
@@ -111,7 +111,9 @@ export const SignalBody = z.object({
   type: SignalType,
   payload: z.unknown().meta({ description: 'The SDP description or ICE candidate (RTCSessionDescriptionInit / RTCIceCandidateInit JSON)' }),
 });
-export const SignalQuery = z.object({ token: z.string().min(20).max(200), after: z.coerce.number().int().min(0).default(0) });
+export const SignalQuery = z.object({ after: z.coerce.number().int().min(0).default(0) });
+/** The call pass travels in a header, never in the URL (which proxies and logs keep). */
+export const SignalHeaders = z.object({ 'x-call-token': z.string().min(20).max(200).meta({ description: 'The call pass the join answered (`token`)' }) });
 export const SignalSentSchema = z.object({ seq: z.number().int() });
 export const SignalsSchema = z
   .object({

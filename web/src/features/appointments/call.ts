@@ -60,8 +60,8 @@ export class Call {
   private async poll() {
     if (this.stopped) return;
     try {
-      const url = `${this.pass.signalling_url}?token=${encodeURIComponent(this.pass.token)}&after=${this.after}`;
-      const r = await fetch(url);
+      // The pass goes in a header: a URL is kept by proxies and logs.
+      const r = await fetch(`${this.pass.signalling_url}?after=${this.after}`, { headers: { 'x-call-token': this.pass.token } });
       if (r.status === 404) {
         // The call's window closed (or the pass is gone).
         this.end(false);
