@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { englishCatalogueWords, englishFound } from './catalogue-words';
+import { notificationsStep } from './notifications';
 import { fail, freePort, startService, waitForMail } from './support';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
@@ -477,6 +478,9 @@ async function main() {
     await page.getByRole('button', { name: 'Verify and continue' }).click();
     await page.getByRole('heading', { name: 'Hello Ada' }).waitFor();
     await check(page, 'home-new-patient');
+    log('patient: a push shown by the service worker, and its tap opening the page it names');
+    await notificationsStep(ctx, page, base);
+    log('  ✓ push shown without health details; tapping it opened /messages');
 
     log('patient: questionnaire (profile, draft autosave and resume), result, checkout');
     await page.goto('/questionnaire/weight_loss');

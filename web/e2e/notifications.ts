@@ -1,8 +1,7 @@
 // Browser journey step for notifications (docs/notifications.md), called by journey.ts with a signed-in
 // patient's page: the app's service worker (web/public/sw.js) receives a push through the DevTools
 // protocol (ServiceWorker.deliverPushMessage: no push service needed), shows it without health
-// details, naming the page to open when tapped.
-// NOTE: written without being run here (the brief keeps the journey for the lead); see the report.
+// details, and its tap opens the page it names.
 import type { BrowserContext, Page } from 'playwright-core';
 import { fail } from './support';
 
@@ -36,6 +35,19 @@ export async function notificationsStep(context: BrowserContext, page: Page, bas
   const [first] = shown;
   if (!first || first.title !== payload.title || first.body !== payload.body || first.url !== '/messages') fail(`notifications: unexpected notification ${JSON.stringify(shown)}`);
 
-  // Tapping it cannot be simulated through the protocol (no Notification domain): the worker's
-  // notificationclick handler is read in review, not driven here.
+  // Tapping it: the protocol has no Notification domain, so the worker is handed the click event
+  // itself (an untrusted event: its waitUntil refuses, the handler's navigation still runs). The
+  // page the worker controls follows the notification's link.
+  const worker = context.serviceWorkers().find((w) => w.url().endsWith('/sw.js')) ?? (await context.waitForEvent('serviceworker', { timeout: 5000 }));
+  await worker.evaluate(async () => {
+    const sw = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
+    const [notification] = await sw.registration.getNotifications();
+    const NotificationEventClass = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification }) => Event }).NotificationEvent;
+    try {
+      sw.dispatchEvent(new NotificationEventClass('notificationclick', { notification: notification! }));
+    } catch {
+      // waitUntil on an untrusted event throws after the handler started its work.
+    }
+  });
+  await page.waitForURL(`${base}/messages`, { timeout: 10_000 });
 }

@@ -33,7 +33,8 @@ self.addEventListener('notificationclick', (event) => {
       const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
       for (const client of windows) {
         if (new URL(client.url).origin === self.location.origin && 'navigate' in client) {
-          await client.focus();
+          // Focusing can be refused (no user activation); the page still follows the notification.
+          await client.focus().catch(() => undefined);
           return client.navigate(target);
         }
       }

@@ -16,7 +16,7 @@ const ofPharmacist = (pharmacistId: string) =>
   sql<boolean>`coalesce(o.pharmacy_id, ${CENTRAL}) = coalesce((select pp.pharmacy_id from pharmacist_pharmacies pp where pp.pharmacist_id = ${pharmacistId}), ${CENTRAL})`;
 
 /** Whether the order is one of the pharmacist's pharmacy (else the desk answers 404, as for no order). */
-export async function orderOfPharmacist(q: Queryable, orderId: string, pharmacistId: string): Promise<boolean> {
+export async function orderOfPharmacistForPharmacy(q: Queryable, orderId: string, pharmacistId: string): Promise<boolean> {
   const row = await sqlOf(q).selectFrom('orders as o').select('o.id').where('o.id', '=', orderId).where(ofPharmacist(pharmacistId)).executeTakeFirst();
   return row !== undefined;
 }

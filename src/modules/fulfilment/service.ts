@@ -103,7 +103,7 @@ export function deskOrder(q: Queryable, id: string, pharmacistId: string): Promi
 
 /** Whether an order belongs to the pharmacist's pharmacy: the desk's moves answer 404 otherwise. */
 export function orderOfPharmacist(q: Queryable, orderId: string, pharmacistId: string): Promise<boolean> {
-  return desk.orderOfPharmacist(q, orderId, pharmacistId);
+  return desk.orderOfPharmacistForPharmacy(q, orderId, pharmacistId);
 }
 
 /** The back office routes an order to a pharmacy (null: the central dispatch pharmacy); false: no such order. */
