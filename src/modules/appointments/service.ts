@@ -14,7 +14,7 @@ import { notify } from '../notifications/index.ts';
 import type { AppointmentsRow } from '../../db/schema.ts';
 import * as repo from './repository.ts';
 import { appointmentMail, calendarFile, SUMMARY, whenText, type AppointmentMailKind } from './mail.ts';
-import { isoDate, isoInZone, isTimeZone, localTime, zonedInstant } from './zoned.ts';
+import { isoDate, isoInZone, isTimeZone, localTime, zonedInstant } from '../../lib/zoned-time.ts';
 
 /** Every appointment is one slot of this length on the 15-minute grid (the database checks both). */
 export const SLOT_MINUTES = 15;

@@ -18,7 +18,7 @@ import { CHANNELS, EVENTS, EVENT_KINDS, PHONE_CODE_TEXT, TEXTS, isEventKind, typ
 import { postPush } from './push.ts';
 import * as repo from './repository.ts';
 import { smsSenderFor, type SmsSender } from './sms.ts';
-import { isoDate, isTimeZone, localTime, zonedInstant } from './zoned-time.ts';
+import { isoDate, isTimeZone, localTime, zonedInstant } from '../../lib/zoned-time.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The event API

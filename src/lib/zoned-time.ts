@@ -65,3 +65,13 @@ export function zonedInstant(year: number, month: number, day: number, hour: num
 
 /** A local calendar date as YYYY-MM-DD. */
 export const isoDate = (l: Pick<LocalTime, 'year' | 'month' | 'day'>) => `${String(l.year).padStart(4, '0')}-${String(l.month).padStart(2, '0')}-${String(l.day).padStart(2, '0')}`;
+
+const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
+
+/** The instant as an ISO 8601 time in the zone with its offset, e.g. 2026-12-03T10:00:00+01:00. */
+export function isoInZone(at: Date, timeZone: string): string {
+  const l = localTime(at, timeZone);
+  const offsetMin = Math.round(offsetAt(at.getTime(), timeZone) / 60_000);
+  const sign = offsetMin < 0 ? '-' : '+';
+  return `${isoDate(l)}T${pad(l.hour)}:${pad(l.minute)}:${pad(l.second)}${sign}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`;
+}
