@@ -128,21 +128,21 @@ interface AxeRunner {
 }
 
 async function settle(page: Page) {
-  // Best effort: a page that keeps a request open is checked after 8 s, and the request is named.
+  // Best effort: a page that keeps the network busy is checked after 2 s (and said so).
   const open = new Set<string>();
   const started = (r: { url(): string }) => open.add(r.url());
   const ended = (r: { url(): string }) => open.delete(r.url());
   page.on('request', started);
   page.on('requestfinished', ended);
   page.on('requestfailed', ended);
-  const idle = await page.waitForLoadState('networkidle', { timeout: 8_000 }).then(
+  const idle = await page.waitForLoadState('networkidle', { timeout: 2_000 }).then(
     () => true,
     () => false,
   );
   page.off('request', started);
   page.off('requestfinished', ended);
   page.off('requestfailed', ended);
-  if (!idle) log(`  (network not idle after 8 s${open.size ? `: ${[...open].join(', ')}` : ''})`);
+  if (!idle) log(`  (network not idle after 2 s${open.size ? `: ${[...open].join(', ')}` : ''})`);
   await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 10_000 }).catch(() => undefined);
 }
 
