@@ -1,12 +1,16 @@
 // Shared set-up for the billing, clinician, back-office and Stripe tests.
 import { randomUUID } from 'node:crypto';
-import { call, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, grantGpSharing, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { getCategory } from '../src/modules/questionnaires/catalogue.ts';
 import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import { expect } from 'vitest';
 
 export async function readyPatient(ctx: TestContext, category = 'weight_loss', outcome = 'eligible', extra: Record<string, unknown> = {}): Promise<Patient> {
-  const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', ...extra });
+  const { gp_sharing: sharing = true, ...columns } = extra;
+  const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'de', ...columns });
+  // A patient ready for treatment has named their own doctor and consents to sharing (weight loss
+  // cannot be approved without: docs/interoperability.md); `gp_sharing: false` leaves both out.
+  if (sharing !== false) await grantGpSharing(ctx, p.id);
   await addSubmission(ctx, p.id, category, outcome);
   return p;
 }

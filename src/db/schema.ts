@@ -300,6 +300,36 @@ export type FileBlobsRow = Selectable<FileBlobsTable>;
 export type NewFileBlobs = Insertable<FileBlobsTable>;
 export type FileBlobsUpdate = Updateable<FileBlobsTable>;
 
+export interface GpLettersTable {
+  id: Generated<string>;
+  user_id: string;
+  consultation_id: string;
+  prescription_id: string;
+  status: Generated<string>;
+  recipient_email: string;
+  locale: string;
+  content_enc: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  sent_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  withheld_reason: string | null;
+}
+export type GpLettersRow = Selectable<GpLettersTable>;
+export type NewGpLetters = Insertable<GpLettersTable>;
+export type GpLettersUpdate = Updateable<GpLettersTable>;
+
+export interface GpSharingOverridesTable {
+  id: Generated<string>;
+  consultation_id: string;
+  user_id: string;
+  doctor_id: string;
+  missing: string;
+  reason_enc: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type GpSharingOverridesRow = Selectable<GpSharingOverridesTable>;
+export type NewGpSharingOverrides = Insertable<GpSharingOverridesTable>;
+export type GpSharingOverridesUpdate = Updateable<GpSharingOverridesTable>;
+
 export interface IdempotencyKeysTable {
   user_id: string;
   key: string;
@@ -1244,6 +1274,8 @@ export interface Database {
   email_suppressions: EmailSuppressionsTable;
   email_verifications: EmailVerificationsTable;
   file_blobs: FileBlobsTable;
+  gp_letters: GpLettersTable;
+  gp_sharing_overrides: GpSharingOverridesTable;
   idempotency_keys: IdempotencyKeysTable;
   identity_verifications: IdentityVerificationsTable;
   identity_webhook_events: IdentityWebhookEventsTable;

@@ -89,6 +89,12 @@ export const ERROR_CATALOGUE = {
   override_required: { status: 400, shape: 'detail_code' },
   patient_choice_not_confirmed: { status: 409, shape: 'detail_code', message: 'The patient has not confirmed this renewal yet: it cannot be approved until they do.' },
   absolute_contraindication: { status: 409, shape: 'error_code' },
+  // A category whose letters to the patient's own doctor are `required` (docs/interoperability.md).
+  gp_consent_required: {
+    status: 409,
+    shape: 'detail_code',
+    message: 'This category needs the patient’s consent to share with their own doctor (gp_sharing) and their doctor’s details on the profile. Ask the patient, or approve with gp_sharing_override_reason explaining why it is safe to prescribe without.',
+  },
 
   // Any record with a state machine (consultations, checkout sessions, plans)
   invalid_status_transition: { status: 409, shape: 'detail_code' },

@@ -338,3 +338,48 @@ export function prescriptionPdf(d: PrescriptionData): Promise<Buffer> {
     d.seller,
   );
 }
+
+/** One language's version of a letter to the patient's own doctor: its heading, opening, labelled lines and closing. */
+export interface LetterPart {
+  lang: string;
+  title: string;
+  opening: string;
+  /** A heading and its lines (label, value); a line without a label is a paragraph. */
+  sections: { heading: string; lines: [string | null, string][] }[];
+  closing: string;
+}
+
+/**
+ * A letter to the patient's own doctor (docs/interoperability.md): the recipient, then one part per
+ * language (the patient's, then English), each on its own page.
+ */
+export function gpLetterPdf(d: { id: string; seller: Seller; recipient: string[]; parts: LetterPart[] }): Promise<Buffer> {
+  return render(
+    (doc) => {
+      d.parts.forEach((p, i) => {
+        if (i > 0) doc.addPage();
+        doc.fontSize(9).text([d.seller.sample ? `${d.seller.name} (SAMPLE)` : d.seller.name, ...d.seller.address, d.seller.country].join(', '));
+        doc.moveDown();
+        doc.fontSize(10);
+        for (const line of d.recipient) doc.text(line);
+        doc.moveDown();
+        doc.font('bold').fontSize(16).text(p.title).font('body');
+        doc.fontSize(8).text(`${d.id} · ${p.lang}`);
+        doc.moveDown();
+        doc.fontSize(10).text(p.opening);
+        for (const s of p.sections) {
+          doc.moveDown();
+          doc.font('bold').fontSize(11).text(s.heading).font('body').fontSize(10);
+          for (const [label, value] of s.lines) {
+            if (label) doc.font('bold').text(`${label}: `, { continued: true }).font('body').text(value);
+            else doc.text(value);
+          }
+        }
+        doc.moveDown();
+        doc.text(p.closing);
+      });
+    },
+    `Letter ${d.id}`,
+    d.seller,
+  );
+}

@@ -87,6 +87,9 @@ export const SEALED_TABLES: readonly SealedTable[] = [
       { sealed: 'decision_note_enc', kind: 'text' },
     ],
   },
+  // Migration 1240: the letters to the patient's own doctor and the doctors' reasons for approving without one (sealed from the start).
+  { table: 'gp_letters', key: 'id', keyType: 'uuid', columns: [{ sealed: 'content_enc', kind: 'json' }] },
+  { table: 'gp_sharing_overrides', key: 'id', keyType: 'uuid', columns: [{ sealed: 'reason_enc', kind: 'text' }] },
 ];
 
 const BATCH = 200;

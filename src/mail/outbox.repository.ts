@@ -5,11 +5,13 @@ import type { MailOutboxRow } from '../db/schema.ts';
 
 const normalise = (email: string) => email.trim().toLowerCase();
 
-/** A file sent with a mail (an appointment's calendar file): its text content, kept until the mail is sent. */
+/** A file sent with a mail (an appointment's calendar file, a letter's PDF): its content, kept until the mail is sent. */
 export interface MailAttachment {
   filename: string;
   content_type: string;
+  /** Text, or base64 when `encoding` says so (a binary file such as a PDF). */
   content: string;
+  encoding?: 'base64';
 }
 
 export async function insertMail(q: Queryable, mail: { to: string; subject: string; text: string; template: string; attachments?: MailAttachment[] }): Promise<void> {

@@ -11,10 +11,10 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   /** Files sent with the mail (an appointment's calendar file). */
-  attachments?: { filename: string; content_type: string; content: string }[];
+  attachments?: { filename: string; content_type: string; content: string; encoding?: 'base64' }[];
 }
 
-const attachmentsOf = (mail: OutgoingMail) => mail.attachments?.map((a) => ({ filename: a.filename, contentType: a.content_type, content: a.content }));
+const attachmentsOf = (mail: OutgoingMail) => mail.attachments?.map((a) => ({ filename: a.filename, contentType: a.content_type, content: a.content, ...(a.encoding ? { encoding: a.encoding } : {}) }));
 
 export interface MailTransport {
   send(mail: OutgoingMail): Promise<void>;

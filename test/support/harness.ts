@@ -254,6 +254,18 @@ export async function seedPatient(ctx: TestContext, columns: Record<string, unkn
   return { id: row.id, email, ...pair };
 }
 
+/** The own doctor test patients name (example.org: never a real address). */
+export const TEST_GP = { name: 'Dr. Greta Hausarzt', practice: 'Praxis am Markt', address: 'Marktplatz 1\n10115 Berlin', email: 'praxis@gp.example.org' };
+
+/**
+ * The patient names their own doctor and consents to sharing with them (`gp_sharing`), as the
+ * profile and consent routes store it: what a weight-loss approval needs (docs/interoperability.md).
+ */
+export async function grantGpSharing(ctx: TestContext, userId: string, gp: Record<string, string> = TEST_GP): Promise<void> {
+  await ctx.db.query('update users set gp = $2::jsonb where id = $1', [userId, JSON.stringify(gp)]);
+  await ctx.db.query("insert into consents (user_id, kind, version, granted) values ($1, 'gp_sharing', 'test', true)", [userId]);
+}
+
 export interface Instance {
   app: App;
   deps: Deps;

@@ -448,6 +448,8 @@ export async function pseudonymiseUser(q: Queryable, userId: string, at: Date): 
       document_number_enc: null,
       document_type: null,
       addresses: JSON.stringify([]),
+      // The patient's own doctor: who treats them is personal data too.
+      gp: null,
       referral_code: `ERASED-${userId}`,
       disabled_at: at,
       erased_at: at,

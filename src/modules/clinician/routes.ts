@@ -71,6 +71,18 @@ const ClinicianConsultation = ConsultationSchema.extend({
     .nullable()
     .meta({ description: 'Renewals and early orders: the patient’s choice, the engine’s explanation, the journal weight and its trend over 90 days' }),
   verification: DeskVerification.meta({ description: 'The patient’s identity and weight verification against what the category requires, duplicate-identity signals, and the warning when something is missing' }),
+  gp_sharing: z
+    .object({
+      level: z.enum(['required', 'recommended', 'none']).meta({ description: 'The category’s GP letter level (catalogue/prescribing): `required` needs the consent and a GP (or `gp_sharing_override_reason`) to approve' }),
+      consent: z.boolean().meta({ description: 'The patient’s latest `gp_sharing` consent is a grant' }),
+      gp_on_file: z.boolean().meta({ description: 'The profile names the patient’s own doctor with an e-mail address' }),
+      letter: z
+        .object({ id: z.uuid(), status: z.enum(['queued', 'sent', 'withheld']), sent_at: z.string().nullable(), withheld_reason: z.string().nullable() })
+        .nullable()
+        .meta({ description: 'This consultation’s letter: queued at the approval, sent by the job, withheld when the consent was withdrawn before it went' }),
+      override_reason: z.string().nullable().meta({ description: 'The doctor’s reason for approving a `required` category without the consent or a GP' }),
+    })
+    .meta({ description: 'Letters to the patient’s own doctor (docs/interoperability.md)' }),
   earlier_submissions: z
     .array(EarlierSubmission)
     .meta({ description: 'The patient’s submissions of the same category before this consultation’s submission (the last 5, newest first) with what changed; empty without a submission (a renewal)' }),
@@ -88,6 +100,13 @@ const ApproveBody = z.object({
     .max(2000)
     .optional()
     .meta({ description: 'Required to approve a treatment or dose outside what the engine allowed (`prescribing_check`): the written clinical reason, recorded with the doctor’s id' }),
+  gp_sharing_override_reason: z
+    .string()
+    .trim()
+    .min(20)
+    .max(2000)
+    .optional()
+    .meta({ description: 'Required to approve a category whose GP letters are `required` (`gp_sharing.level`) when the patient has not consented to sharing with their own doctor or named none: why it is safe to prescribe without (GMC good practice in prescribing, para 20(d)). Recorded with the doctor’s id, sealed at rest, shown as `gp_sharing.override_reason`' }),
 });
 const OverrideRequiredSchema = z
   .object({ detail: z.string(), code: z.literal('override_required'), reason_codes: z.array(z.string()), allowed_treatments: z.array(z.string()), allowed_dosages: z.array(z.string()) })
@@ -162,13 +181,13 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
             400: [fields, { detail_code: ['override_required'] }, { error_name: ['TREATMENT_WINDOW_PASSED'] }],
             403: [{ detail_code: ['permission_denied', 'second_factor_required_to_sign'] }],
             404: [notFoundDetail],
-            409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed'] }, { error: ['absolute_contraindication'] }, { code: ['verification_required'] }],
+            409: [{ detail_code: ['invalid_status_transition', 'patient_choice_not_confirmed', 'gp_consent_required'] }, { error: ['absolute_contraindication'] }, { code: ['verification_required'] }],
             503: [{ detail_code: ['signing_unavailable'] }],
           },
           descriptions: {
             200: 'Approved: the consultation with its prescription, signed by the doctor',
             403: 'Not a doctor, or (STAFF_MFA=required) a session that did not pass the second factor: the prescription cannot be signed',
-            409: 'Not pending review, a renewal the patient has not confirmed, an absolute contraindication no override lifts, or the category’s verification is incomplete (PATIENT_VERIFICATION=required)',
+            409: 'Not pending review, a renewal the patient has not confirmed, an absolute contraindication no override lifts, the category’s verification is incomplete (PATIENT_VERIFICATION=required), or a category whose GP letters are required without the patient’s consent or GP and without `gp_sharing_override_reason` (`gp_consent_required` {missing: consent, gp or consent_and_gp})',
             503: 'The signing provider is unavailable: nothing was approved',
           } },
       },
@@ -176,7 +195,7 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         tags: ['clinician'],
         summary: 'Approve: issues a signed prescription and an order',
         description:
-          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). With PATIENT_VERIFICATION=required, a patient whose verification the category requires is incomplete (identity; weight loss also a verified weight at most 180 days old) is 409 `verification_required` {missing} before anything else (docs/verification.md). Emails the patient; audit-logged.',
+          'From pending_review or needs_information; otherwise 409 invalid_status_transition. treatment_id must be in the category, dosage on its ladder (400 field errors). A treatment or dose outside what the engine allowed (excluded treatment, a first supply above the first ladder step, a step up after a break in supply...) is 400 `override_required` with `reason_codes` unless `override_reason` is given; the override is recorded with the doctor’s id and every rule it lifts, and shown as `prescribing_override`. An absolute contraindication (nitrates or riociguat with a PDE5 inhibitor, serotonergic drugs with dapoxetine, finasteride for women, MTC/MEN2 with a GLP-1...) is 409 `absolute_contraindication` even with an `override_reason`. Emergency contraception re-checks the hours since unprotected sex at approval (400 TREATMENT_WINDOW_PASSED {reason_codes, allowed_treatments}). With PATIENT_VERIFICATION=required, a patient whose verification the category requires is incomplete (identity; weight loss also a verified weight at most 180 days old) is 409 `verification_required` {missing} before anything else (docs/verification.md). A category whose letters to the patient’s own doctor are `required` (weight loss; `gp_sharing.level`) needs the patient’s `gp_sharing` consent and a GP on the profile, else 409 `gp_consent_required` {missing} unless `gp_sharing_override_reason` is given (recorded, sealed); renewals follow the same rule. With the consent and a GP, a `required` or `recommended` category’s approval queues one letter to the GP (docs/interoperability.md). Emails the patient; audit-logged.',
         security: bearerSecurity,
         params: IdParams,
         body: ApproveBody,
@@ -192,6 +211,7 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         note: request.body.note,
         instructions: request.body.instructions,
         overrideReason: request.body.override_reason,
+        gpSharingOverrideReason: request.body.gp_sharing_override_reason,
         session: { secondFactor: currentUser(request).second_factor },
       });
       return detail(request.params.id);

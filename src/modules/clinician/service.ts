@@ -20,6 +20,7 @@ import { weightSummary } from '../journal/index.ts';
 import { assertVerifiedForApproval, verificationForDesk } from '../verification/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
 import { clinicianPhotoUrl, deskPhotos } from '../photos/index.ts';
+import { assertGpSharingForApproval, gpSharingForDesk, recordGpSharing } from '../interop/index.ts';
 import { RenewalChoiceSchema, RenewalRedFlagSchema, RenewalVerdictSchema, readStored } from './schemas.ts';
 import { countQueueForClinician, pageQueueForClinician, type QueueFilter } from './repository.ts';
 
@@ -76,6 +77,7 @@ export async function consultationForReview(deps: Deps, id: string) {
       : null,
     renewal,
     verification: await verificationForDesk(deps, row.user_id, row.category),
+    gp_sharing: await gpSharingForDesk(deps, { userId: row.user_id, category: row.category, consultationId: row.id }),
     earlier_submissions: row.questionnaire_submission_id ? await earlierSubmissions(deps, row.user_id, row.questionnaire_submission_id) : [],
   };
 }
@@ -137,10 +139,30 @@ export async function approveForClinician(deps: Deps, input: ApproveInput) {
   // Verified identity (and weight, by category) before anything else: 409 verification_required.
   const pending = await findConsultationForClinician(deps.db, input.consultationId);
   if (pending) await assertVerifiedForApproval(deps, pending.user_id, pending.category);
-  return approveConsultation(deps, input, async (q, { consultation: c }) => {
+  // A category whose letters to the patient's own doctor are required: the consent and the GP, or
+  // the doctor's written reason, before anything is signed (409 gp_consent_required).
+  // (Not for a renewal the patient has not confirmed: that refusal comes first, in the approval.)
+  if (pending && ['pending_review', 'needs_information', 'awaiting_call'].includes(pending.status) && !(pending.origin === 'renewal' && pending.patient_choice_status !== 'confirmed')) {
+    await assertGpSharingForApproval(deps, { userId: pending.user_id, category: pending.category, overrideReason: input.gpSharingOverrideReason });
+  }
+  return approveConsultation(deps, input, async (q, a) => {
+    const c = a.consultation;
     if (c.subscription_id) {
       await updatePlanDetails(q, c.user_id, c.subscription_id, { treatment_id: c.treatment_id, dosage: c.dosage });
     }
+    await recordGpSharing(deps, q, {
+      userId: c.user_id,
+      consultationId: c.id,
+      prescriptionId: a.prescriptionId,
+      category: c.category,
+      doctorId: input.doctorId,
+      treatmentId: c.treatment_id ?? '',
+      treatmentName: a.treatmentName,
+      dosage: c.dosage ?? '',
+      instructions: a.instructions,
+      at: a.at,
+      overrideReason: input.gpSharingOverrideReason,
+    });
   });
 }
 

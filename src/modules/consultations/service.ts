@@ -55,6 +55,8 @@ export interface ApproveInput {
   instructions?: string;
   /** Required to approve a treatment or dose the engine did not allow: the doctor's written clinical reason. */
   overrideReason?: string;
+  /** Required to approve a category whose GP letters are `required` without the patient's consent or GP (docs/interoperability.md). */
+  gpSharingOverrideReason?: string;
   /** The doctor's session, which signs the prescription (docs/prescriptions.md). */
   session: SigningSession;
 }
@@ -64,6 +66,10 @@ export interface Approved {
   consultation: ConsultationRow;
   prescriptionId: string;
   orderId: string;
+  /** What the prescription says (the letter to the patient's own doctor repeats it). */
+  treatmentName: string;
+  instructions: string;
+  at: Date;
 }
 
 /**
@@ -187,7 +193,7 @@ export async function approveConsultation(
     });
     await enqueueMail(q, c.email, consultationApprovedMail, c.locale, { first_name: c.first_name, link: patientLink(deps, c.id) });
     await notify(q, { kind: 'consultation_decision', userId: c.user_id, key: `${c.id}:approved`, link: `/consultations/${c.id}` });
-    if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id });
+    if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id, treatmentName: treatment.name, instructions, at: now });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
 }

@@ -10,11 +10,55 @@ import { fields, notFoundDetail } from '../../http/operation.ts';
 import { PageQuery, pageSchema, respondPage } from '../../http/pagination.ts';
 import { ManifestBody, ManifestParams, ManifestSchema, PasscodeErrorSchema, ShareLinkBody, ShareLinkCreatedSchema, ShareLinkIdParams, ShareLinkSchema } from './schemas.ts';
 import { createShareLink, listShareLinks, revokeShareLink, shareLinkManifest, SHARE_LINK_PASSCODE_ATTEMPTS } from './share-links.ts';
+import { GpLetterSchema } from './schemas.ts';
+import { gpLetterPdfForUser, pageGpLetters, sendQueuedGpLetters } from './gp-letters.ts';
 
 
 export default function interopModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['privacy'], security: bearerSecurity };
+  // Letters queued by approvals go to the GPs through the outbox (withheld when the consent was withdrawn since).
+  deps.scheduler.register('interop.gp-letters', async () => void (await sendQueuedGpLetters(deps)));
+
+  r.get(
+    '/v1/users/me/gp-letters/',
+    {
+      config: { operation: { id: 'listGpLetters', descriptions: { 200: 'The letters to the patient’s own doctor, newest first' } } },
+      schema: {
+        ...common,
+        summary: 'Letters to my own doctor',
+        description:
+          'One letter per approval of a category whose GP letters are `required` or `recommended`, while the `gp_sharing` consent is granted and the profile names a GP (docs/interoperability.md). A letter withheld because the consent was withdrawn before it went is not listed (it never left; the export holds it).',
+        querystring: PageQuery,
+        response: { 200: pageSchema(GpLetterSchema), ...UnauthorisedResponses },
+      },
+    },
+    async (request) => respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => pageGpLetters(deps, currentUser(request).id, limit, offset)),
+  );
+
+  r.get(
+    '/v1/users/me/gp-letters/:id/pdf/',
+    {
+      config: {
+        operation: {
+          id: 'downloadGpLetter',
+          errors: { 404: [notFoundDetail] },
+          binary: ['application/pdf'],
+          descriptions: { 200: 'The letter as a PDF (`Content-Disposition: attachment`): the patient’s language, then English', 404: 'No such letter of this account' },
+        },
+      },
+      schema: {
+        ...common,
+        summary: 'A letter to my own doctor as PDF',
+        params: ShareLinkIdParams,
+        response: { 200: z.unknown().meta({ description: 'PDF document (application/pdf)' }), 404: DetailSchema, ...UnauthorisedResponses },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await gpLetterPdfForUser(deps, currentUser(request).id, request.params.id);
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="letter-${request.params.id}.pdf"`).send(pdf);
+    },
+  );
 
   r.post(
     '/v1/users/me/share-links/',

@@ -57,3 +57,15 @@ export const ManifestSchema = z
   .meta({ id: 'ShareLinkManifest' });
 
 export const PasscodeErrorSchema = z.object({ detail: z.string(), code: z.string(), remainingAttempts: z.number().int() });
+
+export const GpLetterSchema = z
+  .object({
+    id: z.uuid(),
+    consultation_id: z.uuid().meta({ description: 'The approved consultation (or renewal) the letter reports' }),
+    status: z.enum(['queued', 'sent']).meta({ description: '`queued` from the approval until the sending job mails it (within a minute or so); `sent` once in the mail outbox' }),
+    created_at: z.string().meta({ description: 'When the approval queued it' }),
+    sent_at: z.string().nullable(),
+    recipient: z.string().meta({ description: 'The GP’s e-mail address at the approval' }),
+    url: z.string().meta({ description: 'The letter as a PDF (this account only)' }),
+  })
+  .meta({ id: 'GpLetter', description: 'A letter to the patient’s own doctor (docs/interoperability.md)' });

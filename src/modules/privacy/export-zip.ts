@@ -1,6 +1,6 @@
 // The zip variant of the data export (GET /v1/users/me/export/?format=zip, docs/privacy.md): the
 // same export.json as the JSON variant, plus a `files` index, and the account's files themselves —
-// message attachments, invoices and prescriptions as PDF — made by the same code as their download
+// message attachments, invoices, prescriptions and letters to the patient's own doctor as PDF — made by the same code as their download
 // routes. Every file is read for the signed-in account only (each helper puts its id in the SQL).
 import { zipSync, type Zippable } from 'fflate';
 import type { Deps } from '../../deps.ts';
@@ -10,11 +10,12 @@ import { patientFile } from '../messages/index.ts';
 import { invoiceFile } from '../payments/index.ts';
 import { verificationFilesOfAccount } from '../verification/index.ts';
 import { photosOfAccountForExport } from '../photos/index.ts';
+import { gpLetterFilesForExport } from '../interop/index.ts';
 import { exportAccount } from './service.ts';
 
 export interface ZipFileEntry {
   path: string;
-  type: 'attachment' | 'invoice' | 'prescription' | 'verification_image' | 'clinical_photo';
+  type: 'attachment' | 'invoice' | 'prescription' | 'verification_image' | 'clinical_photo' | 'gp_letter';
   /** The record the file belongs to: the message, payment or prescription id, or the photo's or verification's own. */
   id: string;
 }
@@ -53,6 +54,7 @@ export async function exportAccountZip(deps: Deps, userId: string): Promise<{ da
     const f = await prescriptionFile(deps.db, deps.config, userId, rx.id);
     if (f) add('prescription', rx.id, 'prescriptions', f.name, f.data);
   }
+  for (const f of await gpLetterFilesForExport(deps, deps.db, userId)) add('gp_letter', f.id, 'gp-letters', f.name, f.data);
   await addClinicalPhotos(deps, userId, add);
 
   await addVerificationImages(deps, userId, (id, path, bytes) => {

@@ -74,6 +74,7 @@ export const ExportSchema = z
       .meta({ description: 'Identity checks (what the document said, the keyed hash of its number, the outcome) and photos on the scales; the images themselves are in the zip variant (docs/verification.md)' }),
     notifications: z.record(z.string(), z.unknown()).meta({ description: 'Notification preferences, how many browsers are subscribed to push (not their endpoints) and the phone for SMS' }),
     appointments: rows.meta({ description: 'Calls with a doctor: times, status, video or phone, the outcome and its note (docs/appointments.md)' }),
+    gp_letters: rows.meta({ description: 'Letters to the patient’s own doctor: each with its status (queued, sent, withheld when the consent was withdrawn before it went), recipient, url (its PDF download path) and content; the zip holds the PDFs (docs/interoperability.md)' }),
   })
   .meta({ id: 'AccountExport' });
 

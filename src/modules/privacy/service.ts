@@ -22,7 +22,7 @@ import { referralSummary, referredByOf } from '../referrals/index.ts';
 import { deleteAccountVerification, removeVerificationImages, verificationOfAccount } from '../verification/index.ts';
 import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
-import { eraseAccountShareLinks } from '../interop/index.ts';
+import { eraseAccountGpLetters, eraseAccountShareLinks, gpLettersForExport } from '../interop/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -139,6 +139,7 @@ export async function exportAccount(deps: Deps, userId: string) {
     verification: await verificationOfAccount(deps, userId),
     notifications: await notificationsOfAccount(q, userId),
     appointments: await appointmentsOfAccount(q, userId),
+    gp_letters: await gpLettersForExport(deps, q, userId),
   });
 }
 
@@ -196,6 +197,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     }
     await revokeAccountConnectors(q, userId);
     await eraseAccountShareLinks(q, userId);
+    await eraseAccountGpLetters(q, userId);
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);

@@ -36,7 +36,7 @@ export {
   type Outcome,
   type Reason,
 } from './engine.ts';
-export { prescribingFor, prescriptionInstructions, ruleFacts, type InstructionLine, type PrescribingCategory, type RuleFacts } from './prescribing-catalogue.ts';
+export { gpSharingFor, prescribingFor, prescriptionInstructions, ruleFacts, GP_SHARING_LEVELS, type GpSharing, type GpSharingLevel, type InstructionLine, type PrescribingCategory, type RuleFacts } from './prescribing-catalogue.ts';
 export {
   doseVerdict,
   exclusionCodes,

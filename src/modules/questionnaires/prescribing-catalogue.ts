@@ -9,7 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CATEGORY_SLUGS, RuleSchema, StepSchema, checkStrengthLimits, currentVersion, getCategory, type Condition, type Rule, type Step } from './catalogue.ts';
+import { LOCALES, type Locale } from '../../lib/locales.ts';
+import { CATEGORY_SLUGS, RuleSchema, StepSchema, checkStrengthLimits, currentVersion, getCategory, type Condition, type LocalisedText, type Rule, type Step } from './catalogue.ts';
 
 const TitrationSchema = z
   .object({
@@ -40,10 +41,37 @@ const InstructionsSchema = z
   .strict();
 export type PrescriptionInstructionsCatalogue = z.infer<typeof InstructionsSchema>;
 
+/** The GP letter levels (docs/interoperability.md, "Letters to the patient's own doctor"). */
+export const GP_SHARING_LEVELS = ['required', 'recommended', 'none'] as const;
+export type GpSharingLevel = (typeof GP_SHARING_LEVELS)[number];
+
+/**
+ * Whether the patient's own doctor hears of an approval in this category: `required` (no approval
+ * without the patient's `gp_sharing` consent and a GP on the profile, unless the doctor writes why),
+ * `recommended` (a letter goes when the patient consented), `none` (no letter, even with consent:
+ * confidential sexual health care). `monitoring` is printed on the letter in the patient's language
+ * and English; `reason` and `source` say why the level was chosen.
+ */
+const GpSharingSchema = z
+  .object({
+    level: z.enum(GP_SHARING_LEVELS),
+    reason: z.string().min(20),
+    source: z.string().min(1),
+    monitoring: z.object(Object.fromEntries(LOCALES.map((l) => [l, z.string().min(1)])) as Record<Locale, z.ZodString>).strict(),
+  })
+  .strict();
+export interface GpSharing {
+  level: GpSharingLevel;
+  reason: string;
+  source: string;
+  monitoring: LocalisedText;
+}
+
 const FileSchema = z
   .object({
     format: z.literal(1),
     category: z.enum(CATEGORY_SLUGS),
+    gp_sharing: GpSharingSchema,
     titration: z.record(z.string(), TitrationSchema).default({}),
     renewal: z.object({ steps: z.array(StepSchema), rules: z.array(RuleSchema) }).strict().default({ steps: [], rules: [] }),
     /**
@@ -59,6 +87,7 @@ const FileSchema = z
 export type PrescribingFile = z.infer<typeof FileSchema>;
 
 export interface PrescribingCategory {
+  gp_sharing: GpSharing;
   titration: Record<string, { missed_dose_days?: number; first_supply_strengths?: string[]; source: string }>;
   renewal: { steps: Step[]; rules: Rule[] };
   absolute: Record<string, string>;
@@ -166,14 +195,20 @@ export function loadPrescribing(dir = PRESCRIBING_DIR): Map<string, PrescribingC
     const categoryRules = [...(category?.versions ?? []).flatMap((v) => [...v.rules, ...(v.renewal.rules ?? [])]), ...file.renewal.rules];
     problems.push(...checkInstructions(file.instructions, category?.treatments ?? [], categoryRules));
     if (problems.length) throw new Error(`${where}: ${problems.join('; ')}`);
-    out.set(file.category, { titration: file.titration, renewal: file.renewal, absolute: file.absolute, instructions: file.instructions });
+    out.set(file.category, { gp_sharing: file.gp_sharing, titration: file.titration, renewal: file.renewal, absolute: file.absolute, instructions: file.instructions });
   }
   return out;
 }
 
 const PRESCRIBING = loadPrescribing();
 
-export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { titration: {}, renewal: { steps: [], rules: [] }, absolute: {}, instructions: { posology: {}, rules: {} } };
+/** A category without a prescribing file asks nothing of the GP (every served category has one: test/catalogue tests). */
+const NO_GP_SHARING: GpSharing = { level: 'none', reason: 'no prescribing file', source: 'none', monitoring: Object.fromEntries(LOCALES.map((l) => [l, '-'])) as LocalisedText };
+
+export const prescribingFor = (slug: string): PrescribingCategory => PRESCRIBING.get(slug) ?? { gp_sharing: NO_GP_SHARING, titration: {}, renewal: { steps: [], rules: [] }, absolute: {}, instructions: { posology: {}, rules: {} } };
+
+/** The category's GP sharing level and the monitoring its letters advise. */
+export const gpSharingFor = (slug: string): GpSharing => prescribingFor(slug).gp_sharing;
 
 /** One line of a prescription's instructions and where it comes from. */
 export interface InstructionLine {
