@@ -224,8 +224,19 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('GET', '/v1/clinician/consultations/', { token })).status).toBe(403);
     expect((await api('GET', '/v1/clinician/consultations/?status=pending_review', { token: doctor.access })).status).toBe(200);
     expect((await api('GET', `/v1/clinician/consultations/${consultationId}/`, { token: doctor.access })).status).toBe(200);
+    // Weight loss needs the patient's own doctor and the consent to write to them (409 gp_consent_required).
+    expect((await api('POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: {} })).status).toBe(409);
+    expect((await api('PATCH', '/v1/users/profile/me/', { token, json: { gp: { name: 'Dr. Walk', practice: 'Praxis', address: 'Weg 1', email: 'walk@gp.example.org' } } })).status).toBe(200);
+    expect((await api('POST', '/v1/users/me/consents/', { token, json: { kind: 'gp_sharing', version: '2026-12', granted: true } })).status).toBe(201);
     expect((await api('POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: { note: 'Start low.' } })).status).toBe(200);
     expect((await api('POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: {} })).status).toBe(409);
+    // The letter to the patient's own doctor (test/gp-letters.test.ts tests it in full).
+    const gpLetters = await api('GET', '/v1/users/me/gp-letters/', { token });
+    expect(gpLetters.status).toBe(200);
+    const gpLetter = await api('GET', `/v1/users/me/gp-letters/${gpLetters.body.results[0].id}/pdf/`, { token });
+    expect(gpLetter.status).toBe(200);
+    expect(gpLetter.headers['content-type']).toMatch(/^application\/pdf/);
+    expect((await api('GET', `/v1/users/me/gp-letters/${randomUUID()}/pdf/`, { token })).status).toBe(404);
     const other = await readyPatient(ctx);
     const otherPay = await paySandbox(ctx, other, { category: 'weight_loss', plan: 'one_off' });
     const otherConsultation = otherPay.session.consultation_id ?? (await call(ctx, 'GET', '/v1/users/consultations/', { token: other.access })).body.results[0].id;

@@ -48,6 +48,7 @@ function consultation(over: Record<string, unknown> = {}) {
       weight: { status: 'verified', weight_kg: 104, verified_at: '2026-11-01T10:00:00Z', due_at: '2027-04-30T10:00:00Z' },
       duplicate_signals: [],
     },
+    gp_sharing: { level: 'required', consent: true, gp_on_file: true, letter: null, override_reason: null },
     earlier_submissions: [],
     renewal: {
       patient_choice_status: 'confirmed',
@@ -158,6 +159,34 @@ describe('desk', () => {
     await screen.findByRole('heading', { name: 'Override recorded' });
     expect(screen.getByText('Documented tolerance at 0.5 mg before a short break.')).toBeTruthy();
     expect(screen.getByText(/by doctor abcdef12: Semaglutide pen 0.5 mg/)).toBeTruthy(); // the catalogue label, not the id
+  });
+
+  it('weight loss without the patient’s consent to write to their own doctor asks for a reason; a letter sent is shown', async () => {
+    const sent = serve({
+      'GET /v1/clinician/consultations/': () => [
+        200,
+        consultation({ dosage: '0.25 mg', gp_sharing: { level: 'required', consent: false, gp_on_file: false, letter: null, override_reason: null }, prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: true, reason_codes: [], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: [] } }),
+      ],
+      'GET /v1/users/questionnaires/': () => [200, { steps: [] }],
+      'POST /v1/clinician/consultations/': () => [200, consultation({ status: 'approved' })],
+    });
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    await screen.findByText(/required for this category · no consent or no GP on file/);
+    const approve = screen.getByRole('button', { name: 'Approve and prescribe' }) as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText(/Why it is safe to prescribe without informing/), { target: { value: 'Patient has no GP since moving; monitored here monthly.' } });
+    expect(approve.disabled).toBe(false);
+    fireEvent.click(approve);
+    await screen.findByText('Decision saved.');
+    expect(sent.find((s) => s.key.endsWith('/approve/'))?.body).toMatchObject({ gp_sharing_override_reason: 'Patient has no GP since moving; monitored here monthly.' });
+    cleanup();
+
+    serve({
+      'GET /v1/clinician/consultations/': () => [200, consultation({ status: 'approved', gp_sharing: { level: 'required', consent: true, gp_on_file: true, letter: { id: 'l1', status: 'sent', sent_at: '2026-11-20T11:00:00Z', withheld_reason: null }, override_reason: null } })],
+      'GET /v1/users/questionnaires/': () => [200, { steps: [] }],
+    });
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    await screen.findByText(/consent given, GP on file · letter sent/);
   });
 });
 

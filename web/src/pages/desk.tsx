@@ -103,6 +103,7 @@ export function DeskConsultation({ id }: { id: string }) {
   const [overrideReason, setOverrideReason] = useState('');
   // Set when the API answered override_required for the chosen treatment and dose.
   const [overrideAsked, setOverrideAsked] = useState(false);
+  const [gpReason, setGpReason] = useState('');
   const [error, setError] = useState('');
   const [done, setDone] = useState('');
   if (c.error) return <Alert kind="error">{t('app.notFound')}</Alert>;
@@ -133,6 +134,10 @@ export function DeskConsultation({ id }: { id: string }) {
         (chosenTreatment === x.treatment_id && check.allowed_dosages.length > 0 && !check.allowed_dosages.includes(chosenDosage))
       : false);
   const overrideShort = outside && overrideReason.trim().length < 20;
+  // A category whose letters to the patient's own doctor are required, without the consent or a GP:
+  // the approval needs the doctor's written reason (else 409 gp_consent_required).
+  const gpMissing = x.gp_sharing.level === 'required' && !(x.gp_sharing.consent && x.gp_sharing.gp_on_file);
+  const gpShort = gpMissing && gpReason.trim().length < 20;
   const open = x.status === 'pending_review' || x.status === 'needs_information' || x.status === 'awaiting_call';
   const questions = new Map<string, Question>(schema.data.questions.map((q) => [q.question_key, q] as const));
   const questionText = (key: string) => questions.get(key)?.text ?? key.replace(/_/g, ' ');
@@ -167,6 +172,7 @@ export function DeskConsultation({ id }: { id: string }) {
               note: note || undefined,
               instructions: instructions || undefined,
               override_reason: outside && overrideReason.trim() ? overrideReason.trim() : undefined,
+              gp_sharing_override_reason: gpMissing && gpReason.trim() ? gpReason.trim() : undefined,
             },
           })
         : kind === 'reject'
@@ -203,6 +209,17 @@ export function DeskConsultation({ id }: { id: string }) {
         <dt>{t('consultations.treatment')}</dt>
         <dd>
           {withDose(treatmentName(x.treatment_id), x.dosage)} ({planLabel(x.plan)}, {originLabel(x.origin)})
+        </dd>
+        <dt>{t('desk.gpSharing')}</dt>
+        <dd>
+          {[
+            t(x.gp_sharing.level === 'required' ? 'desk.gpRequired' : x.gp_sharing.level === 'recommended' ? 'desk.gpRecommended' : 'desk.gpNone'),
+            t(x.gp_sharing.consent && x.gp_sharing.gp_on_file ? 'desk.gpConsent' : 'desk.gpNoConsent'),
+            ...(x.gp_sharing.letter
+              ? [x.gp_sharing.letter.status === 'sent' ? t('desk.gpLetterSent', { date: dateTime(x.gp_sharing.letter.sent_at) }) : t(x.gp_sharing.letter.status === 'queued' ? 'desk.gpLetterQueued' : 'desk.gpLetterWithheld')]
+              : []),
+          ].join(' · ')}
+          {x.gp_sharing.override_reason ? <blockquote className="override-reason">{x.gp_sharing.override_reason}</blockquote> : null}
         </dd>
       </dl>
       {x.questionnaire_submission || !x.renewal ? (
@@ -310,7 +327,20 @@ export function DeskConsultation({ id }: { id: string }) {
                 />
               </>
             ) : null}
-            <button type="submit" disabled={overrideShort}>
+            {gpMissing ? (
+              <>
+                <Alert kind="error">{t('desk.gpConsentMissing')}</Alert>
+                <TextArea
+                  label={t('desk.gpOverrideReason')}
+                  name="gp_sharing_override_reason"
+                  minLength={20}
+                  maxLength={2000}
+                  value={gpReason}
+                  onChange={(e) => setGpReason(e.target.value)}
+                />
+              </>
+            ) : null}
+            <button type="submit" disabled={overrideShort || gpShort}>
               {t('desk.approve')}
             </button>
           </form>

@@ -1,8 +1,10 @@
 // The profile's own-doctor section (docs/profile.md): the patient's GP `{name, practice, address,
-// email}`, saved with PATCH /v1/users/profile/me/ (field errors keyed `gp.<field>`), or removed.
+// email}`, saved with PATCH /v1/users/profile/me/ (field errors keyed `gp.<field>`), or removed;
+// and the letters sent to them (GpLetters).
 import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { Alert, Field } from '../../components/ui';
+import GpLetters from './GpLetters';
 import { useGpText } from './strings';
 
 type Profile = Schemas['Profile'];
@@ -50,6 +52,7 @@ export default function OwnDoctor({ profile, onSaved }: { profile: Profile; onSa
           </button>
         ) : null}
       </form>
+      <GpLetters />
     </section>
   );
 }

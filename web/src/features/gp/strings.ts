@@ -11,6 +11,12 @@ const en = {
   save: 'Save my doctor',
   saved: 'Saved.',
   remove: 'Remove',
+  lettersTitle: 'Letters to my doctor',
+  lettersIntro: 'After each prescription that needs it (weight loss; and hair loss, PrEP, erectile dysfunction, premature ejaculation, urinary infections when you consent), we send your doctor a letter: what was prescribed, why, and the monitoring we advise. No letter goes without your consent; withdrawing it stops letters not yet sent.',
+  noLetters: 'No letters yet.',
+  letterQueued: 'Being sent to {to}',
+  letterSent: 'Sent to {to} on {date}',
+  downloadLetter: 'Download (PDF)',
 };
 export type GpText = typeof en;
 
@@ -24,6 +30,12 @@ const de: GpText = {
   save: 'Speichern',
   saved: 'Gespeichert.',
   remove: 'Entfernen',
+  lettersTitle: 'Briefe an meine Ärztin / meinen Arzt',
+  lettersIntro: 'Nach jeder Verordnung, die es erfordert (Gewichtsabnahme; mit Ihrer Einwilligung auch Haarausfall, PrEP, Erektionsstörungen, vorzeitiger Samenerguss, Harnwegsinfekte), schicken wir Ihrer Ärztin oder Ihrem Arzt einen Brief: was verordnet wurde, warum und welche Kontrollen wir empfehlen. Ohne Ihre Einwilligung geht kein Brief; ein Widerruf stoppt noch nicht versandte Briefe.',
+  noLetters: 'Noch keine Briefe.',
+  letterQueued: 'Wird an {to} gesendet',
+  letterSent: 'Am {date} an {to} gesendet',
+  downloadLetter: 'Herunterladen (PDF)',
 };
 const es: GpText = {
   title: 'Mi médico de cabecera',
@@ -35,6 +47,12 @@ const es: GpText = {
   save: 'Guardar',
   saved: 'Guardado.',
   remove: 'Eliminar',
+  lettersTitle: 'Cartas a mi médico',
+  lettersIntro: 'Tras cada receta que lo requiera (pérdida de peso; con su consentimiento también caída del cabello, PrEP, disfunción eréctil, eyaculación precoz, infecciones urinarias), enviamos a su médico una carta: qué se recetó, por qué y el seguimiento que aconsejamos. Sin su consentimiento no se envía ninguna carta; retirarlo detiene las cartas aún no enviadas.',
+  noLetters: 'Todavía no hay cartas.',
+  letterQueued: 'Enviándose a {to}',
+  letterSent: 'Enviada a {to} el {date}',
+  downloadLetter: 'Descargar (PDF)',
 };
 const fr: GpText = {
   title: 'Mon médecin traitant',
@@ -46,6 +64,12 @@ const fr: GpText = {
   save: 'Enregistrer',
   saved: 'Enregistré.',
   remove: 'Supprimer',
+  lettersTitle: 'Lettres à mon médecin',
+  lettersIntro: 'Après chaque prescription qui le demande (perte de poids ; avec votre consentement aussi chute de cheveux, PrEP, troubles de l’érection, éjaculation précoce, infections urinaires), nous envoyons à votre médecin une lettre : ce qui a été prescrit, pourquoi et la surveillance conseillée. Aucune lettre sans votre consentement ; le retirer arrête les lettres pas encore envoyées.',
+  noLetters: 'Aucune lettre pour l’instant.',
+  letterQueued: 'En cours d’envoi à {to}',
+  letterSent: 'Envoyée à {to} le {date}',
+  downloadLetter: 'Télécharger (PDF)',
 };
 const it: GpText = {
   title: 'Il mio medico di famiglia',
@@ -57,6 +81,12 @@ const it: GpText = {
   save: 'Salva',
   saved: 'Salvato.',
   remove: 'Rimuovi',
+  lettersTitle: 'Lettere al mio medico',
+  lettersIntro: 'Dopo ogni prescrizione che lo richiede (perdita di peso; con il suo consenso anche caduta dei capelli, PrEP, disfunzione erettile, eiaculazione precoce, infezioni urinarie), inviamo al suo medico una lettera: cosa è stato prescritto, perché e il monitoraggio consigliato. Senza il suo consenso non parte nessuna lettera; revocarlo ferma le lettere non ancora inviate.',
+  noLetters: 'Ancora nessuna lettera.',
+  letterQueued: 'In invio a {to}',
+  letterSent: 'Inviata a {to} il {date}',
+  downloadLetter: 'Scarica (PDF)',
 };
 const nl: GpText = {
   title: 'Mijn huisarts',
@@ -68,6 +98,12 @@ const nl: GpText = {
   save: 'Opslaan',
   saved: 'Opgeslagen.',
   remove: 'Verwijderen',
+  lettersTitle: 'Brieven aan mijn huisarts',
+  lettersIntro: 'Na elk voorschrift dat dat vraagt (afvallen; met uw toestemming ook haaruitval, PrEP, erectieproblemen, voortijdige zaadlozing, urineweginfecties) sturen wij uw huisarts een brief: wat is voorgeschreven, waarom en welke controles wij aanraden. Zonder uw toestemming gaat er geen brief; intrekken stopt brieven die nog niet verstuurd zijn.',
+  noLetters: 'Nog geen brieven.',
+  letterQueued: 'Wordt verstuurd naar {to}',
+  letterSent: 'Verstuurd naar {to} op {date}',
+  downloadLetter: 'Downloaden (pdf)',
 };
 const pt: GpText = {
   title: 'O meu médico de família',
@@ -79,6 +115,12 @@ const pt: GpText = {
   save: 'Guardar',
   saved: 'Guardado.',
   remove: 'Remover',
+  lettersTitle: 'Cartas ao meu médico',
+  lettersIntro: 'Após cada prescrição que o exija (perda de peso; com o seu consentimento também queda de cabelo, PrEP, disfunção erétil, ejaculação precoce, infeções urinárias), enviamos ao seu médico uma carta: o que foi prescrito, porquê e a monitorização aconselhada. Sem o seu consentimento não é enviada nenhuma carta; retirá-lo para as cartas ainda não enviadas.',
+  noLetters: 'Ainda não há cartas.',
+  letterQueued: 'A ser enviada para {to}',
+  letterSent: 'Enviada para {to} em {date}',
+  downloadLetter: 'Transferir (PDF)',
 };
 
 export const GP_TEXT: Record<Locale, GpText> = { en, de, fr, es, it, nl, pt };
@@ -86,5 +128,5 @@ export const GP_TEXT: Record<Locale, GpText> = { en, de, fr, es, it, nl, pt };
 export function useGpText() {
   const { locale } = useI18n();
   const dict = GP_TEXT[locale] ?? en;
-  return (key: keyof GpText) => dict[key];
+  return (key: keyof GpText, vars: Record<string, string> = {}) => dict[key].replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? '');
 }
