@@ -114,6 +114,11 @@ export async function sharingOfConsultationForClinician(q: Queryable, consultati
   };
 }
 
+/** Whether any letter waits: a plain read, so that an idle run of the job writes nothing (a `for update` counts as a write, src/db/until-write.ts). */
+export async function hasQueuedLettersForScheduler(q: Queryable): Promise<boolean> {
+  return (await sqlOf(q).selectFrom('gp_letters').select('id').where('status', '=', 'queued').limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** Queued letters, oldest first, locked for this run (several processes never send one twice). */
 export async function claimQueuedLettersForScheduler(q: Queryable, limit: number): Promise<GpLetterWithContent[]> {
   const rows = await sqlOf(q)

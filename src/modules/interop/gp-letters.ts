@@ -17,6 +17,7 @@ import { LETTER_WORDS, letterMailText, type LetterWords } from './gp-letter-text
 import {
   allLettersOf,
   claimQueuedLettersForScheduler,
+  hasQueuedLettersForScheduler,
   countLetters,
   deleteAllLetters,
   doctorOf,
@@ -174,6 +175,7 @@ const BATCH = 20;
  * second process) never sends it again.
  */
 export async function sendQueuedGpLetters(deps: Deps): Promise<number> {
+  if (!(await hasQueuedLettersForScheduler(deps.db))) return 0;
   let sent = 0;
   for (;;) {
     const n = await deps.db.tx(async (q) => {
