@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { callAsFresh, paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, v, withAnswers } from './questionnaires.fixtures.ts';
-import { createTestContext, firstRow, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { createTestContext, firstRow, grantGpSharing, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -21,7 +21,12 @@ const as = (p: Patient, method: string, url: string, json?: unknown) => callAsFr
 const approve = (id: string, json: Record<string, unknown> = {}) => as(doctor, 'POST', `/v1/clinician/consultations/${id}/approve/`, json);
 const desk = async (id: string) => (await as(doctor, 'GET', `/v1/clinician/consultations/${id}/`)).body;
 const REASON = 'Discussed on the phone with the patient and her GP today.';
-const patient = (columns: Record<string, unknown> = {}) => seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'en', ...columns });
+// Weight-loss patients name their own doctor and consent to the letters (docs/interoperability.md).
+async function patient(columns: Record<string, unknown> = {}) {
+  const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender: '0', locale: 'en', ...columns });
+  await grantGpSharing(ctx, p.id);
+  return p;
+}
 
 async function submitted(p: Patient, category: string, answers: AnswerItem[]) {
   const saved = await as(p, 'PATCH', `/v1/users/questionnaires/${category}/progress/`, { data: answers });

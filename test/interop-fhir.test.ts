@@ -49,7 +49,8 @@ async function treatedPatient(tag: string, changes: ReturnType<typeof v>[] = [])
   const sub = await call(ctx, 'POST', '/v1/users/questionnaires/weight_loss/submit/', { token: p.access });
   expect(sub.status, sub.text).toBeLessThan(300);
   const { session } = await paySandbox(ctx, p, { category: 'weight_loss', plan: 'one_off' });
-  const approved = await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: {} });
+  // No GP on the profile (the summary's Practitioners are the service's doctors only): the doctor writes why.
+  const approved = await call(ctx, 'POST', `/v1/clinician/consultations/${session.consultation_id}/approve/`, { token: doctor.access, json: { gp_sharing_override_reason: 'No regular doctor; monitored by this service at each renewal.' } });
   expect(approved.status, approved.text).toBe(200);
   expect((await call(ctx, 'POST', '/v1/users/journal/weight-entries/', { token: p.access, json: { weight_kg: 92.4, logged_on: '2026-11-01' } })).status).toBe(201);
   return { p, consultationId: session.consultation_id as string };

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const doctor = await staff(ctx, 'doctor');
   const detail = await call(ctx, 'GET', `/v1/clinician/consultations/${consultationId}/`, { token: doctor.access });
   const t = detail.body.treatment_options[0];
-  const approved = await call(ctx, 'POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: t.dosages[0], note: 'Start low.' } });
+  const approved = await call(ctx, 'POST', `/v1/clinician/consultations/${consultationId}/approve/`, { token: doctor.access, json: { treatment_id: t.id, dosage: t.dosages[0], note: 'Start low.', gp_sharing_override_reason: 'No regular doctor named; monitored by this service at each renewal.' } });
   if (approved.status !== 200) throw new Error(`approve ${approved.status} ${approved.text}`);
   await call(ctx, 'POST', '/v1/users/journal/weight-entries/', { token: a.access, json: { weight_kg: 101.5, logged_on: '2026-01-05', note: 'A-private-weight' } });
   const conv = await call(ctx, 'GET', '/v1/users/conversations/', { token: a.access });

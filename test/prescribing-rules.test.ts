@@ -7,7 +7,7 @@ import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { paySandbox } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
-import { call, createTestContext, firstRow, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, firstRow, grantGpSharing, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
@@ -32,6 +32,7 @@ const REASON_40 = 'Patient confirmed by phone, all reviewed';
 
 async function submitted(category: keyof typeof FIXTURES, answers: AnswerItem[], gender: string = FIXTURES[category].gender) {
   const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender, locale: 'en' });
+  await grantGpSharing(ctx, p.id); // weight loss needs it (docs/interoperability.md)
   const saved = await as(p, 'PATCH', `/v1/users/questionnaires/${category}/progress/`, { data: answers });
   expect(saved.status, saved.text).toBe(200);
   const sub = await as(p, 'POST', `/v1/users/questionnaires/${category}/submit/`);
