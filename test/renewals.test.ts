@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceTestClock, callAsFresh, freshToken, paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, newStaff, grantGpSharing, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 
 let ctx: TestContext;
 let doctor: Patient;
@@ -27,6 +27,8 @@ const confirm = async (p: Patient, json: Record<string, unknown>) => as(p, 'POST
 /** A patient with an active weight-loss plan whose period ends `endsInDays` from now (SQL seed). */
 async function withPlan(endsInDays: number, columns: Record<string, unknown> = {}) {
   const p = await seedPatient(ctx, { gender: '0', country_of_residence: 'DEU', date_of_birth: '1980-01-01' });
+  // A weight-loss plan's patient names their own doctor and consents to the letters (docs/interoperability.md).
+  await grantGpSharing(ctx, p.id);
   const now = ctx.deps.clock.now().getTime();
   const s = firstRow(await ctx.db.query(
     `insert into subscriptions (user_id, category, treatment_id, dosage, status, provider, price_cents, interval, interval_count, cycle_days,
