@@ -58,6 +58,8 @@ describe('the zip export', () => {
         ['attachment', a.messageId],
         ['invoice', x.payments[0].id],
         ['prescription', x.prescriptions[0].id],
+        // The letter to the patient's own doctor (the patient consented: docs/interoperability.md).
+        ['gp_letter', x.gp_letters[0].id],
       ].sort(),
     );
     expect(names).toEqual(['export.json', ...x.files.map((f: { path: string }) => f.path)].sort());
