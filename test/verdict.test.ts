@@ -6,7 +6,7 @@ import { issueTokenPair } from '../src/modules/accounts/tokens.ts';
 import type { AnswerItem } from '../src/modules/questionnaires/engine.ts';
 import { paySandbox, readyPatient, WEIGHT_LOSS_RENEWAL_SAFETY } from './billing-fixtures.ts';
 import { FIXTURES, m, v, withAnswers } from './questionnaires.fixtures.ts';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
+import { call, createTestContext, newStaff, grantGpSharing, seedPatient, type Patient, type TestContext, firstRow } from './support/harness.ts';
 import { toWorkingDayMorning } from './support/ec-clock.ts';
 
 let ctx: TestContext;
@@ -31,6 +31,7 @@ const daysAgo = (n: number) => new Date(ctx.deps.clock.now().getTime() - n * DAY
 /** A patient who answered and submitted the category's questionnaire through HTTP. */
 async function submitted(category: keyof typeof FIXTURES, answers: AnswerItem[], gender: string = FIXTURES[category].gender) {
   const p = await seedPatient(ctx, { date_of_birth: '1985-04-12', country_of_residence: 'DEU', gender, locale: 'en' });
+  await grantGpSharing(ctx, p.id);
   const saved = await as(p, 'PATCH', `/v1/users/questionnaires/${category}/progress/`, { data: answers });
   expect(saved.status, saved.text).toBe(200);
   const sub = await as(p, 'POST', `/v1/users/questionnaires/${category}/submit/`);
@@ -142,6 +143,7 @@ async function renewal(o: { category?: string; treatment?: string; dosage?: stri
   const treatment = o.treatment ?? 'semaglutide';
   const dosage = o.dosage ?? '0.25 mg';
   const p = await seedPatient(ctx, { gender: '0', country_of_residence: 'DEU', date_of_birth: '1980-01-01' });
+  await grantGpSharing(ctx, p.id); // a weight-loss plan's patient names their GP and consents (docs/interoperability.md)
   const now = ctx.deps.clock.now().getTime();
   const end = new Date(now + o.endsInDays * DAY);
   const start = new Date(end.getTime() - (o.onDoseDays ?? 28) * DAY);
