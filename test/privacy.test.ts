@@ -144,7 +144,9 @@ describe('the data export', () => {
     expect(x.conversations[0].messages.map((m: any) => m.content)).toEqual(['Message-Alpha']);
     expect(x.journal.weight_entries.map((w: any) => w.note)).toEqual(['Weight-Alpha']);
     expect(Object.keys(x.journal).sort()).toEqual(['goal', 'injection_plan', 'injection_plans', 'injections', 'notes', 'side_effect_reports', 'weight_entries']);
-    expect(x.consents.map((c: any) => c.kind)).toEqual(['terms']);
+    // The terms this test records, and the consent to write to the patient's own doctor a weight-loss patient gives.
+    expect(x.consents.map((c: any) => c.kind).sort()).toEqual(['gp_sharing', 'terms']);
+    expect(x.gp_letters).toEqual([]); // nothing approved yet: no letter (test/gp-letters.test.ts exports one)
     expect(x.access_log.map((e: any) => e.resource_id)).toContain(a.consultationId);
     expect(x.referrals.referral_code).toEqual(expect.any(String));
 
