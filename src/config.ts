@@ -134,6 +134,9 @@ const EnvSchema = z.object({
   // Token lifetimes and account security budgets (documented in docs/accounts.md).
   ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   REFRESH_TOKEN_TTL_SECONDS: seconds(14 * 24 * 3600),
+  // The refresh cookie shared by a browser's tabs: a rotated cookie presented again within this many
+  // seconds is answered once more instead of ending the session (0 turns it off; at most 60).
+  REFRESH_COOKIE_REUSE_GRACE_SECONDS: z.coerce.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must be 0 to 60' }).max(60, { error: 'must be 0 to 60' }).default(10),
   REGISTRATION_EMAIL_COOLDOWN_SECONDS: seconds(60),
   OTP_TTL_SECONDS: seconds(10 * 60),
   OTP_MAX_WRONG: seconds(5),

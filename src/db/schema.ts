@@ -1013,6 +1013,7 @@ export interface RefreshTokensTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  grace_used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type RefreshTokensRow = Selectable<RefreshTokensTable>;
 export type NewRefreshTokens = Insertable<RefreshTokensTable>;
