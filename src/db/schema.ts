@@ -809,6 +809,7 @@ export interface PlanPriceNoticesTable {
   effective_from: ColumnType<Date, Date | string, Date | string>;
   applied_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   superseded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  provider_applied_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type PlanPriceNoticesRow = Selectable<PlanPriceNoticesTable>;
 export type NewPlanPriceNotices = Insertable<PlanPriceNoticesTable>;

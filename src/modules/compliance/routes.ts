@@ -4,7 +4,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CATEGORIES } from '../questionnaires/index.ts';
-import { noticePriceChanges } from '../subscriptions/index.ts';
+import { noticePriceChanges, pushNoticedPricesToProvider } from '../subscriptions/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
@@ -64,6 +64,7 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
   // A catalogue price change is noticed to running plans before it is charged (docs/compliance.md).
   deps.scheduler.register('compliance.price-change-notices', async () => {
     await noticePriceChanges(deps);
+    await pushNoticedPricesToProvider(deps);
   });
   const pub = { tags: ['public'], security: [] };
 

@@ -34,4 +34,4 @@ export { endPlanAfterReview } from './service.ts';
 // The account's plans for its data export and erasure (the privacy module).
 export { plansOfAccount, livePlansOfAccount, deletePendingDoseChangesOfAccount, doseChangesOfAccount } from './plans.ts';
 // The price-change notice sweep (scheduled by the compliance module, docs/compliance.md).
-export { noticePriceChanges, firstChargeOnOrAfter } from './price-notices.ts';
+export { noticePriceChanges, pushNoticedPricesToProvider, firstChargeOnOrAfter, priceForPeriod } from './price-notices.ts';
