@@ -373,6 +373,9 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/backoffice/users/${other.id}/enable/`, { token: admin.access })).status).toBe(200);
     expect((await api('POST', `/v1/backoffice/users/${admin.id}/disable/`, { token: admin.access })).status).toBe(400);
     expect((await api('POST', `/v1/backoffice/users/${randomUUID()}/enable/`, { token: admin.access })).status).toBe(404);
+    // Extraordinary cancellations to review (their own test: compliance.test.ts).
+    expect((await api('GET', '/v1/backoffice/cancellations/?reviewed=false', { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/cancellations/${randomUUID()}/review/`, { token: admin.access, json: { note: 'nothing to review' } })).status).toBe(404);
     // Partner pharmacies, and reship or refund of an undeliverable order (docs/pharmacy.md).
     const shopBody = { name: 'Apotheke am Markt', address_line: 'Marktplatz 3', postal_code: '10115', city: 'Berlin', country: 'DEU', opening_hours: [{ day: 'mon', opens: '08:00', closes: '18:00' }], click_and_collect: true };
     expect((await api('POST', '/v1/backoffice/pharmacies/', { token: admin.access, json: { ...shopBody, country: 'XX' } })).status).toBe(400);

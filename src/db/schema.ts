@@ -772,6 +772,10 @@ export interface PlanCancelRequestsTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   expires_at: ColumnType<Date, Date | string, Date | string>;
   used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reason_enc: string | null;
+  reviewed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reviewed_by: string | null;
+  review_note_enc: string | null;
 }
 export type PlanCancelRequestsRow = Selectable<PlanCancelRequestsTable>;
 export type NewPlanCancelRequests = Insertable<PlanCancelRequestsTable>;

@@ -144,6 +144,7 @@ export const ERROR_CATALOGUE = {
   cancel_link_invalid: { status: 404, shape: 'detail_code', message: 'This cancellation link is not valid.' },
   cancel_link_expired: { status: 410, shape: 'detail_code', message: 'This cancellation link has expired. Ask for a new one on the cancellation page.' },
   treatment_switch_renewal_open: { status: 409, shape: 'error_code', message: 'The renewal of this plan is open: choose the other treatment on the renewal screen.' },
+  cancellation_already_reviewed: { status: 409, shape: 'detail_code', message: 'This cancellation was already reviewed.' },
 
   // Messages
   file_too_large: { status: 413, shape: 'error_code' },

@@ -15,7 +15,7 @@ import {
   verdictFor,
   type ApproveInput,
 } from '../consultations/index.ts';
-import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
+import { endPlanNow, updatePlanDetails } from '../subscriptions/index.ts';
 import { weightSummary } from '../journal/index.ts';
 import { assertVerifiedForApproval, verificationForDesk } from '../verification/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
@@ -159,14 +159,14 @@ function endsPlan(c: ConsultationRow, how: 'rejected' | 'expired'): boolean {
 /** The doctor's rejection: refunds (consultations module) and the plan's end (here), in one transaction. */
 export async function rejectForClinician(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }) {
   await rejectConsultation(deps, input, async (q, { consultation: c }) => {
-    if (endsPlan(c, 'rejected')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
+    if (endsPlan(c, 'rejected')) await endPlanNow(deps, q, c.user_id, c.subscription_id!);
   });
 }
 
 /** Scheduler: unanswered information requests expire, refunded, with their plan ended. */
 export async function expireUnansweredRequests(deps: Deps): Promise<void> {
   await expireInformationRequests(deps, async (q, { consultation: c }) => {
-    if (endsPlan(c, 'expired')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
+    if (endsPlan(c, 'expired')) await endPlanNow(deps, q, c.user_id, c.subscription_id!);
   });
 }
 

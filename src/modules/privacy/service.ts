@@ -23,6 +23,7 @@ import { deleteAccountVerification, removeVerificationImages, verificationOfAcco
 import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { eraseAccountShareLinks } from '../interop/index.ts';
+import { eraseCancellationReasons } from '../compliance/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -196,6 +197,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     }
     await revokeAccountConnectors(q, userId);
     await eraseAccountShareLinks(q, userId);
+    await eraseCancellationReasons(q, userId);
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
