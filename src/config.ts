@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   // Whether approvals wait for the category's verification (docs/verification.md): default required
   // with NODE_ENV=production, optional elsewhere (the desk then shows a warning).
   PATIENT_VERIFICATION: z.enum(['required', 'optional'], { error: 'must be required or optional' }).optional(),
+  // Days a photo uploaded for a questionnaire is kept when no consultation shows it (docs/photos.md, "Retention").
+  DRAFT_PHOTO_RETENTION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int({ error: 'must be a whole number of days' }).min(1).max(3650).default(30),
   GOOGLE_CLIENT_IDS: csv,
   GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   GOOGLE_ISSUERS: z
