@@ -10,6 +10,7 @@ import { useI18n } from '../../i18n';
 import { SignatureDetails, useVerdict, type StaffPrescription } from './DeskSignature';
 import { RepeatsLine } from './RepeatsLine';
 import { useSignatureStrings } from './strings';
+import { useLocation } from '../../router';
 import './signature.css';
 
 type Verification = Schemas['PrescriptionVerification'];
@@ -152,14 +153,14 @@ function DeskPrescription({ rx, onChanged }: { rx: StaffPrescription; onChanged:
 }
 
 /** The prescription code a printed link names (`/verify?code=<id>`), when it is one. */
-function codeOfLink(): string {
-  const code = new URLSearchParams(typeof window !== 'undefined' ? window.location.search : '').get('code')?.trim() ?? '';
+function codeOfLink(query: URLSearchParams): string {
+  const code = query.get('code')?.trim() ?? '';
   return UUID.test(code) ? code.toLowerCase() : '';
 }
 
 export function VerifyPrescriptionPage({ desk = false }: { desk?: boolean }) {
   const s = useSignatureStrings();
-  const [expected] = useState(codeOfLink);
+  const expected = codeOfLink(useLocation().query);
   const [file, setFile] = useState<File | null>(null);
   const [code, setCode] = useState(expected);
   const [busy, setBusy] = useState(false);
