@@ -107,18 +107,17 @@ describe("the desk's signature", () => {
 });
 
 describe("the patient's prescription", () => {
-  it('says it is signed, by whom, links to verify, and where it was dispensed', async () => {
+  /** The patient's signed prescription as the API answers it, with `dispensing` as given. */
+  const patientRx = (dispensing: Record<string, unknown>) =>
     stubApi({
       [`GET /v1/users/prescriptions/${RX}/`]: () => [
         200,
-        {
-          id: RX,
-          status: 'active',
-          signature: { level: 'B-B', signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', certificate_sha256: SHA },
-          dispensing: { status: 'dispensed', pharmacy: { id: null, name: 'Apotheke am Markt' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 1, dispensed_count: 1, repeats_used: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null },
-        },
+        { id: RX, status: 'active', signature: { level: 'B-B', signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', certificate_sha256: SHA }, dispensing: { pharmacy: { id: null, name: 'Apotheke am Markt' }, dispensed_at: '2026-12-02T09:00:00Z', ...dispensing } },
       ],
     });
+
+  it('says it is signed, by whom, links to verify, and where it was dispensed', async () => {
+    patientRx({ status: 'dispensed', dispensings_allowed: 1, dispensed_count: 1, repeats_used: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null });
     render(wrap(<PrescriptionSignatureLine id={RX} />));
     await screen.findByText(/Electronically signed by Anna Berg on/);
     expect(screen.getByRole('link', { name: 'Verify a prescription' }).getAttribute('href')).toBe(`/verify?code=${RX}`);
@@ -127,17 +126,7 @@ describe("the patient's prescription", () => {
   });
 
   it('with repeats: how many are used and left, the interval and the next earliest date', async () => {
-    stubApi({
-      [`GET /v1/users/prescriptions/${RX}/`]: () => [
-        200,
-        {
-          id: RX,
-          status: 'active',
-          signature: { level: 'B-B', signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', certificate_sha256: SHA },
-          dispensing: { status: 'partly_dispensed', pharmacy: { id: null, name: 'Apotheke am Markt' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 3, dispensed_count: 2, repeats_used: 1, repeats_left: 1, repeat_interval_days: 30, next_dispensing_from: '2027-01-01T09:00:00Z' },
-        },
-      ],
-    });
+    patientRx({ status: 'partly_dispensed', dispensings_allowed: 3, dispensed_count: 2, repeats_used: 1, repeats_left: 1, repeat_interval_days: 30, next_dispensing_from: '2027-01-01T09:00:00Z' });
     render(wrap(<PrescriptionSignatureLine id={RX} />));
     const line = await screen.findByTestId('rx-repeats');
     expect(line.textContent).toContain('Repeats: 1 used, 1 left, at least 30 days apart');
