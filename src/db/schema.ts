@@ -917,6 +917,7 @@ export interface PrescriptionsTable {
   signer_name: string | null;
   signing_identity_id: string | null;
   signed_digest: string | null;
+  repeat_interval_days: number | null;
 }
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;

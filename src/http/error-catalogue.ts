@@ -200,6 +200,7 @@ export const ERROR_CATALOGUE = {
   signing_unavailable: { status: 503, shape: 'detail_code', message: 'The prescription could not be signed (the signing service is unavailable); nothing was issued. Try again shortly.', headers: { 'retry-after': '30' } },
   already_dispensed: { status: 409, shape: 'detail_code', message: 'This prescription has already been dispensed as often as it allows.' },
   prescription_cancelled: { status: 409, shape: 'detail_code', message: 'This prescription was cancelled (reissued or withdrawn): it cannot be dispensed.' },
+  repeat_too_early: { status: 409, shape: 'detail_code', message: 'The minimum interval the doctor stated between two dispensings has not passed yet: dispense from `earliest_at`.' },
   // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
   recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
 
