@@ -175,6 +175,35 @@ describe('home', () => {
     // No raw ids anywhere.
     expect(document.body.textContent).not.toMatch(/weight_loss|hair_growth|semaglutide 0/);
   });
+
+  it('a consultation waiting for a doctor says "nothing to do" only when nothing is left to verify for its category', async () => {
+    signIn();
+    let missing: string[] = ['identity', 'weight'];
+    const routes = {
+      ...catalogue,
+      'GET /v1/users/profile/': () => [200, { first_name: 'Ada' }] as [number, unknown],
+      'GET /v1/users/subscriptions/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/consultations/': () => [200, page([consultation({ id: ID(12), status: 'pending_review' })])] as [number, unknown],
+      'GET /v1/users/questionnaires/submissions/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/orders/': () => [200, []] as [number, unknown],
+      'GET /v1/users/conversations/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/verification/': () => [200, { identity: { status: 'not_started', checked_at: null }, weight: { status: 'not_started', weight_kg: null, verified_at: null, due_at: null }, requirements: [{ category: 'weight_loss', required: ['identity', 'weight'], missing }] }] as [number, unknown],
+    };
+    serve(routes);
+    render(wrap(<Home />));
+    const cons = await screen.findByTestId('home-consultations');
+    const link = await within(cons).findByRole('link', { name: 'Complete your verification so that a doctor can decide.' });
+    expect(link.getAttribute('href')).toBe('/verification');
+    expect(within(cons).queryByText('A doctor is reviewing your answers: nothing to do for now.')).toBeNull();
+    expect(screen.getByTestId('verification-missing')).toBeTruthy();
+    cleanup();
+    missing = [];
+    serve(routes);
+    render(wrap(<Home />));
+    const done = await screen.findByTestId('home-consultations');
+    await within(done).findByText('A doctor is reviewing your answers: nothing to do for now.');
+    expect(screen.queryByTestId('verification-missing')).toBeNull();
+  });
 });
 
 describe('consultation history', () => {

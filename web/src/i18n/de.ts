@@ -568,6 +568,7 @@ export const de: Dict = {
   'home.step.order': 'Bestellung ansehen',
   'home.step.why': 'Entscheidung der Ärztin oder des Arztes ansehen',
   'home.step.review': 'Eine Ärztin oder ein Arzt prüft Ihre Antworten: Sie müssen gerade nichts tun.',
+  'home.step.verify': 'Schließen Sie Ihre Verifizierung ab, damit eine Ärztin oder ein Arzt entscheiden kann.',
   'history.notSuitableNote': 'Online nicht geeignet: Es wurde keine Konsultation eröffnet und nichts berechnet.',
   'consultations.doctor': 'Ärztin/Arzt',
   'consultations.doctorPending': 'Noch nicht zugewiesen',

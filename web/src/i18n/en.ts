@@ -567,6 +567,7 @@ export const en = {
   'home.step.order': 'See your order',
   'home.step.why': 'See the doctor’s decision',
   'home.step.review': 'A doctor is reviewing your answers: nothing to do for now.',
+  'home.step.verify': 'Complete your verification so that a doctor can decide.',
   'history.notSuitableNote': 'Not suitable online: no consultation was opened and nothing was charged.',
   'consultations.doctor': 'Doctor',
   'consultations.doctorPending': 'Not assigned yet',

@@ -568,6 +568,7 @@ export const es: Dict = {
   'home.step.order': 'Ver su pedido',
   'home.step.why': 'Ver la decisión del médico',
   'home.step.review': 'Un médico está revisando sus respuestas: por ahora no tiene que hacer nada.',
+  'home.step.verify': 'Complete su verificación para que un médico pueda decidir.',
   'history.notSuitableNote': 'No adecuado en línea: no se abrió ninguna consulta ni se cobró nada.',
   'consultations.doctor': 'Médico',
   'consultations.doctorPending': 'Aún sin asignar',

@@ -568,6 +568,7 @@ export const fr: Dict = {
   'home.step.order': 'Voir votre commande',
   'home.step.why': 'Voir la décision du médecin',
   'home.step.review': 'Un médecin examine vos réponses : rien à faire pour le moment.',
+  'home.step.verify': 'Terminez votre vérification pour qu’un médecin puisse décider.',
   'history.notSuitableNote': 'Ne convient pas en ligne : aucune consultation n’a été ouverte et rien n’a été facturé.',
   'consultations.doctor': 'Médecin',
   'consultations.doctorPending': 'Pas encore attribué',

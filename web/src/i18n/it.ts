@@ -568,6 +568,7 @@ export const it: Dict = {
   'home.step.order': 'Veda il suo ordine',
   'home.step.why': 'Veda la decisione del medico',
   'home.step.review': 'Un medico sta esaminando le sue risposte: per ora non deve fare nulla.',
+  'home.step.verify': 'Completi la sua verifica perché un medico possa decidere.',
   'history.notSuitableNote': 'Non adatto online: nessuna consulenza è stata aperta e non è stato addebitato nulla.',
   'consultations.doctor': 'Medico',
   'consultations.doctorPending': 'Non ancora assegnato',

@@ -568,6 +568,7 @@ export const nl: Dict = {
   'home.step.order': 'Bekijk uw bestelling',
   'home.step.why': 'Bekijk het besluit van de arts',
   'home.step.review': 'Een arts beoordeelt uw antwoorden: u hoeft nu niets te doen.',
+  'home.step.verify': 'Rond uw verificatie af, zodat een arts kan beslissen.',
   'history.notSuitableNote': 'Online niet geschikt: er is geen consult geopend en niets in rekening gebracht.',
   'consultations.doctor': 'Arts',
   'consultations.doctorPending': 'Nog niet toegewezen',

@@ -568,6 +568,7 @@ export const pt: Dict = {
   'home.step.order': 'Ver a sua encomenda',
   'home.step.why': 'Ver a decisão do médico',
   'home.step.review': 'Um médico está a analisar as suas respostas: por agora não tem de fazer nada.',
+  'home.step.verify': 'Conclua a sua verificação para que um médico possa decidir.',
   'history.notSuitableNote': 'Não adequado online: nenhuma consulta foi aberta e nada foi cobrado.',
   'consultations.doctor': 'Médico',
   'consultations.doctorPending': 'Ainda não atribuído',
