@@ -342,7 +342,7 @@ describe('journal', () => {
       ...catalogue,
       'GET /v1/users/journal/goal/': () => [200, { goal_weight_kg: 85, updated_at: '2026-11-20T08:00:00.000Z' }],
       'PUT /v1/users/journal/goal/': (body) => [200, { ...(body as object), updated_at: '2026-11-26T08:00:00.000Z' }],
-      'GET /v1/users/journal/weight-entries/': () => [200, page([{ id: 'w2', weight_kg: 95, logged_on: '2026-11-20', note: '' }, { id: 'w1', weight_kg: 100, logged_on: '2026-11-01', note: '' }])],
+      'GET /v1/users/journal/weight-entries/': () => [200, page([{ id: 'w2', weight_kg: 95, logged_on: '2026-11-20', note: '', verified_at: '2026-11-20T10:00:00Z' }, { id: 'w1', weight_kg: 100, logged_on: '2026-11-01', note: '', verified_at: null }])],
       'GET /v1/users/journal/injections/': () => [200, page([])],
       'GET /v1/users/subscriptions/': () => [200, page([plan()])],
       'GET /v1/users/journal/injection-plan/': () => [200, { id: 'ip', created_at: '', updated_at: 'u', medication: '', anchor_weekday: 0, preferred_time: '09:00', starts_on: '2026-01-01', active: true }],
@@ -355,6 +355,8 @@ describe('journal', () => {
     render(wrap(<Journal />, 'es'));
     expect((await screen.findByTestId('percent-lost')).textContent).toContain('5 % perdido');
     expect((await screen.findByTestId('goal-line')).textContent).toBe('Objetivo 85 kg');
+    // A weight a doctor verified from a photo on the scales is marked; a typed one is not.
+    expect(screen.getAllByText('verificado por un médico')).toHaveLength(1);
     // The goal is the service's (it follows the patient to another device): a new one is sent with PUT.
     const goalField = screen.getByRole('spinbutton', { name: /Peso objetivo/ }) as HTMLInputElement;
     expect(goalField.value).toBe('85');

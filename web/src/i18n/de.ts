@@ -260,6 +260,7 @@ export const de: Dict = {
   'journal.weightKg': 'Gewicht (kg)',
   'journal.date': 'Datum',
   'journal.note': 'Notiz',
+  'journal.verified': 'ärztlich bestätigt',
   'journal.log': 'Gewicht eintragen',
   'journal.chart': 'Gewichtsverlauf',
   'journal.chartEmpty': 'Tragen Sie Ihr Gewicht ein, um den Verlauf zu sehen.',

@@ -259,6 +259,7 @@ export const en = {
   'journal.weightKg': 'Weight (kg)',
   'journal.date': 'Date',
   'journal.note': 'Note',
+  'journal.verified': 'verified by a doctor',
   'journal.log': 'Log weight',
   'journal.chart': 'Weight over time',
   'journal.chartEmpty': 'Log your weight to see the chart.',

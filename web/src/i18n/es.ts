@@ -260,6 +260,7 @@ export const es: Dict = {
   'journal.weightKg': 'Peso (kg)',
   'journal.date': 'Fecha',
   'journal.note': 'Nota',
+  'journal.verified': 'verificado por un médico',
   'journal.log': 'Registrar el peso',
   'journal.chart': 'Evolución del peso',
   'journal.chartEmpty': 'Registre su peso para ver el gráfico.',

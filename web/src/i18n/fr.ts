@@ -260,6 +260,7 @@ export const fr: Dict = {
   'journal.weightKg': 'Poids (kg)',
   'journal.date': 'Date',
   'journal.note': 'Note',
+  'journal.verified': 'vérifié par un médecin',
   'journal.log': 'Noter le poids',
   'journal.chart': 'Évolution du poids',
   'journal.chartEmpty': 'Notez votre poids pour voir le graphique.',

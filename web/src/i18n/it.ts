@@ -260,6 +260,7 @@ export const it: Dict = {
   'journal.weightKg': 'Peso (kg)',
   'journal.date': 'Data',
   'journal.note': 'Nota',
+  'journal.verified': 'verificato da un medico',
   'journal.log': 'Registra il peso',
   'journal.chart': 'Andamento del peso',
   'journal.chartEmpty': 'Registri il Suo peso per vedere il grafico.',

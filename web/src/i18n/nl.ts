@@ -260,6 +260,7 @@ export const nl: Dict = {
   'journal.weightKg': 'Gewicht (kg)',
   'journal.date': 'Datum',
   'journal.note': 'Notitie',
+  'journal.verified': 'geverifieerd door een arts',
   'journal.log': 'Gewicht noteren',
   'journal.chart': 'Gewichtsverloop',
   'journal.chartEmpty': 'Noteer uw gewicht om de grafiek te zien.',

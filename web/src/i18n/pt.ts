@@ -260,6 +260,7 @@ export const pt: Dict = {
   'journal.weightKg': 'Peso (kg)',
   'journal.date': 'Data',
   'journal.note': 'Nota',
+  'journal.verified': 'verificado por um médico',
   'journal.log': 'Registar o peso',
   'journal.chart': 'Evolução do peso',
   'journal.chartEmpty': 'Registe o seu peso para ver o gráfico.',
