@@ -61,14 +61,16 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: `http://localhost:${port}`,
     // The dispensing pharmacy's register entry: the footer shows the EU distance-selling logo (checked by axe).
     DISTANCE_SELLING_REGISTER_URL: 'https://register.example.de/versandapotheke/1', DISTANCE_SELLING_PHARMACY_NAME: 'Journey Apotheke', DISTANCE_SELLING_COUNTRY: 'DEU' };
-  const createStaff = (what: string, args: string[]) => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-staff', ...args], { cwd: ROOT, env, encoding: 'utf8' });
-    if (run.status !== 0) fail(`create-staff (${what}) failed: ${run.stderr || run.stdout}`);
-  };
-  createStaff('doctor', ['--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret]);
-  createStaff('back office', ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--first-name', 'Olga', '--last-name', 'Ops', '--totp-secret', ADMIN.secret]);
-  createStaff('second doctor', ['--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321']);
-  createStaff('pharmacist', ['--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret]);
+  // One process creates them all (web/e2e/create-staff.ts: the CLI's create-staff on one opened database).
+  const staff = [
+    ['--email', DOCTOR.email, '--password', DOCTOR.password, '--role', 'doctor', '--first-name', 'Zofia', '--last-name', 'Wójcik', '--license', 'LANR 123456789', '--totp-secret', DOCTOR.secret],
+    ['--email', ADMIN.email, '--password', ADMIN.password, '--role', 'backoffice_admin', '--first-name', 'Olga', '--last-name', 'Ops', '--totp-secret', ADMIN.secret],
+    ['--email', NEW_DOCTOR.email, '--password', NEW_DOCTOR.password, '--role', 'doctor', '--first-name', 'Marta', '--last-name', 'Nowak', '--license', 'LANR 987654321'],
+    ['--email', PHARMACIST.email, '--password', PHARMACIST.password, '--role', 'pharmacist', '--first-name', 'Lena', '--last-name', 'Apotheker', '--totp-secret', PHARMACIST.secret],
+  ];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'web/e2e/create-staff.ts', JSON.stringify(staff)], { cwd: ROOT, env, encoding: 'utf8' });
+  if (run.status !== 0) fail(`create-staff failed: ${run.stderr || run.stdout}`);
+  log('staff accounts created');
   return startService(['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, port });
 }
 
