@@ -24,6 +24,7 @@ import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts'
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { eraseAccountShareLinks } from '../interop/index.ts';
 import { eraseCancellationReasons } from '../compliance/index.ts';
+import { eraseQuestionnaireData } from '../questionnaires/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -211,7 +212,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);
-    await repo.eraseQuestionnaireData(q, userId);
+    await eraseQuestionnaireData(q, userId);
     await eraseAccountFulfilment(q, userId);
     await deleteMailTo(q, user.email);
     await pseudonymiseUser(q, userId, now);
