@@ -111,21 +111,37 @@ async function main() {
     patient = await tokens(patientRow!.id);
 
     // ---- two browsers
-    const open = async (session: object, path: string) => {
+    // Signed in as the app signs in (docs/web.md, "Session storage"): the refresh token only in the
+    // HttpOnly cookie the service sets for its refresh path (what a sign-in with X-Session-Cookie: 1
+    // leaves in the browser), the role flags in localStorage, no token readable by the page. The app's
+    // first request answers 401 and the client takes a fresh access token from the cookie.
+    const open = async (tokens: { refresh: string }, flags: { is_doctor: boolean }, path: string) => {
       const ctx = await browser.newContext({ baseURL: base, locale: 'en-GB', viewport: { width: 1000, height: 800 } });
-      await ctx.addInitScript((s) => localStorage.setItem('pts.session', s), JSON.stringify(session));
+      await ctx.addCookies([{ name: 'pts_refresh', value: tokens.refresh, url: `${base}/v1/users/token/refresh/`, httpOnly: true, secure: true, sameSite: 'Strict' }]);
+      await ctx.addInitScript(
+        (s) => {
+          if (!localStorage.getItem('pts.session')) localStorage.setItem('pts.session', s);
+        },
+        JSON.stringify({ key: `call-${flags.is_doctor ? 'doctor' : 'patient'}`, is_doctor: flags.is_doctor, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false }),
+      );
       const page = await ctx.newPage();
       page.on('pageerror', (e) => log(`  page error: ${e.message}`));
       await page.goto(`${path}${RELAY ? '?relay=1' : ''}`);
+      const stored = await page.evaluate(() => localStorage.getItem('pts.session') ?? '');
+      if (/access|refresh/.test(stored)) fail(`a token in localStorage: ${stored}`);
       return page;
     };
-    const flags = { is_doctor: false, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false };
-    const patientPage = await open({ access: patient.access, refresh: patient.refresh, ...flags }, `/appointments/${booked.id}`);
+    // The signalling goes over the event stream (not the poll).
+    const streams: string[] = [];
+    const patientPage = await open(patient, { is_doctor: false }, `/appointments/${booked.id}`);
+    patientPage.on('request', (r) => {
+      if (r.url().includes('/v1/calls/signal/')) streams.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    });
     await patientPage.getByTestId('join').click();
     await patientPage.getByText('Waiting for the other side to join…').waitFor();
     log('patient: in the call, waiting for the doctor');
 
-    const doctorPage = await open({ access: doctor.access, refresh: doctor.refresh, ...flags, is_doctor: true }, `/desk/calls/${booked.id}`);
+    const doctorPage = await open(doctor, { is_doctor: true }, `/desk/calls/${booked.id}`);
     await doctorPage.getByTestId('join').click();
     for (const [who, page] of [['patient', patientPage], ['doctor', doctorPage]] as const) {
       await page.locator('[data-testid="call"][data-state="connected"]').waitFor({ timeout: 30_000 });
@@ -148,6 +164,7 @@ async function main() {
       return call?.local.getTracks().map((t) => t.enabled) ?? [];
     });
     if (enabled.some(Boolean)) fail('mute / camera off left a track enabled');
+    if (!streams.includes('GET /v1/calls/signal/stream/') || streams.some((x) => x.startsWith('GET /v1/calls/signal/') && !x.endsWith('/stream/'))) fail(`the patient's page did not use the event stream: ${streams.join(', ')}`);
     await patientPage.getByTestId('hang-up').click();
     await doctorPage.locator('[data-testid="call"][data-peer="absent"]').waitFor({ timeout: 15_000 });
     log('patient hung up; the doctor’s page says the other side is not there');

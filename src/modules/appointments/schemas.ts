@@ -100,6 +100,7 @@ export const JoinSchema = z
       description: 'RTCPeerConnection iceServers: the TURN_URLS with time-limited credentials (TURN REST API: username `<expiry>:<user id>`, credential base64(HMAC-SHA1(TURN_SECRET, username)))',
     }),
     signalling_url: z.string().meta({ description: 'POST a signal (`token` in the body); GET (poll, `after`=last seq) the other participant’s signals with `token` in the X-Call-Token header' }),
+    signalling_stream_url: z.string().meta({ description: 'GET the other participant’s signals as server-sent events (text/event-stream), `token` in the X-Call-Token header: read with fetch, not EventSource' }),
     token: z.string().meta({ description: 'The pass to this call’s signalling channel, valid until expires_at' }),
     expires_at: z.string(),
     role: z.enum(['patient', 'doctor']),

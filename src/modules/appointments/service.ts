@@ -422,6 +422,7 @@ async function issuePass(deps: Deps, a: AppointmentsRow, participantId: string, 
   return {
     ice_servers: iceServers,
     signalling_url: `${deps.config.PUBLIC_BASE_URL}/v1/calls/signal/`,
+    signalling_stream_url: `${deps.config.PUBLIC_BASE_URL}/v1/calls/signal/stream/`,
     token,
     expires_at: ends.toISOString(),
     role,
