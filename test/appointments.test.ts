@@ -518,6 +518,15 @@ describe('reminders, joining, signalling and the outcome', () => {
     expect(weights).toEqual([{ method: 'video_call', photo_key: null, decided_by: doctor.id, status: 'verified' }]);
     const entry = await ctx.db.query(`select verified_by from weight_entries where user_id = $1`, [p.id]);
     expect(entry.map((e) => e.verified_by)).toEqual([doctor.id]);
+    // A note written before sealing (plaintext) is sealed by the start-up pass (and `reencrypt`); reads do not change.
+    await ctx.db.query(`update appointments set outcome_note = 'An old plaintext note.', outcome_note_enc = null where id = $1`, [aid]);
+    const { sealPlaintextRows } = await import('../src/lib/sealed-columns.repository.ts');
+    expect((await sealPlaintextRows(ctx.db)).appointments).toBeGreaterThanOrEqual(1);
+    const resealed = firstRow(await ctx.db.query(`select outcome_note, outcome_note_enc from appointments where id = $1`, [aid]));
+    expect(resealed.outcome_note).toBeNull();
+    expect(resealed.outcome_note_enc).toMatch(/^v2\./);
+    const exported = await call(ctx, 'GET', '/v1/users/me/export/', { token: p.access });
+    expect(exported.body.appointments.find((a: { id: string }) => a.id === aid)).toMatchObject({ outcome_note: 'An old plaintext note.', verified_weight_kg: 92.4 });
     expect((await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).body.code).toBe('appointment_closed');
 
     // After the end: closed, and the old passes no longer relay.
