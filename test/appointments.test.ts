@@ -596,7 +596,7 @@ describe('reminders, joining, signalling and the outcome', () => {
     await patientStream.waitFor('the first presence', () => patientStream.events.find((e) => e.event === 'presence'));
     expect(patientStream.events[0]).toMatchObject({ event: 'presence', data: { peer_present: false, expires_at: new Date(at.getTime() + 15 * 60_000).toISOString() } });
     expect(patientStream.comments).toContain('connected');
-    const doctorStream = await openStream(base2, dj.body.token);
+    let doctorStream = await openStream(base2, dj.body.token);
     onTestFinished(() => doctorStream.close());
     await doctorStream.waitFor('the patient present', () => doctorStream.events.find((e) => e.event === 'presence' && e.data.peer_present));
     await patientStream.waitFor('the doctor present', () => patientStream.events.find((e) => e.event === 'presence' && e.data.peer_present));
@@ -610,8 +610,8 @@ describe('reminders, joining, signalling and the outcome', () => {
     await call({ app: second.app }, 'POST', '/v1/calls/signal/', { json: { token: pj.body.token, type: 'answer', payload: { type: 'answer', sdp: 'v=0' } } });
     await doctorStream.waitFor('the answer', () => doctorStream.events.find((e) => e.event === 'signal' && e.data.type === 'answer'));
     expect(doctorStream.events.filter((e) => e.event === 'signal').map((e) => e.data.type)).toEqual(['answer']);
-    // A reconnecting client resumes after the last event it had (Last-Event-ID): nothing is replayed.
-    const resumed = await openStream(base1, pj.body.token, { 'last-event-id': String(sent.body.seq) });
+    // A reconnecting client (here through the other process) resumes after the last event it had (Last-Event-ID): nothing is replayed.
+    const resumed = await openStream(base2, pj.body.token, { 'last-event-id': String(sent.body.seq) });
     await resumed.waitFor('presence', () => resumed.events.find((e) => e.event === 'presence'));
     await new Promise((r) => setTimeout(r, 700));
     expect(resumed.events.filter((e) => e.event === 'signal')).toEqual([]);
@@ -625,6 +625,14 @@ describe('reminders, joining, signalling and the outcome', () => {
     await doctorStream.waitFor('the patient absent', () => doctorStream.events.filter((e) => e.event === 'presence').at(-1)?.data.peer_present === false || undefined);
     expect((await openStream(base1, pj.body.token)).res.status).toBe(404);
     expect((await call(ctx, 'POST', '/v1/calls/signal/', { json: { token: pj.body.token, type: 'offer', payload: sdp } })).status).toBe(404);
+
+    // One stream per pass and process: a newer one takes over and the older ends (`replaced`).
+    const older = doctorStream;
+    doctorStream = await openStream(base2, dj.body.token);
+    onTestFinished(() => doctorStream.close());
+    await older.waitFor('the older stream replaced', () => older.isClosed());
+    expect(older.events.at(-1)).toEqual({ event: 'end', data: { reason: 'replaced' } });
+    await doctorStream.waitFor('presence on the new stream', () => doctorStream.events.find((e) => e.event === 'presence'));
 
     // At the end of the slot the doctor's stream ends by itself, and the pass opens nothing any more.
     await ctx.deps.clock.advance(at.getTime() + 15 * 60_000 - ctx.deps.clock.now().getTime());

@@ -334,7 +334,7 @@ export default function appointmentsModule(app: ZodApp, { deps }: ModuleOptions)
           errors: { 400: [fields], 404: [notFoundDetail] },
           eventStream: SIGNAL_STREAM_EXAMPLE,
           descriptions: {
-            200: 'text/event-stream: `presence` {peer_present, expires_at} first and on each change; `signal` {seq, type, payload, sent_at} with `id: <seq>`; `: heartbeat` comments; a last `end` {reason} before the server closes it (hung_up, expired, cancelled)',
+            200: 'text/event-stream: `presence` {peer_present, expires_at} first and on each change; `signal` {seq, type, payload, sent_at} with `id: <seq>`; `: heartbeat` comments; a last `end` {reason} before the server closes it (hung_up, expired, cancelled; replaced by a newer stream of the same pass; shutdown: reconnect)',
             404: 'Unknown token, the participant hung up, or the call is not open',
           },
         },

@@ -9,8 +9,9 @@
 // Events: `presence` {peer_present, expires_at} first and on each change; `signal` {seq, type,
 // payload, sent_at} with `id: <seq>` (a reconnecting client sends Last-Event-ID or `after`); a
 // comment line `: heartbeat` after HEARTBEAT_MS without a write (proxies keep the connection); and a
-// last `end` {reason: hung_up | expired | cancelled | unknown} before the server closes the stream:
-// the participant hung up (its `bye`), the call's window ended, or the appointment was cancelled.
+// last `end` {reason: hung_up | expired | cancelled | replaced | shutdown} before the server closes the
+// stream: the participant hung up (its `bye`), the call's window ended, the appointment was cancelled,
+// a newer stream of the same pass took over, or the process is shutting down (reconnect elsewhere).
 import { PassThrough } from 'node:stream';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
@@ -23,15 +24,22 @@ export const HEARTBEAT_MS = 15_000;
 /** How often the stream marks its participant present (presence counts 15 seconds). */
 const TOUCH_MS = 5_000;
 
-/** The open streams of this process, ended when it shuts down (so that closing does not wait for them). */
+/**
+ * The open streams of this process, by call pass: one per pass (a new one, e.g. a client reconnecting
+ * before the server noticed the old connection drop, replaces the older, which ends with `replaced`),
+ * so a pass cannot hold many polling loops open; all end when the process shuts down.
+ */
 export class SignalStreams {
-  private readonly open = new Set<() => void>();
-  add(stop: () => void): () => void {
-    this.open.add(stop);
-    return () => this.open.delete(stop);
+  private readonly open = new Map<string, (reason: string) => void>();
+  add(key: string, stop: (reason: string) => void): () => void {
+    this.open.get(key)?.('replaced');
+    this.open.set(key, stop);
+    return () => {
+      if (this.open.get(key) === stop) this.open.delete(key);
+    };
   }
   closeAll(): void {
-    for (const stop of [...this.open]) stop();
+    for (const stop of [...this.open.values()]) stop('shutdown');
   }
   get size(): number {
     return this.open.size;
@@ -68,7 +76,7 @@ export async function openSignalStream(deps: Deps, streams: SignalStreams, token
     if (reason) out.write(frame('end', { reason }));
     out.end();
   };
-  const forget = streams.add(() => stop('shutdown'));
+  const forget = streams.add(first.pass.token_hash, stop);
   // The client went away (or the response was destroyed): stop reading for it.
   out.on('close', () => stop());
 

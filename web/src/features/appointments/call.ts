@@ -31,6 +31,7 @@ export class Call {
   private readonly abort = new AbortController();
   private stopped = false;
   private offered = false;
+  private replaced = false;
   private pending: RTCIceCandidateInit[] = [];
 
   constructor(
@@ -64,7 +65,7 @@ export class Call {
   /** Reads the event stream; reconnects after a drop (resuming after the last signal) until the call ends. */
   private async listen() {
     const url = this.pass.signalling_stream_url ?? `${this.pass.signalling_url}stream/`;
-    while (!this.stopped) {
+    while (!this.stopped && !this.replaced) {
       try {
         const headers: Record<string, string> = { 'x-call-token': this.pass.token, accept: 'text/event-stream' };
         if (this.after) headers['last-event-id'] = String(this.after);
@@ -91,7 +92,7 @@ export class Call {
               else if (line.startsWith('data:')) data += line.slice(5).trim();
             }
             if (data) await this.onEvent(event, JSON.parse(data) as unknown);
-            if (this.stopped) return;
+            if (this.stopped || this.replaced) return;
           }
         }
       } catch {
@@ -112,6 +113,13 @@ export class Call {
       this.after = Math.max(this.after, m.seq);
       await this.handle(m);
     } else if (event === 'end') {
+      const reason = (data as { reason?: string }).reason;
+      // A process shutting down: reconnect (to another). A newer stream of this pass took over: leave it.
+      if (reason === 'shutdown') return;
+      if (reason === 'replaced') {
+        this.replaced = true;
+        return;
+      }
       // The server closed the channel: the call's window ended, it was cancelled, or this side hung up.
       this.end(false);
     }
