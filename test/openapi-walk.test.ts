@@ -516,6 +516,16 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/calls/signal/', { json: { token: 'x'.repeat(43), type: 'offer', payload: { sdp: 'v=0' } } })).status).toBe(404);
     expect((await api('GET', '/v1/calls/signal/')).status).toBe(400);
     expect((await api('GET', '/v1/calls/signal/?after=0', { headers: { 'x-call-token': 'x'.repeat(43) } })).status).toBe(404);
+    // The pushed channel (server-sent events): its 200 stream is read in test/appointments.test.ts.
+    expect((await api('GET', '/v1/calls/signal/stream/')).status).toBe(400);
+    expect((await api('GET', '/v1/calls/signal/stream/', { headers: { 'x-call-token': 'x'.repeat(43) } })).status).toBe(404);
+    // The doctor moves the call (to the slot the patient left) and cannot cancel it without a reason.
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: first!.starts_at } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: otherDoctor.access, json: { starts_at: first!.starts_at, reason: 'Away that day.' } })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: later!.starts_at, reason: 'Away that day.' } })).status).toBe(409);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: first!.starts_at, reason: 'Away that day.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: doctor.access, json: {} })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: otherDoctor.access, json: { reason: 'Away that day.' } })).status).toBe(404);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'fax', outcome: 'completed' } })).status).toBe(400);
     expect((await api('POST', `/v1/clinician/appointments/${randomUUID()}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(404);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(409);
@@ -526,6 +536,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: stranger.access })).status).toBe(404);
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(200);
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(410);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: doctor.access, json: { reason: 'Away that day.' } })).status).toBe(410);
     expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: first!.starts_at } })).status).toBe(410);
     expect((await api('POST', `/v1/users/appointments/${aid}/join/`, { token: patient.access })).status).toBe(410);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/join/`, { token: doctor.access })).status).toBe(410);

@@ -76,6 +76,8 @@ export interface AppointmentsTable {
   outcome_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  outcome_note_enc: string | null;
+  doctor_reason_enc: string | null;
 }
 export type AppointmentsRow = Selectable<AppointmentsTable>;
 export type NewAppointments = Insertable<AppointmentsTable>;
@@ -118,6 +120,7 @@ export interface CallPassesTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   last_seen_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  ended_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type CallPassesRow = Selectable<CallPassesTable>;
 export type NewCallPasses = Insertable<CallPassesTable>;
@@ -1217,7 +1220,7 @@ export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
 export interface WeightVerificationsTable {
   id: Generated<string>;
   user_id: string;
-  photo_key: string;
+  photo_key: string | null;
   claimed_weight_kg: number;
   status: Generated<string>;
   weight_kg: number | null;
@@ -1225,6 +1228,7 @@ export interface WeightVerificationsTable {
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   reason: Generated<string>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  method: Generated<string>;
 }
 export type WeightVerificationsRow = Selectable<WeightVerificationsTable>;
 export type NewWeightVerifications = Insertable<WeightVerificationsTable>;

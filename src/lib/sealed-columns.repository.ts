@@ -87,6 +87,16 @@ export const SEALED_TABLES: readonly SealedTable[] = [
     ],
   },
   { table: 'consultations', key: 'id', keyType: 'uuid', columns: [{ plain: 'decision_reason', sealed: 'decision_reason_enc', kind: 'text' }] },
+  // Migration 1261: the doctor's note on a call, and the doctor's reason for cancelling or moving it.
+  {
+    table: 'appointments',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { plain: 'outcome_note', sealed: 'outcome_note_enc', kind: 'text' },
+      { sealed: 'doctor_reason_enc', kind: 'text' },
+    ],
+  },
   {
     table: 'plan_dose_change_requests',
     key: 'id',
