@@ -2,7 +2,7 @@
 // the patient's time zone, booking (parallel bookings, two processes), other accounts, the change
 // cut-off, cancellation, the calendar file, joining within the window with TURN credentials, the
 // signalling relay, the reminders and the call's outcome.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { anotherInstance, call, createTestContext, firstRow, newStaff, seedPatient, type Instance, type Patient, type TestContext } from './support/harness.ts';
 import { slotStarts } from '../src/modules/appointments/service.ts';
@@ -545,7 +545,12 @@ describe('reminders, joining, signalling and the outcome', () => {
     const tooEarly = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } });
     expect(tooEarly.body.code).toBe('call_window_closed');
     await ctx.deps.clock.advance(new Date(booked.body.starts_at).getTime() - ctx.deps.clock.now().getTime());
-    await refresh(p, doctor);
+    await refresh(p, doctor, otherDoctor);
+    // Another doctor cannot record the outcome of this doctor's call: the same answer as a missing one.
+    const foreign = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: otherDoctor.access, json: { mode: 'phone', outcome: 'completed' } });
+    const missing = await call(ctx, 'POST', `/v1/clinician/appointments/${randomUUID()}/outcome/`, { token: otherDoctor.access, json: { mode: 'phone', outcome: 'completed' } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
     const weight = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed', verified_weight_kg: 80 } });
     expect(weight.status).toBe(400);
     expect(weight.body.verified_weight_kg).toBeDefined();

@@ -306,7 +306,9 @@ export async function recordOutcome(
   const now = deps.clock.now();
   const row = await deps.db.tx(async (q) => {
     const found = await repo.appointmentForClinician(q, id);
-    if (!found) throw notFound();
+    // The doctor who holds the call records how it went (and a weight seen on camera): another
+    // doctor's appointment answers as a missing one.
+    if (found?.doctor_id !== doctorId) throw notFound();
     const a = await repo.lockAppointmentOfUser(q, found.user_id, id);
     if (!a) throw notFound();
     if (a.status === 'cancelled') throw fail('appointment_cancelled');
