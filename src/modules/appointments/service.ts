@@ -305,14 +305,8 @@ export async function recordOutcome(
 ) {
   const now = deps.clock.now();
   const row = await deps.db.tx(async (q) => {
-    const found = await repo.appointmentForClinician(q, id);
-    // The doctor who holds the call records how it went (and a weight seen on camera): another
-    // doctor's appointment answers as a missing one.
-    if (found?.doctor_id !== doctorId) throw notFound();
-    const a = await repo.lockAppointmentOfUser(q, found.user_id, id);
-    if (!a) throw notFound();
-    if (a.status === 'cancelled') throw fail('appointment_cancelled');
-    if (a.status !== 'booked') throw fail('appointment_closed');
+    // The doctor who holds the call records how it went (and a weight seen on camera).
+    const a = await doctorsBooked(q, doctorId, id);
     if (now.getTime() < new Date(a.starts_at).getTime() - JOIN_EARLY_MINUTES * 60_000) {
       throw fail('call_window_closed', { message: 'The outcome can be recorded from 10 minutes before the call.' });
     }
@@ -337,14 +331,20 @@ async function deskViewOf(deps: Deps, row: AppointmentsRow) {
   return out;
 }
 
-/** The signed-in doctor's own booked appointment, locked, before its start (anyone else's: 404). */
-async function doctorsChangeable(q: Queryable, doctorId: string, id: string, now: Date) {
+/** The signed-in doctor's own appointment, locked, still booked (another doctor's: 404, as a missing one). */
+async function doctorsBooked(q: Queryable, doctorId: string, id: string) {
   const found = await repo.appointmentForClinician(q, id);
   if (found?.doctor_id !== doctorId) throw notFound();
   const a = await repo.lockAppointmentOfUser(q, found.user_id, id);
   if (!a) throw notFound();
   if (a.status === 'cancelled') throw fail('appointment_cancelled');
   if (a.status !== 'booked') throw fail('appointment_closed');
+  return a;
+}
+
+/** The signed-in doctor's own booked appointment, locked, before its start. */
+async function doctorsChangeable(q: Queryable, doctorId: string, id: string, now: Date) {
+  const a = await doctorsBooked(q, doctorId, id);
   if (now >= new Date(a.starts_at)) throw fail('change_window_closed', { message: 'The call has started: record its outcome instead.' });
   return a;
 }
