@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   // Whether approvals wait for the category's verification (docs/verification.md): default required
   // with NODE_ENV=production, optional elsewhere (the desk then shows a warning).
   PATIENT_VERIFICATION: z.enum(['required', 'optional'], { error: 'must be required or optional' }).optional(),
+  // Days a photo uploaded for a questionnaire is kept when no consultation shows it (docs/photos.md, "Retention").
+  DRAFT_PHOTO_RETENTION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int({ error: 'must be a whole number of days' }).min(1).max(3650).default(30),
   GOOGLE_CLIENT_IDS: csv,
   GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   GOOGLE_ISSUERS: z
@@ -134,6 +136,9 @@ const EnvSchema = z.object({
   // Token lifetimes and account security budgets (documented in docs/accounts.md).
   ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
   REFRESH_TOKEN_TTL_SECONDS: seconds(14 * 24 * 3600),
+  // The refresh cookie shared by a browser's tabs: a rotated cookie presented again within this many
+  // seconds is answered once more instead of ending the session (0 turns it off; at most 60).
+  REFRESH_COOKIE_REUSE_GRACE_SECONDS: z.coerce.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must be 0 to 60' }).max(60, { error: 'must be 0 to 60' }).default(10),
   REGISTRATION_EMAIL_COOLDOWN_SECONDS: seconds(60),
   OTP_TTL_SECONDS: seconds(10 * 60),
   OTP_MAX_WRONG: seconds(5),

@@ -104,6 +104,7 @@ describe('access control', () => {
         'POST /v1/public/cancel/confirm/',
         // The two participants of a call, by the call pass their join answered (docs/appointments.md).
         'GET /v1/calls/signal/',
+        'GET /v1/calls/signal/stream/',
         'POST /v1/calls/signal/',
         // A share link's manifest, for whoever holds the link and its passcode (docs/interoperability.md).
         'POST /v1/public/shl/:manifest_id/',

@@ -2,7 +2,7 @@
 // the patient's time zone, booking (parallel bookings, two processes), other accounts, the change
 // cut-off, cancellation, the calendar file, joining within the window with TURN credentials, the
 // signalling relay, the reminders and the call's outcome.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { anotherInstance, call, createTestContext, firstRow, newStaff, seedPatient, type Instance, type Patient, type TestContext } from './support/harness.ts';
 import { slotStarts } from '../src/modules/appointments/service.ts';
@@ -305,6 +305,118 @@ describe('rescheduling and cancelling', () => {
   });
 });
 
+describe('the doctor cancels or moves a call from the desk', () => {
+  it('moves to another free slot and cancels with a reason the patient reads; never double-booked; only the appointment’s doctor', async () => {
+    const p = await seedPatient(ctx, { timezone: 'Europe/Berlin' });
+    const q = await seedPatient(ctx);
+    const id = await awaitingCall(p);
+    const other = await awaitingCall(q);
+    const first = await slotAfter(p, id, 8 * 86_400_000);
+    const aid = (await bookAt(p, id, first)).body.id as string;
+    const taken = await slotAfter(q, other, 9 * 86_400_000);
+    expect((await bookAt(q, other, taken)).status).toBe(201);
+    const reason = 'I am away that morning; sorry for the change.';
+
+    // Another doctor, a patient, a missing reason.
+    const path = `/v1/clinician/appointments/${aid}`;
+    expect((await call(ctx, 'POST', `${path}/cancel/`, { token: otherDoctor.access, json: { reason } })).status).toBe(404);
+    expect((await call(ctx, 'POST', `${path}/reschedule/`, { token: otherDoctor.access, json: { starts_at: first, reason } })).status).toBe(404);
+    expect((await call(ctx, 'POST', `${path}/cancel/`, { token: p.access, json: { reason } })).status).toBe(403);
+    const noReason = await call(ctx, 'POST', `${path}/cancel/`, { token: doctor.access, json: { reason: ' ' } });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body.reason).toBeDefined();
+
+    // The doctor is never double-booked: the other patient's time is refused, as is an off-grid time.
+    const clash = await call(ctx, 'POST', `${path}/reschedule/`, { token: doctor.access, json: { starts_at: taken, reason } });
+    expect(clash.status).toBe(409);
+    expect(clash.body.code).toBe('slot_unavailable');
+    const offGrid = await call(ctx, 'POST', `${path}/reschedule/`, { token: doctor.access, json: { starts_at: new Date(new Date(first).getTime() + 7 * 60_000).toISOString(), reason } });
+    expect(offGrid.body.code).toBe('slot_unavailable');
+
+    const later = await slotAfter(p, id, 10 * 86_400_000);
+    await ctx.flushMail();
+    const before = ctx.mails.length;
+    const moved = await call(ctx, 'POST', `${path}/reschedule/`, { token: doctor.access, json: { starts_at: later, reason } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body).toMatchObject({ id: aid, status: 'booked', doctor_reason: reason, patient: { id: p.id } });
+    expect(new Date(moved.body.starts_at).getTime()).toBe(new Date(later).getTime());
+    const seen = await call(ctx, 'GET', `/v1/users/appointments/${aid}/`, { token: p.access });
+    expect(seen.body).toMatchObject({ status: 'booked', doctor_reason: reason });
+    expect(new Date(seen.body.starts_at).getTime()).toBe(new Date(later).getTime());
+    // The old slot is free again; the reason is sealed at rest.
+    expect((await slots(p, id)).slots.map((x) => new Date(x.starts_at).getTime())).toContain(new Date(first).getTime());
+    const row = firstRow(await ctx.db.query(`select * from appointments where id = $1`, [aid]));
+    expect(row.doctor_reason_enc).toMatch(/^v2\./);
+    expect(JSON.stringify(row)).not.toContain('away that morning');
+
+    const cancelled = await call(ctx, 'POST', `${path}/cancel/`, { token: doctor.access, json: { reason } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelled_by: 'doctor', doctor_reason: reason });
+    expect((await call(ctx, 'POST', `${path}/cancel/`, { token: doctor.access, json: { reason } })).status).toBe(410);
+    expect((await call(ctx, 'POST', `${path}/reschedule/`, { token: doctor.access, json: { starts_at: later, reason } })).status).toBe(410);
+    expect((await call(ctx, 'GET', `/v1/users/appointments/${aid}/`, { token: p.access })).body).toMatchObject({ status: 'cancelled', cancelled_by: 'doctor' });
+
+    // The patient is told by mail, with the calendar file, that the doctor made the change (not why).
+    await ctx.flushMail();
+    const mails = ctx.mails.slice(before).filter((m) => m.to === p.email);
+    expect(mails.map((m) => m.subject).sort()).toEqual(['Your call with your doctor has moved', 'Your call with your doctor is cancelled']);
+    for (const m of mails) {
+      expect(m.text).toContain('Your doctor made this change.');
+      expect(m.text).not.toContain('away that morning');
+      expect(m.attachments?.[0]?.filename).toBe('appointment.ics');
+    }
+    expect(mails.find((m) => m.subject.endsWith('cancelled'))!.attachments![0]!.content).toContain('STATUS:CANCELLED');
+    // The consultation may book another call.
+    expect((await bookAt(p, id, first)).status).toBe(201);
+    const audit = await ctx.db.query(`select action from audit_log where subject_id = $1 and action like 'appointment.%by_doctor' order by action`, [id]);
+    expect(audit.map((a) => a.action)).toEqual(['appointment.cancelled_by_doctor', 'appointment.moved_by_doctor']);
+  });
+});
+
+/** A server-sent event stream read with fetch (the pass in a header), its events parsed as they come. */
+async function openStream(base: string, token: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const res = await fetch(`${base}/v1/calls/signal/stream/`, { headers: { 'x-call-token': token, ...headers }, signal: abort.signal });
+  const events: { event: string; data: any; id?: string }[] = [];
+  const comments: string[] = [];
+  let closed = false;
+  if (res.ok && res.body) {
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    void (async () => {
+      let buffer = '';
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) break;
+        buffer += decoder.decode(chunk.value, { stream: true });
+        for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, i);
+          buffer = buffer.slice(i + 2);
+          const e: { event: string; data: any; id?: string } = { event: 'message', data: undefined };
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line.slice(1).trim());
+            else if (line.startsWith('event: ')) e.event = line.slice(7);
+            else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
+            else if (line.startsWith('id: ')) e.id = line.slice(4);
+          }
+          if (e.data !== undefined) events.push(e);
+        }
+      }
+      closed = true;
+    })();
+  }
+  const waitFor = async <T>(what: string, fn: () => T | undefined, ms = 8000): Promise<T> => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const v = fn();
+      if (v !== undefined && v !== false) return v;
+      if (Date.now() > until) throw new Error(`stream: timed out waiting for ${what} (events ${JSON.stringify(events)})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { res, events, comments, isClosed: () => closed, waitFor, close: () => abort.abort() };
+}
+
 // The clock only moves forward: these run last.
 describe('reminders, joining, signalling and the outcome', () => {
   it('sends the 24-hour and 1-hour reminders once, joins only within the window, relays signals between the two participants, records the outcome', async () => {
@@ -392,6 +504,29 @@ describe('reminders, joining, signalling and the outcome', () => {
     const outcome = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'video', outcome: 'completed', note: 'Seen; continue.', verified_weight_kg: 92.4 } });
     expect(outcome.status, outcome.text).toBe(200);
     expect(outcome.body).toMatchObject({ status: 'completed', mode: 'video', outcome: 'completed', outcome_note: 'Seen; continue.', verified_weight_kg: 92.4 });
+    // The note is sealed at rest.
+    const stored = firstRow(await ctx.db.query(`select * from appointments where id = $1`, [aid]));
+    expect(stored.outcome_note).toBeNull();
+    expect(stored.outcome_note_enc).toMatch(/^v2\./);
+    expect(JSON.stringify(stored)).not.toContain('Seen; continue.');
+    // The weight seen on camera is the patient's verified weight, by this doctor, and a journal entry.
+    const verification = await call(ctx, 'GET', '/v1/users/verification/', { token: p.access });
+    expect(verification.status, verification.text).toBe(200);
+    expect(verification.body.weight).toMatchObject({ status: 'verified', weight_kg: 92.4 });
+    expect(verification.body.requirements.find((r: { category: string }) => r.category === 'weight_loss')?.missing ?? []).not.toContain('weight');
+    const weights = await ctx.db.query(`select method, photo_key, decided_by, status from weight_verifications where user_id = $1`, [p.id]);
+    expect(weights).toEqual([{ method: 'video_call', photo_key: null, decided_by: doctor.id, status: 'verified' }]);
+    const entry = await ctx.db.query(`select verified_by from weight_entries where user_id = $1`, [p.id]);
+    expect(entry.map((e) => e.verified_by)).toEqual([doctor.id]);
+    // A note written before sealing (plaintext) is sealed by the start-up pass (and `reencrypt`); reads do not change.
+    await ctx.db.query(`update appointments set outcome_note = 'An old plaintext note.', outcome_note_enc = null where id = $1`, [aid]);
+    const { sealPlaintextRows } = await import('../src/lib/sealed-columns.repository.ts');
+    expect((await sealPlaintextRows(ctx.db)).appointments).toBeGreaterThanOrEqual(1);
+    const resealed = firstRow(await ctx.db.query(`select outcome_note, outcome_note_enc from appointments where id = $1`, [aid]));
+    expect(resealed.outcome_note).toBeNull();
+    expect(resealed.outcome_note_enc).toMatch(/^v2\./);
+    const exported = await call(ctx, 'GET', '/v1/users/me/export/', { token: p.access });
+    expect(exported.body.appointments.find((a: { id: string }) => a.id === aid)).toMatchObject({ outcome_note: 'An old plaintext note.', verified_weight_kg: 92.4 });
     expect((await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).body.code).toBe('appointment_closed');
 
     // After the end: closed, and the old passes no longer relay.
@@ -410,7 +545,12 @@ describe('reminders, joining, signalling and the outcome', () => {
     const tooEarly = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } });
     expect(tooEarly.body.code).toBe('call_window_closed');
     await ctx.deps.clock.advance(new Date(booked.body.starts_at).getTime() - ctx.deps.clock.now().getTime());
-    await refresh(p, doctor);
+    await refresh(p, doctor, otherDoctor);
+    // Another doctor cannot record the outcome of this doctor's call: the same answer as a missing one.
+    const foreign = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: otherDoctor.access, json: { mode: 'phone', outcome: 'completed' } });
+    const missing = await call(ctx, 'POST', `/v1/clinician/appointments/${randomUUID()}/outcome/`, { token: otherDoctor.access, json: { mode: 'phone', outcome: 'completed' } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
     const weight = await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed', verified_weight_kg: 80 } });
     expect(weight.status).toBe(400);
     expect(weight.body.verified_weight_kg).toBeDefined();
@@ -424,4 +564,88 @@ describe('reminders, joining, signalling and the outcome', () => {
     const decided = await call(ctx, 'POST', `/v1/clinician/consultations/${id}/request-information/`, { token: doctor.access, json: { decision_reason: 'Please send a photo.' } });
     expect(decided.status, decided.text).toBe(200);
   });
+
+  it('pushes the other participant’s signals over server-sent events, across two processes; only to the two participants; closes on hang-up and at the end', async () => {
+    await refresh(doctor, otherDoctor);
+    const p = await seedPatient(ctx);
+    const stranger = await seedPatient(ctx);
+    const id = await awaitingCall(p);
+    const at = new Date(await slotAfter(p, id, 2 * 3600_000));
+    const aid = (await bookAt(p, id, at.toISOString())).body.id as string;
+    // Before the window nobody gets a pass, so no stream opens.
+    expect((await call(ctx, 'POST', `/v1/users/appointments/${aid}/join/`, { token: p.access })).body.code).toBe('call_window_closed');
+    await ctx.deps.clock.advance(at.getTime() - 5 * 60_000 - ctx.deps.clock.now().getTime());
+    await refresh(p, stranger, doctor, otherDoctor);
+    const second = await anotherInstance(ctx, { TURN_URLS: 'turn:turn.test.local:3478', TURN_SECRET });
+    onTestFinished(() => second.close());
+    const base1 = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const base2 = await second.app.listen({ port: 0, host: '127.0.0.1' });
+
+    const pj = await call(ctx, 'POST', `/v1/users/appointments/${aid}/join/`, { token: p.access });
+    const dj = await call({ app: second.app }, 'POST', `/v1/clinician/appointments/${aid}/join/`, { token: doctor.access });
+    expect([pj.status, dj.status]).toEqual([200, 200]);
+    // A third account: no pass to this call (another patient, another doctor), and a made-up pass opens nothing.
+    expect((await call(ctx, 'POST', `/v1/users/appointments/${aid}/join/`, { token: stranger.access })).status).toBe(404);
+    expect((await call(ctx, 'POST', `/v1/clinician/appointments/${aid}/join/`, { token: otherDoctor.access })).status).toBe(404);
+    const nobody = await openStream(base1, 'x'.repeat(43));
+    expect(nobody.res.status).toBe(404);
+    expect(await nobody.res.json()).toEqual({ detail: 'Not found.' });
+    expect((await fetch(`${base1}/v1/calls/signal/stream/`)).status).toBe(400);
+
+    // The patient listens on one process, the doctor on the other.
+    const patientStream = await openStream(base1, pj.body.token);
+    onTestFinished(() => patientStream.close());
+    expect(patientStream.res.status).toBe(200);
+    expect(patientStream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(patientStream.res.headers.get('cache-control')).toBe('no-store');
+    await patientStream.waitFor('the first presence', () => patientStream.events.find((e) => e.event === 'presence'));
+    expect(patientStream.events[0]).toMatchObject({ event: 'presence', data: { peer_present: false, expires_at: new Date(at.getTime() + 15 * 60_000).toISOString() } });
+    expect(patientStream.comments).toContain('connected');
+    let doctorStream = await openStream(base2, dj.body.token);
+    onTestFinished(() => doctorStream.close());
+    await doctorStream.waitFor('the patient present', () => doctorStream.events.find((e) => e.event === 'presence' && e.data.peer_present));
+    await patientStream.waitFor('the doctor present', () => patientStream.events.find((e) => e.event === 'presence' && e.data.peer_present));
+
+    // The doctor's offer, sent through the patient's process, reaches the patient's stream (and not the doctor's own).
+    const sdp = { type: 'offer', sdp: 'v=0 o=- 7 2 IN IP4 127.0.0.1' };
+    const sent = await call(ctx, 'POST', '/v1/calls/signal/', { json: { token: dj.body.token, type: 'offer', payload: sdp } });
+    expect(sent.status).toBe(202);
+    const offer = await patientStream.waitFor('the offer', () => patientStream.events.find((e) => e.event === 'signal'));
+    expect(offer).toMatchObject({ id: String(sent.body.seq), data: { seq: sent.body.seq, type: 'offer', payload: sdp } });
+    await call({ app: second.app }, 'POST', '/v1/calls/signal/', { json: { token: pj.body.token, type: 'answer', payload: { type: 'answer', sdp: 'v=0' } } });
+    await doctorStream.waitFor('the answer', () => doctorStream.events.find((e) => e.event === 'signal' && e.data.type === 'answer'));
+    expect(doctorStream.events.filter((e) => e.event === 'signal').map((e) => e.data.type)).toEqual(['answer']);
+    // A reconnecting client (here through the other process) resumes after the last event it had (Last-Event-ID): nothing is replayed.
+    const resumed = await openStream(base2, pj.body.token, { 'last-event-id': String(sent.body.seq) });
+    await resumed.waitFor('presence', () => resumed.events.find((e) => e.event === 'presence'));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(resumed.events.filter((e) => e.event === 'signal')).toEqual([]);
+    resumed.close();
+
+    // The patient hangs up: the doctor's stream gets the bye and the patient goes absent; the patient's stream ends, and its pass is spent.
+    await call(ctx, 'POST', '/v1/calls/signal/', { json: { token: pj.body.token, type: 'bye', payload: null } });
+    await patientStream.waitFor('the end of the patient’s stream', () => patientStream.isClosed());
+    expect(patientStream.events.at(-1)).toEqual({ event: 'end', data: { reason: 'hung_up' } });
+    await doctorStream.waitFor('the bye', () => doctorStream.events.find((e) => e.event === 'signal' && e.data.type === 'bye'));
+    await doctorStream.waitFor('the patient absent', () => doctorStream.events.filter((e) => e.event === 'presence').at(-1)?.data.peer_present === false || undefined);
+    expect((await openStream(base1, pj.body.token)).res.status).toBe(404);
+    expect((await call(ctx, 'POST', '/v1/calls/signal/', { json: { token: pj.body.token, type: 'offer', payload: sdp } })).status).toBe(404);
+
+    // One stream per pass and process: a newer one takes over and the older ends (`replaced`).
+    const older = doctorStream;
+    doctorStream = await openStream(base2, dj.body.token);
+    onTestFinished(() => doctorStream.close());
+    await older.waitFor('the older stream replaced', () => older.isClosed());
+    expect(older.events.at(-1)).toEqual({ event: 'end', data: { reason: 'replaced' } });
+    await doctorStream.waitFor('presence on the new stream', () => doctorStream.events.find((e) => e.event === 'presence'));
+
+    // At the end of the slot the doctor's stream ends by itself, and the pass opens nothing any more.
+    await ctx.deps.clock.advance(at.getTime() + 15 * 60_000 - ctx.deps.clock.now().getTime());
+    // (each process keeps the test clock it read at start: the doctor's moves too)
+    await second.deps.clock.advance(ctx.deps.clock.offsetMs() - second.deps.clock.offsetMs());
+    await doctorStream.waitFor('the end at expiry', () => doctorStream.isClosed());
+    expect(doctorStream.events.at(-1)).toEqual({ event: 'end', data: { reason: 'expired' } });
+    expect((await openStream(base2, dj.body.token)).res.status).toBe(404);
+  });
+
 });

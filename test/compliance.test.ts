@@ -142,7 +142,7 @@ describe('cancelling without signing in (§ 312k BGB)', () => {
       [p.id],
     ));
     const other = await withPlan();
-    await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { plan: 'hair_growth', kind: 'extraordinary' }) });
+    expect((await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { plan: 'hair_growth' }) })).status).toBe(202);
     const token = decodeURIComponent(linkIn((await mailsTo(p.email)).at(-1)!.text)!);
     expect((await call(ctx, 'POST', '/v1/public/cancel/confirm/', { json: { token } })).status).toBe(200);
     const flags = await ctx.db.query('select id, cancel_at_period_end from subscriptions where id = any($1)', [[id, hair.id, other.id]]);
@@ -165,6 +165,74 @@ describe('cancelling without signing in (§ 312k BGB)', () => {
     const res = await call(ctx, 'POST', '/v1/public/cancel/', { json: { name: '', email: 'not-an-address', plan: 'astrology', kind: 'sometimes', date: '31.12.2026' } });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body).sort()).toEqual(['date', 'email', 'kind', 'name', 'plan']);
+  });
+
+  it('an extraordinary cancellation needs its reason (§ 312k (2) 1 b BGB); an ordinary one takes none', async () => {
+    const { p } = await withPlan();
+    const missing = await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { kind: 'extraordinary' }) });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ reason: ['Give the reason for an extraordinary cancellation.'] });
+    const blank = await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { kind: 'extraordinary', reason: '   ' }) });
+    expect(blank.body).toEqual({ reason: ['Give the reason for an extraordinary cancellation.'] });
+    expect(await ctx.db.query('select 1 from plan_cancel_requests where user_id = $1', [p.id])).toEqual([]);
+    expect((await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { reason: 'moving' }) })).status).toBe(202);
+    expect(firstRow(await ctx.db.query('select reason_enc from plan_cancel_requests where user_id = $1', [p.id])).reason_enc).toBeNull();
+  });
+
+  it('an extraordinary cancellation dated today ends the plan at once; the back office reviews its reason once; erasure removes the reason', async () => {
+    const { p, id } = await withPlan();
+    const today = ctx.deps.clock.now().toISOString().slice(0, 10);
+    const reason = 'Ich ziehe ins Ausland und kann den Plan dort nicht nutzen.';
+    expect((await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { kind: 'extraordinary', date: today, reason }) })).status).toBe(202);
+    const receipt = (await mailsTo(p.email)).at(-1)!;
+    expect(receipt.text).toContain('Außerordentliche Kündigung');
+    // Sealed at rest.
+    const stored = firstRow(await ctx.db.query('select reason_enc from plan_cancel_requests where user_id = $1', [p.id]));
+    expect(stored.reason_enc).not.toContain('Ausland');
+    const confirmed = await call(ctx, 'POST', '/v1/public/cancel/confirm/', { json: { token: decodeURIComponent(linkIn(receipt.text)!) } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.plans).toEqual([{ category: 'weight_loss', ends_at: expect.stringMatching(new RegExp(`^${today}`)), status: 'canceled', cancel_at_period_end: false }]);
+    const plan = firstRow(await ctx.db.query('select status, canceled_at from subscriptions where id = $1', [id]));
+    expect(plan.status).toBe('canceled');
+    expect(plan.canceled_at).not.toBeNull();
+    const done = (await mailsTo(p.email)).filter((m) => m.subject === 'Ihr Plan ist gekündigt').at(-1)!;
+    expect(done.text).toContain(`endet am ${today}`);
+
+    const admin = await newStaff(ctx, 'backoffice_admin');
+    const waiting = await call(ctx, 'GET', '/v1/backoffice/cancellations/?reviewed=false&limit=100', { token: admin.access });
+    expect(waiting.status).toBe(200);
+    const mine = waiting.body.results.find((c: { user_id: string }) => c.user_id === p.id);
+    expect(mine).toMatchObject({ email: p.email, subscription_id: id, requested_date: today, reason, reviewed_at: null, review_note: null });
+    const reads = await ctx.db.query("select 1 from access_log where actor_id = $1 and resource_type = 'profile' and patient_id = $2", [admin.id, p.id]);
+    expect(reads.length).toBeGreaterThan(0);
+    expect((await call(ctx, 'GET', '/v1/backoffice/cancellations/', { token: p.access })).status).toBe(403);
+    expect((await call(ctx, 'POST', `/v1/backoffice/cancellations/${mine.id}/review/`, { token: admin.access, json: { note: '' } })).body).toEqual({ note: ['Say what was decided.'] });
+    const reviewed = await call(ctx, 'POST', `/v1/backoffice/cancellations/${mine.id}/review/`, { token: admin.access, json: { note: 'Accepted; half the period refunded.' } });
+    expect(reviewed.status).toBe(204);
+    const again = await call(ctx, 'POST', `/v1/backoffice/cancellations/${mine.id}/review/`, { token: admin.access, json: { note: 'Again.' } });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ detail: 'This cancellation was already reviewed.', code: 'cancellation_already_reviewed' });
+    const unknown = await call(ctx, 'POST', `/v1/backoffice/cancellations/${randomUUID()}/review/`, { token: admin.access, json: { note: 'x' } });
+    expect(unknown.status).toBe(404);
+    const after = await call(ctx, 'GET', '/v1/backoffice/cancellations/?reviewed=false&limit=100', { token: admin.access });
+    expect(after.body.results.some((c: { user_id: string }) => c.user_id === p.id)).toBe(false);
+    const all = await call(ctx, 'GET', '/v1/backoffice/cancellations/?reviewed=true&limit=100', { token: admin.access });
+    expect(all.body.results.find((c: { id: string }) => c.id === mine.id)).toMatchObject({ review_note: 'Accepted; half the period refunded.', reviewed_at: expect.any(String) });
+
+    // Erasure: the receipt stays, the reason and the review note go.
+    expect((await call(ctx, 'DELETE', '/v1/users/me/', { token: p.access, json: { confirm: 'DELETE' } })).status).toBe(204);
+    const kept = firstRow(await ctx.db.query('select kind, reason_enc, review_note_enc, used_at from plan_cancel_requests where id = $1', [mine.id]));
+    expect(kept).toMatchObject({ kind: 'extraordinary', reason_enc: null, review_note_enc: null });
+    expect(kept.used_at).not.toBeNull();
+  });
+
+  it('an extraordinary cancellation dated later ends the plan at its period end (not renewed)', async () => {
+    const { p, id } = await withPlan();
+    const later = new Date(ctx.deps.clock.now().getTime() + 10 * DAY).toISOString().slice(0, 10);
+    await call(ctx, 'POST', '/v1/public/cancel/', { json: form(p.email, { kind: 'extraordinary', date: later, reason: 'Umzug' }) });
+    const token = decodeURIComponent(linkIn((await mailsTo(p.email)).at(-1)!.text)!);
+    expect((await call(ctx, 'POST', '/v1/public/cancel/confirm/', { json: { token } })).status).toBe(200);
+    expect(firstRow(await ctx.db.query('select status, cancel_at_period_end from subscriptions where id = $1', [id]))).toEqual({ status: 'active', cancel_at_period_end: true });
   });
 
   it('is rate limited per e-mail the same way whether or not the address has an account', async () => {

@@ -60,9 +60,52 @@ describe('the refresh token in an HttpOnly cookie', () => {
     expect(second).toBe(r1.body.refresh);
     expect(second).not.toBe(first);
     expect((await call(ctx, 'GET', '/v1/users/profile/me/', { token: r1.body.access })).status).toBe(200);
-    // The first cookie again (a stolen copy): refused, and the whole session ends.
+    // The first cookie again after the reuse grace (a stolen copy): refused, and the whole session ends.
+    await ctx.deps.clock.advance((ctx.deps.config.REFRESH_COOKIE_REUSE_GRACE_SECONDS + 1) * 1000);
     expect((await refreshByCookie(first)).status).toBe(401);
     expect((await refreshByCookie(second)).status).toBe(401);
+  });
+
+  it('two tabs presenting one cookie at once both get a pair of the same session; a third presentation ends it', async () => {
+    const p = await account();
+    const first = cookieOf(await signIn(p, COOKIE))!.value;
+    const [a, b] = await Promise.all([refreshByCookie(first), refreshByCookie(first)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const sid = (t: string) => (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+    expect(sid(a.body.refresh)).toBe(sid(first));
+    expect(sid(b.body.refresh)).toBe(sid(first));
+    expect(a.body.refresh).not.toBe(b.body.refresh);
+    // Within the grace, but the one extra answer is spent: reuse, the whole session ends.
+    const third = await refreshByCookie(first);
+    expect(third.status).toBe(401);
+    expect(third.body).toMatchObject({ code: 'token_not_valid', messages: [{ message: 'Token is blacklisted' }] });
+    expect((await refreshByCookie(a.body.refresh)).status).toBe(401);
+    expect((await refreshByCookie(b.body.refresh)).status).toBe(401);
+  });
+
+  it('the grace is for the shared cookie only: the same token in the body is reuse at once', async () => {
+    const p = await account();
+    const first = cookieOf(await signIn(p, COOKIE))!.value;
+    expect((await refreshByCookie(first)).status).toBe(200);
+    const replay = await call(ctx, 'POST', '/v1/users/token/refresh/', { brand: true, json: { refresh: first } });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toMatchObject({ messages: [{ message: 'Token is blacklisted' }] });
+  });
+
+  it('with REFRESH_COOKIE_REUSE_GRACE_SECONDS=0 a reused cookie ends the session at once', async () => {
+    const strict = await createTestContext({ REFRESH_COOKIE_REUSE_GRACE_SECONDS: '0' });
+    try {
+      const p = await seedPatient(strict, { password_hash: hash });
+      const signedIn = await call(strict, 'POST', '/v1/users/token/', { brand: true, json: { email: p.email, password: PASSWORD }, headers: COOKIE });
+      const first = cookieOf(signedIn)!.value;
+      const again = (value: string) => call(strict, 'POST', '/v1/users/token/refresh/', { brand: true, json: {}, headers: { cookie: `pts_refresh=${value}`, ...COOKIE } });
+      const r1 = await again(first);
+      expect(r1.status).toBe(200);
+      expect((await again(first)).status).toBe(401);
+      expect((await again(r1.body.refresh)).status).toBe(401);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('without the custom header the cookie is not taken (CSRF): 400 refresh required, nothing rotated', async () => {

@@ -384,6 +384,9 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/backoffice/users/${other.id}/enable/`, { token: admin.access })).status).toBe(200);
     expect((await api('POST', `/v1/backoffice/users/${admin.id}/disable/`, { token: admin.access })).status).toBe(400);
     expect((await api('POST', `/v1/backoffice/users/${randomUUID()}/enable/`, { token: admin.access })).status).toBe(404);
+    // Extraordinary cancellations to review (their own test: compliance.test.ts).
+    expect((await api('GET', '/v1/backoffice/cancellations/?reviewed=false', { token: admin.access })).status).toBe(200);
+    expect((await api('POST', `/v1/backoffice/cancellations/${randomUUID()}/review/`, { token: admin.access, json: { note: 'nothing to review' } })).status).toBe(404);
     // Partner pharmacies, and reship or refund of an undeliverable order (docs/pharmacy.md).
     const shopBody = { name: 'Apotheke am Markt', address_line: 'Marktplatz 3', postal_code: '10115', city: 'Berlin', country: 'DEU', opening_hours: [{ day: 'mon', opens: '08:00', closes: '18:00' }], click_and_collect: true };
     expect((await api('POST', '/v1/backoffice/pharmacies/', { token: admin.access, json: { ...shopBody, country: 'XX' } })).status).toBe(400);
@@ -524,6 +527,16 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', '/v1/calls/signal/', { json: { token: 'x'.repeat(43), type: 'offer', payload: { sdp: 'v=0' } } })).status).toBe(404);
     expect((await api('GET', '/v1/calls/signal/')).status).toBe(400);
     expect((await api('GET', '/v1/calls/signal/?after=0', { headers: { 'x-call-token': 'x'.repeat(43) } })).status).toBe(404);
+    // The pushed channel (server-sent events): its 200 stream is read in test/appointments.test.ts.
+    expect((await api('GET', '/v1/calls/signal/stream/')).status).toBe(400);
+    expect((await api('GET', '/v1/calls/signal/stream/', { headers: { 'x-call-token': 'x'.repeat(43) } })).status).toBe(404);
+    // The doctor moves the call (to the slot the patient left) and cannot cancel it without a reason.
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: first!.starts_at } })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: otherDoctor.access, json: { starts_at: first!.starts_at, reason: 'Away that day.' } })).status).toBe(404);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: later!.starts_at, reason: 'Away that day.' } })).status).toBe(409);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/reschedule/`, { token: doctor.access, json: { starts_at: first!.starts_at, reason: 'Away that day.' } })).status).toBe(200);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: doctor.access, json: {} })).status).toBe(400);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: otherDoctor.access, json: { reason: 'Away that day.' } })).status).toBe(404);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'fax', outcome: 'completed' } })).status).toBe(400);
     expect((await api('POST', `/v1/clinician/appointments/${randomUUID()}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(404);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/outcome/`, { token: doctor.access, json: { mode: 'phone', outcome: 'completed' } })).status).toBe(409);
@@ -534,6 +547,7 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: stranger.access })).status).toBe(404);
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(200);
     expect((await api('POST', `/v1/users/appointments/${aid}/cancel/`, { token: patient.access })).status).toBe(410);
+    expect((await api('POST', `/v1/clinician/appointments/${aid}/cancel/`, { token: doctor.access, json: { reason: 'Away that day.' } })).status).toBe(410);
     expect((await api('POST', `/v1/users/appointments/${aid}/reschedule/`, { token: patient.access, json: { starts_at: first!.starts_at } })).status).toBe(410);
     expect((await api('POST', `/v1/users/appointments/${aid}/join/`, { token: patient.access })).status).toBe(410);
     expect((await api('POST', `/v1/clinician/appointments/${aid}/join/`, { token: doctor.access })).status).toBe(410);

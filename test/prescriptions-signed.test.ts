@@ -115,7 +115,16 @@ describe('the approval signs the prescription', () => {
     expect(text).toContain('/SubFilter /ETSI.CAdES.detached');
     const v = await verify(pdf);
     expect(v.status).toBe(200);
-    expect(v.body).toEqual({ valid: true, reason: null, prescription_id: rxId, signer: 'Staff doctor', signed_at: detail.body.signature.signed_at, status: 'active', certificate_sha256: detail.body.signature.certificate_sha256 });
+    expect(v.body).toEqual({
+      valid: true,
+      reason: null,
+      prescription_id: rxId,
+      signer: 'Staff doctor',
+      signed_at: detail.body.signature.signed_at,
+      status: 'active',
+      certificate_sha256: detail.body.signature.certificate_sha256,
+      dispensing: { dispensings_allowed: 1, dispensed_count: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null },
+    });
 
     // The published root issued the signer's certificate.
     const ca = await ctx.app.inject({ method: 'GET', url: '/v1/prescriptions/ca/' });
@@ -176,7 +185,7 @@ describe('the approval signs the prescription', () => {
   }, 60_000);
 
   it('carries every element of the Implementing Directive 2012/52/EU annex', async () => {
-    const { pdf } = await approved();
+    const { pdf, rxId } = await approved();
     const text = (await pdfText(pdf)).replace(/\s+/g, ' ');
     for (const element of [
       'Surname: Wójcik-Kowalska', // patient, written out
@@ -200,6 +209,10 @@ describe('the approval signs the prescription', () => {
     }
     // No brand for a product the annex does not require one for.
     expect(text).not.toContain('Brand name');
+    // The printed link opens the web app's public verify page naming this prescription, not the API.
+    expect(text).toContain(`${ctx.deps.config.WEB_APP_URL}/verify?code=${rxId}`);
+    expect(text).not.toContain('/v1/prescriptions/verify/');
+    expect(text).toContain('Dispensings: once (no repeats)');
   }, 60_000);
 
   it('every treatment of the catalogue has its 2012/52/EU product entry', () => {

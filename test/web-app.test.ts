@@ -52,6 +52,8 @@ describe('mail links', () => {
     expect(routeOf(appLinks.resetPassword(c, 'abc'))).toBe('/reset-password');
     expect(routeOf(appLinks.referral(c, 'ABC123'))).toBe('/r/:code');
     expect(new URL(appLinks.resetPassword(c, 'a b')).searchParams.get('token')).toBe('a b');
+    expect(routeOf(appLinks.verifyPrescription(c, 'b9c4f5a2-0000-4000-8000-000000000001'))).toBe('/verify');
+    expect(new URL(appLinks.verifyPrescription(c, 'b9c4f5a2-0000-4000-8000-000000000001')).searchParams.get('code')).toBe('b9c4f5a2-0000-4000-8000-000000000001');
   });
 
   it('the reset mail, the referral share link and the decision mail open app pages under WEB_APP_URL', async () => {

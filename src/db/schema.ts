@@ -76,6 +76,8 @@ export interface AppointmentsTable {
   outcome_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  outcome_note_enc: string | null;
+  doctor_reason_enc: string | null;
 }
 export type AppointmentsRow = Selectable<AppointmentsTable>;
 export type NewAppointments = Insertable<AppointmentsTable>;
@@ -118,6 +120,7 @@ export interface CallPassesTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   last_seen_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  ended_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type CallPassesRow = Selectable<CallPassesTable>;
 export type NewCallPasses = Insertable<CallPassesTable>;
@@ -802,6 +805,10 @@ export interface PlanCancelRequestsTable {
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   expires_at: ColumnType<Date, Date | string, Date | string>;
   used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reason_enc: string | null;
+  reviewed_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  reviewed_by: string | null;
+  review_note_enc: string | null;
 }
 export type PlanCancelRequestsRow = Selectable<PlanCancelRequestsTable>;
 export type NewPlanCancelRequests = Insertable<PlanCancelRequestsTable>;
@@ -839,6 +846,7 @@ export interface PlanPriceNoticesTable {
   effective_from: ColumnType<Date, Date | string, Date | string>;
   applied_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   superseded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  provider_applied_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type PlanPriceNoticesRow = Selectable<PlanPriceNoticesTable>;
 export type NewPlanPriceNotices = Insertable<PlanPriceNoticesTable>;
@@ -942,6 +950,7 @@ export interface PrescriptionsTable {
   signer_name: string | null;
   signing_identity_id: string | null;
   signed_digest: string | null;
+  repeat_interval_days: number | null;
 }
 export type PrescriptionsRow = Selectable<PrescriptionsTable>;
 export type NewPrescriptions = Insertable<PrescriptionsTable>;
@@ -1043,6 +1052,7 @@ export interface RefreshTokensTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  grace_used_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 export type RefreshTokensRow = Selectable<RefreshTokensTable>;
 export type NewRefreshTokens = Insertable<RefreshTokensTable>;
@@ -1240,7 +1250,7 @@ export type WeightEntriesUpdate = Updateable<WeightEntriesTable>;
 export interface WeightVerificationsTable {
   id: Generated<string>;
   user_id: string;
-  photo_key: string;
+  photo_key: string | null;
   claimed_weight_kg: number;
   status: Generated<string>;
   weight_kg: number | null;
@@ -1248,6 +1258,7 @@ export interface WeightVerificationsTable {
   decided_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   reason: Generated<string>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  method: Generated<string>;
 }
 export type WeightVerificationsRow = Selectable<WeightVerificationsTable>;
 export type NewWeightVerifications = Insertable<WeightVerificationsTable>;

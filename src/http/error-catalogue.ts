@@ -150,6 +150,7 @@ export const ERROR_CATALOGUE = {
   cancel_link_invalid: { status: 404, shape: 'detail_code', message: 'This cancellation link is not valid.' },
   cancel_link_expired: { status: 410, shape: 'detail_code', message: 'This cancellation link has expired. Ask for a new one on the cancellation page.' },
   treatment_switch_renewal_open: { status: 409, shape: 'error_code', message: 'The renewal of this plan is open: choose the other treatment on the renewal screen.' },
+  cancellation_already_reviewed: { status: 409, shape: 'detail_code', message: 'This cancellation was already reviewed.' },
 
   // Messages
   file_too_large: { status: 413, shape: 'error_code' },
@@ -205,6 +206,7 @@ export const ERROR_CATALOGUE = {
   signing_unavailable: { status: 503, shape: 'detail_code', message: 'The prescription could not be signed (the signing service is unavailable); nothing was issued. Try again shortly.', headers: { 'retry-after': '30' } },
   already_dispensed: { status: 409, shape: 'detail_code', message: 'This prescription has already been dispensed as often as it allows.' },
   prescription_cancelled: { status: 409, shape: 'detail_code', message: 'This prescription was cancelled (reissued or withdrawn): it cannot be dispensed.' },
+  repeat_too_early: { status: 409, shape: 'detail_code', message: 'The minimum interval the doctor stated between two dispensings has not passed yet: dispense from `earliest_at`.' },
   // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
   recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
 

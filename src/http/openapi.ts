@@ -395,6 +395,9 @@ function finishOperation(doc: Json, path: string, method: string, op: Json, reg:
       res.content = Object.fromEntries(reg.binary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
       res.headers = { ...recordOf(res.headers), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };
     }
+    if (code === 200 && reg.eventStream !== undefined) {
+      res.content = { 'text/event-stream': { schema: { type: 'string', maxLength: 1_000_000, description: 'Server-sent events (one `event:` / `data:` block per event, `:` comment lines as heartbeats)' }, example: reg.eventStream } };
+    }
     if (code === 200 && reg.alsoBinary) {
       res.content = { ...recordOf(res.content), ...Object.fromEntries(reg.alsoBinary.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
       res.headers = { ...recordOf(res.headers), 'Content-Disposition': { $ref: '#/components/headers/ContentDisposition' } };

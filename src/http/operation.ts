@@ -46,6 +46,8 @@ export interface OperationDoc {
   rawBody?: true;
   /** Media types of a binary 200 answer instead of JSON. */
   binary?: string[];
+  /** The 200 answer is a stream of server-sent events (text/event-stream): this example of it. */
+  eventStream?: string;
   /** Media types of a binary 200 answer besides JSON (an operation that answers either). */
   alsoBinary?: string[];
   /** The body is multipart/form-data with these parts (read in the handler, so no JSON schema describes it). */

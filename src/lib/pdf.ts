@@ -277,6 +277,8 @@ export interface PrescriptionData {
   product?: PrescribedProduct;
   /** Dispensings after the first (0: dispense once). */
   repeats?: number;
+  /** The minimum days between two dispensings (with repeats, or a reissue's from the original's last). */
+  repeat_interval_days?: number | null;
   /** Signed with the prescriber's advanced electronic signature (embedded PAdES); where a pharmacy checks it. */
   signature?: { verify_url: string; ca_url: string | null };
 }
@@ -307,6 +309,7 @@ export function prescriptionPdf(d: PrescriptionData): Promise<Buffer> {
         label('Quantity', d.product.quantity);
         label('Dosage instructions', d.instructions ? `${d.product.regimen}. ${d.instructions}` : d.product.regimen);
         label('Dispensings', d.repeats ? `1 + ${d.repeats} repeat(s)` : 'once (no repeats)');
+        if (d.repeat_interval_days) label('Minimum interval between dispensings', `${d.repeat_interval_days} days (from the last dispensing)`);
       } else {
         doc.text(`${d.treatment_name}${d.dosage ? `, ${d.dosage}` : ''}`);
         if (d.instructions) doc.text(`Instructions: ${d.instructions}`);
@@ -329,7 +332,9 @@ export function prescriptionPdf(d: PrescriptionData): Promise<Buffer> {
       if (d.signature) {
         doc.moveDown();
         label('Signature', `advanced electronic signature of ${name} (PAdES), embedded in this file.`);
-        doc.fontSize(9).text(`A pharmacy verifies it at ${d.signature.verify_url}${d.signature.ca_url ? ` (sandbox root certificate: ${d.signature.ca_url})` : ''}. A printed copy carries no signature.`);
+        doc.fontSize(9).text('A pharmacy verifies it (upload this file) at:');
+        doc.text(d.signature.verify_url);
+        doc.text(`${d.signature.ca_url ? `Sandbox root certificate: ${d.signature.ca_url}. ` : ''}A printed copy carries no signature.`);
       }
       doc.moveDown();
       doc.fontSize(9).text(`${d.seller.sample ? `${d.seller.name} (SAMPLE)` : d.seller.name}, ${[...d.seller.address, d.seller.country].join(', ')}`);

@@ -57,6 +57,15 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   { table: 'side_effect_reports', key: 'id', keyType: 'uuid', columns: [{ plain: 'note', sealed: 'note_enc', kind: 'text' }] },
   { table: 'prescription_signed_documents', key: 'prescription_id', keyType: 'uuid', columns: [{ sealed: 'pdf_sealed', kind: 'text' }] },
   { table: 'prescriber_signing_identities', key: 'id', keyType: 'uuid', columns: [{ sealed: 'private_key_sealed', kind: 'text' }] },
+  {
+    table: 'plan_cancel_requests',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { sealed: 'reason_enc', kind: 'text' },
+      { sealed: 'review_note_enc', kind: 'text' },
+    ],
+  },
   // Issue 43 (migrations 1230, 1231): the patient's words that raised a red flag, the reasons of
   // prescription reissues, the doctors' decision notes, and the dose-change notes (sealed from the start).
   {
@@ -78,6 +87,16 @@ export const SEALED_TABLES: readonly SealedTable[] = [
     ],
   },
   { table: 'consultations', key: 'id', keyType: 'uuid', columns: [{ plain: 'decision_reason', sealed: 'decision_reason_enc', kind: 'text' }] },
+  // Migration 1261: the doctor's note on a call, and the doctor's reason for cancelling or moving it.
+  {
+    table: 'appointments',
+    key: 'id',
+    keyType: 'uuid',
+    columns: [
+      { plain: 'outcome_note', sealed: 'outcome_note_enc', kind: 'text' },
+      { sealed: 'doctor_reason_enc', kind: 'text' },
+    ],
+  },
   {
     table: 'plan_dose_change_requests',
     key: 'id',

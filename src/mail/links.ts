@@ -11,6 +11,8 @@ export const appLinks = {
   payments: (c: Base) => `${c.WEB_APP_URL}/payments`,
   orders: (c: Base) => `${c.WEB_APP_URL}/orders`,
   prescriptions: (c: Base) => `${c.WEB_APP_URL}/prescriptions`,
+  // Printed on a signed prescription: the public verify page, which reads `code` (the prescription it expects).
+  verifyPrescription: (c: Base, prescriptionId: string) => `${c.WEB_APP_URL}/verify?code=${encodeURIComponent(prescriptionId)}`,
   renewal: (c: Base) => `${c.WEB_APP_URL}/renewal`,
   plan: (c: Base) => `${c.WEB_APP_URL}/plan`,
   resetPassword: (c: Base, token: string) => `${c.WEB_APP_URL}/reset-password?token=${encodeURIComponent(token)}`,

@@ -120,6 +120,21 @@ export function stripeProvider(config: Config): PaymentProvider {
     async cancelSubscription(providerSubscriptionId: string): Promise<void> {
       await stripe.subscriptions.cancel(providerSubscriptionId);
     },
+    async changePlanPrice({ providerSubscriptionId, amountCents, currency, cycleDays, idempotencyKey }): Promise<void> {
+      // A subscription item's price_data needs the product: the one the checkout created for the plan.
+      const sub = await stripe.subscriptions.retrieve(providerSubscriptionId);
+      const item = sub.items.data[0];
+      const product = item ? idOf(item.price.product) : null;
+      if (!item || !product) throw new Error(`subscription ${providerSubscriptionId} has no priced item`);
+      await stripe.subscriptions.update(
+        providerSubscriptionId,
+        {
+          items: [{ id: item.id, price_data: { currency: currency.toLowerCase(), product, unit_amount: amountCents, recurring: { interval: 'day', interval_count: cycleDays } } }],
+          proration_behavior: 'none',
+        },
+        { idempotencyKey },
+      );
+    },
     async holdInvoice(invoiceId: string): Promise<void> {
       // A draft with auto_advance off is never finalised or charged by Stripe on its own.
       await stripe.invoices.update(invoiceId, { auto_advance: false });

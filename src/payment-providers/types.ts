@@ -108,6 +108,11 @@ export interface PaymentProvider {
   holdInvoice?(invoiceId: string): Promise<void>;
   releaseInvoice?(invoiceId: string): Promise<void>;
   discardInvoice?(invoiceId: string): Promise<void>;
+  /**
+   * The price of a plan the provider bills itself, from its next invoice on: no proration, so the
+   * period already invoiced keeps its price. Used only after a price-change notice (docs/compliance.md).
+   */
+  changePlanPrice?(input: { providerSubscriptionId: string; amountCents: number; currency: string; cycleDays: number; idempotencyKey: string }): Promise<void>;
   /** Closes an open checkout page so it can no longer be paid (a newer checkout replaced it). */
   expireSession?(sessionId: string): Promise<void>;
   /** A link where the patient manages the payment method (Stripe billing portal). */

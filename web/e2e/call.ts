@@ -1,22 +1,25 @@
 // A real 1:1 video call in the browser (docs/appointments.md): a doctor page and a patient page in two
 // headless Chromium contexts with a fake camera and microphone (--use-fake-device-for-media-stream,
-// --use-fake-ui-for-media-stream). Both reach `connected` and receive video frames (WebRTC stats),
-// then the patient hangs up and the doctor's page says the other side left.
+// --use-fake-ui-for-media-stream). Both sign in as the app does (the refresh token in its HttpOnly
+// cookie, no token in localStorage), join, receive the other's signals over the server-sent event
+// stream (GET /v1/calls/signal/stream/), reach `connected` and decode video frames (WebRTC stats);
+// then the patient mutes, turns the camera off and hangs up, and the doctor's page says the other side left.
 //
 // The service runs in this process (as web/scripts/gen-openapi.ts builds it, on a throw-away embedded
 // database) so the test can seed the doctor, the patient and the consultation, and move the service's
 // clock to the call's window. It serves the built app (web/dist: `npm run build:web` first).
 //
-//   node --import tsx web/e2e/call.ts                      direct (host candidates on loopback)
-//   E2E_TURN_URLS=turn:127.0.0.1:3478 E2E_TURN_SECRET=... node --import tsx web/e2e/call.ts
-//                                                          relay only through a local coturn
-//                                                          (iceTransportPolicy: relay; CI's second run)
+//   node --import tsx web/e2e/call.ts                      one call, direct (host candidates on loopback)
+//   E2E_TURN_URLS=turn:127.0.0.1:3478?transport=udp E2E_TURN_SECRET=... node --import tsx web/e2e/call.ts
+//                                                          the direct call, then a second call whose pages
+//                                                          force iceTransportPolicy: relay through that
+//                                                          coturn (scripts/call-e2e.sh starts one; CI)
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openPglite } from '../../src/db/index.ts';
@@ -31,7 +34,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TURN_URLS = process.env.E2E_TURN_URLS;
 const TURN_SECRET = process.env.E2E_TURN_SECRET ?? 'e2e-turn-secret-0123456789';
 const RELAY = Boolean(TURN_URLS);
-const log = (s: string) => process.stdout.write(`${s}\n`);
+const started = Date.now();
+process.stdout.write(`${Math.round(performance.now())} ms to load the service's code\n`);
+const log = (s: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${s}\n`);
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
   const until = Date.now() + ms;
@@ -63,6 +68,7 @@ async function callStats(page: Page) {
 
 async function main() {
   if (!existsSync(join(WEB, 'dist', 'index.html'))) fail('web/dist is missing: run `npm run build:web` first');
+  log('starting the service');
   const dataDir = mkdtempSync(join(tmpdir(), 'pts-call-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -78,19 +84,15 @@ async function main() {
   await app.listen({ port, host: '127.0.0.1' });
   const { deps } = runtime;
   const db = deps.db;
+  log('service up');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--disable-background-networking', '--no-first-run'],
   });
   try {
-    // ---- seed: a doctor with all-day hours, a patient whose consultation waits for a call, a booking
+    // ---- seed: a doctor with all-day hours
     await createStaff(deps, { email: 'call.doctor@example.org', password: 'Ward-Lantern-Harbour-2026', role: 'doctor', firstName: 'Grace', lastName: 'Hopper', licenseNumber: 'LANR-123456789' });
     const [doctorRow] = await db.query<{ id: string }>(`select id from users where email = 'call.doctor@example.org'`);
-    const [patientRow] = await db.query<{ id: string }>(
-      `insert into users (email, first_name, last_name, email_verified_at, referral_code, timezone, locale) values ('call.patient@example.org', 'Ada', 'Lovelace', now(), $1, 'Europe/Berlin', 'en') returning id`,
-      [randomBytes(5).toString('hex').toUpperCase()],
-    );
-    const [consultation] = await db.query<{ id: string }>(`insert into consultations (user_id, category, status, plan) values ($1, 'weight_loss', 'pending_review', 'one_off') returning id`, [patientRow!.id]);
     const tokens = async (id: string) => issueTokenPair(deps, db, id);
     const apiCall = async (token: string, method: string, path: string, body?: unknown) => {
       const r = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -98,34 +100,75 @@ async function main() {
       if (!r.ok) fail(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
       return json;
     };
-    let doctor = await tokens(doctorRow!.id);
-    let patient = await tokens(patientRow!.id);
-    await apiCall(doctor.access, 'PUT', '/v1/clinician/availability/', { timezone: 'Europe/Berlin', weekly: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '00:00', end: '24:00' })), exceptions: [] });
-    await apiCall(doctor.access, 'POST', `/v1/clinician/consultations/${consultation!.id}/request-call/`, { reason: 'Please show the scales on camera.' });
-    const slots = (await apiCall(patient.access, 'GET', `/v1/users/appointments/slots/?consultation_id=${consultation!.id}`)) as { slots: { starts_at: string }[] };
-    const booked = (await apiCall(patient.access, 'POST', '/v1/users/appointments/', { consultation_id: consultation!.id, starts_at: slots.slots[0]!.starts_at })) as { id: string; starts_at: string };
-    log(`booked ${booked.id} at ${booked.starts_at}`);
-    // The service's clock to 5 minutes before the call (the window opens 10 minutes before).
-    await deps.clock.advance(new Date(booked.starts_at).getTime() - 5 * 60_000 - deps.clock.now().getTime());
-    doctor = await tokens(doctorRow!.id);
-    patient = await tokens(patientRow!.id);
+    await apiCall((await tokens(doctorRow!.id)).access, 'PUT', '/v1/clinician/availability/', { timezone: 'Europe/Berlin', weekly: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '00:00', end: '24:00' })), exceptions: [] });
 
-    // ---- two browsers
-    const open = async (session: object, path: string) => {
-      const ctx = await browser.newContext({ baseURL: base, locale: 'en-GB', viewport: { width: 1000, height: 800 } });
-      await ctx.addInitScript((s) => localStorage.setItem('pts.session', s), JSON.stringify(session));
-      const page = await ctx.newPage();
-      page.on('pageerror', (e) => log(`  page error: ${e.message}`));
-      await page.goto(`${path}${RELAY ? '?relay=1' : ''}`);
-      return page;
-    };
-    const flags = { is_doctor: false, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false };
-    const patientPage = await open({ access: patient.access, refresh: patient.refresh, ...flags }, `/appointments/${booked.id}`);
+    // One service and one browser for both calls (starting the service is most of the time): the
+    // direct call, then, with E2E_TURN_URLS, a second call forced through the TURN relay.
+    const modes: ('direct' | 'relay')[] = RELAY ? ['direct', 'relay'] : ['direct'];
+    for (const [n, mode] of modes.entries()) {
+      log(`---- call ${n + 1}: ${mode}`);
+      // A patient whose consultation waits for a call, and a booking of the doctor's next free slot.
+      const [patientRow] = await db.query<{ id: string }>(
+        `insert into users (email, first_name, last_name, email_verified_at, referral_code, timezone, locale) values ($1, 'Ada', 'Lovelace', now(), $2, 'Europe/Berlin', 'en') returning id`,
+        [`call.patient.${n}@example.org`, randomBytes(5).toString('hex').toUpperCase()],
+      );
+      const [consultation] = await db.query<{ id: string }>(`insert into consultations (user_id, category, status, plan) values ($1, 'weight_loss', 'pending_review', 'one_off') returning id`, [patientRow!.id]);
+      await apiCall((await tokens(doctorRow!.id)).access, 'POST', `/v1/clinician/consultations/${consultation!.id}/request-call/`, { reason: 'Please show the scales on camera.' });
+      const asPatient = (await tokens(patientRow!.id)).access;
+      const slots = (await apiCall(asPatient, 'GET', `/v1/users/appointments/slots/?consultation_id=${consultation!.id}`)) as { slots: { starts_at: string }[] };
+      const booked = (await apiCall(asPatient, 'POST', '/v1/users/appointments/', { consultation_id: consultation!.id, starts_at: slots.slots[0]!.starts_at })) as { id: string; starts_at: string };
+      log(`booked ${booked.id} at ${booked.starts_at}`);
+      // The service's clock to 5 minutes before the call (the window opens 10 minutes before).
+      await deps.clock.advance(new Date(booked.starts_at).getTime() - 5 * 60_000 - deps.clock.now().getTime());
+      await oneCall(browser, base, mode, booked.id, await tokens(doctorRow!.id), await tokens(patientRow!.id));
+    }
+    log('call: OK');
+  } finally {
+    await browser.close();
+    await app.close();
+    await runtime.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    log('closed');
+  }
+}
+
+/** A doctor page and a patient page join the booked call, connect, exchange video, mute, and hang up. */
+async function oneCall(browser: Browser, base: string, mode: 'direct' | 'relay', appointmentId: string, doctor: { refresh: string }, patient: { refresh: string }) {
+  const relay = mode === 'relay';
+  const contexts: BrowserContext[] = [];
+  // Signed in as the app signs in (docs/web.md, "Session storage"): the refresh token only in the
+  // HttpOnly cookie the service sets for its refresh path (what a sign-in with X-Session-Cookie: 1
+  // leaves in the browser), the role flags in localStorage, no token readable by the page. The app's
+  // first request answers 401 and the client takes a fresh access token from the cookie.
+  const open = async (tokens: { refresh: string }, flags: { is_doctor: boolean }, path: string) => {
+    const ctx = await browser.newContext({ baseURL: base, locale: 'en-GB', viewport: { width: 1000, height: 800 } });
+    contexts.push(ctx);
+    await ctx.addCookies([{ name: 'pts_refresh', value: tokens.refresh, url: `${base}/v1/users/token/refresh/`, httpOnly: true, secure: true, sameSite: 'Strict' }]);
+    await ctx.addInitScript(
+      (s) => {
+        if (!localStorage.getItem('pts.session')) localStorage.setItem('pts.session', s);
+      },
+      JSON.stringify({ key: `call-${flags.is_doctor ? 'doctor' : 'patient'}`, is_doctor: flags.is_doctor, is_backoffice_admin: false, is_marketer: false, is_pharmacist: false }),
+    );
+    const page = await ctx.newPage();
+    page.on('pageerror', (e) => log(`  page error: ${e.message}`));
+    await page.goto(`${path}${relay ? '?relay=1' : ''}`);
+    const stored = await page.evaluate(() => localStorage.getItem('pts.session') ?? '');
+    if (/access|refresh/.test(stored)) fail(`a token in localStorage: ${stored}`);
+    return page;
+  };
+  try {
+    // The signalling goes over the event stream (not the poll).
+    const streams: string[] = [];
+    const patientPage = await open(patient, { is_doctor: false }, `/appointments/${appointmentId}`);
+    patientPage.on('request', (r) => {
+      if (r.url().includes('/v1/calls/signal/')) streams.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    });
     await patientPage.getByTestId('join').click();
     await patientPage.getByText('Waiting for the other side to join…').waitFor();
     log('patient: in the call, waiting for the doctor');
 
-    const doctorPage = await open({ access: doctor.access, refresh: doctor.refresh, ...flags, is_doctor: true }, `/desk/calls/${booked.id}`);
+    const doctorPage = await open(doctor, { is_doctor: true }, `/desk/calls/${appointmentId}`);
     await doctorPage.getByTestId('join').click();
     for (const [who, page] of [['patient', patientPage], ['doctor', doctorPage]] as const) {
       await page.locator('[data-testid="call"][data-state="connected"]').waitFor({ timeout: 30_000 });
@@ -137,7 +180,7 @@ async function main() {
         return s.frames > 5 ? s : undefined;
       });
       log(`${who}: ${stats.frames} video frames decoded, local candidate ${stats.local || '?'}`);
-      if (RELAY && stats.local !== 'relay') fail(`${who}: the call did not go through the TURN relay (${stats.local})`);
+      if (relay && stats.local !== 'relay') fail(`${who}: the call did not go through the TURN relay (${stats.local})`);
     }
 
     // Mute and camera off change the local tracks; hang up tells the other side.
@@ -148,15 +191,12 @@ async function main() {
       return call?.local.getTracks().map((t) => t.enabled) ?? [];
     });
     if (enabled.some(Boolean)) fail('mute / camera off left a track enabled');
+    if (!streams.includes('GET /v1/calls/signal/stream/') || streams.some((x) => x.startsWith('GET /v1/calls/signal/') && !x.endsWith('/stream/'))) fail(`the patient's page did not use the event stream: ${streams.join(', ')}`);
     await patientPage.getByTestId('hang-up').click();
     await doctorPage.locator('[data-testid="call"][data-peer="absent"]').waitFor({ timeout: 15_000 });
     log('patient hung up; the doctor’s page says the other side is not there');
-    log('call: OK');
   } finally {
-    await browser.close();
-    await app.close();
-    await runtime.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const c of contexts) await c.close();
   }
 }
 

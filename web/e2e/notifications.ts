@@ -1,10 +1,7 @@
 // Browser journey step for notifications (docs/notifications.md), called by journey.ts with a signed-in
 // patient's page: the app's service worker (web/public/sw.js) receives a push through the DevTools
 // protocol (ServiceWorker.deliverPushMessage: no push service needed), shows it without health
-// details, and its tap opens the page it names. NOT YET CALLED by journey.ts: run in the journey it
-// passes (the push is shown, the tap opens /messages), but every later check of that page then waits
-// 30 s for a network idle that never comes (the granted permission keeps something open that
-// unregistering the worker and clearing the permission do not end); see docs/notifications.md.
+// details, and its tap opens the page it names (/messages).
 import type { BrowserContext, Page } from 'playwright-core';
 import { fail } from './support';
 
@@ -53,15 +50,13 @@ export async function notificationsStep(context: BrowserContext, page: Page, bas
     }
   });
   await page.waitForURL(`${base}/messages`, { timeout: 10_000 });
-  // Leave the page as the rest of the journey expects it: no protocol session listening to workers,
-  // and no worker controlling the page (each later check waits for the network to go idle).
+  // Leave the browser as the rest of the journey had it: no protocol session listening to workers,
+  // no worker controlling the page, no notification permission.
   await cdp.send('ServiceWorker.disable').catch(() => undefined);
   await cdp.detach().catch(() => undefined);
   await page.evaluate(async () => {
     for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
   });
-  // With the permission granted the app keeps this browser subscribed at the push service, which a
-  // headless browser cannot reach: later pages would never go network-idle.
   await context.clearPermissions();
   await page.getByRole('heading', { level: 1 }).first().waitFor();
 }

@@ -68,13 +68,30 @@ describe('the cancellation page', () => {
     fireEvent.change(screen.getByLabelText(PAGES.de['cancel.email']), { target: { value: 'ada@example.org' } });
     await screen.findByRole('option', { name: 'Gewichtsabnahme' });
     fireEvent.change(screen.getByLabelText(PAGES.de['cancel.plan']), { target: { value: 'weight_loss' } });
+    // The reason field appears with the extraordinary kind, and is required for it (§ 312k (2) 1 b BGB).
+    expect(screen.queryByLabelText(PAGES.de['cancel.reason'])).toBeNull();
     fireEvent.click(screen.getByLabelText(PAGES.de['cancel.extraordinary']));
     fireEvent.change(screen.getByLabelText(PAGES.de['cancel.date']), { target: { value: '2026-12-31' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Jetzt kündigen' }));
+    expect(screen.getByLabelText(PAGES.de['cancel.reason']).getAttribute('aria-invalid')).toBe('true');
+    expect(calls.filter((c) => c.method === 'POST')).toEqual([]);
+    fireEvent.change(screen.getByLabelText(PAGES.de['cancel.reason']), { target: { value: 'Umzug ins Ausland' } });
     fireEvent.click(screen.getByRole('button', { name: 'Jetzt kündigen' }));
     await waitFor(() => expect(screen.getByText(PAGES.de['cancel.done'])).toBeTruthy());
     const post = calls.find((c) => c.method === 'POST')!;
     expect(post.url).toMatch(/\/v1\/public\/cancel\/$/);
-    expect(post.body).toEqual({ name: 'Ada Lovelace', email: 'ada@example.org', plan: 'weight_loss', kind: 'extraordinary', date: '2026-12-31' });
+    expect(post.body).toEqual({ name: 'Ada Lovelace', email: 'ada@example.org', plan: 'weight_loss', kind: 'extraordinary', date: '2026-12-31', reason: 'Umzug ins Ausland' });
+  });
+
+  it('an ordinary cancellation sends no reason', async () => {
+    const calls = network({ '/v1/users/questionnaires/categories/': { status: 200, body: { locale: 'en', categories: [] } }, '/v1/public/cancel/': { status: 202, body: { detail: 'same' } } });
+    inLocale('en', <CancelPage />);
+    fireEvent.change(screen.getByLabelText(PAGES.en['cancel.name']), { target: { value: 'Ada Lovelace' } });
+    fireEvent.change(screen.getByLabelText(PAGES.en['cancel.email']), { target: { value: 'ada@example.org' } });
+    fireEvent.change(screen.getByLabelText(PAGES.en['cancel.date']), { target: { value: '2026-12-31' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel now' }));
+    await waitFor(() => expect(screen.getByText(PAGES.en['cancel.done'])).toBeTruthy());
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({ name: 'Ada Lovelace', email: 'ada@example.org', plan: 'all', kind: 'ordinary', date: '2026-12-31' });
   });
 
   it('ties a missing field to its input without calling the service', () => {

@@ -36,7 +36,7 @@ function consultation(over: Record<string, unknown> = {}) {
     created_at: '2026-11-20T10:00:00Z',
     updated_at: '2026-11-20T10:00:00Z',
     decided_at: null,
-    treatment_options: [{ id: 'semaglutide', name: 'Semaglutide pen', dosages: ['0.25 mg', '0.5 mg', '1 mg'] }],
+    treatment_options: [{ id: 'semaglutide', name: 'Semaglutide pen', dosages: ['0.25 mg', '0.5 mg', '1 mg'], max_repeats: 0 }],
     prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: false, reason_codes: ['DOSE_STEP_TOO_EARLY'], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: ['0.25 mg supplied for 2 week(s): stay on 0.25 mg.'] },
     prescribing_override: null,
     verification: {
@@ -145,6 +145,50 @@ describe('desk', () => {
     await screen.findByLabelText(/Override reason/);
     expect(approveCalls).toBe(1);
     expect(screen.getByText(/Give a written clinical reason to approve anyway/)).toBeTruthy();
+  });
+
+  it('states repeats and the interval on approval (up to the medicine’s maximum); the API’s field error shows at the field', async () => {
+    const answers: [number, unknown][] = [[400, { repeat_interval_days: ['The last repeat would fall after the prescription’s validity.'] }], [200, consultation({ status: 'approved' })]];
+    const sent = serve({
+      'GET /v1/clinician/consultations/': () => [
+        200,
+        consultation({
+          dosage: '0.25 mg',
+          treatment_options: [{ id: 'semaglutide', name: 'Semaglutide pen', dosages: ['0.25 mg', '0.5 mg', '1 mg'], max_repeats: 2 }],
+          prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: true, reason_codes: [], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: [] },
+        }),
+      ],
+      'GET /v1/users/questionnaires/': () => [200, { steps: [] }],
+      'POST /v1/clinician/consultations/': () => answers.shift()!,
+    });
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    const repeats = (await screen.findByLabelText('Repeats')) as HTMLInputElement;
+    expect(repeats.max).toBe('2');
+    expect(screen.queryByLabelText('Minimum days between dispensings')).toBeNull();
+    fireEvent.change(repeats, { target: { value: '2' } });
+    fireEvent.change(screen.getByLabelText('Minimum days between dispensings'), { target: { value: '100' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve and prescribe' }));
+    await screen.findByText('The last repeat would fall after the prescription’s validity.');
+    fireEvent.change(screen.getByLabelText('Minimum days between dispensings'), { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve and prescribe' }));
+    await screen.findByText('Decision saved.');
+    const posts = sent.filter((x) => x.key.endsWith('/approve/'));
+    expect(posts.map((p) => p.body)).toEqual([expect.objectContaining({ repeats: 2, repeat_interval_days: 100 }), expect.objectContaining({ repeats: 2, repeat_interval_days: 30 })]);
+  });
+
+  it('a medicine without repeats (or a plan’s consultation) sends none and says why', async () => {
+    const sent = serve({
+      'GET /v1/clinician/consultations/': () => [200, consultation({ dosage: '0.25 mg', prescribing_check: { evaluated_at: '2026-11-20T10:00:00Z', ok: true, reason_codes: [], allowed_treatments: ['semaglutide'], allowed_dosages: ['0.25 mg'], explanation: [] } })],
+      'GET /v1/users/questionnaires/': () => [200, { steps: [] }],
+      'POST /v1/clinician/consultations/': () => [200, consultation({ status: 'approved' })],
+    });
+    render(wrap(<DeskConsultation id="00000000-0000-4000-8000-000000000001" />));
+    await screen.findByTestId('repeats-none');
+    expect(screen.queryByLabelText('Repeats')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Approve and prescribe' }));
+    await screen.findByText('Decision saved.');
+    const post = sent.find((x) => x.key.endsWith('/approve/'))!.body as Record<string, unknown>;
+    expect('repeats' in post || 'repeat_interval_days' in post).toBe(false);
   });
 
   it('shows a recorded override', async () => {

@@ -175,6 +175,35 @@ describe('home', () => {
     // No raw ids anywhere.
     expect(document.body.textContent).not.toMatch(/weight_loss|hair_growth|semaglutide 0/);
   });
+
+  it('a consultation waiting for a doctor says "nothing to do" only when nothing is left to verify for its category', async () => {
+    signIn();
+    let missing: string[] = ['identity', 'weight'];
+    const routes = {
+      ...catalogue,
+      'GET /v1/users/profile/': () => [200, { first_name: 'Ada' }] as [number, unknown],
+      'GET /v1/users/subscriptions/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/consultations/': () => [200, page([consultation({ id: ID(12), status: 'pending_review' })])] as [number, unknown],
+      'GET /v1/users/questionnaires/submissions/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/orders/': () => [200, []] as [number, unknown],
+      'GET /v1/users/conversations/': () => [200, page([])] as [number, unknown],
+      'GET /v1/users/verification/': () => [200, { identity: { status: 'not_started', checked_at: null }, weight: { status: 'not_started', weight_kg: null, verified_at: null, due_at: null }, requirements: [{ category: 'weight_loss', required: ['identity', 'weight'], missing }] }] as [number, unknown],
+    };
+    serve(routes);
+    render(wrap(<Home />));
+    const cons = await screen.findByTestId('home-consultations');
+    const link = await within(cons).findByRole('link', { name: 'Complete your verification so that a doctor can decide.' });
+    expect(link.getAttribute('href')).toBe('/verification');
+    expect(within(cons).queryByText('A doctor is reviewing your answers: nothing to do for now.')).toBeNull();
+    expect(screen.getByTestId('verification-missing')).toBeTruthy();
+    cleanup();
+    missing = [];
+    serve(routes);
+    render(wrap(<Home />));
+    const done = await screen.findByTestId('home-consultations');
+    await within(done).findByText('A doctor is reviewing your answers: nothing to do for now.');
+    expect(screen.queryByTestId('verification-missing')).toBeNull();
+  });
 });
 
 describe('consultation history', () => {
@@ -313,7 +342,7 @@ describe('journal', () => {
       ...catalogue,
       'GET /v1/users/journal/goal/': () => [200, { goal_weight_kg: 85, updated_at: '2026-11-20T08:00:00.000Z' }],
       'PUT /v1/users/journal/goal/': (body) => [200, { ...(body as object), updated_at: '2026-11-26T08:00:00.000Z' }],
-      'GET /v1/users/journal/weight-entries/': () => [200, page([{ id: 'w2', weight_kg: 95, logged_on: '2026-11-20', note: '' }, { id: 'w1', weight_kg: 100, logged_on: '2026-11-01', note: '' }])],
+      'GET /v1/users/journal/weight-entries/': () => [200, page([{ id: 'w2', weight_kg: 95, logged_on: '2026-11-20', note: '', verified_at: '2026-11-20T10:00:00Z' }, { id: 'w1', weight_kg: 100, logged_on: '2026-11-01', note: '', verified_at: null }])],
       'GET /v1/users/journal/injections/': () => [200, page([])],
       'GET /v1/users/subscriptions/': () => [200, page([plan()])],
       'GET /v1/users/journal/injection-plan/': () => [200, { id: 'ip', created_at: '', updated_at: 'u', medication: '', anchor_weekday: 0, preferred_time: '09:00', starts_on: '2026-01-01', active: true }],
@@ -326,6 +355,8 @@ describe('journal', () => {
     render(wrap(<Journal />, 'es'));
     expect((await screen.findByTestId('percent-lost')).textContent).toContain('5 % perdido');
     expect((await screen.findByTestId('goal-line')).textContent).toBe('Objetivo 85 kg');
+    // A weight a doctor verified from a photo on the scales is marked; a typed one is not.
+    expect(screen.getAllByText('verificado por un médico')).toHaveLength(1);
     // The goal is the service's (it follows the patient to another device): a new one is sent with PUT.
     const goalField = screen.getByRole('spinbutton', { name: /Peso objetivo/ }) as HTMLInputElement;
     expect(goalField.value).toBe('85');

@@ -4,7 +4,7 @@
 // sends the HttpOnly cookie), then the request is replayed; sign-out sends no token either.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { auth } from '../src/auth';
-import { api, refreshTokens } from '../src/api/client';
+import { api, authFetch, refreshTokens } from '../src/api/client';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -85,5 +85,42 @@ describe('session storage', () => {
     await api.GET('/v1/users/profile/me/');
     expect(sent[0]!.headers.has('authorization')).toBe(false);
     expect(sent[2]!.headers.get('authorization')).toBe('Bearer access-3');
+  });
+
+  it('the 401 that led to a refresh is released (its body cancelled), else the browser keeps the request open', async () => {
+    auth.set(pair);
+    auth.update({ access: '' });
+    // A 401 whose body is still arriving, as over the network: released only by reading or cancelling it.
+    const released: boolean[] = [];
+    const list: [number, unknown][] = [[401, {}], [200, { access: 'access-4' }], [200, { email: 'a@example.org' }], [401, {}], [200, { access: 'access-5' }], [200, {}]];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        const [status, body] = list.shift() ?? [500, {}];
+        if (status !== 401) return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+        const i = released.push(false) - 1;
+        const stream = new ReadableStream<Uint8Array>({
+          start: (c) => c.enqueue(new TextEncoder().encode('{"detail":')),
+          cancel: () => {
+            released[i] = true;
+          },
+        });
+        return new Response(stream, { status, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    const { data } = await api.GET('/v1/users/profile/me/');
+    expect(data).toMatchObject({ email: 'a@example.org' });
+    auth.update({ access: '' });
+    const r = await authFetch('/v1/users/photos/x/');
+    expect(r.status).toBe(200);
+    expect(released).toEqual([true, true]);
+  });
+
+  it('a replay refused again ends the session and its error body stays readable', async () => {
+    auth.set(pair);
+    network([401, {}], [200, { access: 'access-6' }], [401, { detail: 'gone', code: 'token_not_valid' }]);
+    const { error } = await api.GET('/v1/users/profile/me/');
+    expect(error).toMatchObject({ detail: 'gone' });
+    expect(auth.get()).toBeNull();
   });
 });

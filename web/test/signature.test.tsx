@@ -23,6 +23,7 @@ afterEach(() => {
 const RX = '11111111-2222-4333-8444-555555555555';
 const ORDER = '99999999-2222-4333-8444-555555555555';
 const SHA = 'ab'.repeat(32);
+const ONCE = { dispensings_allowed: 1, dispensed_count: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null };
 
 function staffRx(over: Partial<StaffPrescription> = {}): StaffPrescription {
   return {
@@ -44,8 +45,8 @@ function staffRx(over: Partial<StaffPrescription> = {}): StaffPrescription {
       signed_at: '2026-12-01T10:00:00Z',
       certificate: { provider: 'sandbox', serial_number: '0a1b2c3d', sha256: SHA, subject: 'CN=Anna Berg', not_after: '2027-12-01T10:00:00Z', status: 'active' },
     },
-    verification: { valid: true, reason: null, prescription_id: RX, signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', status: 'active', certificate_sha256: SHA },
-    dispensing: { status: 'not_dispensed', pharmacy: null, dispensed_at: null, dispensings_allowed: 1, dispensed_count: 0 },
+    verification: { valid: true, reason: null, prescription_id: RX, signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', status: 'active', certificate_sha256: SHA, dispensing: ONCE },
+    dispensing: { status: 'not_dispensed', pharmacy: null, dispensed_at: null, dispensings_allowed: 1, dispensed_count: 0, repeats_used: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null },
     orders_to_dispense: [{ id: ORDER, attempt: 1, created_at: '2026-12-01T10:00:00Z' }],
     ...over,
   };
@@ -106,26 +107,79 @@ describe("the desk's signature", () => {
 });
 
 describe("the patient's prescription", () => {
-  it('says it is signed, by whom, links to verify, and where it was dispensed', async () => {
+  /** The patient's signed prescription as the API answers it, with `dispensing` as given. */
+  const patientRx = (dispensing: Record<string, unknown>) =>
     stubApi({
       [`GET /v1/users/prescriptions/${RX}/`]: () => [
         200,
-        {
-          id: RX,
-          status: 'active',
-          signature: { level: 'B-B', signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', certificate_sha256: SHA },
-          dispensing: { status: 'dispensed', pharmacy: { id: null, name: 'Apotheke am Markt' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 1, dispensed_count: 1 },
-        },
+        { id: RX, status: 'active', signature: { level: 'B-B', signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', certificate_sha256: SHA }, dispensing: { pharmacy: { id: null, name: 'Apotheke am Markt' }, dispensed_at: '2026-12-02T09:00:00Z', ...dispensing } },
       ],
     });
+
+  it('says it is signed, by whom, links to verify, and where it was dispensed', async () => {
+    patientRx({ status: 'dispensed', dispensings_allowed: 1, dispensed_count: 1, repeats_used: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null });
     render(wrap(<PrescriptionSignatureLine id={RX} />));
     await screen.findByText(/Electronically signed by Anna Berg on/);
-    expect(screen.getByRole('link', { name: 'Verify a prescription' }).getAttribute('href')).toBe('/verify');
+    expect(screen.getByRole('link', { name: 'Verify a prescription' }).getAttribute('href')).toBe(`/verify?code=${RX}`);
     expect(screen.getByText(/Dispensed at Apotheke am Markt on/)).toBeTruthy();
+    expect(screen.queryByTestId('rx-repeats')).toBeNull(); // dispensed once: no repeats line
+  });
+
+  it('with repeats: how many are used and left, the interval and the next earliest date', async () => {
+    patientRx({ status: 'partly_dispensed', dispensings_allowed: 3, dispensed_count: 2, repeats_used: 1, repeats_left: 1, repeat_interval_days: 30, next_dispensing_from: '2027-01-01T09:00:00Z' });
+    render(wrap(<PrescriptionSignatureLine id={RX} />));
+    const line = await screen.findByTestId('rx-repeats');
+    expect(line.textContent).toContain('Repeats: 1 used, 1 left, at least 30 days apart');
+    expect(line.textContent).toMatch(/Next dispensing from .*2027/);
   });
 });
 
 describe('verify a prescription', () => {
+  it('public: a printed link names the prescription (?code=); a file of another one is flagged; repeats are shown', async () => {
+    window.history.pushState({}, '', `/verify?code=${RX}`);
+    try {
+      const other = '22222222-2222-4333-8444-555555555555';
+      stubApi({
+        'POST /v1/prescriptions/verify/': () => [200, { valid: true, reason: null, prescription_id: other, signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', status: 'active', certificate_sha256: SHA, dispensing: { dispensings_allowed: 2, dispensed_count: 1, repeats_left: 1, repeat_interval_days: 28, next_dispensing_from: '2026-12-29T10:00:00Z' } }],
+      });
+      const { container } = render(wrap(<VerifyPrescriptionPage />));
+      expect(screen.getByTestId('verify-expected').textContent).toContain(RX);
+      fireEvent.change(container.querySelector('input[type=file]')!, { target: { files: [new File(['%PDF-1.7'], 'rx.pdf', { type: 'application/pdf' })] } });
+      fireEvent.submit(screen.getByRole('form', { name: 'Prescription PDF' }));
+      await screen.findByText(`This file is another prescription than ${RX}.`);
+      expect(screen.getByTestId('rx-repeats').textContent).toContain('Repeats: 0 used, 1 left, at least 28 days apart');
+    } finally {
+      window.history.pushState({}, '', '/');
+    }
+  });
+
+  it('pharmacy desk: the link’s code is prefilled; a repeat before the interval is refused with the date', async () => {
+    window.history.pushState({}, '', `/pharmacy/verify?code=${RX}`);
+    try {
+      stubApi({
+        [`GET /v1/pharmacy/prescriptions/${RX}/`]: () => [
+          200,
+          staffRx({
+            repeats: 1,
+            dispensing: { status: 'partly_dispensed', pharmacy: { id: null, name: 'Praxis Nord' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 2, dispensed_count: 1, repeats_used: 0, repeats_left: 1, repeat_interval_days: 30, next_dispensing_from: '2027-01-01T09:00:00Z' },
+          }),
+        ],
+        [`POST /v1/pharmacy/orders/${ORDER}/dispense/`]: () => [409, { detail: 'Too early.', code: 'repeat_too_early', earliest_at: '2027-01-01T09:00:00Z' }],
+      });
+      render(wrap(<VerifyPrescriptionPage desk />));
+      expect((screen.getByRole('textbox', { name: 'Prescription code' }) as HTMLInputElement).value).toBe(RX);
+      fireEvent.submit(screen.getByRole('form', { name: 'Prescription code' }));
+      await screen.findByText('Valid prescription');
+      expect(screen.getByTestId('rx-repeats').textContent).toContain('Repeats: 0 used, 1 left, at least 30 days apart');
+      fireEvent.change(screen.getByLabelText('Batch number'), { target: { value: 'LOT-1' } });
+      fireEvent.change(screen.getByLabelText('Expiry date'), { target: { value: '2027-06-30' } });
+      fireEvent.submit(screen.getByRole('form', { name: `Order ${ORDER.slice(0, 8)}` }));
+      await screen.findByText(/Too early for this repeat: it can be dispensed from .*2027/);
+    } finally {
+      window.history.pushState({}, '', '/');
+    }
+  });
+
   it('public: uploads the PDF and shows why it is not valid', async () => {
     const sent = stubApi({
       'POST /v1/prescriptions/verify/': () => [200, { valid: false, reason: 'content_changed', prescription_id: RX, signer: 'Anna Berg', signed_at: '2026-12-01T10:00:00Z', status: 'active', certificate_sha256: null }],
@@ -149,7 +203,7 @@ describe('verify a prescription', () => {
         dispensed
           ? staffRx({
               verification: { ...staffRx().verification!, status: 'dispensed' },
-              dispensing: { status: 'dispensed', pharmacy: { id: null, name: 'Praxis Nord' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 1, dispensed_count: 1 },
+              dispensing: { status: 'dispensed', pharmacy: { id: null, name: 'Praxis Nord' }, dispensed_at: '2026-12-02T09:00:00Z', dispensings_allowed: 1, dispensed_count: 1, repeats_used: 0, repeats_left: 0, repeat_interval_days: null, next_dispensing_from: null },
               orders_to_dispense: [],
             })
           : staffRx(),

@@ -288,6 +288,7 @@ export async function insertRefreshToken(q: Queryable, jtiHash: string, familyId
 
 export interface RefreshState {
   used_at: Date | null;
+  grace_used_at: Date | null;
   expires_at: Date;
   family_id: string;
   revoked_at: Date | null;
@@ -300,14 +301,20 @@ export async function findRefreshForUpdate(q: Queryable, jtiHash: string): Promi
   return sqlOf(q)
     .selectFrom('refresh_tokens as t')
     .innerJoin('refresh_families as f', 'f.id', 't.family_id')
-    .select(['t.used_at', 't.expires_at', 'f.id as family_id', 'f.revoked_at', 'f.user_id', 'f.second_factor_at'])
+    .select(['t.used_at', 't.grace_used_at', 't.expires_at', 'f.id as family_id', 'f.revoked_at', 'f.user_id', 'f.second_factor_at'])
     .where('t.jti_hash', '=', jtiHash)
     .forUpdate(['t', 'f'])
     .executeTakeFirst();
 }
 
-export async function markRefreshUsed(q: Queryable, jtiHash: string): Promise<void> {
-  await sqlOf(q).updateTable('refresh_tokens').set({ used_at: now }).where('jti_hash', '=', jtiHash).execute();
+/** Marks a refresh token used at `at`, the service's clock (the reuse grace is measured on it). */
+export async function markRefreshUsed(q: Queryable, jtiHash: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('refresh_tokens').set({ used_at: at }).where('jti_hash', '=', jtiHash).execute();
+}
+
+/** The one answer a rotated refresh cookie gets within the reuse grace (see accounts/service.ts). */
+export async function markRefreshGraceUsed(q: Queryable, jtiHash: string, at: Date): Promise<void> {
+  await sqlOf(q).updateTable('refresh_tokens').set({ grace_used_at: at }).where('jti_hash', '=', jtiHash).execute();
 }
 
 /** Ends the given sessions of the account (ids of other accounts are ignored). */

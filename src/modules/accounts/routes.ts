@@ -156,7 +156,7 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
         security: [],
         summary: 'Rotate a refresh token: answers a new access and refresh token',
         description:
-          'Requires `X-Brand-Slug` (400 `invalid_brand` otherwise). The refresh token is single-use: presenting a used one ends its whole session (every token of that sign-in).',
+          'Requires `X-Brand-Slug` (400 `invalid_brand` otherwise). The refresh token is single-use: presenting a used one ends its whole session (every token of that sign-in). The web app’s refresh cookie (`X-Session-Cookie: 1`, no body token) is shared by its tabs: presented again within `REFRESH_COOKIE_REUSE_GRACE_SECONDS` (10 s) of its rotation it is answered once more with a new pair of the same session (docs/accounts.md).',
         body: RefreshBody,
         response: { 200: RefreshedSchema, 400: FieldErrorsSchema.or(ErrorCodeSchema), 401: TokenErrorSchema },
       },
@@ -164,9 +164,10 @@ export default function accountsModule(app: ZodApp, { deps }: ModuleOptions): Pr
     async (request) => {
       requireBrand(request, brand);
       // No token in the body: the web app's HttpOnly cookie, with the custom header (CSRF).
-      const token = request.body.refresh ?? (wantsRefreshCookie(request) ? refreshFromCookie(request) : undefined);
+      const fromCookie = request.body.refresh === undefined && wantsRefreshCookie(request) ? refreshFromCookie(request) : undefined;
+      const token = request.body.refresh ?? fromCookie;
       if (token === undefined) throw fieldErrors({ refresh: ['This field is required.'] });
-      return accounts.refresh(deps, token);
+      return accounts.refresh(deps, token, fromCookie === undefined ? 'body' : 'cookie');
     },
   );
 

@@ -26,6 +26,7 @@ import {
   insertUser,
   linkGoogle,
   markEmailVerified,
+  markRefreshGraceUsed,
   markRefreshUsed,
   normaliseEmail,
   promoteToStaff,
@@ -211,7 +212,14 @@ export async function checkCredentials(deps: Deps, email: string, password: stri
   return user;
 }
 
-export async function refresh(deps: Deps, token: string) {
+/**
+ * Rotates a refresh token. `transport: 'cookie'` is the web app's HttpOnly cookie, which every tab of
+ * the browser shares: two tabs refreshing at once, or a reload that drops a refresh's answer (and its
+ * new cookie), present the rotated cookie again. Within REFRESH_COOKIE_REUSE_GRACE_SECONDS of the
+ * rotation that second presentation gets one more pair of the same session; any other reuse, and a
+ * body token's reuse at any time, ends the session (a client holding its own token serialises).
+ */
+export async function refresh(deps: Deps, token: string, transport: 'body' | 'cookie' = 'body') {
   let payload: ServiceClaims;
   try {
     payload = verifyServiceToken(deps.secrets.jwtKeys, TOKEN_ISSUER, token, deps.clock.now(), TOKEN_AUDIENCE);
@@ -226,12 +234,15 @@ export async function refresh(deps: Deps, token: string) {
   const outcome = await deps.db.tx(async (q) => {
     const row = await findRefreshForUpdate(q, jtiHash);
     if (!row || row.revoked_at || row.user_id !== payload.user_id) return { error: 'Token is blacklisted' };
-    if (row.used_at) {
+    const now = deps.clock.now();
+    const graceMs = deps.config.REFRESH_COOKIE_REUSE_GRACE_SECONDS * 1000;
+    const inGrace = transport === 'cookie' && row.used_at !== null && !row.grace_used_at && now.getTime() - row.used_at.getTime() <= graceMs;
+    if (row.used_at && !inGrace) {
       // Reuse of a rotated token: someone else may hold it. End the whole session.
       await revokeFamilies(q, row.user_id, [row.family_id], 'refresh_reuse');
       return { error: 'Token is blacklisted' };
     }
-    if (row.expires_at <= deps.clock.now()) return { error: 'Token is expired' };
+    if (row.expires_at <= now) return { error: 'Token is expired' };
     const user = await findUserById(q, row.user_id);
     if (!user || user.disabled_at || !user.email_verified_at) return { error: 'User is inactive' };
     // A staff session that began with the password alone (before STAFF_MFA=required, or before the
@@ -240,7 +251,8 @@ export async function refresh(deps: Deps, token: string) {
       await revokeFamilies(q, row.user_id, [row.family_id], 'mfa_required');
       return { error: SECOND_FACTOR_MISSING };
     }
-    await markRefreshUsed(q, jtiHash);
+    if (inGrace) await markRefreshGraceUsed(q, jtiHash, now);
+    else await markRefreshUsed(q, jtiHash, now);
     return {
       pair: { access: await accessToken(deps, user.id, row.family_id), refresh: await refreshToken(deps, q, user.id, row.family_id) },
     };

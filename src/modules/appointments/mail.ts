@@ -9,13 +9,15 @@ export type AppointmentMailKind = 'booked' | 'moved' | 'cancelled';
 
 export interface AppointmentMailVars {
   kind: AppointmentMailKind;
+  /** The doctor made the change (moved or cancelled): the mail says so; the reason is read in the app. */
+  by_doctor?: boolean;
   first_name: string;
   /** The call's time, written in the patient's language and time zone. */
   when: string;
   link: string;
 }
 
-type Lines = Record<AppointmentMailKind, { subject: string; body: string }> & { hello: (n: string) => string; sign: string; ics: string };
+type Lines = Record<AppointmentMailKind, { subject: string; body: string }> & { hello: (n: string) => string; sign: string; ics: string; byDoctor: string };
 
 const LINES: Record<Locale, Lines> = {
   en: {
@@ -24,6 +26,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'Your call with your doctor is cancelled', body: 'This video call with your doctor is cancelled:' },
     hello: (n) => (n ? `Hello ${n},` : 'Hello,'),
     sign: 'Your medical team',
+    byDoctor: 'Your doctor made this change. You can read why in your account.',
     ics: 'The attached calendar file adds it to your calendar. Join from your account up to 10 minutes before:',
   },
   de: {
@@ -32,6 +35,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'Ihr Gespräch wurde abgesagt', body: 'Dieses Videogespräch wurde abgesagt:' },
     hello: (n) => (n ? `Hallo ${n},` : 'Hallo,'),
     sign: 'Ihr medizinisches Team',
+    byDoctor: 'Ihre Ärztin oder Ihr Arzt hat den Termin geändert. Den Grund lesen Sie in Ihrem Konto.',
     ics: 'Mit der angehängten Kalenderdatei tragen Sie den Termin in Ihren Kalender ein. Treten Sie bis zu 10 Minuten vorher über Ihr Konto bei:',
   },
   es: {
@@ -40,6 +44,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'Tu llamada con tu médico está cancelada', body: 'Esta videollamada con tu médico está cancelada:' },
     hello: (n) => (n ? `Hola ${n}:` : 'Hola:'),
     sign: 'Tu equipo médico',
+    byDoctor: 'Tu médico ha hecho este cambio. Puedes leer el motivo en tu cuenta.',
     ics: 'El archivo de calendario adjunto la añade a tu calendario. Únete desde tu cuenta hasta 10 minutos antes:',
   },
   fr: {
@@ -48,6 +53,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'Votre appel avec votre médecin est annulé', body: 'Cet appel vidéo avec votre médecin est annulé :' },
     hello: (n) => (n ? `Bonjour ${n},` : 'Bonjour,'),
     sign: 'Votre équipe médicale',
+    byDoctor: 'Votre médecin a fait ce changement. Vous pouvez en lire la raison dans votre compte.',
     ics: 'Le fichier de calendrier joint l’ajoute à votre agenda. Rejoignez l’appel depuis votre compte jusqu’à 10 minutes avant :',
   },
   it: {
@@ -56,6 +62,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'La chiamata con il tuo medico è annullata', body: 'Questa videochiamata con il tuo medico è annullata:' },
     hello: (n) => (n ? `Ciao ${n},` : 'Ciao,'),
     sign: 'Il tuo team medico',
+    byDoctor: 'Il tuo medico ha fatto questa modifica. Puoi leggerne il motivo nel tuo account.',
     ics: 'Il file di calendario allegato la aggiunge al tuo calendario. Partecipa dal tuo account fino a 10 minuti prima:',
   },
   nl: {
@@ -64,6 +71,7 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'Je gesprek met je arts is geannuleerd', body: 'Dit videogesprek met je arts is geannuleerd:' },
     hello: (n) => (n ? `Hallo ${n},` : 'Hallo,'),
     sign: 'Je medische team',
+    byDoctor: 'Je arts heeft dit gewijzigd. De reden lees je in je account.',
     ics: 'Met het bijgevoegde agendabestand zet je het in je agenda. Neem tot 10 minuten vooraf deel via je account:',
   },
   pt: {
@@ -72,13 +80,14 @@ const LINES: Record<Locale, Lines> = {
     cancelled: { subject: 'A sua chamada com o seu médico foi cancelada', body: 'Esta videochamada com o seu médico foi cancelada:' },
     hello: (n) => (n ? `Olá ${n},` : 'Olá,'),
     sign: 'A sua equipa médica',
+    byDoctor: 'O seu médico fez esta alteração. Pode ler o motivo na sua conta.',
     ics: 'O ficheiro de calendário em anexo adiciona-a ao seu calendário. Participe a partir da sua conta até 10 minutos antes:',
   },
 };
 
 const make = (l: Lines) => (v: AppointmentMailVars) => ({
   subject: l[v.kind].subject,
-  text: `${l.hello(v.first_name)}\n\n${l[v.kind].body}\n${v.when}\n\n${v.kind === 'cancelled' ? '' : `${l.ics}\n`}${v.link}\n\n${l.sign}\n`,
+  text: `${l.hello(v.first_name)}\n\n${l[v.kind].body}\n${v.when}\n\n${v.by_doctor ? `${l.byDoctor}\n\n` : ''}${v.kind === 'cancelled' ? '' : `${l.ics}\n`}${v.link}\n\n${l.sign}\n`,
 });
 
 export const appointmentMail: MailTemplate<AppointmentMailVars> = {

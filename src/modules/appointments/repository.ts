@@ -5,7 +5,19 @@
 import type { Queryable } from '../../db/index.ts';
 import { sql, sqlOf } from '../../db/kysely.ts';
 import { forAccount } from '../../db/scope.ts';
-import type { AppointmentsRow } from '../../db/schema.ts';
+import type { AppointmentsRow as StoredAppointment } from '../../db/schema.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
+
+/**
+ * An appointment as the module reads it: the doctor's outcome note and reason for a change opened
+ * (sealed at rest, migration 1261), the sealed columns left out.
+ */
+export type AppointmentsRow = Omit<StoredAppointment, 'outcome_note_enc' | 'doctor_reason_enc'> & { doctor_reason: string | null };
+function opened<R extends StoredAppointment>(q: Queryable, r: R): Omit<R, 'outcome_note_enc' | 'doctor_reason_enc'> & { doctor_reason: string | null } {
+  const { outcome_note_enc, doctor_reason_enc, ...rest } = r;
+  return { ...rest, outcome_note: r.outcome_note ?? (outcome_note_enc ? readText(q, null, outcome_note_enc) : null), doctor_reason: doctor_reason_enc ? readText(q, null, doctor_reason_enc) : null };
+}
+const openedOrUndefined = (q: Queryable, r: StoredAppointment | undefined) => (r ? opened(q, r) : undefined);
 
 export interface WeeklyHours {
   weekday: number;
@@ -51,43 +63,44 @@ export async function personOf(q: Queryable, userId: string) {
 // ---- appointments: the patient's own
 
 export async function insertAppointment(q: Queryable, userId: string, a: { consultationId: string; doctorId: string; startsAt: Date; endsAt: Date; now: Date }): Promise<AppointmentsRow> {
-  return sqlOf(q)
+  return opened(q, await sqlOf(q)
     .insertInto('appointments')
     .values({ user_id: userId, consultation_id: a.consultationId, doctor_id: a.doctorId, starts_at: a.startsAt, ends_at: a.endsAt, booked_at: a.now })
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow());
 }
 
 export async function appointmentsOfUser(q: Queryable, userId: string): Promise<AppointmentsRow[]> {
-  return forAccount(q, userId).selectFrom('appointments').selectAll().orderBy('starts_at', 'desc').orderBy('id').execute();
+  return (await forAccount(q, userId).selectFrom('appointments').selectAll().orderBy('starts_at', 'desc').orderBy('id').execute()).map((r) => opened(q, r));
 }
 
 export async function appointmentOfUser(q: Queryable, userId: string, id: string): Promise<AppointmentsRow | undefined> {
-  return forAccount(q, userId).selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirst();
+  return openedOrUndefined(q, await forAccount(q, userId).selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirst());
 }
 
 export async function lockAppointmentOfUser(q: Queryable, userId: string, id: string): Promise<AppointmentsRow | undefined> {
-  return forAccount(q, userId).selectFrom('appointments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return openedOrUndefined(q, await forAccount(q, userId).selectFrom('appointments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst());
 }
 
-export async function moveAppointmentOfUser(q: Queryable, userId: string, id: string, startsAt: Date, endsAt: Date, now: Date): Promise<AppointmentsRow> {
-  return forAccount(q, userId)
+export async function moveAppointmentOfUser(q: Queryable, userId: string, id: string, startsAt: Date, endsAt: Date, now: Date, doctorReason?: string): Promise<AppointmentsRow> {
+  return opened(q, await forAccount(q, userId)
     .updateTable('appointments')
-    .set({ starts_at: startsAt, ends_at: endsAt, booked_at: now, updated_at: sql<Date>`now()` })
+    // A move by the patient clears the doctor's earlier reason (it explained another change).
+    .set({ starts_at: startsAt, ends_at: endsAt, booked_at: now, doctor_reason_enc: doctorReason === undefined ? null : sealText(q, doctorReason), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('status', '=', 'booked')
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow());
 }
 
-export async function cancelAppointmentOfUser(q: Queryable, userId: string, id: string, by: 'patient' | 'doctor', now: Date): Promise<AppointmentsRow> {
-  return forAccount(q, userId)
+export async function cancelAppointmentOfUser(q: Queryable, userId: string, id: string, by: 'patient' | 'doctor', now: Date, doctorReason?: string): Promise<AppointmentsRow> {
+  return opened(q, await forAccount(q, userId)
     .updateTable('appointments')
-    .set({ status: 'cancelled', cancelled_at: now, cancelled_by: by, updated_at: sql<Date>`now()` })
+    .set({ status: 'cancelled', cancelled_at: now, cancelled_by: by, ...(doctorReason === undefined ? {} : { doctor_reason_enc: sealText(q, doctorReason) }), updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('status', '=', 'booked')
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow());
 }
 
 export async function recordOutcomeOfUser(
@@ -96,13 +109,14 @@ export async function recordOutcomeOfUser(
   id: string,
   o: { mode: 'video' | 'phone'; outcome: 'completed' | 'no_answer' | 'no_show'; note: string | null; weightKg: number | null; now: Date },
 ): Promise<AppointmentsRow> {
-  return forAccount(q, userId)
+  return opened(q, await forAccount(q, userId)
     .updateTable('appointments')
-    .set({ status: 'completed', mode: o.mode, outcome: o.outcome, outcome_note: o.note, verified_weight_kg: o.weightKg, outcome_at: o.now, updated_at: sql<Date>`now()` })
+    // The note is sealed at rest (its plaintext column only holds notes written before migration 1261).
+    .set({ status: 'completed', mode: o.mode, outcome: o.outcome, outcome_note: null, outcome_note_enc: o.note === null ? null : sealText(q, o.note), verified_weight_kg: o.weightKg, outcome_at: o.now, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('status', '=', 'booked')
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow());
 }
 
 /** Account erasure: the booked calls are cancelled (the slot is free again). */
@@ -136,12 +150,12 @@ export async function takenStartsForClinician(q: Queryable, doctorId: string, fr
 
 /** Any appointment (the desk: join, outcome). */
 export async function appointmentForClinician(q: Queryable, id: string): Promise<AppointmentsRow | undefined> {
-  return sqlOf(q).selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirst();
+  return openedOrUndefined(q, await sqlOf(q).selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirst());
 }
 
 /** A doctor's appointments in [from, to), with the patient's name (the desk's day of calls). */
 export async function doctorDayForClinician(q: Queryable, doctorId: string, from: Date, to: Date) {
-  return sqlOf(q)
+  return (await sqlOf(q)
     .selectFrom('appointments as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .innerJoin('consultations as c', 'c.id', 'a.consultation_id')
@@ -152,19 +166,19 @@ export async function doctorDayForClinician(q: Queryable, doctorId: string, from
     .where('a.starts_at', '<', to)
     .orderBy('a.starts_at')
     .orderBy('a.id')
-    .execute();
+    .execute()).map((r) => opened(q, r));
 }
 
 /** Booked appointments starting in (now, now + 24 h] (the reminders pass). */
 export async function upcomingForScheduler(q: Queryable, now: Date): Promise<AppointmentsRow[]> {
-  return sqlOf(q)
+  return (await sqlOf(q)
     .selectFrom('appointments')
     .selectAll()
     .where('status', '=', 'booked')
     .where('starts_at', '>', now)
     .where('starts_at', '<=', new Date(now.getTime() + 24 * 3600_000))
     .orderBy('starts_at')
-    .execute();
+    .execute()).map((r) => opened(q, r));
 }
 
 /** Signals and passes of calls that ended more than a day ago: nothing reads them any more. */
@@ -187,13 +201,18 @@ export async function passOf(q: Queryable, tokenHash: string) {
   return sqlOf(q)
     .selectFrom('call_passes as p')
     .innerJoin('appointments as a', 'a.id', 'p.appointment_id')
-    .select(['p.token_hash', 'p.appointment_id', 'p.participant_id', 'p.role', 'p.expires_at', 'a.user_id as patient_id', 'a.doctor_id', 'a.starts_at', 'a.ends_at', 'a.status'])
+    .select(['p.token_hash', 'p.appointment_id', 'p.participant_id', 'p.role', 'p.expires_at', 'p.ended_at', 'a.user_id as patient_id', 'a.doctor_id', 'a.starts_at', 'a.ends_at', 'a.status'])
     .where('p.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
 
 export async function touchPass(q: Queryable, tokenHash: string, now: Date): Promise<void> {
   await sqlOf(q).updateTable('call_passes').set({ last_seen_at: now }).where('token_hash', '=', tokenHash).execute();
+}
+
+/** The pass's participant hung up: the pass ends (its stream closes; joining again issues a new one). */
+export async function endPass(q: Queryable, tokenHash: string, now: Date): Promise<void> {
+  await sqlOf(q).updateTable('call_passes').set({ ended_at: now, last_seen_at: null }).where('token_hash', '=', tokenHash).where('ended_at', 'is', null).execute();
 }
 
 /** The participant hung up: not present any more. */

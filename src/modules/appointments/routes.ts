@@ -18,6 +18,8 @@ import {
   DeskAppointmentSchema,
   DeskDayQuery,
   DeskDaySchema,
+  DoctorCancelBody,
+  DoctorRescheduleBody,
   IdParams,
   JoinSchema,
   OutcomeBody,
@@ -29,10 +31,15 @@ import {
   SignalQuery,
   SignalSentSchema,
   SignalsSchema,
+  SignalStreamHeaders,
+  SignalStreamQuery,
+  SignalStreamSchema,
+  SIGNAL_STREAM_EXAMPLE,
   SlotsQuery,
   SlotsSchema,
 } from './schemas.ts';
 import * as appointments from './service.ts';
+import { openSignalStream, SignalStreams } from './stream.ts';
 
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 const uid = (request: FastifyRequest) => currentUser(request).id;
@@ -155,6 +162,52 @@ export default function appointmentsModule(app: ZodApp, { deps }: ModuleOptions)
     async (request) => appointments.recordOutcome(deps, uid(request), request.params.id, request.body),
   );
 
+  r.post(
+    '/v1/clinician/appointments/:id/cancel/',
+    {
+      config: {
+        operation: {
+          id: 'cancelClinicianAppointment',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['change_window_closed', 'appointment_closed'] }], 410: [{ detail_code: ['appointment_cancelled'] }] },
+          descriptions: { 200: 'Cancelled: the slot is free again; the patient gets a mail with the cancelled calendar entry and reads the reason in the app', 409: 'The call has started (record its outcome instead), or it is completed', 410: 'Already cancelled' },
+          requestExample: { reason: 'I am unwell today; please book another time.' },
+        },
+      },
+      schema: {
+        ...desk,
+        summary: 'Cancel a call (the appointment’s doctor, until its start)',
+        description: 'Only the appointment’s doctor (anyone else 404). The reason is sealed at rest and shown to the patient as doctor_reason; the consultation stays awaiting_call, so the patient can book another slot. Audit-logged.',
+        params: IdParams,
+        body: DoctorCancelBody,
+        response: { 200: DeskAppointmentSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema, 410: DetailCodeSchema },
+      },
+    },
+    async (request) => appointments.cancelForClinician(deps, uid(request), request.params.id, request.body.reason),
+  );
+
+  r.post(
+    '/v1/clinician/appointments/:id/reschedule/',
+    {
+      config: {
+        operation: {
+          id: 'rescheduleClinicianAppointment',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['slot_unavailable', 'change_window_closed', 'appointment_closed'] }], 410: [{ detail_code: ['appointment_cancelled'] }] },
+          descriptions: { 200: 'Moved: the patient gets a mail with the updated calendar file and reads the reason in the app', 409: 'The new time is not one of the doctor’s free slots, or the call has started', 410: 'Cancelled' },
+          requestExample: { starts_at: '2026-12-04T10:00:00+01:00', reason: 'An emergency took my morning; I moved us to Friday.' },
+        },
+      },
+      schema: {
+        ...desk,
+        summary: 'Move a call to another of the doctor’s free slots (the appointment’s doctor, until its start)',
+        description: 'Only the appointment’s doctor (anyone else 404). The new time must be one of their free slots (an hour from now to 14 days ahead): a doctor is never double-booked. Audit-logged.',
+        params: IdParams,
+        body: DoctorRescheduleBody,
+        response: { 200: DeskAppointmentSchema, 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema, 410: DetailCodeSchema },
+      },
+    },
+    async (request) => appointments.rescheduleForClinician(deps, uid(request), request.params.id, request.body),
+  );
+
   // ---- the patient
 
   r.get(
@@ -262,6 +315,51 @@ export default function appointmentsModule(app: ZodApp, { deps }: ModuleOptions)
       schema: { tags: ['appointments'], summary: 'Read the other participant’s signals (poll about every second)', querystring: SignalQuery, headers: SignalHeaders, response: { 200: SignalsSchema, 400: FieldErrorsSchema, 404: DetailSchema } },
     },
     async (request) => appointments.readSignals(deps, request.headers['x-call-token'], request.query.after),
+  );
+
+  // The same channel pushed: server-sent events, read with fetch (the pass goes in a header, which an
+  // EventSource cannot send). Open streams end when this process shuts down.
+  const streams = new SignalStreams();
+  app.addHook('preClose', (done) => {
+    streams.closeAll();
+    done();
+  });
+  r.get(
+    '/v1/calls/signal/stream/',
+    {
+      config: {
+        access: 'public',
+        operation: {
+          id: 'streamCallSignals',
+          errors: { 400: [fields], 404: [notFoundDetail] },
+          eventStream: SIGNAL_STREAM_EXAMPLE,
+          descriptions: {
+            200: 'text/event-stream: `presence` {peer_present, expires_at} first and on each change; `signal` {seq, type, payload, sent_at} with `id: <seq>`; `: heartbeat` comments; a last `end` {reason} before the server closes it (hung_up, expired, cancelled; replaced by a newer stream of the same pass; shutdown: reconnect)',
+            404: 'Unknown token, the participant hung up, or the call is not open',
+          },
+        },
+      },
+      schema: {
+        tags: ['appointments'],
+        summary: 'Receive the other participant’s signals as server-sent events',
+        description:
+          'The pass goes in the X-Call-Token header (never in the URL): read it with fetch and a streaming body, not EventSource. Resume with Last-Event-ID (or `after`), the last `seq` received. The stream closes when this participant hangs up (its `bye`), when the call’s window ends or when the appointment is cancelled. Signals are sent with POST /v1/calls/signal/.',
+        querystring: SignalStreamQuery,
+        headers: SignalStreamHeaders,
+        response: { 200: SignalStreamSchema, 400: FieldErrorsSchema, 404: DetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const resume = Number(request.headers['last-event-id'] ?? 0);
+      const after = Math.max(request.query.after ?? 0, Number.isSafeInteger(resume) && resume > 0 ? resume : 0);
+      const stream = await openSignalStream(deps, streams, request.headers['x-call-token'], after);
+      return reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store')
+        // nginx and similar proxies pass each event on at once.
+        .header('x-accel-buffering', 'no')
+        .send(stream);
+    },
   );
 
   return Promise.resolve();

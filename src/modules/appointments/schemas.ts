@@ -71,6 +71,7 @@ export const AppointmentSchema = z
     cancelled_by: z.enum(['patient', 'doctor']).nullable(),
     mode: z.enum(['video', 'phone']).nullable(),
     outcome: z.enum(['completed', 'no_answer', 'no_show']).nullable(),
+    doctor_reason: z.string().nullable().meta({ description: 'Why the doctor cancelled or moved the call (cancelled_by doctor, or moved by the doctor); null otherwise' }),
     created_at: z.string(),
   })
   .meta({ id: 'Appointment' });
@@ -99,6 +100,7 @@ export const JoinSchema = z
       description: 'RTCPeerConnection iceServers: the TURN_URLS with time-limited credentials (TURN REST API: username `<expiry>:<user id>`, credential base64(HMAC-SHA1(TURN_SECRET, username)))',
     }),
     signalling_url: z.string().meta({ description: 'POST a signal (`token` in the body); GET (poll, `after`=last seq) the other participant’s signals with `token` in the X-Call-Token header' }),
+    signalling_stream_url: z.string().meta({ description: 'GET the other participant’s signals as server-sent events (text/event-stream), `token` in the X-Call-Token header: read with fetch, not EventSource' }),
     token: z.string().meta({ description: 'The pass to this call’s signalling channel, valid until expires_at' }),
     expires_at: z.string(),
     role: z.enum(['patient', 'doctor']),
@@ -122,3 +124,34 @@ export const SignalsSchema = z
     expires_at: z.string(),
   })
   .meta({ id: 'CallSignals' });
+
+export const SignalStreamQuery = z.object({ after: z.coerce.number().int().min(0).optional().meta({ description: 'Resume after this seq (as Last-Event-ID)' }) });
+export const SignalStreamHeaders = SignalHeaders.extend({
+  'last-event-id': z.string().max(20).regex(/^\d*$/, 'A signal seq.').optional().meta({ description: 'The last `seq` received, when reconnecting' }),
+});
+/** The 200 answer is a stream of events (text/event-stream), documented by its example. */
+export const SignalStreamSchema = z.unknown().meta({ description: 'Server-sent events (text/event-stream)' });
+export const SIGNAL_STREAM_EXAMPLE = [
+  'retry: 2000',
+  ': connected',
+  '',
+  'event: presence',
+  'data: {"peer_present":true,"expires_at":"2026-12-03T09:15:00.000Z"}',
+  '',
+  'id: 42',
+  'event: signal',
+  'data: {"seq":42,"type":"offer","payload":{"type":"offer","sdp":"v=0..."},"sent_at":"2026-12-03T09:01:12.000Z"}',
+  '',
+  ': heartbeat',
+  '',
+  'event: end',
+  'data: {"reason":"hung_up"}',
+  '',
+  '',
+].join('\n');
+
+export const DoctorCancelBody = z.object({ reason: z.string().trim().min(1).max(2000).meta({ description: 'Why the call is cancelled: the patient reads it in the app (not in the mail)' }) });
+export const DoctorRescheduleBody = z.object({
+  starts_at: z.iso.datetime({ offset: true }).max(40).meta({ description: 'One of the doctor’s free slots (any offset: the instant counts)' }),
+  reason: z.string().trim().min(1).max(2000).meta({ description: 'Why the call moves: the patient reads it in the app (not in the mail)' }),
+});

@@ -11,8 +11,9 @@ import { isLocale, type Locale } from '../../lib/locales.ts';
 import { recordAudit } from '../audit/index.ts';
 import { findConsultationForClinician, findConsultationForUser, requestCall } from '../consultations/index.ts';
 import { notify } from '../notifications/index.ts';
-import type { AppointmentsRow } from '../../db/schema.ts';
+import { recordWeightSeenOnCall } from '../verification/index.ts';
 import * as repo from './repository.ts';
+import type { AppointmentsRow } from './repository.ts';
 import { appointmentMail, calendarFile, SUMMARY, whenText, type AppointmentMailKind } from './mail.ts';
 import { isoDate, isoInZone, isTimeZone, localTime, zonedInstant } from '../../lib/zoned-time.ts';
 
@@ -151,6 +152,7 @@ function appointmentOut(a: AppointmentsRow, zone: string, doctor: { first_name: 
     cancelled_by: (a.cancelled_by ?? null) as 'patient' | 'doctor' | null,
     mode: (a.mode ?? null) as 'video' | 'phone' | null,
     outcome: (a.outcome ?? null) as 'completed' | 'no_answer' | 'no_show' | null,
+    doctor_reason: a.doctor_reason,
     created_at: new Date(a.created_at).toISOString(),
   };
 }
@@ -177,7 +179,7 @@ function parseStart(startsAt: string): Date {
   return at;
 }
 
-async function mailPatient(deps: Deps, q: Queryable, a: AppointmentsRow, kind: AppointmentMailKind) {
+async function mailPatient(deps: Deps, q: Queryable, a: AppointmentsRow, kind: AppointmentMailKind, byDoctor = false) {
   const p = await repo.personOf(q, a.user_id);
   if (!p) return;
   const locale = localeOf(p.locale);
@@ -194,7 +196,7 @@ async function mailPatient(deps: Deps, q: Queryable, a: AppointmentsRow, kind: A
     sequence: Math.max(0, Math.floor((deps.clock.now().getTime() - Date.UTC(2025, 0, 1)) / 1000)),
     summary: SUMMARY[locale],
   });
-  await enqueueMail(q, p.email, appointmentMail, locale, { kind, first_name: p.first_name ?? '', when: whenText(starts, locale, zone), link }, [ics]);
+  await enqueueMail(q, p.email, appointmentMail, locale, { kind, by_doctor: byDoctor, first_name: p.first_name ?? '', when: whenText(starts, locale, zone), link }, [ics]);
 }
 
 export async function book(deps: Deps, userId: string, input: { consultation_id: string; starts_at: string }) {
@@ -303,12 +305,8 @@ export async function recordOutcome(
 ) {
   const now = deps.clock.now();
   const row = await deps.db.tx(async (q) => {
-    const found = await repo.appointmentForClinician(q, id);
-    if (!found) throw notFound();
-    const a = await repo.lockAppointmentOfUser(q, found.user_id, id);
-    if (!a) throw notFound();
-    if (a.status === 'cancelled') throw fail('appointment_cancelled');
-    if (a.status !== 'booked') throw fail('appointment_closed');
+    // The doctor who holds the call records how it went (and a weight seen on camera).
+    const a = await doctorsBooked(q, doctorId, id);
     if (now.getTime() < new Date(a.starts_at).getTime() - JOIN_EARLY_MINUTES * 60_000) {
       throw fail('call_window_closed', { message: 'The outcome can be recorded from 10 minutes before the call.' });
     }
@@ -316,14 +314,80 @@ export async function recordOutcome(
       const c = await findConsultationForClinician(q, a.consultation_id);
       if (c?.category !== 'weight_loss') throw fieldErrors({ verified_weight_kg: ['A verified weight is recorded for weight-loss consultations only.'] });
     }
-    const done = await repo.recordOutcomeOfUser(q, a.user_id, id, { mode: input.mode, outcome: input.outcome, note: input.note ?? null, weightKg: input.verified_weight_kg ?? null, now });
+    const done = await repo.recordOutcomeOfUser(q, a.user_id, id, { mode: input.mode, outcome: input.outcome, note: input.note || null, weightKg: input.verified_weight_kg ?? null, now });
     await recordAudit(q, { actorId: doctorId, action: 'appointment.outcome_recorded', subjectType: 'consultation', subjectId: a.consultation_id, details: { appointment_id: id, mode: input.mode, outcome: input.outcome } });
+    // The weight seen on the scales is the verification module's verified weight (and a journal entry), by this doctor.
+    if (input.verified_weight_kg !== undefined) await recordWeightSeenOnCall(q, { userId: a.user_id, weightKg: input.verified_weight_kg, doctorId, at: now, appointmentId: id });
     return done;
   });
+  return deskViewOf(deps, row);
+}
+
+/** One appointment as the desk's day lists it (the doctor's time zone). */
+async function deskViewOf(deps: Deps, row: AppointmentsRow) {
   const day = await dayForClinician(deps, row.doctor_id, isoDate(localTime(new Date(row.starts_at), zoneOf((await repo.availabilityOfDoctorForClinician(deps.db, row.doctor_id))?.timezone))));
-  const out = day.results.find((r) => r.id === id);
+  const out = day.results.find((r) => r.id === row.id);
   if (!out) throw notFound();
   return out;
+}
+
+/** The signed-in doctor's own appointment, locked, still booked (another doctor's: 404, as a missing one). */
+async function doctorsBooked(q: Queryable, doctorId: string, id: string) {
+  const found = await repo.appointmentForClinician(q, id);
+  if (found?.doctor_id !== doctorId) throw notFound();
+  const a = await repo.lockAppointmentOfUser(q, found.user_id, id);
+  if (!a) throw notFound();
+  if (a.status === 'cancelled') throw fail('appointment_cancelled');
+  if (a.status !== 'booked') throw fail('appointment_closed');
+  return a;
+}
+
+/** The signed-in doctor's own booked appointment, locked, before its start. */
+async function doctorsChangeable(q: Queryable, doctorId: string, id: string, now: Date) {
+  const a = await doctorsBooked(q, doctorId, id);
+  if (now >= new Date(a.starts_at)) throw fail('change_window_closed', { message: 'The call has started: record its outcome instead.' });
+  return a;
+}
+
+/**
+ * The doctor cancels a booked call (until its start), with a reason the patient reads in the app
+ * (sealed at rest; the mail says only that the doctor cancelled). The slot is free again and the
+ * consultation, still awaiting_call, may book another.
+ */
+export async function cancelForClinician(deps: Deps, doctorId: string, id: string, reason: string) {
+  const now = deps.clock.now();
+  const row = await deps.db.tx(async (q) => {
+    const a = await doctorsChangeable(q, doctorId, id, now);
+    const cancelled = await repo.cancelAppointmentOfUser(q, a.user_id, id, 'doctor', now, reason);
+    await mailPatient(deps, q, cancelled, 'cancelled', true);
+    await recordAudit(q, { actorId: doctorId, action: 'appointment.cancelled_by_doctor', subjectType: 'consultation', subjectId: a.consultation_id, details: { appointment_id: id } });
+    return cancelled;
+  });
+  return deskViewOf(deps, row);
+}
+
+/**
+ * The doctor moves a booked call (until its start) to another of their free slots, with a reason the
+ * patient reads in the app; the patient gets the updated calendar file. The slot index keeps the
+ * doctor from being double-booked: a taken time is 409 slot_unavailable, whoever took it.
+ */
+export async function rescheduleForClinician(deps: Deps, doctorId: string, id: string, input: { starts_at: string; reason: string }) {
+  const at = parseStart(input.starts_at);
+  const now = deps.clock.now();
+  try {
+    const row = await deps.db.tx(async (q) => {
+      const a = await doctorsChangeable(q, doctorId, id, now);
+      const free = await freeSlots(q, doctorId, now);
+      if (!free.some((d) => d.getTime() === at.getTime())) throw fail('slot_unavailable');
+      const moved = await repo.moveAppointmentOfUser(q, a.user_id, id, at, new Date(at.getTime() + SLOT_MS), now, input.reason);
+      await mailPatient(deps, q, moved, 'moved', true);
+      await recordAudit(q, { actorId: doctorId, action: 'appointment.moved_by_doctor', subjectType: 'consultation', subjectId: a.consultation_id, details: { appointment_id: id, from: new Date(a.starts_at).toISOString(), to: at.toISOString() } });
+      return moved;
+    });
+    return await deskViewOf(deps, row);
+  } catch (err) {
+    return conflictOf(err);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,6 +424,7 @@ async function issuePass(deps: Deps, a: AppointmentsRow, participantId: string, 
   return {
     ice_servers: iceServers,
     signalling_url: `${deps.config.PUBLIC_BASE_URL}/v1/calls/signal/`,
+    signalling_stream_url: `${deps.config.PUBLIC_BASE_URL}/v1/calls/signal/stream/`,
     token,
     expires_at: ends.toISOString(),
     role,
@@ -379,26 +444,52 @@ export async function joinForClinician(deps: Deps, doctorId: string, id: string)
   return issuePass(deps, a, doctorId, 'doctor');
 }
 
-/** The pass of a token while its call is open, else 404 (an unknown, expired or cancelled call look alike). */
-async function openPass(deps: Deps, token: string) {
+/** Why a pass no longer opens the channel (the signalling stream's last event says which). */
+export type PassClosed = 'unknown' | 'hung_up' | 'cancelled' | 'expired' | 'not_yet';
+
+/** The pass of a token while its call is open, or why not. */
+export async function passState(deps: Deps, token: string) {
   const p = await repo.passOf(deps.db, hashToken(token));
   const now = deps.clock.now();
-  if (!p || p.status === 'cancelled' || now >= new Date(p.expires_at) || now.getTime() < new Date(p.starts_at).getTime() - JOIN_EARLY_MINUTES * 60_000) throw notFound();
+  const closed: PassClosed | null = !p
+    ? 'unknown'
+    : p.ended_at
+      ? 'hung_up'
+      : p.status === 'cancelled'
+        ? 'cancelled'
+        : now >= new Date(p.expires_at)
+          ? 'expired'
+          : now.getTime() < new Date(p.starts_at).getTime() - JOIN_EARLY_MINUTES * 60_000
+            ? 'not_yet'
+            : null;
+  if (!p || closed) return { open: false as const, closed: closed ?? 'unknown' };
   const peerId = p.participant_id === p.patient_id ? p.doctor_id : p.patient_id;
-  return { ...p, peerId, now };
+  return { open: true as const, pass: { ...p, peerId, now } };
+}
+
+/** The pass of a token while its call is open, else 404 (an unknown, ended, expired or cancelled call look alike). */
+async function openPass(deps: Deps, token: string) {
+  const s = await passState(deps, token);
+  if (!s.open) throw notFound();
+  return s.pass;
 }
 
 export async function sendSignal(deps: Deps, input: { token: string; type: 'offer' | 'answer' | 'candidate' | 'bye'; payload: unknown }) {
   const p = await openPass(deps, input.token);
   const seq = await repo.insertSignal(deps.db, { appointmentId: p.appointment_id, senderId: p.participant_id, recipientId: p.peerId, kind: input.type, payload: input.payload ?? null });
-  // Hung up: no longer present (until the participant reads the channel again).
-  if (input.type === 'bye') await repo.leaveCall(deps.db, p.appointment_id, p.participant_id);
+  // Hung up: no longer present, and this pass is over (its stream closes; joining again issues a new one).
+  if (input.type === 'bye') {
+    await repo.endPass(deps.db, p.token_hash, p.now);
+    await repo.leaveCall(deps.db, p.appointment_id, p.participant_id);
+  }
   return { seq };
 }
 
-export async function readSignals(deps: Deps, token: string, after: number) {
-  const p = await openPass(deps, token);
-  await repo.touchPass(deps.db, p.token_hash, p.now);
+type OpenPass = Awaited<ReturnType<typeof openPass>>;
+
+/** The participant's signals after `after` and whether the other side is present (marks this one present unless `touch` is false). */
+export async function signalsOf(deps: Deps, p: OpenPass, after: number, touch = true) {
+  if (touch) await repo.touchPass(deps.db, p.token_hash, p.now);
   const messages = await repo.signalsFor(deps.db, p.appointment_id, p.participant_id, after, 100);
   const seen = await repo.lastSeenOf(deps.db, p.appointment_id, p.peerId);
   return {
@@ -406,6 +497,10 @@ export async function readSignals(deps: Deps, token: string, after: number) {
     peer_present: seen !== null && p.now.getTime() - seen.getTime() <= PRESENCE_MS,
     expires_at: new Date(p.expires_at).toISOString(),
   };
+}
+
+export async function readSignals(deps: Deps, token: string, after: number) {
+  return signalsOf(deps, await openPass(deps, token), after);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,6 +545,7 @@ export async function appointmentsOfAccount(q: Queryable, userId: string) {
     mode: a.mode,
     outcome: a.outcome,
     outcome_note: a.outcome_note,
+    doctor_reason: a.doctor_reason,
     verified_weight_kg: a.verified_weight_kg === null ? null : Number(a.verified_weight_kg),
     created_at: new Date(a.created_at).toISOString(),
   }));

@@ -16,6 +16,7 @@ import {
   canTransitionPlan,
   isPlanStatus,
   lockPlanForProvider,
+  priceForPeriod,
   renewalApprovalOf,
   setCancelAtPeriodEnd,
   setHeldInvoice,
@@ -84,6 +85,8 @@ async function applyEvent(deps: Deps, q: Queryable, provider: string, event: Pro
       const end = event.periodEnd ?? new Date(start.getTime() + plan.cycle_days * DAY_MS);
       await recordPayment(q, { ...planInvoicePayment(plan, provider, event, now), status: 'succeeded', periodStart: start });
       await queueChargeReceipt(deps, q, provider, event.providerPaymentId);
+      // A noticed price the provider charged from this period on becomes the plan's own.
+      await priceForPeriod(q, plan, start, now);
       // A plan that has ended stays ended (canceled is final in the plan's machine).
       if (isPlanStatus(plan.status) && canTransitionPlan(plan.status, 'active')) await transitionPlan(q, plan.user_id, plan.id, plan.status, 'active', { failed_attempts: 0, current_period_start: start, current_period_end: end });
       return;

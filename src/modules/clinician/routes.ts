@@ -18,7 +18,12 @@ import { fields, notFoundDetail, transitionConflict } from '../../http/operation
 const IdParams = z.object({ id: z.uuid() });
 const staffErrors = { 401: TokenErrorSchema, 403: DetailCodeSchema };
 
-const TreatmentOption = z.object({ id: z.string(), name: z.string(), dosages: z.array(z.string()) });
+const TreatmentOption = z.object({
+  id: z.string(),
+  name: z.string(),
+  dosages: z.array(z.string()),
+  max_repeats: z.number().int().meta({ description: 'The most repeats the approval may state for it (the catalogue’s, per its posology; 0 in a plan’s consultation)' }),
+});
 const WeightPoint = z.object({ weight_kg: z.number(), logged_on: z.string() });
 const AnswerValue = z
   .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
@@ -107,6 +112,14 @@ const ApproveBody = z.object({
     .max(2000)
     .optional()
     .meta({ description: 'Required to approve a category whose GP letters are `required` (`gp_sharing.level`) when the patient has not consented to sharing with their own doctor or named none: why it is safe to prescribe without (GMC good practice in prescribing, para 20(d)). Recorded with the doctor’s id, sealed at rest, shown as `gp_sharing.override_reason`' }),
+  repeats: z
+    .number()
+    .int()
+    .min(0)
+    .max(12)
+    .optional()
+    .meta({ description: 'Dispensings after the first (default 0: dispensed once); at most the medicine’s `max_repeats` (catalogue), none in a plan’s consultation (its renewals supply it); printed and signed' }),
+  repeat_interval_days: z.number().int().min(1).max(365).optional().meta({ description: 'Required with repeats: the minimum days between two dispensings (the pharmacy desk refuses an earlier one, 409 `repeat_too_early`); the last repeat must fall within the prescription’s validity' }),
 });
 const OverrideRequiredSchema = z
   .object({ detail: z.string(), code: z.literal('override_required'), reason_codes: z.array(z.string()), allowed_treatments: z.array(z.string()), allowed_dosages: z.array(z.string()) })
@@ -212,6 +225,8 @@ export default function clinicianModule(app: ZodApp, { deps }: ModuleOptions): P
         instructions: request.body.instructions,
         overrideReason: request.body.override_reason,
         gpSharingOverrideReason: request.body.gp_sharing_override_reason,
+        repeats: request.body.repeats,
+        repeatIntervalDays: request.body.repeat_interval_days,
         session: { secondFactor: currentUser(request).second_factor },
       });
       return detail(request.params.id);

@@ -14,8 +14,10 @@ import {
   serialiseConsultations,
   verdictFor,
   type ApproveInput,
+  planSupplies,
 } from '../consultations/index.ts';
-import { endPlanAfterReview, updatePlanDetails } from '../subscriptions/index.ts';
+import { endPlanNow, updatePlanDetails } from '../subscriptions/index.ts';
+import { maxRepeatsFor } from '../fulfilment/index.ts';
 import { weightSummary } from '../journal/index.ts';
 import { assertVerifiedForApproval, verificationForDesk } from '../verification/index.ts';
 import { TIME_CRITICAL_CATEGORIES, submissionWithEarlier, type StoredAnswer } from '../questionnaires/index.ts';
@@ -38,6 +40,9 @@ export async function reviewQueue(deps: Deps, f: QueueFilter) {
 function deskImages<C extends { images: { id: string; url: string; created_at: string }[] }>(deps: Deps, c: C): C {
   return { ...c, images: c.images.map((i) => ({ ...i, url: clinicianPhotoUrl(deps.config.PUBLIC_BASE_URL, i.id) })) };
 }
+
+/** The repeats an approval of `treatmentId` may state here (none in a plan's consultation: its renewals supply it). */
+const repeatsAllowed = (row: ConsultationRow, treatmentId: string) => maxRepeatsFor({ treatmentId, planSupplied: planSupplies(row) });
 
 /**
  * A consultation with its submission, eligibility result and the category's treatment options; the
@@ -68,7 +73,7 @@ export async function consultationForReview(deps: Deps, id: string) {
   return {
     ...deskImages(deps, c),
     ...(await deskPhotos(deps, row)),
-    treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages })),
+    treatment_options: (cat?.treatments ?? []).map((t) => ({ id: t.id, name: t.name, dosages: t.dosages, max_repeats: repeatsAllowed(row, t.id) })),
     prescribing_check: check
       ? { evaluated_at: deps.clock.now().toISOString(), ok: check.ok, reason_codes: check.codes, override_codes: check.override_codes, absolute_codes: check.absolute_codes, allowed_treatments: check.allowed_treatments, allowed_dosages: check.allowed_dosages, explanation: check.explanation }
       : null,
@@ -181,14 +186,14 @@ function endsPlan(c: ConsultationRow, how: 'rejected' | 'expired'): boolean {
 /** The doctor's rejection: refunds (consultations module) and the plan's end (here), in one transaction. */
 export async function rejectForClinician(deps: Deps, input: { doctorId: string; consultationId: string; reason: string }) {
   await rejectConsultation(deps, input, async (q, { consultation: c }) => {
-    if (endsPlan(c, 'rejected')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
+    if (endsPlan(c, 'rejected')) await endPlanNow(deps, q, c.user_id, c.subscription_id!);
   });
 }
 
 /** Scheduler: unanswered information requests expire, refunded, with their plan ended. */
 export async function expireUnansweredRequests(deps: Deps): Promise<void> {
   await expireInformationRequests(deps, async (q, { consultation: c }) => {
-    if (endsPlan(c, 'expired')) await endPlanAfterReview(deps, q, c.user_id, c.subscription_id!);
+    if (endsPlan(c, 'expired')) await endPlanNow(deps, q, c.user_id, c.subscription_id!);
   });
 }
 

@@ -3,6 +3,7 @@
 // cancellation names; it writes no other module's table.
 import type { Queryable } from '../../db/index.ts';
 import { sqlOf } from '../../db/kysely.ts';
+import { readText, sealText } from '../../lib/sealed.ts';
 
 export interface ListedDoctor {
   id: string;
@@ -66,9 +67,54 @@ export async function contactOf(q: Queryable, userId: string) {
 
 export async function insertCancelRequest(
   q: Queryable,
-  row: { token_hash: string; user_id: string; subscription_id: string | null; kind: 'ordinary' | 'extraordinary'; requested_date: string; created_at: Date; expires_at: Date },
+  row: { token_hash: string; user_id: string; subscription_id: string | null; kind: 'ordinary' | 'extraordinary'; requested_date: string; created_at: Date; expires_at: Date; reason: string | null },
 ): Promise<void> {
-  await sqlOf(q).insertInto('plan_cancel_requests').values(row).execute();
+  const { reason, ...rest } = row;
+  await sqlOf(q)
+    .insertInto('plan_cancel_requests')
+    .values({ ...rest, reason_enc: reason === null ? null : sealText(q, reason) })
+    .execute();
+}
+
+/** Confirmed extraordinary cancellations for the back office, oldest first; `reviewed` filters. */
+export async function extraordinaryCancellations(q: Queryable, reviewed: boolean | undefined, limit: number, offset: number) {
+  let query = sqlOf(q)
+    .selectFrom('plan_cancel_requests as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .select(['c.id', 'c.user_id', 'u.email', 'c.subscription_id', 'c.requested_date', 'c.created_at', 'c.used_at', 'c.reason_enc', 'c.reviewed_at', 'c.reviewed_by', 'c.review_note_enc'])
+    .where('c.kind', '=', 'extraordinary')
+    .where('c.used_at', 'is not', null);
+  if (reviewed !== undefined) query = query.where('c.reviewed_at', reviewed ? 'is not' : 'is', null);
+  const [rows, total] = await Promise.all([
+    query.orderBy('c.used_at').orderBy('c.id').limit(limit).offset(offset).execute(),
+    query.clearSelect().select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    count: Number(total.n),
+    rows: rows.map(({ reason_enc, review_note_enc, ...r }) => ({ ...r, reason: readText(q, null, reason_enc), review_note: review_note_enc ? readText(q, null, review_note_enc) : null })),
+  };
+}
+
+/** Records the back office's review of a confirmed extraordinary cancellation (once). */
+export async function markCancellationReviewed(q: Queryable, id: string, staffId: string, note: string, now: Date): Promise<boolean> {
+  const r = await sqlOf(q)
+    .updateTable('plan_cancel_requests')
+    .set({ reviewed_at: now, reviewed_by: staffId, review_note_enc: sealText(q, note) })
+    .where('id', '=', id)
+    .where('kind', '=', 'extraordinary')
+    .where('used_at', 'is not', null)
+    .where('reviewed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function cancellationExists(q: Queryable, id: string): Promise<boolean> {
+  return !!(await sqlOf(q).selectFrom('plan_cancel_requests').select('id').where('id', '=', id).where('kind', '=', 'extraordinary').where('used_at', 'is not', null).executeTakeFirst());
+}
+
+/** Erasure: the reasons go (free text of the patient); the receipt of the cancellation stays. */
+export async function eraseCancellationReasons(q: Queryable, userId: string): Promise<void> {
+  await sqlOf(q).updateTable('plan_cancel_requests').set({ reason_enc: null, review_note_enc: null }).where('user_id', '=', userId).execute();
 }
 
 /** The request a link's hash names, locked for its single use. */

@@ -4,13 +4,15 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CATEGORIES } from '../questionnaires/index.ts';
-import { noticePriceChanges } from '../subscriptions/index.ts';
+import { noticePriceChanges, pushNoticedPricesToProvider } from '../subscriptions/index.ts';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
 import { DetailCodeSchema, DetailSchema, ErrorCodeSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { fields, notFoundDetail } from '../../http/operation.ts';
 import { requestTreatmentSwitch } from './switch.ts';
-import { confirmCancellation, deskProfile, publicDoctors, requestCancellation, setDeskListing, siteInfo } from './service.ts';
+import { confirmCancellation, deskProfile, listExtraordinaryCancellations, publicDoctors, requestCancellation, reviewExtraordinaryCancellation, setDeskListing, siteInfo } from './service.ts';
+import { logStaffRead } from '../audit/index.ts';
+import { pageSchema, PageQuery, respondPage } from '../../http/pagination.ts';
 
 const Regulator = z.object({ name: z.string(), register_url: z.string() }).nullable();
 const PublicDoctor = z.object({
@@ -46,7 +48,10 @@ const CancelBody = z.object({
   email: z.email({ error: 'Enter a valid email address.' }).max(254),
   plan: z.enum(['all', ...CATEGORIES] as [string, ...string[]], { error: 'Choose which plan to cancel.' }).meta({ description: '`all`, or the category of the plan to cancel' }),
   kind: z.enum(['ordinary', 'extraordinary'], { error: 'Choose ordinary or extraordinary.' }),
-  date: day.meta({ description: 'The date the cancellation should take effect (the plan ends at the end of the period already paid, not before)' }),
+  date: day.meta({ description: 'The date the cancellation should take effect. Ordinary: the plan ends at the end of the period already paid, not before. Extraordinary: a date that has come ends the plan on confirmation; a later one at the period end' }),
+  reason: z.string().trim().max(2000).optional().meta({ description: 'The good cause of an extraordinary cancellation (§ 312k (2) 1 b BGB): required for it, not taken for an ordinary one' }),
+}).superRefine((v, issue) => {
+  if (v.kind === 'extraordinary' && !v.reason) issue.addIssue({ code: 'custom', path: ['reason'], message: 'Give the reason for an extraordinary cancellation.' });
 });
 const Accepted = z.object({ detail: z.string() });
 const ConfirmBody = z.object({ token: z.string().min(10).max(200) });
@@ -64,6 +69,7 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
   // A catalogue price change is noticed to running plans before it is charged (docs/compliance.md).
   deps.scheduler.register('compliance.price-change-notices', async () => {
     await noticePriceChanges(deps);
+    await pushNoticedPricesToProvider(deps);
   });
   const pub = { tags: ['public'], security: [] };
 
@@ -111,7 +117,7 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
         ...pub,
         summary: 'Cancel a plan without signing in (§ 312k BGB)',
         description:
-          'Name, e-mail, which plan (`all` or a category), ordinary or extraordinary, and the date. Answers 202 with the same text for any address (no account enumeration; rate limited per address and per e-mail). When the address is a verified account with a running plan matching the form, it receives a receipt with the date and time and a one-click link (single use, 7 days) that cancels at the period end. Not shown in spec — our design (docs/compliance.md).',
+          'Name, e-mail, which plan (`all` or a category), ordinary or extraordinary (with its `reason`), and the date. Answers 202 with the same text for any address (no account enumeration; rate limited per address and per e-mail). When the address is a verified account with a running plan matching the form, it receives a receipt with the date and time and a one-click link (single use, 7 days) that cancels at the period end (an extraordinary cancellation whose date has come: at once). Not shown in spec — our design (docs/compliance.md).',
         body: CancelBody,
         response: { 202: Accepted, 400: FieldErrorsSchema },
       },
@@ -136,12 +142,75 @@ export default function complianceModule(app: ZodApp, { deps }: ModuleOptions): 
       schema: {
         ...pub,
         summary: 'The one-click confirmation of a public cancellation',
-        description: 'Sets every plan the request names to end at its period end and mails the confirmation with the date and time the cancellation was received. A second use changes nothing and answers the same with `already_confirmed: true`. Unknown link 404 `cancel_link_invalid`; expired 410 `cancel_link_expired`. Not shown in spec — our design.',
+        description: 'Sets every plan the request names to end at its period end (an extraordinary cancellation whose date has come ends it now: `status: canceled`, `ends_at` today; the back office then reviews its reason) and mails the confirmation with the date and time the cancellation was received. A second use changes nothing and answers the same with `already_confirmed: true`. Unknown link 404 `cancel_link_invalid`; expired 410 `cancel_link_expired`. Not shown in spec — our design.',
         body: ConfirmBody,
         response: { 200: ConfirmOut, 400: FieldErrorsSchema, 404: DetailCodeSchema, 410: DetailCodeSchema },
       },
     },
     async (request) => confirmCancellation(deps, request.body.token),
+  );
+
+  const Cancellation = z
+    .object({
+      id: z.uuid(),
+      user_id: z.uuid(),
+      email: z.string(),
+      subscription_id: z.uuid().nullable().meta({ description: 'The plan named; null: every plan of the account' }),
+      requested_date: z.string(),
+      received_at: z.string(),
+      confirmed_at: z.string(),
+      reason: z.string(),
+      reviewed_at: z.string().nullable(),
+      review_note: z.string().nullable(),
+    })
+    .meta({ id: 'ExtraordinaryCancellation' });
+
+  r.get(
+    '/v1/backoffice/cancellations/',
+    {
+      config: { operation: { id: 'listExtraordinaryCancellations', errors: { 400: [fields] }, descriptions: { 200: 'A page of confirmed extraordinary cancellations, oldest first' } } },
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Extraordinary cancellations to review',
+        description: 'Confirmed extraordinary cancellations (for good cause) with their reason: the plan ended on confirmation; the back office reviews the reason and any refund of the period paid (POST /v1/backoffice/payments/{id}/refund/), then marks it reviewed. `reviewed=false` lists those still waiting. Each read is in the patient’s access log. Not shown in spec — our design (docs/compliance.md).',
+        security: bearerSecurity,
+        querystring: PageQuery.extend({ reviewed: z.enum(['true', 'false']).optional() }),
+        response: { 200: pageSchema(Cancellation), 400: FieldErrorsSchema, 401: TokenErrorSchema, 403: DetailCodeSchema },
+      },
+    },
+    async (request) => {
+      const reviewed = request.query.reviewed === undefined ? undefined : request.query.reviewed === 'true';
+      const page = await respondPage(request, deps.config.PUBLIC_BASE_URL, ({ limit, offset }) => listExtraordinaryCancellations(deps, reviewed, limit, offset));
+      await logStaffRead(deps, request, 'profile', page.results.map((c) => c.user_id));
+      return page;
+    },
+  );
+
+  r.post(
+    '/v1/backoffice/cancellations/:id/review/',
+    {
+      config: {
+        operation: {
+          id: 'reviewExtraordinaryCancellation',
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['cancellation_already_reviewed'] }] },
+          descriptions: { 204: 'Marked reviewed' },
+          requestExample: { note: 'Good cause accepted (moved abroad); the unused half of the period refunded.' },
+        },
+      },
+      schema: {
+        tags: ['backoffice'],
+        summary: 'Mark an extraordinary cancellation reviewed',
+        description: 'Records what the back office decided (`note`, sealed at rest). Once: again 409 `cancellation_already_reviewed`. Not shown in spec — our design.',
+        security: bearerSecurity,
+        params: z.object({ id: z.uuid() }),
+        body: z.object({ note: z.string().trim().min(1, 'Say what was decided.').max(2000) }),
+        response: { 204: z.null(), 400: FieldErrorsSchema, 401: TokenErrorSchema, 403: DetailCodeSchema, 404: DetailSchema, 409: DetailCodeSchema },
+      },
+    },
+    async (request, reply) => {
+      await reviewExtraordinaryCancellation(deps, currentUser(request).id, request.params.id, request.body.note);
+      return reply.code(204).send(null);
+    },
   );
 
   r.post(

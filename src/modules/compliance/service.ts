@@ -10,7 +10,7 @@ import { isLocale, type Locale } from '../../lib/locales.ts';
 import { appLinks } from '../../mail/links.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { publicCategoryText } from '../questionnaires/index.ts';
-import { plansOfAccount, setCancelAtPeriodEnd } from '../subscriptions/index.ts';
+import { endPlanNow, plansOfAccount, setCancelAtPeriodEnd } from '../subscriptions/index.ts';
 import { cancelConfirmedMail, cancelRequestMail, KIND_LABELS } from './mail.ts';
 import { REGULATORS } from './regulators.ts';
 import * as repo from './repository.ts';
@@ -98,6 +98,8 @@ export interface CancelRequestInput {
   plan: string;
   kind: 'ordinary' | 'extraordinary';
   date: string;
+  /** The good cause of an extraordinary cancellation (required for it by the route). */
+  reason?: string;
   locale?: string;
 }
 
@@ -127,6 +129,7 @@ export async function requestCancellation(deps: Deps, input: CancelRequestInput)
       subscription_id: input.plan === 'all' ? null : chosen[0]!.id,
       kind: input.kind,
       requested_date: input.date,
+      reason: input.kind === 'extraordinary' ? (input.reason ?? '') : null,
       created_at: now,
       expires_at: new Date(now.getTime() + CANCEL_LINK_DAYS * DAY_MS),
     });
@@ -141,8 +144,12 @@ export async function requestCancellation(deps: Deps, input: CancelRequestInput)
 }
 
 /**
- * The one-click confirmation: every plan the request names is set to end at its period end, once.
- * A second click changes nothing and answers the same (idempotent); an expired link is refused.
+ * The one-click confirmation, once: every plan the request names ends. An ordinary cancellation ends
+ * it at its period end. An extraordinary one (for good cause) takes effect on the date asked: a date
+ * that has come ends the plan now (nothing more charged or supplied, the provider's subscription
+ * cancelled), a later date at the period end (the plan is not renewed after it); it then waits for the
+ * back office to review the reason and any refund of the period paid. A second click changes nothing
+ * and answers the same (idempotent); an expired link is refused.
  */
 export async function confirmCancellation(deps: Deps, token: string) {
   const now = deps.clock.now();
@@ -150,13 +157,20 @@ export async function confirmCancellation(deps: Deps, token: string) {
     const req = await repo.lockCancelRequest(q, sha256(token));
     if (!req) throw fail('cancel_link_invalid');
     const plans = (await plansOfAccount(q, req.user_id)).filter((p) => (req.subscription_id ? p.id === req.subscription_id : true));
-    const out = (rows: typeof plans) => rows.map((p) => ({ category: p.category, ends_at: new Date(p.current_period_end).toISOString(), status: p.status, cancel_at_period_end: p.cancel_at_period_end }));
+    const endOf = (p: (typeof plans)[number]) => new Date(p.status === 'canceled' && p.canceled_at ? p.canceled_at : p.current_period_end);
+    const out = (rows: typeof plans) => rows.map((p) => ({ category: p.category, ends_at: endOf(p).toISOString(), status: p.status, cancel_at_period_end: p.cancel_at_period_end }));
     if (req.used_at) return { already_confirmed: true, received_at: new Date(req.created_at).toISOString(), plans: out(plans) };
     if (new Date(req.expires_at) <= now) throw fail('cancel_link_expired');
+    const endsNow = req.kind === 'extraordinary' && String(req.requested_date).slice(0, 10) <= now.toISOString().slice(0, 10);
     const cancelled: typeof plans = [];
     for (const p of plans) {
       if (!LIVE.has(p.status)) {
         cancelled.push(p);
+        continue;
+      }
+      if (endsNow) {
+        await endPlanNow(deps, q, req.user_id, p.id);
+        cancelled.push((await plansOfAccount(q, req.user_id)).find((x) => x.id === p.id) ?? p);
         continue;
       }
       const row = await setCancelAtPeriodEnd(q, req.user_id, p.id, true);
@@ -166,9 +180,42 @@ export async function confirmCancellation(deps: Deps, token: string) {
     const contact = await repo.contactOf(q, req.user_id);
     if (contact) {
       const locale: Locale = isLocale(contact.locale) ? contact.locale : 'en';
-      const ends = cancelled.map((p) => new Date(p.current_period_end).toISOString().slice(0, 10)).sort().join(', ');
+      const ends = cancelled.map((p) => endOf(p).toISOString().slice(0, 10)).sort().join(', ');
       await enqueueMail(q, contact.email, cancelConfirmedMail, locale, { received: stamp(new Date(req.created_at)), ends: ends || '—', link: appLinks.plan(deps.config) });
     }
     return { already_confirmed: false, received_at: new Date(req.created_at).toISOString(), plans: out(cancelled) };
   });
 }
+
+// ------------------------------------------------------------------ the back office's review
+
+/** Confirmed extraordinary cancellations with their reasons, for the back office. */
+export async function listExtraordinaryCancellations(deps: Deps, reviewed: boolean | undefined, limit: number, offset: number) {
+  const { count, rows } = await repo.extraordinaryCancellations(deps.db, reviewed, limit, offset);
+  return {
+    count,
+    results: rows.map((r) => ({
+      id: r.id,
+      user_id: r.user_id,
+      email: r.email,
+      subscription_id: r.subscription_id,
+      requested_date: String(r.requested_date).slice(0, 10),
+      received_at: new Date(r.created_at).toISOString(),
+      confirmed_at: new Date(r.used_at!).toISOString(),
+      reason: r.reason,
+      reviewed_at: r.reviewed_at ? new Date(r.reviewed_at).toISOString() : null,
+      review_note: r.review_note,
+    })),
+  };
+}
+
+/** Marks one reviewed with a note (what was decided, e.g. a refund made from the payment). */
+export async function reviewExtraordinaryCancellation(deps: Deps, staffId: string, id: string, note: string) {
+  const done = await repo.markCancellationReviewed(deps.db, id, staffId, note, deps.clock.now());
+  if (!done) {
+    if (!(await repo.cancellationExists(deps.db, id))) throw notFound();
+    throw fail('cancellation_already_reviewed');
+  }
+}
+
+export { eraseCancellationReasons } from './repository.ts';

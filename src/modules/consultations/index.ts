@@ -29,6 +29,7 @@ export {
 export {
   createConsultation,
   approveConsultation,
+  planSupplies,
   rejectConsultation,
   requestInformation,
   requestCall,

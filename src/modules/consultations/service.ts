@@ -8,7 +8,7 @@ import { fail, fieldErrors, notFound } from '../../http/errors.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import { recordAudit } from '../audit/index.ts';
 import { billingTreatment, refundConsultationCharges, type ConsultationRefund } from '../payments/index.ts';
-import { createOrder, issuePrescription } from '../fulfilment/index.ts';
+import { createOrder, issuePrescription, statedRepeats } from '../fulfilment/index.ts';
 import type { SigningSession } from '../signing/index.ts';
 import { prescriptionInstructions, timeWindowRecheck } from '../questionnaires/index.ts';
 import { consultationApprovedMail, consultationCallRequestedMail, consultationExpiredMail, consultationInformationMail, consultationRejectedMail, consultationRejectedRefundedMail } from './mail.ts';
@@ -57,6 +57,9 @@ export interface ApproveInput {
   overrideReason?: string;
   /** Required to approve a category whose GP letters are `required` without the patient's consent or GP (docs/interoperability.md). */
   gpSharingOverrideReason?: string;
+  /** Dispensings after the first the doctor states (default 0), and the minimum days between two (docs/prescriptions.md, "Repeats"). */
+  repeats?: number;
+  repeatIntervalDays?: number;
   /** The doctor's session, which signs the prescription (docs/prescriptions.md). */
   session: SigningSession;
 }
@@ -138,6 +141,7 @@ export async function approveConsultation(
     // A prescription stays valid for 6 months (repeat supply within it needs a new consultation
     // for one-off plans; plans renew through the subscriptions module).
     const validUntil = new Date(now.getTime() + 182 * 24 * 3600 * 1000);
+    const stated = statedRepeats({ treatmentId: treatment.id, repeats: input.repeats, intervalDays: input.repeatIntervalDays, planSupplied: planSupplies(c), issuedAt: now, validUntil });
     // The instructions come from the catalogue's posology at this strength, with a line for each rule
     // of the verdict that names the treatment (an interaction's dose limit...); the doctor's own text follows.
     const generated = prescriptionInstructions(c.category, treatment.id, dosage, [...engine.reasons.map((r) => r.code), ...renewalCautionCodes(c.renewal_details)]);
@@ -154,6 +158,8 @@ export async function approveConsultation(
       supplyDays: c.supply_days,
       issuedAt: now,
       validUntil,
+      repeats: stated.repeats,
+      repeatIntervalDays: stated.repeatIntervalDays,
     }, input.session);
     const order = await createOrder(q, {
       userId: c.user_id,
@@ -196,6 +202,11 @@ export async function approveConsultation(
     if (then) await then(q, { consultation: approved, prescriptionId: rx.id, orderId: order.id, treatmentName: treatment.name, instructions, at: now });
     return { consultationId: c.id, prescriptionId: rx.id, orderId: order.id };
   });
+}
+
+/** A plan's consultation (a plan pays it, or a renewal or early order of one): the plan's renewals drive its supply, so its prescription states no repeats. */
+export function planSupplies(c: Pick<ConsultationRow, 'subscription_id' | 'origin'>): boolean {
+  return c.subscription_id !== null || ['renewal', 'early_order', 'subscription_covered'].includes(c.origin);
 }
 
 /** The red-flag codes recorded on a renewal (`renewal_details.red_flags`), each once, prefixed `RED_FLAG_`. */

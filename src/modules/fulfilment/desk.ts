@@ -12,7 +12,8 @@ import { deskOrder, lockOrderForPharmacy, markOrderRefundedForBackoffice, record
 import { assertDispensable, assertOrderTransition, type OrderStatus } from './status.ts';
 import { notify } from '../notifications/index.ts';
 import { sellerFrom } from '../../lib/pdf.ts';
-import { collectionPharmacyForPharmacy, dispensingsForPharmacy, insertDispensingForPharmacy, lockPrescriptionForPharmacy, prescriptionIdOfOrderForPharmacy } from './signed.repository.ts';
+import { collectionPharmacyForPharmacy, dispensingsForPharmacy, insertDispensingForPharmacy, lastDispensedInChainForPharmacy, lockPrescriptionForPharmacy, prescriptionIdOfOrderForPharmacy } from './signed.repository.ts';
+import { nextDispensingFrom } from './repeats.ts';
 
 export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrderForPharmacy>>>;
 
@@ -47,7 +48,8 @@ async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Para
 /**
  * Dispense (docs/pharmacy.md, docs/prescriptions.md): records batch, expiry, who and when on the
  * order, and the dispensing of its prescription: once per order and delivery attempt (a second is 409
- * `already_dispensed`), and at most 1 + repeats orders per prescription (`already_dispensed`); a
+ * `already_dispensed`), and at most 1 + repeats orders per prescription (`already_dispensed`), each
+ * new supply at least the stated interval after the last (409 `repeat_too_early` {earliest_at}); a
  * cancelled (reissued) prescription is 409 `prescription_cancelled`. The prescription is locked
  * before the order (the reissue's order too), so two pharmacists dispensing at once are serialised
  * and exactly one succeeds; the unique (order, attempt) backs it.
@@ -67,6 +69,12 @@ export async function dispenseOrder(deps: Deps, input: { orderId: string; pharma
       // A reshipped order sends the supply already counted again: it does not use another one.
       const counted = done.some((d) => d.order_id === order.id);
       if (!counted && new Set(done.map((d) => d.order_id)).size >= 1 + rx.repeats) throw fail('already_dispensed');
+      // A new supply waits for the interval the doctor stated after the last one (of this
+      // prescription or of the one a reissue replaced).
+      const earliest = counted ? null : nextDispensingFrom(await lastDispensedInChainForPharmacy(q, rx.id), rx.repeat_interval_days);
+      if (earliest && now.getTime() < earliest.getTime()) {
+        throw fail('repeat_too_early', { message: `The next dispensing of this prescription is allowed from ${earliest.toISOString()} (${rx.repeat_interval_days} days after the last one).`, extra: { earliest_at: earliest.toISOString() } });
+      }
       // Where: the partner pharmacy the order is collected at, else the service's own (the seller's) pharmacy.
       const pharmacy = (await collectionPharmacyForPharmacy(q, order.id)) ?? { id: null, name: sellerFrom(deps.config).name };
       const recorded = await insertDispensingForPharmacy(q, { prescriptionId: rx.id, orderId: order.id, attempt: order.attempt, pharmacyId: pharmacy.id, pharmacyName: pharmacy.name, by: input.pharmacistId, at: now });

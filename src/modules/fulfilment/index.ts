@@ -39,3 +39,4 @@ export {
 export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk.schemas.ts';
 export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';
 export { prescriptionFile } from './documents.ts';
+export { maxRepeatsFor, statedRepeats } from './repeats.ts';

@@ -26,6 +26,16 @@ export const VerificationSchema = z
     signed_at: ts.nullable(),
     status: z.enum(['active', 'dispensed', 'cancelled']).nullable().meta({ description: 'The prescription now: active (may be dispensed), dispensed (as often as it allows), cancelled (reissued)' }),
     certificate_sha256: z.string().nullable(),
+    dispensing: z
+      .object({
+        dispensings_allowed: z.number().int().meta({ description: '1 + the stated number of repeats' }),
+        dispensed_count: z.number().int(),
+        repeats_left: z.number().int(),
+        repeat_interval_days: z.number().int().nullable().meta({ description: 'The minimum days between two dispensings (null: no repeats)' }),
+        next_dispensing_from: ts.nullable().meta({ description: 'The earliest moment of the next dispensing (null: none left, or nothing holds it back)' }),
+      })
+      .nullable()
+      .meta({ description: 'How often the prescription was dispensed and may still be, with when next (null when no prescription is named); where it was dispensed is not said here' }),
   })
   .meta({ id: 'PrescriptionVerification' });
 

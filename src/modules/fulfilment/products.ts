@@ -16,6 +16,9 @@ const ProductSchema = z.object({
   regimen: z.union([z.string().min(1), PerStrength]),
   brand: z.object({ name: z.string().min(1), reason: z.string().min(10) }).nullable(),
   source: z.string().min(1),
+  // Repeats a doctor may state (docs/prescriptions.md, "Repeats"): the prescription validity's 6 months at most.
+  max_repeats: z.number().int().min(0).max(12),
+  repeats_basis: z.string().min(10),
 });
 const FileSchema = z.object({ description: z.string(), products: z.record(z.string(), ProductSchema) });
 
@@ -41,3 +44,6 @@ export function prescribedProduct(treatmentId: string, strength: string): Prescr
 }
 
 export const productTreatmentIds = (): string[] => Object.keys(load());
+
+/** The most repeats a doctor may state for `treatmentId` (0 for a treatment without a catalogue entry). */
+export const maxRepeats = (treatmentId: string): number => load()[treatmentId]?.max_repeats ?? 0;

@@ -37,8 +37,8 @@ export async function requestReissue(deps: Deps, userId: string, prescriptionId:
 /**
  * Approval issues a new signed prescription and cancels the original (verification reports it
  * cancelled); orders of the original not dispensed yet carry the new one. A reissue never adds
- * supplies: the new one allows what the original had left, and a fully dispensed original is 409
- * `already_dispensed`.
+ * supplies: the new one allows what the original had left (its repeats: the original's minus those
+ * used, and the same interval), and a fully dispensed original is 409 `already_dispensed`.
  */
 export async function approveReissue(deps: Deps, input: { requestId: string; doctorId: string; note: string | null; session: SigningSession }): Promise<ReissueRow> {
   return deps.db.tx(async (q) => {
@@ -68,6 +68,9 @@ export async function approveReissue(deps: Deps, input: { requestId: string; doc
       issuedAt: now,
       validUntil: r.valid_until,
       repeats: left - 1,
+      // The stated interval stays, counted from the original's last dispensing (the new one's first
+      // supply may itself be a repeat), even when no repeat is left after it.
+      repeatIntervalDays: original.repeat_interval_days,
     }, input.session);
     await setReissuedFromForClinician(q, rx.id, r.prescription_id);
     await cancelPrescriptionForClinician(q, r.prescription_id, now);

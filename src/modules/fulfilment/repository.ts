@@ -20,6 +20,8 @@ export interface PrescriptionInput {
   validUntil: Date | null;
   /** Dispensings after the first (default 0: dispensed once). */
   repeats?: number;
+  /** The minimum days between two dispensings (required with repeats). */
+  repeatIntervalDays?: number | null;
 }
 
 /** Records the prescription of an approved consultation. */
@@ -39,6 +41,7 @@ export async function issuePrescription(q: Queryable, input: PrescriptionInput):
       issued_at: input.issuedAt,
       valid_until: input.validUntil,
       repeats: input.repeats ?? 0,
+      repeat_interval_days: input.repeatIntervalDays ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

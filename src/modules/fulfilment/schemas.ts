@@ -112,6 +112,10 @@ export const DispensingSchema = z
     dispensed_at: ts.nullable().meta({ description: 'When it was last dispensed' }),
     dispensings_allowed: z.number().int().meta({ description: '1 + the stated number of repeats' }),
     dispensed_count: z.number().int(),
+    repeats_used: z.number().int().meta({ description: 'Repeats dispensed (dispensings after the first)' }),
+    repeats_left: z.number().int().meta({ description: 'Repeats still allowed' }),
+    repeat_interval_days: z.number().int().nullable().meta({ description: 'The minimum days between two dispensings the doctor stated (null: no repeats)' }),
+    next_dispensing_from: ts.nullable().meta({ description: 'The earliest moment of the next dispensing (the stated interval after the last one, of this prescription or of the one a reissue replaced); null when none is left, or nothing holds it back (not dispensed yet, no interval)' }),
   })
   .meta({ id: 'PrescriptionDispensing' });
 export type Dispensing = z.infer<typeof DispensingSchema>;

@@ -84,7 +84,7 @@ export async function moveOpenOrdersForClinician(q: Queryable, fromId: string, t
 export async function prescriptionBySignedDigestForPharmacy(q: Queryable, digest: string) {
   const row = await sqlOf(q)
     .selectFrom('prescriptions')
-    .select(['id', 'status', 'signer_name', 'signed_at', 'signing_identity_id', 'repeats'])
+    .select(['id', 'status', 'signer_name', 'signed_at', 'signing_identity_id', 'repeats', 'repeat_interval_days'])
     .where('signed_digest', '=', digest)
     .executeTakeFirst();
   return row ?? null;
@@ -121,6 +121,38 @@ export async function dispensingsOf(q: Queryable, userId: string, prescriptionId
     .execute();
 }
 
+/** A prescription's last dispensing and the prescription a reissue replaced (one step of a reissue chain). */
+type ChainStep = (id: string) => Promise<{ reissued_from: string | null; last: Date | null } | undefined>;
+
+/**
+ * The last dispensing of a prescription or of any it replaced by reissue (the repeat interval counts
+ * from it: a reissue does not restart it). Reissue chains are short; a cycle cannot exist (each
+ * reissue names an older prescription), the bound only guards the loop.
+ */
+async function lastDispensedInChain(step: ChainStep, id: string): Promise<Date | null> {
+  let last: Date | null = null;
+  let next: string | null = id;
+  for (let i = 0; next && i < 50; i += 1) {
+    const row = await step(next);
+    if (!row) break;
+    if (row.last && (!last || new Date(row.last) > last)) last = new Date(row.last);
+    next = row.reissued_from;
+  }
+  return last;
+}
+
+const lastDispensedSql = sql<Date | null>`(select max(pd.dispensed_at) from prescription_dispensings pd where pd.prescription_id = r.id)`;
+
+/** The last dispensing of the prescription or of those it replaced (the pharmacy desk, the public verification). */
+export async function lastDispensedInChainForPharmacy(q: Queryable, prescriptionId: string): Promise<Date | null> {
+  return lastDispensedInChain((id) => sqlOf(q).selectFrom('prescriptions as r').select(['r.reissued_from', lastDispensedSql.as('last')]).where('r.id', '=', id).executeTakeFirst(), prescriptionId);
+}
+
+/** The same for the account's own prescription (the patient's view). */
+export async function lastDispensedInChainOf(q: Queryable, userId: string, prescriptionId: string): Promise<Date | null> {
+  return lastDispensedInChain((id) => forAccount(q, userId).selectFrom('prescriptions as r').select(['r.reissued_from', lastDispensedSql.as('last')]).where('r.id', '=', id).executeTakeFirst(), prescriptionId);
+}
+
 /** The prescription an order carries (unlocked read: the dispense locks the prescription first, then the order). */
 export async function prescriptionIdOfOrderForPharmacy(q: Queryable, orderId: string): Promise<string | null> {
   const row = await sqlOf(q).selectFrom('orders').select('prescription_id').where('id', '=', orderId).executeTakeFirst();
@@ -129,7 +161,7 @@ export async function prescriptionIdOfOrderForPharmacy(q: Queryable, orderId: st
 
 /** Locks a prescription for a dispensing (serialises two pharmacists on one prescription). */
 export async function lockPrescriptionForPharmacy(q: Queryable, id: string) {
-  const row = await sqlOf(q).selectFrom('prescriptions').select(['id', 'status', 'repeats', 'valid_until']).where('id', '=', id).forUpdate().executeTakeFirst();
+  const row = await sqlOf(q).selectFrom('prescriptions').select(['id', 'status', 'repeats', 'repeat_interval_days', 'valid_until']).where('id', '=', id).forUpdate().executeTakeFirst();
   return row ?? null;
 }
 
@@ -188,6 +220,7 @@ export async function prescriptionForStaff(q: Queryable, id: string) {
       'r.status',
       'r.cancelled_at',
       'r.repeats',
+      'r.repeat_interval_days',
       'r.signature_level',
       'r.signer_name',
       'r.signed_at',

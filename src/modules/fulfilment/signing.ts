@@ -6,6 +6,7 @@
 import type { Config } from '../../config.ts';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
+import { appLinks } from '../../mail/links.ts';
 import { prescriptionPdf, sellerFrom, type PrescriptionData } from '../../lib/pdf.ts';
 import { signPrescriptionPdf, type SigningSession } from '../signing/index.ts';
 import { prescribedProduct } from './products.ts';
@@ -44,8 +45,9 @@ export function prescriptionDocument(config: Config, rx: PrescriptionForSigning,
     instructions: rx.instructions,
     product: prescribedProduct(rx.treatment_id, rx.dosage) ?? undefined,
     repeats: rx.repeats,
+    repeat_interval_days: rx.repeat_interval_days,
     signature: signed
-      ? { verify_url: `${config.PUBLIC_BASE_URL}/v1/prescriptions/verify/`, ca_url: config.PRESCRIPTION_SIGNER === 'sandbox' ? `${config.PUBLIC_BASE_URL}/v1/prescriptions/ca/` : null }
+      ? { verify_url: appLinks.verifyPrescription(config, rx.id), ca_url: config.PRESCRIPTION_SIGNER === 'sandbox' ? `${config.PUBLIC_BASE_URL}/v1/prescriptions/ca/` : null }
       : undefined,
   };
 }

@@ -9,7 +9,7 @@ import { iso } from '../../lib/iso.ts';
 import { certificateSummary, SigningCertificateSchema, subjectAttribute } from '../signing/index.ts';
 import { VerificationSchema } from './prescriptions.routes.ts';
 import { DispensingSchema } from './schemas.ts';
-import { dispensingsForPharmacy, ordersToDispenseForPharmacy, prescriptionForStaff } from './signed.repository.ts';
+import { dispensingsForPharmacy, lastDispensedInChainForPharmacy, ordersToDispenseForPharmacy, prescriptionForStaff } from './signed.repository.ts';
 import { dispensingOf, verifyPrescription } from './verify.ts';
 
 const ts = z.iso.datetime({ offset: true });
@@ -47,7 +47,7 @@ export type StaffPrescription = z.infer<typeof StaffPrescriptionSchema>;
 export async function prescriptionForDesk(deps: Deps, id: string): Promise<StaffPrescription> {
   const row = await prescriptionForStaff(deps.reader, id);
   if (!row) throw notFound();
-  const [dispensings, orders] = await Promise.all([dispensingsForPharmacy(deps.reader, id), ordersToDispenseForPharmacy(deps.reader, id)]);
+  const [dispensings, orders, lastInChain] = await Promise.all([dispensingsForPharmacy(deps.reader, id), ordersToDispenseForPharmacy(deps.reader, id), lastDispensedInChainForPharmacy(deps.reader, id)]);
   const signed =
     row.signed_at && row.signer_name && row.identity_id && row.certificate_pem && row.certificate_sha256 && row.serial_number && row.not_after && row.identity_status && row.provider && row.identity_doctor_id && row.identity_created_at
       ? {
@@ -86,7 +86,7 @@ export async function prescriptionForDesk(deps: Deps, id: string): Promise<Staff
     patient: { first_name: row.patient_first_name ?? '', last_name: row.patient_last_name ?? '', date_of_birth: row.date_of_birth ?? null },
     signature: signed,
     verification: row.pdf ? await verifyPrescription(deps, row.pdf) : null,
-    dispensing: dispensingOf(dispensings, row.repeats),
+    dispensing: dispensingOf(dispensings, row, lastInChain),
     orders_to_dispense: orders.map((o) => ({ id: o.id, attempt: o.attempt, created_at: iso(o.created_at)! })),
   };
 }

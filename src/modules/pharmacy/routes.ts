@@ -116,6 +116,10 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
     },
   );
 
+  // A repeat before the interval the doctor stated: when the next dispensing is allowed.
+  const RepeatTooEarlySchema = z
+    .object({ detail: z.string(), code: z.literal('repeat_too_early'), earliest_at: z.iso.datetime({ offset: true }) })
+    .meta({ id: 'RepeatTooEarly', description: 'The minimum interval between two dispensings has not passed: dispense from `earliest_at`' });
   const moveErrors = { 400: FieldErrorsSchema, ...staffErrors, 404: DetailSchema, 409: DetailCodeSchema };
 
   r.post(
@@ -124,12 +128,12 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       config: {
         operation: {
           id: 'dispenseOrder',
-          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'already_dispensed', 'prescription_cancelled'] }] },
-          descriptions: { 200: 'Dispensing recorded (on the order and on its prescription)', 409: 'The order no longer awaits fulfilment, was dispensed already (or its prescription as often as it allows), or its prescription was cancelled by a reissue' },
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'already_dispensed', 'prescription_cancelled', 'repeat_too_early'] }] },
+          descriptions: { 200: 'Dispensing recorded (on the order and on its prescription)', 409: 'The order no longer awaits fulfilment, was dispensed already (or its prescription as often as it allows), its prescription was cancelled by a reissue, or the repeat comes before the interval the doctor stated (`repeat_too_early` with `earliest_at`)' },
           requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' },
         },
       },
-      schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry): once per prescription (or its repeats)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors } } },
+      schema: { tags: ['pharmacy'], summary: 'Record dispensing (batch and expiry): once per prescription (or its repeats)', security: bearerSecurity, params: IdParams, body: DispenseBody, response: { 200: PharmacyOrderSchema, ...moveErrors, 409: DetailCodeSchema.or(RepeatTooEarlySchema) } } },
     async (request) => {
       await ownOrder(request);
       const row = await dispenseOrder(deps, { orderId: request.params.id, pharmacistId: currentUser(request).id, batch: request.body.batch, expiry: request.body.expiry });

@@ -67,6 +67,28 @@ export async function deleteAccountPhotos(q: Queryable, userId: string): Promise
   return rows.map((r) => r.storage_key);
 }
 
+/**
+ * The retention sweep (docs/photos.md, "Retention"): deletes up to `batch` photos uploaded for a
+ * questionnaire's photo question before `before` that no consultation of their account shows (a draft
+ * never submitted, or a submission that never became a consultation); returns their storage keys.
+ * Photos added to a consultation (no question) and photos a consultation shows stay. Rows are
+ * claimed with FOR UPDATE SKIP LOCKED: several processes may sweep at once.
+ */
+export async function deleteUnattachedDraftPhotosForScheduler(q: Queryable, before: Date, batch: number): Promise<string[]> {
+  const rows = await q.query<{ storage_key: string }>(
+    `delete from clinical_photos where id in (
+       select p.id from clinical_photos p
+        where p.question_key is not null and p.created_at < $1
+          and not exists (
+            select 1 from consultations c
+             where c.user_id = p.user_id and c.images @> jsonb_build_array(jsonb_build_object('id', p.id::text)))
+        order by p.created_at limit $2 for update of p skip locked)
+     returning storage_key`,
+    [before, batch],
+  );
+  return rows.map((r) => r.storage_key);
+}
+
 // ---- the sealed bytes in the database (FILE_STORE=database). A storage key is a random UUID the
 // server made and is reached only through a photo row read as above, so these take the key alone.
 

@@ -15,6 +15,7 @@ import * as photos from './service.ts';
 
 const unauthorised = UnauthorisedResponses;
 const MIB = 1024 * 1024;
+const SWEEP_INTERVAL_MS = 3600 * 1000;
 const IMAGE_TYPES = 'image/jpeg, image/png, image/webp, image/heic, image/heif';
 const FILE_PART = { type: 'string', format: 'binary', maxLength: MAX_IMAGE_BYTES, description: `A photo: JPEG, PNG, WebP or HEIC by its bytes (never by name), at most ${MAX_IMAGE_BYTES / MIB} MiB and 50 megapixels; re-encoded to JPEG without EXIF or GPS` };
 
@@ -54,6 +55,17 @@ function sendPhoto(reply: FastifyReply, id: string, photo: { data: Buffer; conte
 
 // Registers routes synchronously; the promise is Fastify's async-plugin contract (nothing to await).
 export default function photosModule(app: ZodApp, { deps }: ModuleOptions): Promise<void> {
+  // Photos of questionnaires that never became a consultation are deleted after their retention
+  // period (docs/photos.md, "Retention"); at most once an hour per process (the scheduler ticks each minute).
+  let lastSweep: number | undefined;
+  deps.scheduler.register('photos.retention.draft-photos', async () => {
+    const now = deps.clock.now().getTime();
+    if (lastSweep !== undefined && now >= lastSweep && now - lastSweep < SWEEP_INTERVAL_MS) return;
+    lastSweep = now;
+    const deleted = await photos.sweepDraftPhotos(deps);
+    if (deleted > 0) deps.log.info({ job: 'photos.retention.draft-photos', deleted }, 'retention: draft photos past their period deleted');
+  });
+
   const r = app.withTypeProvider<ZodTypeProvider>();
   const patient = { tags: ['photos'], security: bearerSecurity };
   const doctor = { tags: ['clinician'], security: bearerSecurity };

@@ -200,3 +200,28 @@ export async function removePhotoBytes(deps: Deps, keys: readonly string[]): Pro
       .catch((err: unknown) => deps.log.error({ err }, 'erasure: a stored clinical photo could not be removed'));
   }
 }
+
+// ---- retention: photos of drafts that never reached a doctor
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Photos per statement, and statements per run (the rest waits for the next run). */
+const RETENTION_BATCH = 500;
+const MAX_BATCHES_PER_RUN = 20;
+
+/**
+ * Deletes the photos uploaded for a questionnaire more than DRAFT_PHOTO_RETENTION_DAYS ago (by the
+ * service clock) that no consultation shows, their database blobs with them and then their bytes in a
+ * bucket. Idempotent; returns how many were deleted.
+ */
+export async function sweepDraftPhotos(deps: Deps): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - deps.config.DRAFT_PHOTO_RETENTION_DAYS * DAY_MS);
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+    const keys = await deps.db.tx((q) => repo.deleteUnattachedDraftPhotosForScheduler(q, before, RETENTION_BATCH));
+    await removePhotoBytes(deps, keys);
+    total += keys.length;
+    if (keys.length < RETENTION_BATCH) break;
+  }
+  return total;
+}
+

@@ -52,23 +52,3 @@ export async function questionnaireProgressOf(q: Queryable, userId: string) {
   };
 }
 
-// ---------------------------------------------------------------- erasure
-
-/**
- * Erasure of the account's questionnaire data that no retention rule keeps (run after the
- * checkout module deleted the unfinished checkout sessions):
- * - questionnaire drafts and draft red flags: deleted;
- * - submissions that no consultation or checkout refers to: deleted (the others are part of the
- *   medical record and stay under the pseudonymous id).
- * (These stay here, next to the export's read of them, while the questionnaires module's answers
- * change storage; the other tables' statements are in their owning modules.)
- */
-export async function eraseQuestionnaireData(q: Queryable, userId: string): Promise<void> {
-  await forAccount(q, userId).deleteFrom('questionnaire_drafts').execute();
-  await forAccount(q, userId).deleteFrom('questionnaire_draft_red_flags').execute();
-  await forAccount(q, userId)
-    .deleteFrom('questionnaire_submissions')
-    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('consultations as c').select('c.id').where('c.questionnaire_submission_id', '=', eb.ref('questionnaire_submissions.id')))))
-    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('checkout_sessions as s').select('s.id').where('s.submission_id', '=', eb.ref('questionnaire_submissions.id')))))
-    .execute();
-}

@@ -23,6 +23,8 @@ import { deleteAccountVerification, removeVerificationImages, verificationOfAcco
 import { eraseRedFlagsOfAccount, redFlagsOfAccount } from '../redflags/index.ts';
 import { deletePendingDoseChangesOfAccount, doseChangesOfAccount, livePlansOfAccount, plansOfAccount, transitionPlan, type PlanStatus } from '../subscriptions/index.ts';
 import { eraseAccountGpLetters, eraseAccountShareLinks, gpLettersForExport } from '../interop/index.ts';
+import { eraseCancellationReasons } from '../compliance/index.ts';
+import { eraseQuestionnaireData } from '../questionnaires/index.ts';
 import { accountErasedMail } from './mail.ts';
 import * as repo from './repository.ts';
 import type { ConsentKind } from './repository.ts';
@@ -198,6 +200,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     await revokeAccountConnectors(q, userId);
     await eraseAccountShareLinks(q, userId);
     await eraseAccountGpLetters(q, userId);
+    await eraseCancellationReasons(q, userId);
     await revokeAllSessions(q, userId, 'account_disabled');
     await eraseSecondFactors(q, userId);
     const keys = await deleteAccountMessages(q, userId);
@@ -211,7 +214,7 @@ export async function eraseAccount(deps: Deps, userId: string, sessionId: string
     // What no retention rule keeps (docs/privacy.md): unfinished checkouts, then the questionnaire
     // data they no longer hold, the orders' addresses and pending reissue requests, queued mail.
     await deleteUnfinishedSessionsOfAccount(q, userId);
-    await repo.eraseQuestionnaireData(q, userId);
+    await eraseQuestionnaireData(q, userId);
     await eraseAccountFulfilment(q, userId);
     await deleteMailTo(q, user.email);
     await pseudonymiseUser(q, userId, now);

@@ -292,3 +292,22 @@ export async function photoIdsOfQuestion(q: Queryable, userId: string, category:
   const rows = await forAccount(q, userId).selectFrom('clinical_photos').select('id').where('category', '=', category).where('question_key', '=', questionKey).where('id', 'in', [...ids]).execute();
   return new Set(rows.map((r) => r.id));
 }
+
+// ---------------------------------------------------------------- erasure
+
+/**
+ * Erasure of the account's questionnaire data that no retention rule keeps (the privacy module runs
+ * it after the checkout module deleted the unfinished checkout sessions):
+ * - questionnaire drafts and draft red flags: deleted;
+ * - submissions that no consultation or checkout refers to: deleted (the others are part of the
+ *   medical record and stay under the pseudonymous id).
+ */
+export async function eraseQuestionnaireData(q: Queryable, userId: string): Promise<void> {
+  await forAccount(q, userId).deleteFrom('questionnaire_drafts').execute();
+  await forAccount(q, userId).deleteFrom('questionnaire_draft_red_flags').execute();
+  await forAccount(q, userId)
+    .deleteFrom('questionnaire_submissions')
+    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('consultations as c').select('c.id').where('c.questionnaire_submission_id', '=', eb.ref('questionnaire_submissions.id')))))
+    .where((eb) => eb.not(eb.exists(forAccount(q, userId).selectFrom('checkout_sessions as s').select('s.id').where('s.submission_id', '=', eb.ref('questionnaire_submissions.id')))))
+    .execute();
+}

@@ -30,8 +30,8 @@ export { listSubscriptions, renewalOptions } from './service.ts';
 // ... and confirms a pending renewal through the API's own path (engine verdict included).
 export { confirmRenewal, renewalAnswers } from './service.ts';
 // What a review's end does to the plan it would have supplied (the review desk's outcomes).
-export { endPlanAfterReview } from './service.ts';
+export { endPlanNow } from './service.ts';
 // The account's plans for its data export and erasure (the privacy module).
 export { plansOfAccount, livePlansOfAccount, deletePendingDoseChangesOfAccount, doseChangesOfAccount } from './plans.ts';
 // The price-change notice sweep (scheduled by the compliance module, docs/compliance.md).
-export { noticePriceChanges, firstChargeOnOrAfter } from './price-notices.ts';
+export { noticePriceChanges, pushNoticedPricesToProvider, firstChargeOnOrAfter, priceForPeriod } from './price-notices.ts';

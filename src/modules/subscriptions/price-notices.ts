@@ -1,12 +1,15 @@
 // A catalogue price change reaches a running plan only after a notice (docs/compliance.md): the
 // sweep mails the patient at least PRICE_CHANGE_NOTICE_DAYS before the first charge at the new
 // price, with the cancel link; the recurring charge applies the new price only for a period that
-// starts on or after the noticed date. A plan never noticed is charged its own (old) price.
+// starts on or after the noticed date. A plan never noticed is charged its own (old) price. A plan
+// the provider bills itself (Stripe) gets the same notice; the new price is set on the provider's
+// subscription only once its last period at the old price is running, without proration.
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { isLocale, type Locale } from '../../lib/locales.ts';
 import { appLinks } from '../../mail/links.ts';
 import { enqueueMail, type MailTemplate } from '../../mail/outbox.ts';
+import { providerFor } from '../../payment-providers/index.ts';
 import { findTreatment, publicCategoryText } from '../questionnaires/index.ts';
 import type { PlanRow } from './repository.ts';
 import * as notices from './price-notices.repository.ts';
@@ -61,6 +64,16 @@ export async function noticePriceChanges(deps: Deps): Promise<number> {
         const now = deps.clock.now();
         const open = await notices.openNoticeForScheduler(q, plan.id);
         if (open && open.new_price_cents === catalogue) return false;
+        if (open?.provider_applied_at && plan.provider_subscription_id) {
+          // The provider already has the superseded price for the next invoice: set the plan's own back.
+          await providerFor(deps, plan.provider).changePlanPrice?.({
+            providerSubscriptionId: plan.provider_subscription_id,
+            amountCents: plan.price_cents,
+            currency: plan.currency,
+            cycleDays: plan.cycle_days,
+            idempotencyKey: `price_notice_${open.id}_withdrawn`,
+          });
+        }
         if (open) await notices.supersedeNotice(q, plan.user_id, open.id, now);
         if (catalogue === plan.price_cents) return false;
         const effective = firstChargeOnOrAfter(plan, new Date(now.getTime() + days * DAY_MS));
@@ -92,11 +105,37 @@ export async function noticePriceChanges(deps: Deps): Promise<number> {
 }
 
 /**
+ * Scheduler job (with the notice sweep): a noticed price of a plan the provider bills itself goes to
+ * the provider once the period that ends at the notice's date is running, so the provider's next
+ * invoice, the first period at the new price, charges it. The local price follows when that invoice
+ * is paid (`priceForPeriod`). One plan's provider error leaves it for the next run.
+ */
+export async function pushNoticedPricesToProvider(deps: Deps): Promise<number> {
+  let pushed = 0;
+  for (const n of await notices.noticesDueAtProviderForScheduler(deps.db, 100)) {
+    try {
+      await providerFor(deps, n.provider).changePlanPrice?.({
+        providerSubscriptionId: n.provider_subscription_id!,
+        amountCents: n.new_price_cents,
+        currency: n.currency,
+        cycleDays: n.cycle_days,
+        idempotencyKey: `price_notice_${n.id}`,
+      });
+      await notices.markNoticeAtProvider(deps.db, n.user_id, n.id, deps.clock.now());
+      pushed++;
+    } catch (err: unknown) {
+      deps.log.warn({ subscriptionId: n.subscription_id, err: err instanceof Error ? err.message : String(err) }, 'a noticed price could not be set at the provider');
+    }
+  }
+  return pushed;
+}
+
+/**
  * The price a period starting at `periodStart` is charged: the noticed new price once its date has
  * come (recorded on the plan, in the charge's transaction), else the plan's own price.
  */
 export async function priceForPeriod(q: Queryable, plan: PlanRow, periodStart: Date, now: Date): Promise<PlanRow> {
-  const due = await notices.dueNotice(q, plan.user_id, plan.id, periodStart);
+  const due = await notices.dueNotice(q, plan.user_id, plan.id, periodStart, plan.cycle_days);
   if (!due) return plan;
   await notices.applyNotice(q, plan.user_id, due.id, plan.id, due.new_price_cents, now);
   return { ...plan, price_cents: due.new_price_cents };

@@ -664,13 +664,13 @@ export async function earlyOrder(deps: Deps, userId: string, id: string) {
 }
 
 /**
- * Ends a plan now because the review that would supply it ended without an approval (a rejected
- * first consultation or early order, an expired information request): `canceled`, never charged
- * again. A plan the provider bills itself (Stripe) is cancelled there too; a provider error is
+ * Ends a plan now: the review that would supply it ended without an approval (a rejected first
+ * consultation or early order, an expired information request), or the patient cancelled for good
+ * cause (an extraordinary cancellation, compliance module): `canceled`, never charged again. A plan the provider bills itself (Stripe) is cancelled there too; a provider error is
  * logged (the plan is canceled here, and its webhook cannot revive it) rather than undoing the
  * doctor's decision. Returns false when the plan had already ended.
  */
-export async function endPlanAfterReview(deps: Deps, q: Queryable, userId: string, planId: string): Promise<boolean> {
+export async function endPlanNow(deps: Deps, q: Queryable, userId: string, planId: string): Promise<boolean> {
   const plan = await repo.findOwnPlan(q, userId, planId, true);
   if (!plan || !isPlanStatus(plan.status) || plan.status === 'canceled') return false;
   const ended = await repo.transitionPlan(q, userId, planId, plan.status, 'canceled', { canceled_at: deps.clock.now(), next_charge_attempt_at: null });
@@ -678,7 +678,7 @@ export async function endPlanAfterReview(deps: Deps, q: Queryable, userId: strin
   const provider = providerFor(deps, plan.provider);
   if (plan.provider_subscription_id && provider.cancelSubscription) {
     await provider.cancelSubscription(plan.provider_subscription_id).catch((err: unknown) => {
-      deps.log.error({ planId, err: err instanceof Error ? err.message : String(err) }, 'a plan ended after its review could not be cancelled at the provider');
+      deps.log.error({ planId, err: err instanceof Error ? err.message : String(err) }, 'a plan ended here could not be cancelled at the provider');
     });
   }
   return true;

@@ -5,6 +5,8 @@ export { assertVerifiedForApproval, verificationForDesk, verificationFor, verifi
 export { verificationOfAccount, verificationFilesOfAccount, deleteAccountVerification, removeVerificationImages } from './service.ts';
 export { CategoryVerification, DeskVerification, VerificationRequiredSchema } from './schemas.ts';
 export { requirementsOf } from './catalogue.ts';
+// A weight the doctor saw on the scales during a video call (the appointments module's outcome).
+export { recordWeightSeenOnCall } from './service.ts';
 // The operator's key rotation (reencrypt).
 export { resealVerificationImages } from './service.ts';
 // The scheduler's notice that a plan's verified weight is about to expire (registered by the routes).

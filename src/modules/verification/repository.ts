@@ -191,6 +191,15 @@ export async function insertWeight(q: Queryable, row: { userId: string; photoKey
   return sqlOf(q).insertInto('weight_verifications').values({ user_id: row.userId, photo_key: row.photoKey, claimed_weight_kg: row.claimedWeightKg }).returningAll().executeTakeFirstOrThrow();
 }
 
+/** A weight the doctor saw on the scales during a video call: verified at once, no photo. */
+export async function insertWeightSeenOnCall(q: Queryable, row: { userId: string; weightKg: number; decidedBy: string; at: Date }): Promise<WeightRow> {
+  return sqlOf(q)
+    .insertInto('weight_verifications')
+    .values({ user_id: row.userId, method: 'video_call', photo_key: null, claimed_weight_kg: row.weightKg, status: 'verified', weight_kg: row.weightKg, decided_by: row.decidedBy, decided_at: row.at, created_at: row.at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function latestWeight(q: Queryable, userId: string): Promise<WeightRow | null> {
   return (await forAccount(q, userId).selectFrom('weight_verifications').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null;
 }

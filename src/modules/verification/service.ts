@@ -502,7 +502,8 @@ function weightRowOut(deps: Deps, row: WeightRow, profile: (ProfileFacts & { id:
     status: row.status as 'pending' | 'verified' | 'rejected',
     claimed_weight_kg: Number(row.claimed_weight_kg),
     weight_kg: row.weight_kg != null ? Number(row.weight_kg) : null,
-    photo_url: `${deps.config.PUBLIC_BASE_URL}/v1/clinician/weight-verifications/${row.id}/photo/`,
+    method: row.method === 'video_call' ? ('video_call' as const) : ('photo' as const),
+    photo_url: row.photo_key ? `${deps.config.PUBLIC_BASE_URL}/v1/clinician/weight-verifications/${row.id}/photo/` : null,
     decided_by: row.decided_by,
     decided_at: row.decided_at?.toISOString() ?? null,
     reason: row.reason,
@@ -537,9 +538,23 @@ export async function decideWeight(deps: Deps, doctorId: string, id: string, inp
   return weightRowOut(deps, row, profile);
 }
 
+/**
+ * A weight the doctor saw on the scales during a video call (the appointments module's outcome),
+ * inside that outcome's transaction: it counts as a verified weight like one read from a photo
+ * (decided by this doctor now, due after the same WEIGHT_VALID_DAYS) and enters the journal marked
+ * verified, as a photo decision does.
+ */
+export async function recordWeightSeenOnCall(q: Queryable, input: { userId: string; weightKg: number; doctorId: string; at: Date; appointmentId: string }) {
+  const row = await repo.insertWeightSeenOnCall(q, { userId: input.userId, weightKg: input.weightKg, decidedBy: input.doctorId, at: input.at });
+  await recordVerifiedWeight(q, input.userId, { weightKg: input.weightKg, loggedOn: input.at.toISOString().slice(0, 10), verifiedBy: input.doctorId, verifiedAt: input.at });
+  await recordAudit(q, { actorId: input.doctorId, action: 'weight_verification.verified', subjectType: 'user', subjectId: input.userId, details: { verification_id: row.id, method: 'video_call', appointment_id: input.appointmentId } });
+  return { id: row.id };
+}
+
 export async function weightPhoto(deps: Deps, id: string) {
   const row = await repo.weightForClinician(deps.db, id);
-  if (!row) throw notFound();
+  // A weight seen on a video call has no photo.
+  if (!row?.photo_key) throw notFound();
   return { data: await imageStore(deps).get(row.photo_key), userId: row.user_id };
 }
 
@@ -563,6 +578,7 @@ export async function verificationOfAccount(deps: Deps, userId: string) {
     })),
     weight_verifications: weights.map((r) => ({
       id: r.id,
+      method: r.method,
       status: r.status,
       claimed_weight_kg: Number(r.claimed_weight_kg),
       weight_kg: r.weight_kg != null ? Number(r.weight_kg) : null,

@@ -46,7 +46,10 @@ export function refreshTokens(): Promise<boolean> {
     body: JSON.stringify(session.refresh ? { refresh: session.refresh } : {}),
   })
     .then(async (r) => {
-      if (!r.ok) return false;
+      if (!r.ok) {
+        await discard(r);
+        return false;
+      }
       const body = await r.json();
       auth.update({ access: body.access, refresh: undefined });
       return true;
@@ -70,10 +73,14 @@ const authMiddleware: Middleware = {
     // An expired access token: rotate once and replay; a second 401 ends the session.
     if (response.status !== 401 || !auth.get() || request.url.includes('/v1/users/token/')) return response;
     if (await refreshTokens()) {
+      // The 401's body is never read: release it, or the browser keeps the request open (a page
+      // that reloaded with a session never went network-idle; docs/web.md, "Session storage").
+      await discard(response);
       const retry = new Request(request, { headers: new Headers(request.headers) });
       retry.headers.set('authorization', `Bearer ${auth.get()!.access}`);
       const again = await fetch(retry);
-      if (again.status !== 401) return again;
+      if (again.status === 401) auth.clear();
+      return again;
     }
     auth.clear();
     return response;
@@ -91,8 +98,16 @@ export async function authFetch(path: string, init: RequestInit = {}): Promise<R
     return fetch(`${API_BASE}${path}`, { ...init, headers });
   };
   let r = await go();
-  if (r.status === 401 && (await refreshTokens())) r = await go();
+  if (r.status === 401 && (await refreshTokens())) {
+    await discard(r);
+    r = await go();
+  }
   return r;
+}
+
+/** Releases a response body nobody reads (cancelling it ends the request in the browser). */
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
 }
 
 /** Downloads a file of the API (PDF invoice, prescription, attachment) with the session. */

@@ -1,7 +1,7 @@
 // The clinician desk (doctor role): review queue, consultation page with the answers and the engine's
 // verdict, approve / reject / request information; the conversations inbox with replies.
 import { useRef, useState, type FormEvent } from 'react';
-import { api, authFetch, errorText, type Schemas } from '../api/client';
+import { api, authFetch, errorText, fieldErrors, type Schemas } from '../api/client';
 import { engineReasons, errorCode } from '../api/typing';
 import { Alert, Field, LoadError, Loading, PageTitle, Select, StatusBadge, TextArea, useLoad } from '../components/ui';
 import { useI18n } from '../i18n';
@@ -13,6 +13,7 @@ import { DeskVerificationPanel } from '../features/verification/DeskVerification
 import type { Question } from '../questionnaire/model';
 import { DeskPhotos } from '../features/photos/DeskPhotos';
 import { DeskSignatures } from '../features/signature/DeskSignature';
+import { NO_REPEATS, RepeatsFields, repeatsBody } from '../features/signature/RepeatsFields';
 import { DeskConsultationCall, RequestCallForm } from '../features/appointments/pages';
 
 // Emergency contraception is time-critical: the API puts it first, then the oldest (the page keeps the
@@ -101,6 +102,8 @@ export function DeskConsultation({ id }: { id: string }) {
   const [instructions, setInstructions] = useState('');
   const [reason, setReason] = useState('');
   const [overrideReason, setOverrideReason] = useState('');
+  const [repeats, setRepeats] = useState(NO_REPEATS);
+  const [repeatErrors, setRepeatErrors] = useState<Record<string, string>>({});
   // Set when the API answered override_required for the chosen treatment and dose.
   const [overrideAsked, setOverrideAsked] = useState(false);
   const [gpReason, setGpReason] = useState('');
@@ -119,6 +122,7 @@ export function DeskConsultation({ id }: { id: string }) {
   // the newly picked treatment does not have falls back to its first step).
   const chosenTreatment = treatment || x.treatment_id;
   const dosages = options.find((o) => o.id === chosenTreatment)?.dosages ?? [];
+  const maxRepeats = options.find((o) => o.id === chosenTreatment)?.max_repeats ?? 0;
   const chosenDosage = dosage || (chosenTreatment === x.treatment_id || !dosages.length ? x.dosage : (dosages[0] ?? x.dosage));
   const eligibility = x.questionnaire_submission?.eligibility;
   const reasons = engineReasons(eligibility, 'reasons');
@@ -173,11 +177,14 @@ export function DeskConsultation({ id }: { id: string }) {
               instructions: instructions || undefined,
               override_reason: outside && overrideReason.trim() ? overrideReason.trim() : undefined,
               gp_sharing_override_reason: gpMissing && gpReason.trim() ? gpReason.trim() : undefined,
+              ...repeatsBody(repeats, maxRepeats),
             },
           })
         : kind === 'reject'
           ? await api.POST('/v1/clinician/consultations/{id}/reject/', { ...path, body: { decision_reason: reason } })
           : await api.POST('/v1/clinician/consultations/{id}/request-information/', { ...path, body: { decision_reason: reason } });
+    const repeatErrors = kind === 'approve' ? fieldErrors(r.error) : {};
+    setRepeatErrors(repeatErrors);
     if (r.data) {
       setDone(t('desk.done'));
       setOverrideAsked(false);
@@ -185,7 +192,7 @@ export function DeskConsultation({ id }: { id: string }) {
     } else if (errorCode(r.error) === 'override_required') {
       setOverrideAsked(true);
       setError(t('desk.overrideRequired'));
-    } else setError(errorText(r.error, t('app.error')));
+    } else if (!repeatErrors.repeats && !repeatErrors.repeat_interval_days) setError(errorText(r.error, t('app.error')));
   }
 
   return (
@@ -300,6 +307,7 @@ export function DeskConsultation({ id }: { id: string }) {
                 onChange={(e) => {
                   setTreatment(e.target.value);
                   setDosage('');
+                  setRepeats(NO_REPEATS);
                 }}
               />
             ) : (
@@ -311,6 +319,7 @@ export function DeskConsultation({ id }: { id: string }) {
               <Field label={t('desk.dosage')} name="dosage" value={chosenDosage} onChange={(e) => setDosage(e.target.value)} />
             )}
             <TextArea label={t('desk.instructions')} name="instructions" value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+            <RepeatsFields max={maxRepeats} value={repeats} onChange={setRepeats} errors={repeatErrors} />
             <TextArea label={t('desk.note')} name="note" value={note} onChange={(e) => setNote(e.target.value)} />
             {outside ? (
               <>

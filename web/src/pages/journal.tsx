@@ -50,7 +50,7 @@ export default function Journal() {
   );
 }
 
-function Weight({ entries, reload }: { entries: { id: string; weight_kg: number; logged_on: string; note: string }[]; reload: () => void }) {
+function Weight({ entries, reload }: { entries: { id: string; weight_kg: number; logged_on: string; note: string; verified_at?: string | null }[]; reload: () => void }) {
   const { t, date } = useI18n();
   const showEmergency = useEmergency();
   const [form, setForm] = useState({ weight_kg: '', logged_on: today(), note: '' });
@@ -101,7 +101,7 @@ function Weight({ entries, reload }: { entries: { id: string; weight_kg: number;
       <ul className="list compact">
         {entries.slice(0, 10).map((w) => (
           <li key={w.id}>
-            {date(w.logged_on)}: {w.weight_kg} kg {w.note ? `· ${w.note}` : ''}
+            {date(w.logged_on)}: {w.weight_kg} kg {w.verified_at ? <span className="badge">{t('journal.verified')}</span> : null} {w.note ? `· ${w.note}` : ''}
             <button
               type="button"
               className="link"

@@ -5,7 +5,8 @@ import { Alert, LoadError, Loading, PageTitle, StatusBadge, useLoad } from '../c
 import { useCatalogue } from '../components/catalogue';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import { VerificationMissingCard } from '../features/verification/MissingCard';
+import { MissingVerification, missingVerification } from '../features/verification/MissingCard';
+import { loadVerification } from '../features/verification/api';
 import { ConsultationPhotos } from '../features/photos/AddConsultationPhoto';
 import { PrescriptionSignatureLine } from '../features/signature/PrescriptionSignatureLine';
 import { BookCallCard } from '../features/appointments/pages';
@@ -75,6 +76,7 @@ export function Home() {
   const unpaid = unpaidOutcomes(submissions.data?.results ?? [], list);
   const cat = useCatalogue([...plans.map((x) => x.category), ...list.map((c) => c.category), ...unpaid.map((s) => s.category)]);
   const orderOf = (id: string) => orders.data?.find((o) => o.consultation_id === id);
+  const verification = useLoad(loadVerification);
   const unread = convs.data?.results.reduce((n, c) => n + c.unread_count, 0) ?? 0;
   return (
     <section>
@@ -86,7 +88,7 @@ export function Home() {
         </Alert>
       ) : null}
       <div className="grid">
-        <VerificationMissingCard categories={[...plans.map((x) => x.category), ...list.map((c) => c.category), ...unpaid.map((x) => x.category)]} />
+        <MissingVerification missing={missingVerification(verification.data, [...plans.map((x) => x.category), ...list.map((c) => c.category), ...unpaid.map((x) => x.category)])} />
         <article className="card">
           <h2>{plans.length > 1 ? t('home.plans') : t('home.plan')}</h2>
           {subs.loading && !subs.data ? <Loading /> : null}
@@ -141,7 +143,18 @@ export function Home() {
                       <StatusBadge status={c.status} /> <RefundNote payments={c.payments} /> · {date(c.created_at)}
                     </p>
                     {c.treatment_id ? <p>{cat.treatment(c.category, c.treatment_id, c.dosage)}</p> : null}
-                    {step ? <p className="next-step">{step.key === 'review' ? t('home.step.review') : <StepLink step={step} />}</p> : null}
+                    {step ? (
+                      <p className="next-step">
+                        {step.key !== 'review' ? (
+                          <StepLink step={step} />
+                        ) : missingVerification(verification.data, [c.category]).size ? (
+                          // The doctor cannot decide before the verification: say what to do, not "nothing".
+                          <Link to="/verification">{t('home.step.verify')}</Link>
+                        ) : (
+                          t('home.step.review')
+                        )}
+                      </p>
+                    ) : null}
                   </li>
                 );
               })}

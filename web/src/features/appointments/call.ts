@@ -1,11 +1,15 @@
 // A 1:1 WebRTC call (docs/appointments.md): the local camera and microphone, one RTCPeerConnection,
-// and the service's signalling channel (POST a signal, poll the other side's about once a second).
+// and the service's signalling channel: POST a signal; receive the other side's as server-sent
+// events, read with fetch (the call pass goes in the X-Call-Token header, which EventSource cannot
+// send; a URL would be kept by proxies and logs). A dropped stream reconnects with Last-Event-ID.
 // The doctor makes the offer once the patient is present; the patient answers. Media flows peer to
 // peer, or through the TURN relay the join answer names.
 
 export interface JoinPass {
   ice_servers: { urls: string[]; username?: string; credential?: string }[];
   signalling_url: string;
+  /** The server-sent events of the other side (absent from an older service: signalling_url + 'stream/'). */
+  signalling_stream_url?: string;
   token: string;
   expires_at: string;
   role: 'patient' | 'doctor';
@@ -24,9 +28,10 @@ type Signal = { seq: number; type: 'offer' | 'answer' | 'candidate' | 'bye'; pay
 export class Call {
   readonly pc: RTCPeerConnection;
   private after = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly abort = new AbortController();
   private stopped = false;
   private offered = false;
+  private replaced = false;
   private pending: RTCIceCandidateInit[] = [];
 
   constructor(
@@ -50,34 +55,74 @@ export class Call {
       else if (s === 'connecting') on.state('connecting');
     };
     on.state('waiting');
-    void this.poll();
+    void this.listen();
   }
 
   private async send(type: Signal['type'], payload: unknown) {
     await fetch(this.pass.signalling_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: this.pass.token, type, payload }) });
   }
 
-  private async poll() {
-    if (this.stopped) return;
-    try {
-      // The pass goes in a header: a URL is kept by proxies and logs.
-      const r = await fetch(`${this.pass.signalling_url}?after=${this.after}`, { headers: { 'x-call-token': this.pass.token } });
-      if (r.status === 404) {
-        // The call's window closed (or the pass is gone).
-        this.end(false);
+  /** Reads the event stream; reconnects after a drop (resuming after the last signal) until the call ends. */
+  private async listen() {
+    const url = this.pass.signalling_stream_url ?? `${this.pass.signalling_url}stream/`;
+    while (!this.stopped && !this.replaced) {
+      try {
+        const headers: Record<string, string> = { 'x-call-token': this.pass.token, accept: 'text/event-stream' };
+        if (this.after) headers['last-event-id'] = String(this.after);
+        const r = await fetch(url, { headers, cache: 'no-store', signal: this.abort.signal });
+        if (r.status === 404) {
+          // The pass is over: the call's window closed, the appointment was cancelled, or this side hung up.
+          this.end(false);
+          return;
+        }
+        if (!r.ok || !r.body) throw new Error(String(r.status));
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
+            const block = buffer.slice(0, i);
+            buffer = buffer.slice(i + 2);
+            let event = 'message';
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event:')) event = line.slice(6).trim();
+              else if (line.startsWith('data:')) data += line.slice(5).trim();
+            }
+            if (data) await this.onEvent(event, JSON.parse(data) as unknown);
+            if (this.stopped || this.replaced) return;
+          }
+        }
+      } catch {
+        if (this.stopped) return;
+      }
+      // The stream dropped (a network hiccup, a proxy's timeout): reconnect shortly.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  private async onEvent(event: string, data: unknown) {
+    if (event === 'presence') {
+      const present = Boolean((data as { peer_present?: boolean }).peer_present);
+      this.on.peerPresent(present);
+      if (this.pass.role === 'doctor' && present && !this.offered) await this.offer();
+    } else if (event === 'signal') {
+      const m = data as Signal;
+      this.after = Math.max(this.after, m.seq);
+      await this.handle(m);
+    } else if (event === 'end') {
+      const reason = (data as { reason?: string }).reason;
+      // A process shutting down: reconnect (to another). A newer stream of this pass took over: leave it.
+      if (reason === 'shutdown') return;
+      if (reason === 'replaced') {
+        this.replaced = true;
         return;
       }
-      const body = (await r.json()) as { messages: Signal[]; peer_present: boolean };
-      this.on.peerPresent(body.peer_present);
-      if (this.pass.role === 'doctor' && body.peer_present && !this.offered) await this.offer();
-      for (const m of body.messages) {
-        this.after = Math.max(this.after, m.seq);
-        await this.handle(m);
-      }
-    } catch {
-      // A network hiccup: try again at the next tick.
+      // The server closed the channel: the call's window ended, it was cancelled, or this side hung up.
+      this.end(false);
     }
-    if (!this.stopped) this.timer = setTimeout(() => void this.poll(), this.pc.connectionState === 'connected' ? 3000 : 1000);
   }
 
   private async offer() {
@@ -129,7 +174,7 @@ export class Call {
   end(sayBye = true) {
     if (this.stopped) return;
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.abort.abort();
     if (sayBye) void this.send('bye', null).catch(() => undefined);
     for (const t of this.local.getTracks()) t.stop();
     this.pc.close();

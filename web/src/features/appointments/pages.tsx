@@ -125,6 +125,12 @@ export function AppointmentDetail({ id }: { id: string }) {
         <dd data-testid="appointment-when">{when(x.starts_at, x.timezone)}</dd>
         <dt>{s('status')}</dt>
         <dd data-testid="appointment-status">{s(`status.${x.status}` as AppointmentKey)}</dd>
+        {x.doctor_reason ? (
+          <>
+            <dt>{s('doctorReason')}</dt>
+            <dd data-testid="appointment-doctor-reason">{x.doctor_reason}</dd>
+          </>
+        ) : null}
       </dl>
       {x.status === 'booked' && !inCall ? (
         <p>
@@ -211,6 +217,45 @@ export function DeskCalls() {
   );
 }
 
+/** The doctor cancels or moves the call (until its start) with a reason the patient reads. */
+function DeskChangeForm({ a, onSaved }: { a: DeskAppointment; onSaved: (x: DeskAppointment) => void }) {
+  const s = useAppointmentStrings();
+  const [reason, setReason] = useState('');
+  const [at, setAt] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const done = (r: { data?: DeskAppointment; error?: unknown }) => {
+    if (r.data) onSaved(r.data);
+    else setError(errorText(r.error, s('failed')));
+  };
+  return (
+    <form onSubmit={(e: FormEvent) => e.preventDefault()}>
+      <h2>{s('deskChange')}</h2>
+      {error ? <Alert kind="error">{error}</Alert> : null}
+      <TextArea label={s('deskReason')} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} />
+      <label>
+        {s('deskMoveTo')} <input type="datetime-local" step={900} value={at} onChange={(e) => setAt(e.target.value)} />
+      </label>{' '}
+      <button
+        type="button"
+        disabled={!at || !reason.trim()}
+        onClick={() =>
+          void api.POST('/v1/clinician/appointments/{id}/reschedule/', { params: { path: { id: a.id } }, body: { starts_at: new Date(at).toISOString(), reason: reason.trim() } }).then(done)
+        }
+      >
+        {s('deskMove')}
+      </button>{' '}
+      <button
+        type="button"
+        className="danger"
+        disabled={!reason.trim()}
+        onClick={() => void api.POST('/v1/clinician/appointments/{id}/cancel/', { params: { path: { id: a.id } }, body: { reason: reason.trim() } }).then(done)}
+      >
+        {s('deskCancel')}
+      </button>
+    </form>
+  );
+}
+
 function OutcomeForm({ a, onSaved }: { a: DeskAppointment; onSaved: (x: DeskAppointment) => void }) {
   const s = useAppointmentStrings();
   const [mode, setMode] = useState<'video' | 'phone'>('video');
@@ -292,6 +337,7 @@ export function DeskCall({ id }: { id: string }) {
           </p>
         )
       ) : null}
+      {a.status === 'booked' && !inCall ? <DeskChangeForm a={a} onSaved={setSaved} /> : null}
       {a.status === 'booked' ? <OutcomeForm a={a} onSaved={setSaved} /> : a.outcome ? <p>{`${s(`mode.${a.mode ?? 'video'}`)} · ${s(`outcome.${a.outcome}`)}${a.outcome_note ? ` · ${a.outcome_note}` : ''}`}</p> : null}
     </section>
   );

@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { useSession } from '../../auth';
-import { Alert, Field, LoadError, Loading, PageTitle, Select, useLoad } from '../../components/ui';
+import { Alert, Field, LoadError, Loading, PageTitle, Select, TextArea, useLoad } from '../../components/ui';
 import { useI18n } from '../../i18n';
 import { Link, useLocation } from '../../router';
 import { loadSite } from './site';
@@ -64,14 +64,14 @@ export function DoctorsPage() {
   );
 }
 
-type CancelErrors = Partial<Record<'name' | 'email' | 'plan' | 'kind' | 'date', string>>;
+type CancelErrors = Partial<Record<'name' | 'email' | 'plan' | 'kind' | 'date' | 'reason', string>>;
 
 export function CancelPage() {
   const s = useStrings();
   const { locale } = useI18n();
   const session = useSession();
   const cats = useLoad(() => api.GET('/v1/users/questionnaires/categories/', { params: { query: { locale } } }), [locale]);
-  const [form, setForm] = useState({ name: '', email: '', plan: 'all', kind: 'ordinary' as 'ordinary' | 'extraordinary', date: '' });
+  const [form, setForm] = useState({ name: '', email: '', plan: 'all', kind: 'ordinary' as 'ordinary' | 'extraordinary', date: '', reason: '' });
   const [errors, setErrors] = useState<CancelErrors>({});
   const [done, setDone] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
@@ -82,12 +82,16 @@ export function CancelPage() {
     e.preventDefault();
     const missing: CancelErrors = {};
     for (const k of ['name', 'email', 'date'] as const) if (!form[k].trim()) missing[k] = s('cancel.required');
+    if (form.kind === 'extraordinary' && !form.reason.trim()) missing.reason = s('cancel.required');
     setErrors(missing);
     if (Object.keys(missing).length) return;
     setBusy(true);
     setFailed(false);
     // The plan select offers only 'all' and the categories the service lists.
-    const { data, error, response } = await api.POST('/v1/public/cancel/', { body: { ...form, plan: form.plan as 'all' } });
+    // A reason goes only with an extraordinary cancellation (the good cause it names).
+    const { reason, ...rest } = form;
+    const body = { ...rest, plan: form.plan as 'all', ...(form.kind === 'extraordinary' ? { reason } : {}) };
+    const { data, error, response } = await api.POST('/v1/public/cancel/', { body });
     setBusy(false);
     if (data) setDone(data.detail);
     else if (response.status === 400 && error && typeof error === 'object') {
@@ -134,7 +138,18 @@ export function CancelPage() {
               </p>
             ) : null}
           </fieldset>
-          <Field label={s('cancel.date')} type="date" value={form.date} onChange={(e) => set('date')(e.target.value)} error={errors.date} hint={s('cancel.dateHint')} required />
+          {form.kind === 'extraordinary' ? (
+            <TextArea label={s('cancel.reason')} value={form.reason} onChange={(e) => set('reason')(e.target.value)} error={errors.reason} hint={s('cancel.reasonHint')} maxLength={2000} rows={3} required />
+          ) : null}
+          <Field
+            label={s('cancel.date')}
+            type="date"
+            value={form.date}
+            onChange={(e) => set('date')(e.target.value)}
+            error={errors.date}
+            hint={s(form.kind === 'extraordinary' ? 'cancel.dateHintExtraordinary' : 'cancel.dateHint')}
+            required
+          />
           <button type="submit" disabled={busy}>
             {s('cancel.submit')}
           </button>

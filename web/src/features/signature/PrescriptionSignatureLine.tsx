@@ -5,6 +5,7 @@ import { api } from '../../api/client';
 import { useLoad } from '../../components/ui';
 import { useI18n } from '../../i18n';
 import { Link } from '../../router';
+import { RepeatsLine } from './RepeatsLine';
 import { useSignatureStrings } from './strings';
 import './signature.css';
 
@@ -21,7 +22,7 @@ export function PrescriptionSignatureLine({ id }: { id: string }) {
       {rx.signature ? (
         <p>
           <span className="badge badge-ok">✓</span> {s('patientSigned', { name: rx.signature.signer, date: dateTime(rx.signature.signed_at) })} (PAdES {rx.signature.level}){' '}
-          <Link to="/verify">{s('verifyLink')}</Link>
+          <Link to={`/verify?code=${encodeURIComponent(rx.id)}`}>{s('verifyLink')}</Link>
         </p>
       ) : (
         <p className="hint">{s('patientUnsigned')}</p>
@@ -34,6 +35,7 @@ export function PrescriptionSignatureLine({ id }: { id: string }) {
             ? s('disp_dispensed', { pharmacy: where, date: date(d.dispensed_at) })
             : s('disp_partly_dispensed', { count: d.dispensed_count, allowed: d.dispensings_allowed, pharmacy: where, date: date(d.dispensed_at) })}
       </p>
+      {rx.status === 'cancelled' ? null : <RepeatsLine d={d} />}
     </div>
   );
 }

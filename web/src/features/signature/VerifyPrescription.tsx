@@ -8,7 +8,9 @@ import { api, API_BASE, authFetch, errorText, fieldErrors, type Schemas } from '
 import { Alert, Field, PageTitle } from '../../components/ui';
 import { useI18n } from '../../i18n';
 import { SignatureDetails, useVerdict, type StaffPrescription } from './DeskSignature';
+import { RepeatsLine } from './RepeatsLine';
 import { useSignatureStrings } from './strings';
+import { useLocation } from '../../router';
 import './signature.css';
 
 type Verification = Schemas['PrescriptionVerification'];
@@ -61,13 +63,14 @@ export function VerdictView({ v }: { v: Verification }) {
           </>
         ) : null}
       </dl>
+      {v.dispensing && v.status === 'active' ? <RepeatsLine d={v.dispensing} /> : null}
     </div>
   );
 }
 
 function DispenseForm({ orderId, onDone }: { orderId: string; onDone: (message: string, ok: boolean) => void }) {
   const s = useSignatureStrings();
-  const { t } = useI18n();
+  const { t, dateTime } = useI18n();
   const [batch, setBatch] = useState('');
   const [expiry, setExpiry] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -81,6 +84,8 @@ function DispenseForm({ orderId, onDone }: { orderId: string; onDone: (message: 
     if (r.data) return onDone(s('dispensed'), true);
     const code = (r.error as { code?: string } | undefined)?.code;
     if (code === 'already_dispensed') return onDone(s('alreadyDispensed'), false);
+    const earliest = (r.error as { earliest_at?: string } | undefined)?.earliest_at;
+    if (code === 'repeat_too_early' && earliest) return onDone(s('repeatTooEarly', { date: dateTime(earliest) }), false);
     setErrors(fieldErrors(r.error));
     if (!Object.keys(fieldErrors(r.error)).length) onDone(errorText(r.error, t('app.error')), false);
   }
@@ -122,6 +127,7 @@ function DeskPrescription({ rx, onChanged }: { rx: StaffPrescription; onChanged:
             ? s('disp_dispensed', { pharmacy: d.pharmacy?.name ?? '—', date: date(d.dispensed_at) })
             : s('disp_partly_dispensed', { count: d.dispensed_count, allowed: d.dispensings_allowed, pharmacy: d.pharmacy?.name ?? '—', date: date(d.dispensed_at) })}
       </p>
+      {rx.status === 'cancelled' ? null : <RepeatsLine d={d} />}
       {message ? <Alert kind={message.ok ? 'success' : 'error'}>{message.text}</Alert> : null}
       {rx.verification?.valid && rx.verification.status === 'active' ? (
         <>
@@ -146,10 +152,17 @@ function DeskPrescription({ rx, onChanged }: { rx: StaffPrescription; onChanged:
   );
 }
 
+/** The prescription code a printed link names (`/verify?code=<id>`), when it is one. */
+function codeOfLink(query: URLSearchParams): string {
+  const code = query.get('code')?.trim() ?? '';
+  return UUID.test(code) ? code.toLowerCase() : '';
+}
+
 export function VerifyPrescriptionPage({ desk = false }: { desk?: boolean }) {
   const s = useSignatureStrings();
+  const expected = codeOfLink(useLocation().query);
   const [file, setFile] = useState<File | null>(null);
-  const [code, setCode] = useState('');
+  const [code, setCode] = useState(expected);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [verdict, setVerdict] = useState<Verification | null>(null);
@@ -196,6 +209,11 @@ export function VerifyPrescriptionPage({ desk = false }: { desk?: boolean }) {
     <section>
       <PageTitle>{s('verifyTitle')}</PageTitle>
       <p>{desk ? s('pharmacyIntro') : s('verifyIntro')}</p>
+      {expected && !desk ? (
+        <p className="hint" data-testid="verify-expected">
+          {s('expectedCode', { code: expected })}
+        </p>
+      ) : null}
       <div className="grid">
         <form className="card" onSubmit={checkFile} aria-label={s('file')}>
           <label>
@@ -216,6 +234,7 @@ export function VerifyPrescriptionPage({ desk = false }: { desk?: boolean }) {
         ) : null}
       </div>
       {error ? <Alert kind="error">{error}</Alert> : null}
+      {verdict && expected && verdict.prescription_id && verdict.prescription_id !== expected ? <Alert kind="error">{s('codeMismatch', { code: expected })}</Alert> : null}
       {rx ? (
         <DeskPrescription rx={rx} onChanged={() => void lookUp(rx.id)} />
       ) : verdict ? (

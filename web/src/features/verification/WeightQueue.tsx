@@ -41,7 +41,7 @@ function Row({ item, done }: { item: Item; done: () => void }) {
   return (
     <li className="card">
       <h2>{`${name} · ${date(item.created_at)}`}</h2>
-      <Photo url={item.photo_url} alt={v('photo')} />
+      {item.photo_url ? <Photo url={item.photo_url} alt={v('photo')} /> : null}
       <p>{v('claimed', { kg: item.claimed_weight_kg })}</p>
       {error ? <Alert kind="error">{error}</Alert> : null}
       <form

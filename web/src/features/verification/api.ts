@@ -3,6 +3,7 @@
 import { api, authFetch } from '../../api/client';
 
 export const loadVerification = () => api.GET('/v1/users/verification/');
+export type VerificationState = NonNullable<Awaited<ReturnType<typeof loadVerification>>['data']>;
 
 export const startIdentity = () => api.POST('/v1/users/verification/identity/', { body: { return_url: `${window.location.origin}/verification?identity=done` } });
 
