@@ -99,6 +99,10 @@ describe('ordering a repeat', () => {
     expect(session.body).toMatchObject({ status: 'paid', kind: 'repeat_supply', prescription_id: rxId, consultation_id: null, amount_cents: price });
     const payments = await ctx.db.query<{ amount_cents: number; billing_reason: string; consultation_id: string | null }>('select amount_cents, billing_reason, consultation_id from payments where checkout_session_id = $1', [started.body.session_id]);
     expect(payments).toEqual([{ amount_cents: price, billing_reason: 'repeat_supply', consultation_id: null }]);
+    const [paid] = await ctx.db.query<{ id: string }>('select id from payments where checkout_session_id = $1', [started.body.session_id]);
+    const invoice = await ctx.app.inject({ method: 'GET', url: `/v1/users/payments/${paid!.id}/invoice/`, headers: { authorization: `Bearer ${await freshToken(ctx, p)}` } });
+    expect(invoice.statusCode).toBe(200);
+    expect(invoice.headers['content-type']).toMatch(/^application\/pdf/);
     const opened = await repeatOrdersOf(rxId);
     expect(opened).toHaveLength(1);
     expect(opened[0]).toMatchObject({ status: 'awaiting_fulfilment', checkout_session_id: started.body.session_id });
