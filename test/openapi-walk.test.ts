@@ -258,6 +258,10 @@ describe('the OpenAPI document against the running service', () => {
     expect((await api('POST', `/v1/users/prescriptions/${rxId}/reissue-requests/`, { token, json: { reason: 'Again.' } })).status).toBe(409);
     expect((await api('POST', `/v1/users/prescriptions/${randomUUID()}/reissue-requests/`, { token, json: { reason: 'Lost.' } })).status).toBe(404);
     expect((await api('GET', '/v1/users/prescriptions/reissue-requests/', { token })).status).toBe(200);
+    // Repeat orders (docs/prescriptions.md, "Repeats"): this prescription states no repeats (409);
+    // a missing one is 404. A paid repeat: test/prescriptions-repeat-orders.test.ts.
+    expect((await api('POST', `/v1/users/prescriptions/${rxId}/repeat-orders/`, { token, json: {} })).status).toBe(409);
+    expect((await api('POST', `/v1/users/prescriptions/${randomUUID()}/repeat-orders/`, { token, json: {} })).status).toBe(404);
     expect((await api('GET', '/v1/clinician/reissue-requests/', { token: doctor.access })).status).toBe(200);
     expect((await api('POST', `/v1/clinician/reissue-requests/${reissue.body.id}/decline/`, { token: doctor.access, json: { reason: '' } })).status).toBe(400);
     expect((await api('POST', `/v1/clinician/reissue-requests/${randomUUID()}/approve/`, { token: doctor.access, json: {} })).status).toBe(404);

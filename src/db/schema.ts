@@ -173,6 +173,8 @@ export interface CheckoutSessionsTable {
   provider_refund_id: string | null;
   payment_method_fingerprint: string | null;
   collection_pharmacy_id: string | null;
+  kind: Generated<string>;
+  prescription_id: string | null;
 }
 export type CheckoutSessionsRow = Selectable<CheckoutSessionsTable>;
 export type NewCheckoutSessions = Insertable<CheckoutSessionsTable>;
@@ -708,6 +710,7 @@ export interface OrdersTable {
   previous_attempts: Json;
   refunded_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   pharmacy_id: string | null;
+  checkout_session_id: string | null;
 }
 export type OrdersRow = Selectable<OrdersTable>;
 export type NewOrders = Insertable<OrdersTable>;

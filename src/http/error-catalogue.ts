@@ -207,6 +207,10 @@ export const ERROR_CATALOGUE = {
   already_dispensed: { status: 409, shape: 'detail_code', message: 'This prescription has already been dispensed as often as it allows.' },
   prescription_cancelled: { status: 409, shape: 'detail_code', message: 'This prescription was cancelled (reissued or withdrawn): it cannot be dispensed.' },
   repeat_too_early: { status: 409, shape: 'detail_code', message: 'The minimum interval the doctor stated between two dispensings has not passed yet: dispense from `earliest_at`.' },
+  prescription_expired: { status: 409, shape: 'detail_code', message: 'This prescription is past its validity (`valid_until`): it cannot be dispensed or repeated; a new consultation is needed.' },
+  // The patient's repeat order (docs/prescriptions.md, "Repeats").
+  repeat_not_available: { status: 409, shape: 'detail_code', message: 'This prescription has no repeats to order (none stated, or a plan supplies it through its renewals).' },
+  repeat_order_open: { status: 409, shape: 'detail_code', message: 'A supply of this prescription is still waiting for the pharmacy (`order_id`): order the next one after it is dispensed.' },
   // Account erasure (privacy): an account without a password confirms with a fresh sign-in.
   recent_sign_in_required: { status: 403, shape: 'detail_code', message: 'Sign in again (within the last 10 minutes) to erase this account.' },
 

@@ -10,13 +10,14 @@ import { appLinks } from '../../mail/links.ts';
 import { enqueueMail, LOCALES, type Locale } from '../../mail/outbox.ts';
 import { providerFor, type SessionState } from '../../payment-providers/index.ts';
 import { createConsultation } from '../consultations/index.ts';
+import { createRepeatOrder, repeatRefusalOf } from '../fulfilment/index.ts';
 import { duplicateRefundMail, formatAmount, paymentDescription, queueChargeReceipt, recordPayment } from '../payments/index.ts';
 import { createPlanForCheckout, findLivePlan } from '../subscriptions/index.ts';
 import { accountContact, lockAccount, lockOwnSession, lockSessionForProvider, reviewConflicts, transitionSession, type SessionRow } from './repository.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-export type DuplicateReason = 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active';
+export type DuplicateReason = 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active' | 'repeat_not_available';
 
 /** Why a paid session would pay a second time for a review already paid for (null: it would not). */
 async function duplicateOf(q: Queryable, row: SessionRow): Promise<DuplicateReason | null> {
@@ -68,6 +69,46 @@ async function refundDuplicate(deps: Deps, q: Queryable, row: SessionRow, state:
 }
 
 /**
+ * A paid repeat supply (kind `repeat_supply`, docs/prescriptions.md "Repeats"): under the
+ * prescription's row lock fulfilment checks again that a repeat may be ordered (still valid, a
+ * repeat left, the interval passed, no supply waiting at the pharmacy) and opens its order; the
+ * payment is recorded against the session. A payment that can no longer open one (another tab's
+ * repeat came first, the prescription expired or was reissued meanwhile) is refunded at once, like
+ * a duplicate, with `repeat_not_available`.
+ */
+async function finaliseRepeat(deps: Deps, q: Queryable, row: SessionRow, state: SessionState, now: Date): Promise<SessionRow> {
+  const check = row.prescription_id ? await repeatRefusalOf(q, row.user_id, row.prescription_id, now) : null;
+  if (!check?.supply) return refundDuplicate(deps, q, row, state, 'repeat_not_available', now);
+  await createRepeatOrder(q, { userId: row.user_id, supply: check.supply, checkoutSessionId: row.id, at: now });
+  const providerPaymentId = state.providerPaymentId ?? row.id;
+  const product = `${row.treatment_name || row.treatment_id}${row.dosage ? ` ${row.dosage}` : ''}`;
+  await recordPayment(q, {
+    userId: row.user_id,
+    provider: row.provider,
+    providerPaymentId,
+    providerCheckoutId: row.id,
+    checkoutSessionId: row.id,
+    isRecurring: false,
+    billingReason: 'repeat_supply',
+    amountCents: state.amountCents ?? row.amount_cents,
+    currency: row.currency,
+    status: 'succeeded',
+    description: `${product}: repeat supply of a prescription${row.supply_days ? `, ${row.supply_days}-day supply` : ''}`,
+    at: now,
+    paymentMethodFingerprint: state.cardFingerprint ?? row.payment_method_fingerprint ?? null,
+  });
+  await queueChargeReceipt(deps, q, row.provider, providerPaymentId);
+  const updated = await transitionSession(q, row, row.status, 'paid', {
+    finalised_at: now,
+    provider_payment_id: providerPaymentId,
+    payment_method_brand: state.cardBrand ?? row.payment_method_brand,
+    payment_method_last4: state.cardLast4 ?? row.payment_method_last4,
+    provider_customer_id: state.providerCustomerId ?? row.provider_customer_id,
+  });
+  return updated ?? row;
+}
+
+/**
  * Records a paid session once: consultation, payment, and for a plan the subscription. Runs inside
  * `q` (a transaction). `userId`, when given, must own the session (else not found); without it
  * (provider events, the sandbox page) any account's session is finalised.
@@ -91,6 +132,7 @@ export async function finaliseInTx(deps: Deps, q: Queryable, sessionId: string, 
   // paid sessions sees the first's consultation and plan; the unique indexes of migration 0203 hold
   // the rule in the database even if a path forgets this check.
   await lockAccount(q, row.user_id);
+  if (row.kind === 'repeat_supply') return finaliseRepeat(deps, q, row, state, now);
   const duplicate = await duplicateOf(q, row);
   if (duplicate) return refundDuplicate(deps, q, row, state, duplicate, now);
   let subscriptionId: string | null = null;

@@ -119,6 +119,18 @@ export async function expireOpenSessionsOfSubmission(q: Queryable, userId: strin
     .execute();
 }
 
+/** A newer repeat checkout for a prescription replaces the account's older open ones (one payable per prescription, migration 1290). */
+export async function expireOpenSessionsOfPrescription(q: Queryable, userId: string, prescriptionId: string) {
+  assertSessionTransition('open', 'expired');
+  return forAccount(q, userId)
+    .updateTable('checkout_sessions')
+    .set({ status: 'expired', updated_at: sql<Date>`now()` })
+    .where('prescription_id', '=', prescriptionId)
+    .where('status', '=', 'open')
+    .returning(['id', 'provider'])
+    .execute();
+}
+
 /** Scheduler: open sessions past their expiry become `expired` (any account). */
 export async function expireDueSessionsForScheduler(q: Queryable, now: Date): Promise<void> {
   assertSessionTransition('open', 'expired');

@@ -4,14 +4,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ModuleOptions, ZodApp } from '../../http/plugin.ts';
 import { bearerSecurity, currentUser } from '../../http/auth.ts';
-import { DetailCodeSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
+import { DetailCodeSchema, DetailSchema, ErrorNameSchema, FieldErrorsSchema, TokenErrorSchema } from '../../http/errors.ts';
 import { registerSandboxPages, registerSandboxPortal, registerStripeWebhook } from '../../payment-providers/index.ts';
 import { runDueCharges } from '../subscriptions/index.ts';
 import { sandboxCheckoutPort, sandboxPortalPort, webhookPort } from './events.ts';
 import { assertProfileComplete } from './profile-check.ts';
-import { CheckoutBody, CheckoutResponse, SessionResponse } from './schemas.ts';
+import { CheckoutBody, CheckoutResponse, RepeatCheckoutBody, RepeatCheckoutResponse, SessionResponse } from './schemas.ts';
+import { startRepeatCheckout } from './repeat.ts';
 import { billingPortal, checkSession, checkout, expireSessions } from './service.ts';
-import { fields, session } from '../../http/operation.ts';
+import { fields, notFoundDetail, session } from '../../http/operation.ts';
 
 const auth401 = { 401: TokenErrorSchema };
 
@@ -54,6 +55,54 @@ export default function checkoutModule(app: ZodApp, { deps }: ModuleOptions): Pr
     async (request) => {
       const user = currentUser(request);
       return checkout(deps, { id: user.id, email: user.email }, request.body);
+    },
+  );
+
+  const RepeatRefusalSchema = z
+    .object({
+      detail: z.string(),
+      code: z.string(),
+      earliest_at: z.iso.datetime({ offset: true }).optional().meta({ description: '`repeat_too_early`: from when the next supply can be ordered' }),
+      order_id: z.uuid().optional().meta({ description: '`repeat_order_open`: the supply still waiting for the pharmacy' }),
+      valid_until: z.iso.datetime({ offset: true }).optional().meta({ description: '`prescription_expired`: when the prescription stopped being valid' }),
+    })
+    .meta({ id: 'RepeatOrderRefusal' });
+
+  r.post(
+    '/v1/users/prescriptions/:id/repeat-orders/',
+    {
+      config: {
+        idempotent: true,
+        operation: {
+          id: 'startRepeatOrder',
+          errors: {
+            400: [{ error_name: ['PROFILE_INCOMPLETE'] }, fields],
+            404: [notFoundDetail],
+            409: [{ detail_code: ['prescription_cancelled', 'prescription_expired', 'repeat_not_available', 'repeat_order_open', 'already_dispensed', 'repeat_too_early'] }],
+          },
+          descriptions: {
+            200: 'The provider checkout page paying one repeat supply; the order opens when it is paid',
+            404: 'No such prescription of this account (another account\'s answers the same)',
+            409: 'No repeat can be ordered now: cancelled (reissued), past its validity (`valid_until`), no repeats (or a plan supplies it), a supply still waiting for the pharmacy (`order_id`), every supply used, or before the interval (`earliest_at`)',
+          },
+          requestExample: { success_url: 'https://app.example.org/checkout/complete?session_id={CHECKOUT_SESSION_ID}' },
+        },
+      },
+      preValidation: async (request) => assertProfileComplete(deps.db, currentUser(request).id),
+      schema: {
+        tags: ['billing', 'prescriptions'],
+        summary: 'Order a repeat of a prescription (pay one supply)',
+        description:
+          "Starts a checkout (kind `repeat_supply`) for one supply of the prescription's medicine at the catalogue's supply price (`supply_price_cents`, catalogue/prescription-products.json: the medicine, no consultation fee). Only for the caller's own prescription of a one-off consultation (a plan supplies through its renewals) that is not cancelled, still valid, has a repeat left, has no supply waiting for the pharmacy, and whose repeat interval has passed since the last dispensing. A newer call replaces the caller's older open repeat checkout of the prescription. Paying it (webhook, sandbox page or session check: GET /v1/users/{provider}/session/{id}/) opens the order the pharmacy dispenses as the repeat, shipped where the last supply went; a payment that could no longer open one is refunded at once (session `refunded`, `refund_reason: repeat_not_available`). See docs/prescriptions.md, \"Repeats\".",
+        security: bearerSecurity,
+        params: z.object({ id: z.uuid() }),
+        body: RepeatCheckoutBody.optional(),
+        response: { 200: RepeatCheckoutResponse, 400: z.union([ErrorNameSchema, FieldErrorsSchema]), ...auth401, 404: DetailSchema, 409: RepeatRefusalSchema },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      return startRepeatCheckout(deps, { id: user.id, email: user.email }, request.params.id, request.body ?? {});
     },
   );
 

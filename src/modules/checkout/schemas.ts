@@ -39,9 +39,11 @@ export const SessionResponse = z
       description: '`refunded`: paid, but for a review already paid for (another tab or session); refunded at once, nothing created',
     }),
     refund_reason: z
-      .enum(['submission_already_paid', 'consultation_already_open', 'plan_already_active'])
+      .enum(['submission_already_paid', 'consultation_already_open', 'plan_already_active', 'repeat_not_available'])
       .nullable()
-      .meta({ description: 'Why a paid session was refunded as a duplicate (null otherwise)' }),
+      .meta({ description: 'Why a paid session was refunded as a duplicate (null otherwise); `repeat_not_available`: a repeat supply paid when it could no longer be ordered (another one came first, or the prescription expired or was reissued meanwhile)' }),
+    kind: z.enum(['consultation', 'repeat_supply']).meta({ description: '`consultation`: a consultation\'s checkout (POST /v1/users/checkout/); `repeat_supply`: one repeat supply of a prescription (POST /v1/users/prescriptions/{id}/repeat-orders/), whose payment opens the order instead of a consultation' }),
+    prescription_id: z.uuid().nullable().meta({ description: 'The prescription a `repeat_supply` session supplies (null otherwise)' }),
     category: z.string(),
     plan: z.string(),
     treatment_id: z.string(),
@@ -56,3 +58,27 @@ export const SessionResponse = z
     finalised_at: z.iso.datetime({ offset: true }).nullable(),
   })
   .meta({ id: 'CheckoutSession' });
+
+export const RepeatCheckoutBody = z
+  .object({
+    success_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns after payment; {CHECKOUT_SESSION_ID} is replaced' }),
+    cancel_url: z.string().max(2000).optional().meta({ description: 'Where the provider page returns when the patient declines' }),
+  })
+  .strict();
+
+export const RepeatCheckoutResponse = z
+  .object({
+    kind: z.literal('repeat_supply'),
+    prescription_id: z.uuid(),
+    checkout_url: z.string(),
+    session_id: z.string(),
+    provider: z.string(),
+    treatment_id: z.string(),
+    dosage: z.string(),
+    amount_cents: z.number().int().meta({ description: "One supply of the medicine at the catalogue's `supply_price_cents` (no consultation fee)" }),
+    currency: z.string(),
+    supply_days: z.number().int().nullable(),
+    repeats_left: z.number().int().meta({ description: 'Supplies the prescription still allows, this one included' }),
+    expires_at: z.iso.datetime({ offset: true }),
+  })
+  .meta({ id: 'RepeatCheckoutResult' });

@@ -92,7 +92,7 @@ const alreadyOpen = (consultationId: string) => fail('CONSULTATION_ALREADY_OPEN'
  * Where the provider may send the browser after payment: only this service's own pages and the
  * web app (WEB_APP_URL and the origins in CORS_ORIGINS): no open redirect through a payment page.
  */
-function safeUrl(deps: Deps, field: string, raw: string | undefined): string | undefined {
+export function safeUrl(deps: Deps, field: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   let u: URL;
   try {
@@ -285,7 +285,9 @@ export interface SessionView {
   id: string;
   provider: string;
   status: SessionStatus;
-  refund_reason: 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active' | null;
+  refund_reason: 'submission_already_paid' | 'consultation_already_open' | 'plan_already_active' | 'repeat_not_available' | null;
+  kind: 'consultation' | 'repeat_supply';
+  prescription_id: string | null;
   category: string;
   plan: string;
   treatment_id: string;
@@ -303,7 +305,7 @@ export interface SessionView {
 const SESSION_NOT_FOUND = { sandbox: 'sandbox_session_not_found', stripe: 'stripe_session_not_found' } as const satisfies Record<ProviderName, ErrorCode>;
 const sessionNotFound = (provider: ProviderName) => fail(SESSION_NOT_FOUND[provider]);
 
-const REFUND_REASONS = ['submission_already_paid', 'consultation_already_open', 'plan_already_active'] as const;
+const REFUND_REASONS = ['submission_already_paid', 'consultation_already_open', 'plan_already_active', 'repeat_not_available'] as const;
 const refundReasonOf = (r: string | null): SessionView['refund_reason'] => REFUND_REASONS.find((x) => x === r) ?? null;
 const statusOf = (s: string): SessionStatus => (s === 'paid' || s === 'declined' || s === 'expired' || s === 'refunded' ? s : 'open');
 
@@ -329,6 +331,8 @@ async function viewOf(q: Queryable, row: SessionRow, status?: SessionStatus): Pr
     provider: row.provider,
     status: status ?? statusOf(row.status),
     refund_reason: refundReasonOf(row.refund_reason),
+    kind: row.kind === 'repeat_supply' ? 'repeat_supply' : 'consultation',
+    prescription_id: row.prescription_id,
     category: row.category,
     plan: row.plan,
     treatment_id: row.treatment_id,

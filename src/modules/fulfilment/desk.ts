@@ -50,7 +50,8 @@ async function move(q: Queryable, order: LockedOrder, to: OrderStatus, set: Para
  * order, and the dispensing of its prescription: once per order and delivery attempt (a second is 409
  * `already_dispensed`), and at most 1 + repeats orders per prescription (`already_dispensed`), each
  * new supply at least the stated interval after the last (409 `repeat_too_early` {earliest_at}); a
- * cancelled (reissued) prescription is 409 `prescription_cancelled`. The prescription is locked
+ * cancelled (reissued) prescription is 409 `prescription_cancelled`, one past `valid_until` 409
+ * `prescription_expired`. The prescription is locked
  * before the order (the reissue's order too), so two pharmacists dispensing at once are serialised
  * and exactly one succeeds; the unique (order, attempt) backs it.
  */
@@ -65,6 +66,10 @@ export async function dispenseOrder(deps: Deps, input: { orderId: string; pharma
     const now = deps.clock.now();
     if (rx) {
       if (rx.status === 'cancelled') throw fail('prescription_cancelled');
+      // A prescription past its validity is not dispensed, neither a first supply nor a repeat.
+      if (rx.valid_until && now.getTime() >= new Date(rx.valid_until).getTime()) {
+        throw fail('prescription_expired', { message: `This prescription was valid until ${new Date(rx.valid_until).toISOString()}: it cannot be dispensed.`, extra: { valid_until: new Date(rx.valid_until).toISOString() } });
+      }
       const done = await dispensingsForPharmacy(q, rx.id);
       // A reshipped order sends the supply already counted again: it does not use another one.
       const counted = done.some((d) => d.order_id === order.id);

@@ -40,3 +40,5 @@ export { PharmacyOrderSchema, toPharmacyOrder, type PharmacyOrder } from './desk
 export { listReissueRequests, ReissueRequestSchema, type ReissueRequest } from './reissue.schemas.ts';
 export { prescriptionFile } from './documents.ts';
 export { maxRepeatsFor, statedRepeats } from './repeats.ts';
+// The patient's repeat order: whether one may be ordered and its price, and the order a paid one opens (the checkout module).
+export { createRepeatOrder, repeatRefusalOf, repeatSupplyOf, type RepeatSupply } from './repeat-orders.ts';

@@ -19,8 +19,14 @@ const ProductSchema = z.object({
   // Repeats a doctor may state (docs/prescriptions.md, "Repeats"): the prescription validity's 6 months at most.
   max_repeats: z.number().int().min(0).max(12),
   repeats_basis: z.string().min(10),
+  // What the patient pays for one repeat supply (no new consultation): required where repeats may be stated.
+  supply_price_cents: z.number().int().positive().optional(),
 });
-const FileSchema = z.object({ description: z.string(), products: z.record(z.string(), ProductSchema) });
+const FileSchema = z.object({ description: z.string(), products: z.record(z.string(), ProductSchema) }).superRefine((f, ctx) => {
+  for (const [id, p] of Object.entries(f.products)) {
+    if (p.max_repeats > 0 && p.supply_price_cents === undefined) ctx.addIssue({ code: 'custom', path: ['products', id, 'supply_price_cents'], message: 'required where repeats may be stated' });
+  }
+});
 
 export const PRODUCTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '../../../catalogue/prescription-products.json');
 
@@ -47,3 +53,6 @@ export const productTreatmentIds = (): string[] => Object.keys(load());
 
 /** The most repeats a doctor may state for `treatmentId` (0 for a treatment without a catalogue entry). */
 export const maxRepeats = (treatmentId: string): number => load()[treatmentId]?.max_repeats ?? 0;
+
+/** The price in EUR cents of one repeat supply of `treatmentId` (null: none is sold: no repeats). */
+export const supplyPriceCents = (treatmentId: string): number | null => load()[treatmentId]?.supply_price_cents ?? null;

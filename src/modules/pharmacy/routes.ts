@@ -128,8 +128,8 @@ export default function pharmacyModule(app: ZodApp, { deps }: ModuleOptions): Pr
       config: {
         operation: {
           id: 'dispenseOrder',
-          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'already_dispensed', 'prescription_cancelled', 'repeat_too_early'] }] },
-          descriptions: { 200: 'Dispensing recorded (on the order and on its prescription)', 409: 'The order no longer awaits fulfilment, was dispensed already (or its prescription as often as it allows), its prescription was cancelled by a reissue, or the repeat comes before the interval the doctor stated (`repeat_too_early` with `earliest_at`)' },
+          errors: { 400: [fields], 404: [notFoundDetail], 409: [{ detail_code: ['invalid_status_transition', 'already_dispensed', 'prescription_cancelled', 'repeat_too_early', 'prescription_expired'] }] },
+          descriptions: { 200: 'Dispensing recorded (on the order and on its prescription)', 409: 'The order no longer awaits fulfilment, was dispensed already (or its prescription as often as it allows), its prescription was cancelled by a reissue or is past its validity (`prescription_expired`), or the repeat comes before the interval the doctor stated (`repeat_too_early` with `earliest_at`)' },
           requestExample: { batch: 'LOT-24A17', expiry: '2027-06-30' },
         },
       },

@@ -14,6 +14,7 @@ import { HealthConsentGate } from '../questionnaire/HealthConsent';
 import { QuestionField } from '../questionnaire/QuestionField';
 import { Link, useLocation } from '../router';
 import { countryOptions } from '../countries';
+import { useSignatureStrings } from '../features/signature/strings';
 
 export function Treatments() {
   const { t } = useI18n();
@@ -448,7 +449,9 @@ export function CheckoutReturn() {
   const { t } = useI18n();
   const { query } = useLocation();
   const id = query.get('session_id') ?? '';
-  const [state, setState] = useState<{ status: string; consultation_id?: string | null } | null>(null);
+  const [state, setState] = useState<{ status: string; consultation_id?: string | null; kind?: string } | null>(null);
+  const rs = useSignatureStrings();
+  const repeat = state?.kind === 'repeat_supply';
   const [failed, setError] = useState(false);
   // No session id in the address: nothing to check.
   const error = failed || !id;
@@ -477,7 +480,13 @@ export function CheckoutReturn() {
       <PageTitle>{t('checkout.title')}</PageTitle>
       {error ? <Alert kind="error">{t('checkout.expired')}</Alert> : null}
       {!state && !error ? <Loading /> : null}
-      {state?.status === 'paid' ? (
+      {state?.status === 'paid' && repeat ? (
+        <Alert kind="success">
+          {rs('repeatPaid')} <Link to="/orders">{rs('repeatViewOrders')}</Link>
+        </Alert>
+      ) : null}
+      {state?.status === 'refunded' && repeat ? <Alert kind="error">{rs('repeatRefunded')}</Alert> : null}
+      {state?.status === 'paid' && !repeat ? (
         <Alert kind="success">
           {t('checkout.paid')} {state.consultation_id ? <Link to={`/consultations/${state.consultation_id}`}>{t('checkout.view')}</Link> : null}
         </Alert>

@@ -5,6 +5,7 @@ import { api } from '../../api/client';
 import { useLoad } from '../../components/ui';
 import { useI18n } from '../../i18n';
 import { Link } from '../../router';
+import { RepeatOrder } from './RepeatOrder';
 import { RepeatsLine } from './RepeatsLine';
 import { useSignatureStrings } from './strings';
 import './signature.css';
@@ -36,6 +37,7 @@ export function PrescriptionSignatureLine({ id }: { id: string }) {
             : s('disp_partly_dispensed', { count: d.dispensed_count, allowed: d.dispensings_allowed, pharmacy: where, date: date(d.dispensed_at) })}
       </p>
       {rx.status === 'cancelled' ? null : <RepeatsLine d={d} />}
+      <RepeatOrder rx={rx} />
     </div>
   );
 }
