@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ModelWeights } from '../src/lib/emergency-model.ts';
+import { modelHits, type ModelWeights } from '../src/lib/emergency-model.ts';
 import { DETECTOR_LOCALES, EMERGENCY_CATEGORIES, normaliseText, readRedFlags, repairTypos, RULES, tierOf, type EmergencyCategory } from '../src/lib/emergency.ts';
 
 export const KINDS = ['current', 'history', 'negated', 'question', 'benign'] as const;
@@ -78,6 +78,10 @@ export interface CorpusReport {
   total: Figures;
   /** Negatives given any answer (the emergency notice or the urgent one). */
   anyAnswerFalsePositiveRate: number;
+  /** Positives answered at either tier with their class (an emergency class the model answered at the urgent tier counts here, not in recall). */
+  anyTierRecall: number;
+  /** Notices on hard negatives given by a rule or the lexicon, and by the model alone (no rule notice). */
+  falseNoticesBy: { rule: number; model: number };
   /** Per locale and class: positives and recall. */
   cells: { locale: string; category: string; positives: number; recall: number }[];
   misses: { item: CorpusItem; got: string[] }[];
@@ -86,6 +90,8 @@ export interface CorpusReport {
 interface Got {
   emergency: string[];
   urgent: string[];
+  /** The layers that gave the emergency notice ('rule' covers the lexicon). */
+  noticeBy: string[];
 }
 
 function figures(key: string, pos: CorpusItem[], neg: CorpusItem[], got: Map<CorpusItem, Got>, hit: (i: CorpusItem) => boolean, fp: (i: CorpusItem) => boolean): Figures {
@@ -107,7 +113,7 @@ export function evaluateCorpus(items: CorpusItem[], model?: ModelWeights): Corpu
   const got = new Map<CorpusItem, Got>();
   for (const i of items) {
     const r = readRedFlags(i.text, model);
-    got.set(i, { emergency: r.emergencies.map((m) => m.category), urgent: r.urgent.map((m) => m.category) });
+    got.set(i, { emergency: r.emergencies.map((m) => m.category), urgent: r.urgent.map((m) => m.category), noticeBy: [...new Set(r.emergencies.map((m) => m.by))] });
   }
   const detectedAs = (i: CorpusItem) => {
     const g = got.get(i)!;
@@ -130,12 +136,16 @@ export function evaluateCorpus(items: CorpusItem[], model?: ModelWeights): Corpu
   );
   const misses = [...positives.filter((i) => !detectedAs(i)), ...negatives.filter(notice)].map((item) => ({ item, got: [...got.get(item)!.emergency, ...got.get(item)!.urgent] }));
   const anyAnswer = negatives.filter((i) => got.get(i)!.emergency.length + got.get(i)!.urgent.length > 0).length;
+  const anyTier = positives.filter((i) => [...got.get(i)!.emergency, ...got.get(i)!.urgent].includes(i.category!)).length;
+  const falseNotices = negatives.filter(notice).map((i) => got.get(i)!.noticeBy);
   return {
     locales,
     classes,
     urgent,
     total: figures('all', positives, negatives, got, detectedAs, notice),
     anyAnswerFalsePositiveRate: negatives.length ? anyAnswer / negatives.length : 0,
+    anyTierRecall: positives.length ? anyTier / positives.length : 1,
+    falseNoticesBy: { rule: falseNotices.filter((b) => b.includes('rule')).length, model: falseNotices.filter((b) => !b.includes('rule')).length },
     cells,
     misses,
   };
@@ -173,6 +183,8 @@ export function formatReport(title: string, report: CorpusReport, withMisses = f
   out.push('', `${'class (tier)'.padEnd(30)}${head.slice(30)}`, ...report.classes.map((f) => line({ ...f, key: `${f.key} (${tierOf(f.key as EmergencyCategory)[0]})` })));
   out.push('', `urgent tier: ${report.urgent.positives} positives, recall ${pct(report.urgent.recall).trim()}; negatives given the urgent answer ${pct(report.urgent.falsePositiveRate).trim()}`);
   out.push(`negatives given any answer (emergency or urgent): ${pct(report.anyAnswerFalsePositiveRate).trim()}`);
+  out.push(`positives answered with their class at either tier: ${pct(report.anyTierRecall).trim()}`);
+  out.push(`notices on negatives: ${report.falseNoticesBy.rule} by a rule or the lexicon, ${report.falseNoticesBy.model} by the model alone`);
   const weak = report.cells.filter((c) => c.positives > 0 && c.recall < 0.95);
   if (weak.length) out.push('cells below 0.95:', ...weak.map((c) => `  ${c.locale} ${c.category}: ${c.positives} positives, recall ${pct(c.recall).trim()}`));
   if (withMisses) for (const m of report.misses) out.push(`  ${m.item.kind === 'current' ? 'MISS' : 'FP  '} [${m.item.locale}] ${m.item.kind} ${m.item.category ?? '-'} -> ${m.got.join(',') || 'none'}: ${m.item.text}`);
@@ -201,6 +213,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const used = process.cpuUsage(cpu);
   const cpuPerMessage = (used.user + used.system) / 1000 / dev.length;
   console.log(`\nSpeed per development message: ${perMessage.toFixed(3)} ms wall clock, ${cpuPerMessage.toFixed(3)} ms CPU (goal < 5 ms${Math.min(perMessage, cpuPerMessage) < 5 ? '' : ', NOT MET'})`);
+  // The statistical layer on its own (its features and 25 class scores per sentence run).
+  const wordLists = dev.map((i) => normaliseText(i.text).trim().split(' ').filter(Boolean));
+  const m0 = performance.now();
+  for (const w of wordLists) modelHits(w, w.map(() => 0));
+  console.log(`  of which the statistical layer: ${((performance.now() - m0) / dev.length).toFixed(3)} ms wall clock per message`);
   const long = 'lorem ipsum dolor sit amet stomach erection hours chest my the '.repeat(80).slice(0, 5000);
   const timed = (label: string, text: string, goalMs: number) => {
     const t0 = performance.now();

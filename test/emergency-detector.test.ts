@@ -24,6 +24,7 @@ import {
   tierOf,
   TYPO_VOCABULARY,
 } from '../src/lib/emergency.ts';
+import { MODEL, modelHits, scoreWords } from '../src/lib/emergency-model.ts';
 import { MODEL_WEIGHTS } from '../src/lib/emergency-model.weights.ts';
 import { EXTRA_RULES } from '../src/lib/emergency-rules.ts';
 
@@ -61,7 +62,7 @@ describe('the development corpora', () => {
     }
     expect(report.total.falsePositiveRate).toBeLessThanOrEqual(0.05);
     expect(report.urgent.recall).toBeGreaterThanOrEqual(0.95);
-  });
+  }, 300_000);
 
   // The original table's patterns each have a labelled phrase; the taxonomy classes' patterns
   // (emergency-rules.ts) are listed by `npm run emergency-report` until each has one.
@@ -74,22 +75,96 @@ describe('the development corpora', () => {
 });
 
 describe('the statistical layer', () => {
-  it('ships the weights the training script produces from the development corpora (retrained here)', () => {
+  it('ships the weights the training script produces from the development corpora (retrained here, thresholds tuned on the held-back development part)', () => {
     const source = weightsModule(train(dev));
     expect(createHash('sha256').update(source).digest('hex')).toBe(createHash('sha256').update(readFileSync(WEIGHTS_FILE, 'utf8')).digest('hex'));
+    // The header names the hash of the weights it carries.
+    expect(readFileSync(WEIGHTS_FILE, 'utf8')).toContain(`sha256 of the weights: ${createHash('sha256').update(MODEL_WEIGHTS).digest('hex')}`);
     // Small enough to ship: a few hundred KB.
     expect(MODEL_WEIGHTS.length).toBeLessThan(400_000);
-  }, 180_000);
+    // Every taxonomy class, and two thresholds in order: the urgent tier below the emergency notice.
+    expect(MODEL.classes).toEqual([...EMERGENCY_CATEGORIES]);
+    expect(MODEL.thresholds.urgent).toBeGreaterThan(0);
+    expect(MODEL.thresholds.urgent).toBeLessThanOrEqual(MODEL.thresholds.emergency);
+    expect(MODEL.thresholds.emergency).toBeLessThan(1);
+  }, 600_000);
 
-  it('explains each hit: a rule names the words it matched, the model its strongest n-grams', () => {
+  it('is deterministic: the same text gives the same scores and explanation', () => {
+    const words = normaliseText('sometimes I think everyone would be better off if I was not here').trim().split(' ');
+    const a = scoreWords(MODEL, words);
+    const b = scoreWords(MODEL, words);
+    expect(a.map((x) => x.p)).toEqual(b.map((x) => x.p));
+    expect(modelHits(words, words.map(() => 0))).toEqual(modelHits(words, words.map(() => 0)));
+  });
+
+  it('explains each hit: a rule names the words it matched, the model the words of the text that raised its score (with their n-gram)', () => {
     const rule = readRedFlags('I think I am having a stroke').emergencies[0]!;
     expect(rule).toMatchObject({ category: 'stroke', by: 'rule', tier: 'emergency' });
     expect(rule.evidence.join(' ')).toMatch(/stroke/);
-    for (const m of dev.flatMap((i) => { const r = readRedFlags(i.text); return [...r.emergencies, ...r.urgent]; })) {
-      expect(m.evidence.length, m.pattern).toBeGreaterThan(0);
-      expect(m.tier).toBe(tierOf(m.category));
+    let modelMatches = 0;
+    for (const i of dev) {
+      const r = readRedFlags(i.text);
+      for (const m of [...r.emergencies, ...r.urgent]) {
+        expect(m.evidence.length, m.pattern).toBeGreaterThan(0);
+        if (m.by === 'rule') expect(m.tier).toBe(tierOf(m.category));
+        else modelMatches++;
+      }
     }
+    expect(modelMatches).toBeGreaterThan(0);
+    // With every threshold at zero the model hears every class; each hit's evidence is words of the
+    // text, each with an n-gram (or the word, or a word pair) found in it.
+    const low = { ...MODEL, thresholds: { urgent: 0, emergency: 0 } };
+    const text = 'sometimes I think everyone would be better off if I was not here';
+    const words = normaliseText(text).trim().split(' ');
+    const hits = modelHits(words, words.map(() => 0), low);
+    expect(hits.map((h) => h.category).sort()).toEqual([...EMERGENCY_CATEGORIES].sort());
+    const suicidal = hits.find((h) => h.category === 'suicidal')!;
+    expect(suicidal.features.length).toBeGreaterThan(0);
+    for (const f of suicidal.features) {
+      const [, word, feature] = /^(\S+) \((?:"(.+)"|the word), \+\d+\.\d\d\)$/.exec(f) ?? [];
+      expect(words, f).toContain(word);
+      if (feature) expect(` ${words.join(' ')} `, f).toContain(feature);
+    }
+    // The words a reader recognises: those of the suicidal wording lead, not "sometimes".
+    expect(suicidal.features.slice(0, 3).join(' ')).toMatch(/better|off|here|everyone/);
+  }, 300_000);
+
+  it('a model hit is answered at the urgent tier between its thresholds and with the notice above them; never over a rule’s negated or past reading', () => {
+    const text = 'sometimes I think everyone would be better off if I was not here';
+    const urgentOnly = readRedFlags(text, { ...MODEL, thresholds: { urgent: 0.05, emergency: 0.999 } });
+    const suicidal = urgentOnly.urgent.find((m) => m.category === 'suicidal');
+    expect(suicidal).toMatchObject({ by: 'model', tier: 'urgent' });
+    expect(urgentOnly.emergencies.map((m) => m.category)).not.toContain('suicidal');
+    const notice = readRedFlags(text, { ...MODEL, thresholds: { urgent: 0.05, emergency: 0.05 } });
+    expect(notice.emergencies.find((m) => m.category === 'suicidal')).toMatchObject({ by: 'model', tier: 'emergency' });
+    // An urgent class stays urgent whatever the score.
+    const allZero = { ...MODEL, thresholds: { urgent: 0, emergency: 0 } };
+    expect(readRedFlags('my skin looks a bit yellow', allZero).emergencies.map((m) => m.category)).not.toContain('liver');
+    // The rules' negated and past readings stand even when the model hears every class.
+    const negated = readRedFlags('No chest pain, no breathlessness', allZero);
+    expect([...negated.emergencies, ...negated.urgent].map((m) => m.category)).not.toContain('chest_pain');
+    expect(negated.negated.find((m) => m.category === 'chest_pain')).toMatchObject({ by: 'rule' });
+    const past = readRedFlags('I had chest pain last year', allZero);
+    expect([...past.emergencies, ...past.urgent].map((m) => m.category)).not.toContain('chest_pain');
+    expect(past.history.find((m) => m.category === 'chest_pain')).toMatchObject({ by: 'rule' });
+    // Its own hits are read like a rule's: a negation earlier in the clause negates them.
+    // (A negated thought of suicide goes to the desk as history, like a rule's.)
+    const modelNegated = readRedFlags('I do not think everyone would be better off if I was not here', { ...MODEL, thresholds: { urgent: 0.05, emergency: 0.05 } });
+    expect([...modelNegated.emergencies, ...modelNegated.urgent].map((m) => m.category)).not.toContain('suicidal');
+    expect(modelNegated.history.find((m) => m.category === 'suicidal')).toMatchObject({ by: 'model' });
   });
+
+  it('the held-out report runs on every held-out corpus and prints aggregate rows only, never an item', () => {
+    for (const file of corpusFiles('heldout')) {
+      const items = loadCorpus(file);
+      const out = formatReport(`HELD-OUT ${file}`, evaluateCorpus(items));
+      expect(out).toMatch(/^all\s+\d+\s+\d+\.\d%/m);
+      expect(out).toMatch(/positives answered with their class at either tier: \d+\.\d%/);
+      expect(out).toMatch(/notices on negatives: \d+ by a rule or the lexicon, \d+ by the model alone/);
+      for (const c of EMERGENCY_CATEGORIES) expect(out).toContain(`${c} (`);
+      expect(items.filter((i) => i.text.length > 12 && out.includes(i.text)).length, file).toBe(0);
+    }
+  }, 300_000);
 });
 
 describe('the detector', () => {

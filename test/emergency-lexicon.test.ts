@@ -100,4 +100,21 @@ describe('reading: past, resolved, questions and idioms are not a notice', () =>
     expect(heard('the election count took 5 hours', 'overdose')).toBe(false);
     expect(heard('took 12 of my sertraline an hour ago', 'overdose')).toBe(true);
   });
+
+  it('an illness in infancy is history, a dose taken as the doctor ordered ("wie verordnet") is not an overdose; a child who is a baby now still counts', () => {
+    for (const text of ['tuve meningitis de bebe, sin secuelas, puedo tomar finasterida?', 'ho avuto la meningite da neonato, nessuna conseguenza', 'tive meningite em bebe, sem sequelas']) {
+      expect(heard(text, 'meningitis'), text).toBe(false);
+      expect(readRedFlags(text).history.map((m) => m.category), text).toContain('meningitis');
+    }
+    expect(heard('habe heute früh wie verordnet meine zwei tabletten genommen', 'overdose')).toBe(false);
+    expect(heard('mein baby hat fieber, einen steifen nacken und erbricht', 'meningitis')).toBe(true);
+  });
+
+  it('ectopic pregnancy: compound pain words and "low on my right side" are the lexicon’s signs', () => {
+    const lexicon = (text: string) => lexiconHits(normaliseText(text), () => true).some((h) => h.category === 'ectopic_pregnancy');
+    for (const text of ['pille danach genommen, jetzt starke einseitige bauchschmerzen', 'zwanger, hevige buikpijn aan een kant', 'pregnant, sharp pain low on my right side', 'positive test, pain in the tip of my shoulder']) {
+      expect(lexicon(text), text).toBe(true);
+      expect(heard(text, 'ectopic_pregnancy'), text).toBe(true);
+    }
+  });
 });

@@ -349,8 +349,8 @@ export const LEXICON: Record<string, LexiconClass> = {
   ectopic_pregnancy: {
     signs: {
       pregnant: sign(String.raw`preg\b|preggers|wks preg\w*|positive test|test (?:was |is |came back )?positive|pregnan\w*|weeks pregnant|morning after|plan b|ec pill|test positiv|schwanger|pille danach|test positivo|embarazada|dia despues|test positif|enceinte|lendemain|pillola del giorno dopo|incinta|positieve test|zwanger|morning ?after ?pil|teste positivo|gravida|dia seguinte|ellaone|levonorgestrel|ulipristal`),
-      onesided: sign(String.raw`(?:one|left|right) side(?:d)?|low (?:down )?on (?:the |one )?(?:left|right|side)|left low down|shoulder tip|einseitig\w*|(?:links|rechts) unten|schulter|un lado|abajo a la (?:izquierda|derecha)|hombro|d un cote|a gauche en bas|a droite en bas|epaule|un lato|a sinistra in basso|a destra in basso|spalla|een kant|eenzijdig\w*|links ?onder\w*|rechts ?onder\w*|schouder\w*|um lado|em baixo a (?:esquerda|direita)|ombro`),
-      pain: sign(String.raw`pain|cramp\w*|schmerz\w*|dolor|douleur|dolore|pijn|dor`),
+      onesided: sign(String.raw`(?:one|left|right) side(?:d)?|low (?:down )?on (?:the |one |my )?(?:left|right|side)|left low down|shoulder tip|tip of (?:my|the) shoulder|einseitig\w*|(?:links|rechts) unten|schulter|un lado|abajo a la (?:izquierda|derecha)|hombro|d un cote|a gauche en bas|a droite en bas|epaule|un lato|a sinistra in basso|a destra in basso|spalla|een kant|eenzijdig\w*|links ?onder\w*|rechts ?onder\w*|schouder\w*|um lado|em baixo a (?:esquerda|direita)|ombro`),
+      pain: sign(String.raw`pain|cramp\w*|\w*schmerz\w*|dolor|douleur|dolore|\w*pijn|dor`),
       severe: sign(String.raw`sharp|awful|severe|terrible|agon\w*|bad|stark\w*|heftig\w*|fuert\w*|terrible|violent\w*|atroce|forte|hevig\w*|vreselijk\w*|horrivel|horrible`),
     },
     combos: [['pregnant', 'onesided', 'pain'], ['pregnant', 'severe', 'pain', 'onesided']],

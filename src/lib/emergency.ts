@@ -26,7 +26,7 @@ import { isLocale, LOCALES, type Locale } from './locales.ts';
 import { countryByCode, crisisLinesFor, emergencyNumberFor } from './countries.ts';
 import { EXTRA_RULES } from './emergency-rules.ts';
 import { lexiconHits } from './emergency-lexicon.ts';
-import { modelHits, type ModelWeights } from './emergency-model.ts';
+import { MODEL, modelHits, type ModelWeights } from './emergency-model.ts';
 
 // The taxonomy's classes (the shared red-flag taxonomy; docs/red-flags.md "Classes and sources"):
 // ids are fixed contracts with the corpora, the desk and the clients.
@@ -534,8 +534,10 @@ export interface EmergencyMatch {
   tier: RedFlagTier;
   /** A rule, or the statistical layer (emergency-model.ts). */
   by: 'rule' | 'model';
-  /** What the desk is shown: the words the rule matched, or the model's top-weighted n-grams. */
+  /** What the desk is shown: the words the rule matched, or the words and n-grams that raised the model's score most. */
   evidence: string[];
+  /** The model's probability (model hits only). */
+  score?: number;
 }
 
 // Misspelling repair: a word of at least 6 letters one edit (insert, delete, substitute, swap two
@@ -673,6 +675,8 @@ const HISTORY_RE = new RegExp(
     'desde hace anos', 'desde (?:nino|nina|pequen[oa]|siempre|la infancia)', 'operad[oa]', 'depuis (?:l enfance|des annees|toujours|la naissance|longtemps)', 'opere\\w*',
     'da anni', 'da sempre', 'dall infanzia', 'operat[oa]', 'al jaren', 'sinds (?:mijn jeugd|jaren|de geboorte)', 'geopereerd', 'desde (?:crianca|sempre|ha anos)',
     'ha (?:anos|muito tempo|muitos anos)', '(?<!de |duma )uma vez(?! (?:por|a|ao|cada|mais))', 'aos \\d+ anos', 'em adolescente', 'em pequen[oa]',
+    // In infancy ("tuve meningitis de bebe", "da neonato", "em bebe"): the patient's own past, not now.
+    'de bebe', 'quand j etais bebe', 'etant bebe', 'da neonat[oa]', 'em bebe',
   ].join('|')})\\b`,
 );
 const PRESENT_RE = new RegExp(
@@ -808,7 +812,7 @@ const BENIGN_CONTEXT: Partial<Record<EmergencyCategory | 'overdose_prescribed' |
     unless: /\b(?:[3-9]|[1-9]\d+|whole|ganze|entera|toute|tutta|hele|inteira|box|packung|caja|boite|scatola|doos|caixa|strip|blister|double|doppelt\w*|doble|doppia|dubbele|dupla|triple|child|kid|toddler|kind|nino|enfant|bambino|crianca|swallowed|geschluckt|tragado|avale|ingoiato|geslikt|engoli\w*|overdos\w*|uberdos\w*|sobredosis|surdos\w*|sovradosaggio|overdosis)\b/,
   },
   overdose_prescribed: {
-    benign: /\b(?:doctor|gp|arzt|arztin|hausarzt|medico|medica|medecin|dokter|huisarts|prescribed|verschrieben|recetad[oa]|prescrit\w*|prescritt[oa]|voorgeschreven|receitad[oa]|next week|nachste woche|naechste woche|la semana que viene|proxima semana|semaine prochaine|prossima settimana|volgende week)\b/,
+    benign: /\b(?:doctor|gp|arzt|arztin|hausarzt|medico|medica|medecin|dokter|huisarts|prescribed|verschrieben|verordnet|recetad[oa]|prescrit\w*|prescritt[oa]|voorgeschreven|receitad[oa]|next week|nachste woche|naechste woche|la semana que viene|proxima semana|semaine prochaine|prossima settimana|volgende week)\b/,
     unless: /\b(?:by accident|accidentally|by mistake|aus versehen|versehentlich|sin querer|por error|par erreur|per sbaglio|per ongeluk|sem querer|por engano|whole|ganze|entera|toute|tutta|hele|inteira|swallowed|geschluckt|tragado|avale|ingoiato|geslikt|engoli\w*)\b/,
   },
   // A sore muscle in the chest after the gym, unless the pain spreads or comes with sweating.
@@ -1011,12 +1015,16 @@ function readingAt(p: Prepared, category: EmergencyCategory, start: number, end:
   return reading;
 }
 
-/** The text's red flags, each category read as current (by tier), past history, a question or negated (see above). */
-export function readRedFlags(text: string, model?: ModelWeights): RedFlagReading {
+/**
+ * The text's red flags, each category read as current (by tier), past history, a question or negated (see above).
+ * `model`: another statistical layer than the shipped one; `layers: 'model'` reads with the model alone
+ * (the training script tunes the model's thresholds with it, on held-back development items).
+ */
+export function readRedFlags(text: string, model?: ModelWeights, layers: 'all' | 'model' = 'all'): RedFlagReading {
   const p = prepare(text);
   const best = new Map<EmergencyCategory, { reading: MatchReading; match: EmergencyMatch }>();
   const rank: Record<MatchReading, number> = { emergency: 4, history: 3, question: 2, negated: 1 };
-  for (const c of COMPILED) {
+  for (const c of layers === 'all' ? COMPILED : []) {
     if (best.get(c.category)?.reading === 'emergency') continue;
     for (const t of p.texts) {
       for (const m of t.matchAll(c.global)) {
@@ -1034,7 +1042,7 @@ export function readRedFlags(text: string, model?: ModelWeights): RedFlagReading
   }
   // The symptom lexicon (src/lib/emergency-lexicon.ts): a class's signs together, none negated, read
   // at the first sign like a rule match. It stands in for a rule (by: 'rule', the pattern names the signs).
-  for (const t of p.texts) {
+  for (const t of layers === 'all' ? p.texts : []) {
     for (const hit of lexiconHits(t, (start, end) => !negated(p, start, end, 'all'))) {
       const category = hit.category as EmergencyCategory;
       if (best.get(category)?.reading === 'emergency') continue;
@@ -1049,12 +1057,17 @@ export function readRedFlags(text: string, model?: ModelWeights): RedFlagReading
   // The statistical layer: classes the rules did not read as current, read in the same way (negation, question, history).
   // A class a rule already read keeps the rule's reading; the model's own hits are read more
   // cautiously: any negation earlier in the clause negates them.
-  for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence, model)) {
+  // Its tier: a life-threatening class gets the emergency notice only at or above the emergency
+  // threshold; between the two thresholds it is answered at the urgent tier (a doctor today, a desk
+  // flag with a deadline), so an uncertain model never says "call 112" on its own.
+  const m = model ?? MODEL;
+  for (const hit of modelHits<EmergencyCategory>(p.words, p.sentence, m)) {
     if (best.has(hit.category) || RULES_ONLY.has(hit.category)) continue;
     const reading = clauseNegated(p, hit.word) ? (CRISIS_CATEGORIES.has(hit.category) ? 'history' : 'negated') : readingAt(p, hit.category, hit.word, hit.word, 'all');
-    best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier: tierOf(hit.category), by: 'model', evidence: hit.features } });
+    const tier: RedFlagTier = tierOf(hit.category) === 'emergency' && hit.score >= m.thresholds.emergency ? 'emergency' : 'urgent';
+    best.set(hit.category, { reading, match: { category: hit.category, locale: 'all', pattern: `model ${hit.score.toFixed(2)}`, tier, by: 'model', evidence: hit.features, score: hit.score } });
   }
-  const of = (r: MatchReading, tier?: RedFlagTier) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r && (!tier || tierOf(c) === tier)).map((c) => best.get(c)!.match);
+  const of = (r: MatchReading, tier?: RedFlagTier) => EMERGENCY_CATEGORIES.filter((c) => best.get(c)?.reading === r && (!tier || best.get(c)!.match.tier === tier)).map((c) => best.get(c)!.match);
   return { emergencies: of('emergency', 'emergency'), urgent: of('emergency', 'urgent'), history: of('history'), questions: of('question'), negated: of('negated') };
 }
 
