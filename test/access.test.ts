@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { accessFor, installAccessControl } from '../src/http/access.ts';
+import { ROLE_PERMISSIONS, accessFor, installAccessControl, isStaff, requirePermission, rolesOf, type Role } from '../src/http/access.ts';
 import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
 
 let ctx: TestContext;
@@ -58,6 +58,32 @@ describe('access control', () => {
         expect(res.body).toEqual({ detail: 'You do not have permission to perform this action.', code: 'permission_denied' });
       }
     }
+  });
+
+  it('roles reach the desks their permissions grant (one table, ROLE_PERMISSIONS), over HTTP', async () => {
+    expect(ROLE_PERMISSIONS).toEqual({ doctor: ['clinician:desk'], backoffice_admin: ['backoffice:admin'], marketer: [], pharmacist: ['pharmacy:desk'] });
+    const desks = { doctor: 'clinician:desk', backoffice_admin: 'backoffice:admin', pharmacist: 'pharmacy:desk' } as const;
+    // One parameterless GET per desk, asked by an account of each role.
+    const roles: Role[] = ['doctor', 'backoffice_admin', 'marketer', 'pharmacist'];
+    const staff = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, r === 'doctor' ? doctor : await newStaff(ctx, r)] as const)));
+    for (const [access, permission] of Object.entries(desks)) {
+      const route = ctx.app.registeredRoutes.find((r) => r.access === access && r.method === 'GET' && !r.url.includes(':'));
+      expect(route, access).toBeDefined();
+      for (const role of roles) {
+        const res = await call(ctx, 'GET', route!.url, { token: staff[role]!.access });
+        const granted = ROLE_PERMISSIONS[role].includes(permission);
+        expect(res.body?.code === 'permission_denied', `${role} on ${route!.url}`).toBe(!granted);
+      }
+    }
+  });
+
+  it('requirePermission refuses with the 403 every staff route answers; every role is staff', () => {
+    const flags = { is_doctor: false, is_backoffice_admin: false, is_marketer: true, is_pharmacist: false };
+    expect(rolesOf(flags)).toEqual(['marketer']);
+    expect(isStaff(flags)).toBe(true);
+    expect(isStaff({ ...flags, is_marketer: false })).toBe(false);
+    expect(() => requirePermission(flags, 'clinician:desk')).toThrow(expect.objectContaining({ status: 403, body: expect.objectContaining({ code: 'permission_denied' }) }));
+    expect(() => requirePermission({ ...flags, is_doctor: true }, 'clinician:desk')).not.toThrow();
   });
 
   it('lists staff prefixes by role and refuses to register an unlisted route outside /v1/', () => {

@@ -9,9 +9,10 @@
 //                     sign-in, the public questionnaire catalogue, the provider webhook, health), and
 //                     the few routes that are not API operations, listed in PUBLIC_ROUTES below (the
 //                     API document, provider pages, the connector's OAuth endpoints);
-// - doctor:           everything under /v1/clinician/;
-// - backoffice_admin: everything under /v1/backoffice/;
-// - pharmacist:       everything under /v1/pharmacy/ (the pharmacy desk, docs/pharmacy.md);
+// - doctor:           everything under /v1/clinician/ (permission clinician:desk);
+// - backoffice_admin: everything under /v1/backoffice/ (permission backoffice:admin);
+// - pharmacist:       everything under /v1/pharmacy/ (permission pharmacy:desk; docs/pharmacy.md);
+// Roles grant permissions through one table, ROLE_PERMISSIONS below (requirePermission checks it).
 // - user:             every other route (any signed-in, verified, active account).
 // A route outside /v1/ that neither declares nor is listed refuses to register, and so does a route
 // declaring 'public' under a staff prefix: nothing becomes public by accident.
@@ -23,6 +24,40 @@ import { bearerToken, verifyAccessToken } from './auth.ts';
 import type {} from './operation.ts';
 
 export type Access = 'public' | 'user' | 'doctor' | 'backoffice_admin' | 'pharmacist';
+
+/** The staff roles an account can hold, each a flag on the account (users.is_<role>). */
+export type Role = 'doctor' | 'backoffice_admin' | 'marketer' | 'pharmacist';
+/** What a staff member may do: each staff desk (route prefix below) needs one. */
+export type Permission = 'clinician:desk' | 'backoffice:admin' | 'pharmacy:desk';
+/** An account's role flags, as the token check (AuthUser) and the users row carry them. */
+export type RoleFlags = { readonly [R in Role as `is_${R}`]: boolean };
+
+/**
+ * The one table of who may do what: the permissions each role grants. A new role is a row here
+ * (and its flag on the account); a marketer is staff (a second factor, no patient-only actions) but
+ * has no desk yet.
+ */
+export const ROLE_PERMISSIONS: { readonly [R in Role]: readonly Permission[] } = {
+  doctor: ['clinician:desk'],
+  backoffice_admin: ['backoffice:admin'],
+  marketer: [],
+  pharmacist: ['pharmacy:desk'],
+};
+
+const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
+
+/** The staff roles of an account. */
+export const rolesOf = (u: RoleFlags): Role[] => ROLES.filter((r) => u[`is_${r}`]);
+
+/** Whether an account holds any staff role (then it needs the second factor STAFF_MFA asks, and patient-only actions refuse it). */
+export const isStaff = (u: RoleFlags): boolean => rolesOf(u).length > 0;
+
+export const hasPermission = (u: RoleFlags, permission: Permission): boolean => rolesOf(u).some((r) => ROLE_PERMISSIONS[r].includes(permission));
+
+/** Refuses (403 permission_denied) an account none of whose roles grants the permission. */
+export function requirePermission(u: RoleFlags, permission: Permission): void {
+  if (!hasPermission(u, permission)) throw permissionDenied();
+}
 
 /**
  * Routes anyone may call that are not operations of the API document (those declare `access:
@@ -51,12 +86,21 @@ function matches(rule: string, method: string, url: string): boolean {
   return rulePath.endsWith('*') ? url.startsWith(rulePath.slice(0, -1)) : url === rulePath;
 }
 
-/** The staff prefixes and the role each needs (a route under one can never be public). */
-const STAFF_PREFIXES: readonly [string, Exclude<Access, 'public' | 'user'>][] = [
+type StaffAccess = Exclude<Access, 'public' | 'user'>;
+
+/** The staff prefixes and the access level each needs (a route under one can never be public). */
+const STAFF_PREFIXES: readonly [string, StaffAccess][] = [
   ['/v1/clinician/', 'doctor'],
   ['/v1/backoffice/', 'backoffice_admin'],
   ['/v1/pharmacy/', 'pharmacist'],
 ];
+
+/** The permission each staff access level checks. */
+const ACCESS_PERMISSION: { readonly [A in StaffAccess]: Permission } = {
+  doctor: 'clinician:desk',
+  backoffice_admin: 'backoffice:admin',
+  pharmacist: 'pharmacy:desk',
+};
 
 /**
  * The access level of a route: its own declaration (`config.access`, only ever 'public'), then the
@@ -81,9 +125,7 @@ function guard(deps: Deps, access: Exclude<Access, 'public'>) {
     if (!token) throw notAuthenticated();
     const user = await verifyAccessToken(deps, token);
     request.user = user;
-    if (access === 'doctor' && !user.is_doctor) throw permissionDenied();
-    if (access === 'backoffice_admin' && !user.is_backoffice_admin) throw permissionDenied();
-    if (access === 'pharmacist' && !user.is_pharmacist) throw permissionDenied();
+    if (access !== 'user') requirePermission(user, ACCESS_PERMISSION[access]);
   };
 }
 

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.ts';
 import { UntilWrite } from '../db/until-write.ts';
 import { findSessionAccount, type SessionAccount } from './auth.repository.ts';
 import { notAuthenticated, tokenNotValid } from './errors.ts';
+import { isStaff } from './access.ts';
 
 export interface AuthUser {
   id: string;
@@ -54,8 +55,7 @@ export async function verifyAccessToken(deps: Deps, token: string): Promise<Auth
   if (!row) throw tokenNotValid('User is inactive or the session has ended');
   // STAFF_MFA=required holds for every request, not only at sign-in: a staff session that did not
   // pass a second factor (opened before the setting, or before the account became staff) is refused.
-  const staff = row.is_doctor || row.is_backoffice_admin || row.is_marketer || row.is_pharmacist;
-  if (staff && !row.second_factor && deps.config.STAFF_MFA === 'required') throw tokenNotValid(SECOND_FACTOR_MISSING);
+  if (isStaff(row) && !row.second_factor && deps.config.STAFF_MFA === 'required') throw tokenNotValid(SECOND_FACTOR_MISSING);
   return { id: row.id, email: row.email, sessionId: payload.sid, locale: row.locale, is_doctor: row.is_doctor, is_backoffice_admin: row.is_backoffice_admin, is_marketer: row.is_marketer, is_pharmacist: row.is_pharmacist, second_factor: row.second_factor };
 }
 

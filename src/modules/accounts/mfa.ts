@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { Secret, TOTP } from 'otpauth';
 import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
+import { isStaff, type RoleFlags } from '../../http/access.ts';
 import { fail, fieldErrors, notFound, type ApiError, type ErrorCode } from '../../http/errors.ts';
 import { decrypt, encrypt, keyedHash, randomToken, sha256 } from '../../lib/crypto.ts';
 import {
@@ -51,11 +52,9 @@ export const RECOVERY_CODE_COUNT = 10;
 const SECRET_BYTES = 20;
 const MIN_SECRET_BYTES = 16;
 
-type StaffFlags = Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_marketer' | 'is_pharmacist'>;
-const isPrivileged = (u: StaffFlags) => u.is_doctor || u.is_backoffice_admin || u.is_marketer || u.is_pharmacist;
 
 /** Whether this account must have a second factor (staff, with STAFF_MFA=required). */
-export const factorRequired = (deps: Deps, u: StaffFlags) => isPrivileged(u) && deps.config.STAFF_MFA === 'required';
+export const factorRequired = (deps: Deps, u: RoleFlags) => isStaff(u) && deps.config.STAFF_MFA === 'required';
 
 const totpOf = (deps: Deps, secret: Secret, label: string) =>
   new TOTP({ issuer: deps.config.BRAND_SLUG, label, secret, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS });
@@ -157,7 +156,7 @@ export async function requireSecondStep(deps: Deps, user: UserRow): Promise<void
 
 /** Whether anonymous password failures may count against this account (not for staff with a factor). */
 export async function shieldedFromLockout(q: Queryable, user: UserRow | undefined): Promise<boolean> {
-  return Boolean(user && isPrivileged(user) && (await methodsOf(q, user.id)).length > 0);
+  return Boolean(user && isStaff(user) && (await methodsOf(q, user.id)).length > 0);
 }
 
 type TicketOutcome<T> = { ok: T } | { error: ApiError } | { wrongCode: string; refusal: WrongFactor };
@@ -322,7 +321,7 @@ export interface MfaStatus {
   recovery_codes_left: number;
 }
 
-export async function mfaStatus(deps: Deps, user: { id: string } & StaffFlags): Promise<MfaStatus> {
+export async function mfaStatus(deps: Deps, user: { id: string } & RoleFlags): Promise<MfaStatus> {
   const methods = await methodsOf(deps.db, user.id);
   return { methods, required: factorRequired(deps, user), recovery_codes_left: methods.length ? await countUnusedRecoveryCodes(deps.db, user.id) : 0 };
 }
@@ -368,7 +367,7 @@ export async function regenerateRecoveryCodes(deps: Deps, user: { id: string; se
 }
 
 /** Turns the factor off (a TOTP or recovery code confirms it); not where the account must have one. */
-export async function removeTotp(deps: Deps, user: { id: string } & StaffFlags, code: string): Promise<void> {
+export async function removeTotp(deps: Deps, user: { id: string } & RoleFlags, code: string): Promise<void> {
   if (!(await hasConfirmedTotp(deps.db, user.id))) throw fail('mfa_not_enrolled');
   // Where a factor is required, the authenticator app may go only while a passkey stays.
   if (factorRequired(deps, user) && !(await hasPasskey(deps.db, user.id))) throw fail('mfa_removal_not_allowed');
@@ -424,7 +423,7 @@ export async function passkeysOf(deps: Deps, userId: string) {
 }
 
 /** DELETE /v1/users/mfa/passkeys/{id}/: not the last factor where one is required; the recovery codes go with the last factor. */
-export async function removePasskey(deps: Deps, user: { id: string; sessionId: string } & StaffFlags, id: string): Promise<void> {
+export async function removePasskey(deps: Deps, user: { id: string; sessionId: string } & RoleFlags, id: string): Promise<void> {
   await requireRecentAuthentication(deps, user);
   await deps.db.tx(async (q) => {
     const mine = (await listPasskeys(q, user.id)).some((p) => p.id === id);

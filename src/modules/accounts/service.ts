@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError, fail, fieldErrors, tokenNotValid } from '../../http/errors.ts';
 import { SECOND_FACTOR_MISSING, TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../http/auth.ts';
+import { isStaff } from '../../http/access.ts';
 import { keyedHash, randomToken, safeEqual, sha256, sixDigitCode } from '../../lib/crypto.ts';
 import { enqueueMail, isSuppressed, suppressEmail } from '../../mail/outbox.ts';
 import { passwordChangedMail, passwordChangedSignedInMail, passwordResetMail, verificationCodeMail } from './mail.ts';
@@ -55,7 +56,6 @@ const roleFlags = (u: Pick<UserRow, 'is_doctor' | 'is_backoffice_admin' | 'is_ma
   is_marketer: u.is_marketer,
   is_pharmacist: u.is_pharmacist,
 });
-const isPrivileged = (u: UserRow) => u.is_doctor || u.is_backoffice_admin || u.is_marketer || u.is_pharmacist;
 const retryAfter = (seconds: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
 
 const registrationRateLimited = (seconds: number) =>
@@ -95,7 +95,7 @@ export async function register(deps: Deps, input: RegisterInput, ip: string): Pr
     let locale = input.locale ?? 'en';
     if (existing) {
       // Active, privileged, Google-backed or disabled: one identical refusal (an account-takeover path).
-      if (existing.email_verified_at || isPrivileged(existing) || existing.google_sub || existing.disabled_at) {
+      if (existing.email_verified_at || isStaff(existing) || existing.google_sub || existing.disabled_at) {
         throw fail('registration_not_allowed');
       }
       const pending = await findVerification(q, existing.id);
@@ -327,7 +327,7 @@ async function googleUser(q: Queryable, google: GoogleIdentity, locale: string |
       // Linking rule (docs/accounts.md): staff accounts never link; a verified password account
       // links (both sides proved the mailbox); an unverified signup is taken over by the Google
       // owner of the address and its password, set by whoever registered it, is removed.
-      if (isPrivileged(byEmail)) return { error: fail('google_link_not_allowed') };
+      if (isStaff(byEmail)) return { error: fail('google_link_not_allowed') };
       if (byEmail.google_sub && byEmail.google_sub !== google.sub) return { error: fail('google_link_not_allowed') };
       const takeOver = !byEmail.email_verified_at;
       await linkGoogle(q, byEmail.id, google.sub, takeOver);

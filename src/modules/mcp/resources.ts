@@ -7,7 +7,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { z } from 'zod';
 import { CATEGORIES } from '../questionnaires/index.ts';
-import { TOOLS, type ToolContext } from './tools.ts';
+import { TOOLS, type ToolContext } from './tools/index.ts';
 
 /** JSON-RPC code of an unknown resource (MCP resources spec). */
 const RESOURCE_NOT_FOUND = -32002;

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../http/errors.ts';
+import { isStaff } from '../../../http/access.ts';
 import { checkCredentials, checkSecondFactor, googleAccount } from '../../accounts/index.ts';
 import * as oauth from '../oauth.ts';
 import { asLocale, consentPage, errorPage, pageLocale, type ErrorKey, type PageLocale } from '../pages.ts';
@@ -139,7 +140,7 @@ export function authorizeRoutes(c: RouteContext): void {
           throw err;
         }
       }
-      if (user.is_doctor || user.is_backoffice_admin || user.is_marketer || user.is_pharmacist) return again(403, 'staff');
+      if (isStaff(user)) return again(403, 'staff');
       // An account with a second factor signs in here with it too, as through the API (docs/accounts.md).
       const code = typeof body.code === 'string' ? body.code.slice(0, 32) : '';
       let factor: 'none' | 'ok' | 'wrong';

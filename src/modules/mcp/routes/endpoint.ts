@@ -7,7 +7,8 @@ import { ApiError } from '../../../http/errors.ts';
 import * as oauth from '../oauth.ts';
 import { deliverResponses, elicitsForms, onlyResponses, routeServerRequests } from '../confirmation.ts';
 import { capabilitiesOf, rememberCapabilities, toolCallRecorder } from '../service.ts';
-import { CONFIRMING_TOOLS, TOOL_SCOPES, buildServer } from '../tools.ts';
+import { buildServer } from '../server.ts';
+import { CONFIRMING_TOOLS, TOOL_SCOPES } from '../tools/index.ts';
 import { type RouteContext, tags, OAuthErrorSchema, LOOPBACK_ORIGIN, isToolCall, isResourceRead } from './context.ts';
 
 export function endpointRoutes(c: RouteContext): void {
