@@ -2,6 +2,7 @@
 // list of prescribing doctors, the site's legal settings (EU distance-selling logo, imprint,
 // accessibility contact) and the public cancellation of a plan without signing in (§ 312k BGB).
 import type { Config } from '../../config.ts';
+import type { Queryable } from '../../db/index.ts';
 import type { Deps } from '../../deps.ts';
 import { fail } from '../../http/error-catalogue.ts';
 import { notFound } from '../../http/errors.ts';
@@ -218,4 +219,7 @@ export async function reviewExtraordinaryCancellation(deps: Deps, staffId: strin
   }
 }
 
-export { eraseCancellationReasons } from './repository.ts';
+/** The account's erasure (src/modules/privacy): the reasons go, the receipts of the cancellations stay. */
+export async function eraseCancellationReasons(q: Queryable, userId: string): Promise<void> {
+  await repo.eraseCancellationReasons(q, userId);
+}

@@ -1,6 +1,7 @@
 // The patient's data-protection rights (docs/privacy.md): consent records, the log of staff
 // access to their record, the export of every record of the account (Art. 15, 20) and erasure (Art. 17).
 import type { Deps } from '../../deps.ts';
+import { isStaff } from '../../http/access.ts';
 import { fail, fieldErrors } from '../../http/errors.ts';
 import { deleteIdempotentAnswersOfAccount } from '../../http/idempotency.ts';
 import { deleteMailTo, enqueueMail } from '../../mail/outbox.ts';
@@ -167,7 +168,7 @@ export interface EraseInput {
 export async function eraseAccount(deps: Deps, userId: string, sessionId: string, input: EraseInput): Promise<void> {
   const user = await findUserById(deps.db, userId);
   if (!user) throw fail('permission_denied');
-  if (user.is_doctor || user.is_backoffice_admin || user.is_marketer || user.is_pharmacist) throw fail('permission_denied');
+  if (isStaff(user)) throw fail('permission_denied');
   const hasPassword = await confirmOwnPassword(deps, userId, input.password);
   if (!hasPassword) {
     if (input.confirm !== 'DELETE') throw fieldErrors({ confirm: ['Type DELETE to confirm.'] });

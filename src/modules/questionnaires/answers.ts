@@ -20,3 +20,8 @@ export function submissionWithEarlier(...args: Parameters<typeof repo.submission
 export function deleteAbandonedDraftsForScheduler(...args: Parameters<typeof repo.deleteAbandonedDraftsForScheduler>) {
   return repo.deleteAbandonedDraftsForScheduler(...args);
 }
+
+/** The account's erasure (src/modules/privacy): drafts, draft red flags, submissions no record refers to. */
+export function eraseQuestionnaireData(...args: Parameters<typeof repo.eraseQuestionnaireData>) {
+  return repo.eraseQuestionnaireData(...args);
+}

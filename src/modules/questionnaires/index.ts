@@ -64,4 +64,4 @@ export { publicCategoryText, advertisingFound } from './advertising.ts';
 export { DELIVERY_MARGIN_HOURS, ecDeliveryVerdict, estimateArrival, submissionDeliveryVerdicts, type EcDeliveryVerdict } from './ec-delivery.ts';
 export { EcDeliverySchema } from './schemas.ts';
 // The account's erasure (src/modules/privacy): drafts, draft red flags, submissions no record refers to.
-export { eraseQuestionnaireData } from './repository.ts';
+export { eraseQuestionnaireData } from './answers.ts';
