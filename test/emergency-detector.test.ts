@@ -3,9 +3,10 @@
 // (also by `npm run emergency-report`).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusFiles, evaluateCorpus, formatReport, loadCorpus, loadPart, patternCoverage } from '../bench/emergency-report.ts';
-import { train, weightsModule, WEIGHTS_FILE } from '../scripts/train-emergency-model.ts';
+import { trainingInputs, trainingInputsHash, WEIGHTS_FILE } from '../scripts/train-emergency-model.ts';
 import { COUNTRIES, countryByCode, emergencyNumberFor } from '../src/lib/countries.ts';
 import {
   CATEGORY_SOURCES,
@@ -75,9 +76,13 @@ describe('the development corpora', () => {
 });
 
 describe('the statistical layer', () => {
-  it('ships the weights the training script produces from the development corpora (retrained here, thresholds tuned on the held-back development part)', () => {
-    const source = weightsModule(train(dev));
-    expect(createHash('sha256').update(source).digest('hex')).toBe(createHash('sha256').update(readFileSync(WEIGHTS_FILE, 'utf8')).digest('hex'));
+  it('ships weights trained from the current development corpora, detector and training script (their fingerprint is in the header; `npm run train:emergency -- --check` retrains and compares)', () => {
+    // Any change to what the training reads, without retraining, fails here (retraining in the suite
+    // took two minutes of CPU in each pass).
+    expect(readFileSync(WEIGHTS_FILE, 'utf8')).toContain(`sha256 of the training inputs: ${trainingInputsHash()}`);
+    expect(trainingInputs().map((f) => basename(f))).toEqual(expect.arrayContaining(['emergency.ts', 'emergency-lexicon.ts', 'emergency-model.ts', 'emergency-dev-v6.json', 'train-emergency-model.ts']));
+    expect(trainingInputs().map((f) => basename(f))).not.toContain('emergency-model.weights.ts');
+    expect(trainingInputs().some((f) => basename(f).startsWith('emergency-heldout'))).toBe(false);
     // The header names the hash of the weights it carries.
     expect(readFileSync(WEIGHTS_FILE, 'utf8')).toContain(`sha256 of the weights: ${createHash('sha256').update(MODEL_WEIGHTS).digest('hex')}`);
     // Small enough to ship: a few hundred KB.
@@ -87,7 +92,7 @@ describe('the statistical layer', () => {
     expect(MODEL.thresholds.urgent).toBeGreaterThan(0);
     expect(MODEL.thresholds.urgent).toBeLessThanOrEqual(MODEL.thresholds.emergency);
     expect(MODEL.thresholds.emergency).toBeLessThan(1);
-  }, 600_000);
+  });
 
   it('is deterministic: the same text gives the same scores and explanation', () => {
     const words = normaliseText('sometimes I think everyone would be better off if I was not here').trim().split(' ');

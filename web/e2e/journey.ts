@@ -645,6 +645,22 @@ async function main() {
     await page.getByText('Sent. A doctor will check the photo.').waitFor();
     await check(page, 'verification-sent');
 
+    // Weight loss writes to the patient's own doctor after each prescription (docs/interoperability.md):
+    // the approval needs the GP's details and the consent to share, given on the account page.
+    log('patient: names their own doctor and consents to the letters');
+    await page.goto('/profile');
+    const ownDoctor = page.getByRole('region', { name: 'My own doctor' });
+    await ownDoctor.getByLabel('Doctor’s name').fill('Dr. Grace Hopper');
+    await ownDoctor.getByLabel('Practice').fill('Praxis am Park');
+    await ownDoctor.getByLabel('Address').fill('Parkstraße 1, 10115 Berlin');
+    await ownDoctor.getByLabel('E-mail of the practice').fill('praxis@example.org');
+    await ownDoctor.getByRole('button', { name: 'Save my doctor' }).click();
+    await ownDoctor.getByText('Saved.').waitFor();
+    const gpConsent = page.locator('[data-consent="gp_sharing"]');
+    await gpConsent.getByRole('button', { name: 'Give consent' }).click();
+    await gpConsent.getByText('given', { exact: true }).waitFor();
+    await check(page, 'own-doctor');
+
     log('doctor: verifies the weight in the weight queue, then approves');
     await doc.getByRole('link', { name: 'Weights to verify' }).click();
     await doc.getByRole('heading', { name: 'Weights to verify' }).waitFor();
@@ -660,6 +676,7 @@ async function main() {
     await doc.getByLabel('Instructions').fill('Inject once a week, same day each week.');
     await doc.getByRole('button', { name: 'Approve and prescribe' }).click();
     await doc.getByText('Decision saved.').waitFor();
+    await doc.getByText('consent given, GP on file').first().waitFor();
     // The approval signed the prescription: the desk names the signer, qualification, time, certificate and validity.
     const signature = doc.getByTestId('rx-signature').first();
     await signature.waitFor();
@@ -1011,6 +1028,8 @@ async function main() {
     log('privacy: consents, who read my record, the data export, erasure');
     await page.goto('/profile');
     await page.getByRole('heading', { name: 'Your data and privacy' }).waitFor();
+    // The approvals wrote to the patient's own doctor: the letters list names the practice.
+    await page.getByRole('region', { name: 'My own doctor' }).getByText(/^(Being sent|Sent) to praxis@example\.org/).first().waitFor();
     const marketing = page.locator('[data-consent="marketing"]');
     await marketing.getByRole('button', { name: 'Give consent' }).click();
     await marketing.getByText('given', { exact: true }).waitFor();

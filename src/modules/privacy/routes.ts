@@ -135,6 +135,7 @@ export default function privacyModule(app: ZodApp, { deps }: ModuleOptions): Pro
             verification: { identity_verifications: [], weight_verifications: [] },
             notifications: { preferences: { events: {}, quiet_hours: null, time_zone: 'Europe/Berlin' }, push_subscriptions: 0, phone: null },
             appointments: [],
+            gp_letters: [],
           },
         },
       },
