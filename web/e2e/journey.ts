@@ -582,6 +582,22 @@ async function main() {
     await page.getByText('Payment received').waitFor();
     await check(page, 'checkout-return-paid');
 
+    // Weight loss writes to the patient's own doctor after each prescription (docs/interoperability.md):
+    // the approval needs the GP's details and the consent to share, given on the account page.
+    log('patient: names their own doctor and consents to the letters');
+    await page.goto('/profile');
+    const ownDoctor = page.getByRole('region', { name: 'My own doctor' });
+    await ownDoctor.getByLabel('Doctor’s name', { exact: true }).fill('Dr. Grace Hopper');
+    await ownDoctor.getByLabel('Practice', { exact: true }).fill('Praxis am Park');
+    await ownDoctor.getByLabel('Address', { exact: true }).fill('Parkstraße 1, 10115 Berlin');
+    await ownDoctor.getByLabel('E-mail of the practice', { exact: true }).fill('praxis@example.org');
+    await ownDoctor.getByRole('button', { name: 'Save my doctor' }).click();
+    await ownDoctor.getByText('Saved.').waitFor();
+    const gpConsent = page.locator('[data-consent="gp_sharing"]');
+    await gpConsent.getByRole('button', { name: 'Give consent' }).click();
+    await gpConsent.getByText('given', { exact: true }).waitFor();
+    await check(page, 'own-doctor');
+
     log('doctor: review queue, consultation, approve');
     const dctx = await newContext(browser, base);
     const doc = await dctx.newPage();
@@ -644,22 +660,6 @@ async function main() {
     await page.getByRole('button', { name: 'Send for checking' }).click();
     await page.getByText('Sent. A doctor will check the photo.').waitFor();
     await check(page, 'verification-sent');
-
-    // Weight loss writes to the patient's own doctor after each prescription (docs/interoperability.md):
-    // the approval needs the GP's details and the consent to share, given on the account page.
-    log('patient: names their own doctor and consents to the letters');
-    await page.goto('/profile');
-    const ownDoctor = page.getByRole('region', { name: 'My own doctor' });
-    await ownDoctor.getByLabel('Doctor’s name').fill('Dr. Grace Hopper');
-    await ownDoctor.getByLabel('Practice').fill('Praxis am Park');
-    await ownDoctor.getByLabel('Address').fill('Parkstraße 1, 10115 Berlin');
-    await ownDoctor.getByLabel('E-mail of the practice').fill('praxis@example.org');
-    await ownDoctor.getByRole('button', { name: 'Save my doctor' }).click();
-    await ownDoctor.getByText('Saved.').waitFor();
-    const gpConsent = page.locator('[data-consent="gp_sharing"]');
-    await gpConsent.getByRole('button', { name: 'Give consent' }).click();
-    await gpConsent.getByText('given', { exact: true }).waitFor();
-    await check(page, 'own-doctor');
 
     log('doctor: verifies the weight in the weight queue, then approves');
     await doc.getByRole('link', { name: 'Weights to verify' }).click();
