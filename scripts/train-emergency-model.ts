@@ -30,6 +30,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { corpusFiles, evaluateCorpus, loadCorpus, loadPart, type CorpusItem } from '../bench/emergency-report.ts';
 import { EMERGENCY_CATEGORIES, normaliseText, readRedFlags, tierOf } from '../src/lib/emergency.ts';
+import { seededRandom } from '../src/lib/seeded-random.ts';
 import { BUCKETS, encodeWeights, featuresOf, fnv1a, parseWeights, type ModelWeights, type Thresholds } from '../src/lib/emergency-model.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,17 +53,6 @@ const GRID = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 
 
 const wordsOf = (text: string) => normaliseText(text).trim().split(' ').filter(Boolean);
 
-/** A fixed pseudo-random sequence (mulberry32): the epochs' order, the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Trains and quantises a model; the weights file's text (thresholds as given). */
 export function trainWeights(items: CorpusItem[], thresholds: Thresholds): string {
@@ -75,7 +65,7 @@ export function trainWeights(items: CorpusItem[], thresholds: Thresholds): strin
   const W = classes.map(() => new Float64Array(BUCKETS));
   const bias = classes.map(() => -3);
   const order = examples.map((_, n) => n);
-  const next = random(SEED);
+  const next = seededRandom(SEED);
   for (let epoch = 0; epoch < EPOCHS; epoch++) {
     for (let n = order.length - 1; n > 0; n--) {
       const k = Math.floor(next() * (n + 1));

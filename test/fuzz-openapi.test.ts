@@ -4,6 +4,7 @@
 // values, NUL characters, prototype keys, unknown keys, odd numbers), raw payloads carry invalid
 // UTF-8 and odd content types, query strings get odd values, and tokens are right, wrong-role,
 // garbage or absent. Every answer must be below 500. Reproduce a failure with FUZZ_SEED=<seed>.
+import { seededRandom } from '../src/lib/seeded-random.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, newStaff, seedPatient, TEST_BRAND, type Patient, type TestContext } from './support/harness.ts';
 import { operations, publishedDocuments, type Operation } from './support/openapi.ts';
@@ -26,18 +27,8 @@ const SLOW: Record<string, number> = {
   'POST /v1/users/google-login/': 60,
 };
 
-// mulberry32: a tiny seeded PRNG, so a run is reproducible from its seed.
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = mulberry32(SEED);
+// A run is reproducible from its seed.
+const rand = seededRandom(SEED);
 const int = (n: number) => Math.floor(rand() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number) => rand() < p;

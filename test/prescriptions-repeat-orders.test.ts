@@ -7,7 +7,8 @@
 // refuses to dispense a prescription past its validity. The test clock moves forward in this file.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
+import { germanPatient, PRESCRIPTION_SELLER } from './support/prescription-fixtures.ts';
 import { advanceTestClock, callAsFresh, freshToken, paySandbox } from './billing-fixtures.ts';
 import { withPhotos } from './support/photo-answers.ts';
 import { FIXTURES } from './questionnaires.fixtures.ts';
@@ -20,7 +21,7 @@ let pharmacist: Patient;
 let admin: Patient;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ SELLER_NAME: 'Praxis Nord GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' });
+  ctx = await createTestContext(PRESCRIPTION_SELLER);
   doctor = await newStaff(ctx, 'doctor');
   pharmacist = await newStaff(ctx, 'pharmacist');
   admin = await newStaff(ctx, 'backoffice_admin');
@@ -29,16 +30,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const patient = () =>
-  seedPatient(ctx, {
-    first_name: 'Jonas',
-    last_name: 'Berger',
-    date_of_birth: '1980-02-03',
-    country_of_residence: 'DEU',
-    gender: '0',
-    locale: 'de',
-    addresses: [{ street: 'Hauptstr. 1', postal_code: '10115', city: 'Berlin', country: 'DEU', is_default: true }],
-  });
+const patient = () => germanPatient(ctx);
 
 async function approved(json: Record<string, unknown>, plan: 'one_off' | 'subscription' = 'one_off') {
   const p = await patient();

@@ -10,7 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { call, createTestContext, newStaff, type Patient, type TestContext } from './support/harness.ts';
+import { germanPatient, PRESCRIPTION_SELLER } from './support/prescription-fixtures.ts';
 import { multipart, pdfPart } from './support/multipart.ts';
 import { pdfText } from './support/pdf-text.ts';
 import { advanceTestClock, callAsFresh, freshToken, paySandbox } from './billing-fixtures.ts';
@@ -25,7 +26,7 @@ let pharmacist: Patient;
 let admin: Patient;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ SELLER_NAME: 'Praxis Nord GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' });
+  ctx = await createTestContext(PRESCRIPTION_SELLER);
   doctor = await newStaff(ctx, 'doctor');
   pharmacist = await newStaff(ctx, 'pharmacist');
   admin = await newStaff(ctx, 'backoffice_admin');
@@ -34,16 +35,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const patient = () =>
-  seedPatient(ctx, {
-    first_name: 'Jonas',
-    last_name: 'Berger',
-    date_of_birth: '1980-02-03',
-    country_of_residence: 'DEU',
-    gender: '0',
-    locale: 'de',
-    addresses: [{ street: 'Hauptstr. 1', postal_code: '10115', city: 'Berlin', country: 'DEU', is_default: true }],
-  });
+const patient = () => germanPatient(ctx);
 
 async function pending(plan: 'one_off' | 'subscription' = 'one_off'): Promise<{ p: Patient; consultationId: string }> {
   const p = await patient();

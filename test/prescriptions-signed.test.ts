@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anotherInstance, call, createTestContext, newStaff, seedPatient, type Patient, type TestContext } from './support/harness.ts';
+import { PRESCRIPTION_SELLER } from './support/prescription-fixtures.ts';
 import { multipart, pdfPart } from './support/multipart.ts';
 import { pdfText } from './support/pdf-text.ts';
 import { paySandbox } from './billing-fixtures.ts';
@@ -30,7 +31,7 @@ let doctor: Patient;
 let pharmacist: Patient;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ SELLER_NAME: 'Praxis Nord GmbH', SELLER_ADDRESS: 'Friedrichstraße 10|10117 Berlin', SELLER_VAT_ID: 'DE123456789', SELLER_COUNTRY: 'DEU', SELLER_PHONE: '+4930123456' });
+  ctx = await createTestContext(PRESCRIPTION_SELLER);
   doctor = await newStaff(ctx, 'doctor');
   pharmacist = await newStaff(ctx, 'pharmacist');
 }, 60_000);
